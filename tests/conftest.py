@@ -1,0 +1,104 @@
+"""Fixtures: each test gets a fresh instance folder, a migrated database and an app on it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from vtt import create_app
+from vtt.db import make_engine, make_session_factory, upgrade
+
+DATA = Path(__file__).parent / "data"
+HOST_PASSWORD = "correct horse battery"
+POSTGRES_ADMIN_URL = os.environ.get("VTT_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@pytest.fixture(autouse=True)
+def instance(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "instance"
+    monkeypatch.setenv("VTT_INSTANCE_PATH", str(folder))
+    monkeypatch.setenv("VTT_HOST_PASSWORD", HOST_PASSWORD)
+    monkeypatch.setenv("VTT_ASYNC_MODE", "threading")
+    for name in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def migrated_template(tmp_path_factory) -> Path:
+    """Migrations run once per test run; every test copies the migrated file (fast and still real)."""
+    path = tmp_path_factory.mktemp("template") / "vtt.db"
+    upgrade(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture
+def database_url(migrated_template, instance, monkeypatch) -> str:
+    instance.mkdir(parents=True, exist_ok=True)
+    path = instance / "vtt.db"
+    shutil.copy(migrated_template, path)
+    url = f"sqlite:///{path}"
+    monkeypatch.setenv("DATABASE_URL", url)
+    return url
+
+
+@pytest.fixture
+def db_factory(database_url):
+    engine = make_engine(database_url)
+    yield make_session_factory(engine)
+    engine.dispose()
+
+
+@pytest.fixture
+def db(db_factory):
+    with db_factory() as session:
+        yield session
+
+
+@pytest.fixture
+def app(database_url):
+    return create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def login(client, password: str = HOST_PASSWORD):
+    client.get("/host/login")
+    with client.session_transaction() as session:
+        token = session["csrf"]
+    return client.post("/host/login", data={"password": password, "csrf": token})
+
+
+@pytest.fixture
+def host(client):
+    assert login(client).status_code == 302
+    return client
+
+
+@pytest.fixture
+def postgres_url():
+    """A brand-new PostgreSQL database for one test, dropped afterwards (required when CI=true)."""
+    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    name = f"vtt_test_{uuid.uuid4().hex[:10]}"
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:  # noqa: BLE001 - any connection failure means "no server here"
+        admin.dispose()
+        if IN_CI:
+            pytest.fail(f"PostgreSQL is required when CI=true: {exc}")
+        pytest.skip(f"no PostgreSQL at {POSTGRES_ADMIN_URL}: {exc}")
+    url = POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+    yield url
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()

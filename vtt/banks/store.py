@@ -1,0 +1,75 @@
+"""Question banks in the database: all-or-nothing imports, and back to records for analysis."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from analysis.taxonomy import Module, TagSet
+
+from ..models import ClipKind, Event, Question, QuestionBank, QuestionTag, QuestionType
+from ..problems import InputError, Problem
+from .readers import ReadResult
+from .records import QuestionRecord
+
+
+def import_bank(db: Session, result: ReadResult, bank_name: str, *, description: str = "") -> QuestionBank:
+    """Add every record of ``result`` to the bank ``bank_name`` (created when new).
+
+    Raises :class:`InputError` (and adds nothing) when a qid is already in the bank.  The caller
+    owns the transaction: commit on success, roll back on error.
+    """
+    bank = db.scalar(select(QuestionBank).where(QuestionBank.name == bank_name))
+    if bank is None:
+        bank = QuestionBank(name=bank_name, description=description, source_format=result.format,
+                            source_file=result.path.name)
+        db.add(bank)
+        db.flush()
+    else:
+        existing = set(db.scalars(select(Question.qid).where(Question.bank_id == bank.id)))
+        clashes = [r.qid for r in result.records if r.qid in existing]
+        if clashes:
+            raise InputError([Problem(result.path.name, None, "qid", f"{qid!r} is already in bank {bank_name!r}")
+                             for qid in clashes])
+    db.add_all(question_model(bank, record) for record in result.records)
+    db.add(Event(kind="bank.imported", actor="cli", payload={
+        "bank": bank_name, "file": result.path.name, "format": result.format,
+        "questions": len(result.records), "untagged": len(result.untagged)}))
+    db.flush()
+    return bank
+
+
+def question_model(bank: QuestionBank, record: QuestionRecord) -> Question:
+    question = Question(
+        bank=bank, qid=record.qid, text=record.text, type=QuestionType(record.type), choices=record.choices,
+        answer_index=record.answer_index, reference_answer=record.reference_answer, clip_source=record.video,
+        clip_start=record.start, clip_end=record.end, clip_kind=ClipKind(record.clip) if record.clip else None,
+        category=record.category, suggested_round=record.round, source=record.source,
+    )
+    question.tags = [QuestionTag(module=module.value, element=element, position=position,
+                                 is_key=module is Module.TARGET and element == record.tags.key_target)
+                     for position, (module, element) in enumerate(record.tags.elements())]
+    return question
+
+
+def question_record(question: Question) -> QuestionRecord:
+    return QuestionRecord(
+        qid=question.qid, text=question.text, type=question.type.value, choices=list(question.choices),
+        answer_index=question.answer_index, reference_answer=question.reference_answer,
+        video=question.clip_source, start=question.clip_start, end=question.clip_end,
+        clip=question.clip_kind.value if question.clip_kind else None, category=question.category,
+        round=question.suggested_round,
+        tags=TagSet(tuple(question.tag_names(Module.TARGET)), question.key_target,
+                    tuple(question.tag_names(Module.CONTENT)), question.thinking),
+        source=dict(question.source),
+    )
+
+
+def bank_by_name(db: Session, name: str) -> QuestionBank | None:
+    return db.scalar(select(QuestionBank).where(QuestionBank.name == name))
+
+
+def bank_records(db: Session, bank: QuestionBank) -> list[QuestionRecord]:
+    questions = db.scalars(select(Question).where(Question.bank_id == bank.id)
+                           .options(selectinload(Question.tags)).order_by(Question.id))
+    return [question_record(q) for q in questions]

@@ -1,0 +1,216 @@
+"""The ``vtt`` command: serve, db, questions, demo, analyze.
+
+Heavy imports stay inside the commands so ``vtt serve`` can monkey-patch for gevent first.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+FORMAT_CHOICES = ["auto", "csv", "json", "dramaqa", "tvqa", "cinepile", "moviecore"]
+
+
+def _settings():
+    from .config import Settings
+
+    return Settings.from_env()
+
+
+def _session_factory():
+    from .db import make_engine, make_session_factory
+
+    return make_session_factory(make_engine(_settings().database_url))
+
+
+def _fail(error) -> None:
+    """Print an input error with every problem it lists, and exit 1 (nothing was written)."""
+    problems = getattr(error, "problems", None)
+    if problems:
+        click.echo(f"error: {len(problems)} problem{'s' if len(problems) != 1 else ''}; nothing was imported", err=True)
+        for problem in problems:
+            click.echo(f"  {problem}", err=True)
+    else:
+        click.echo(f"error: {error}", err=True)
+    sys.exit(1)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """vtt: run a live Video Turing Test and report CogME profiles and vote tallies."""
+
+
+# --- serve --------------------------------------------------------------------------------------
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on (0.0.0.0 for a LAN).")
+@click.option("--port", default=5000, show_default=True, type=int)
+def serve(host: str, port: int) -> None:
+    """Serve the app with gevent (websockets included)."""
+    from gevent import monkey
+
+    monkey.patch_all()
+    from .server import serve as run_server
+
+    run_server(host, port)
+
+
+# --- db -----------------------------------------------------------------------------------------
+
+@main.group()
+def db() -> None:
+    """Database schema (Alembic migrations)."""
+
+
+@db.command("upgrade")
+@click.argument("revision", default="head")
+def db_upgrade(revision: str) -> None:
+    """Apply migrations up to REVISION (default: the newest)."""
+    from .db import current_revision, upgrade
+
+    url = _settings().database_url
+    upgrade(url, revision)
+    click.echo(f"database at revision {current_revision(url)} ({_redact(url)})")
+
+
+@db.command("downgrade")
+@click.argument("revision")
+def db_downgrade(revision: str) -> None:
+    """Revert migrations down to REVISION ("base" empties the database)."""
+    from .db import current_revision, downgrade
+
+    url = _settings().database_url
+    downgrade(url, revision)
+    click.echo(f"database at revision {current_revision(url) or 'base'}")
+
+
+@db.command("current")
+def db_current() -> None:
+    """Print the database's revision."""
+    from .db import current_revision
+
+    click.echo(current_revision(_settings().database_url) or "base (empty)")
+
+
+def _redact(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+# --- questions ----------------------------------------------------------------------------------
+
+@main.group()
+def questions() -> None:
+    """Question banks: import, check, build a session set."""
+
+
+def _read(file: Path, fmt: str):
+    from .banks import read_bank
+
+    big = file.stat().st_size > 1_000_000
+
+    def progress(count: int) -> None:
+        click.echo(f"\r  read {count:,} questions ...", nl=False, err=True)
+
+    result = read_bank(file, fmt, progress=progress if big else None)
+    if big:
+        click.echo("", err=True)
+    return result
+
+
+def _print_balance(records) -> None:
+    from analysis.composition import composition
+
+    from .banks import records_frame
+    from .banks.summary import balance_lines
+
+    for line in balance_lines(composition(records_frame(records))):
+        click.echo(line)
+
+
+@questions.command("check")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="auto", show_default=True)
+def questions_check(file: Path, fmt: str) -> None:
+    """Validate FILE and print its CogME balance; writes nothing."""
+    from .problems import InputError
+
+    try:
+        result = _read(file, fmt)
+    except InputError as error:
+        _fail(error)
+    click.echo(f"{file.name}: {len(result.records)} questions, format {result.format}, no problems")
+    _print_balance(result.records)
+
+
+@questions.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="auto", show_default=True)
+@click.option("--bank", "bank_name", help="Bank to add the questions to (default: the file's name).")
+def questions_import(file: Path, fmt: str, bank_name: str | None) -> None:
+    """Import FILE into a question bank: every question or none."""
+    from .banks import import_bank
+    from .db import transaction
+    from .problems import InputError
+
+    bank_name = bank_name or file.stem
+    try:
+        result = _read(file, fmt)
+        with transaction(_session_factory()) as session:
+            import_bank(session, result, bank_name)
+    except InputError as error:
+        _fail(error)
+    click.echo(f"imported {len(result.records)} questions ({result.format}) into bank {bank_name!r}; "
+               f"{len(result.untagged)} without CogME tags")
+    _print_balance(result.records)
+
+
+@questions.command("list")
+def questions_list() -> None:
+    """List the banks and their sizes."""
+    from sqlalchemy import func, select
+
+    from .models import Question, QuestionBank
+
+    with _session_factory()() as session:
+        rows = session.execute(select(QuestionBank.name, func.count(Question.id)).outerjoin(Question)
+                               .group_by(QuestionBank.id).order_by(QuestionBank.name)).all()
+    if not rows:
+        click.echo("no banks yet")
+    for name, count in rows:
+        click.echo(f"{name}\t{count}")
+
+
+# --- demo ---------------------------------------------------------------------------------------
+
+@main.group()
+def demo() -> None:
+    """The demo question bank and session."""
+
+
+@demo.command("load")
+def demo_load() -> None:
+    """Load the demo bank and session (a second run changes nothing)."""
+    from .db import transaction
+    from .demo import load_demo
+
+    with transaction(_session_factory()) as session:
+        for line in load_demo(session):
+            click.echo(line)
+
+
+@main.command("host-login")
+@click.option("--url", default="http://127.0.0.1:5000", show_default=True)
+def host_login(url: str) -> None:
+    """Print where and how the host signs in."""
+    click.echo(login_banner(url))
+
+
+def login_banner(url: str) -> str:
+    settings = _settings()
+    where = "instance/host_password" if settings.host_password_generated else "VTT_HOST_PASSWORD"
+    return (f"Host console: {url}/host/login\n"
+            f"Host password: {settings.host_password}   (from {where})")

@@ -1,0 +1,68 @@
+"""Settings from the environment, with defaults that are safe on a laptop.
+
+Secrets that are not given are generated once and kept under the instance folder, so a restart
+(or a second worker on the same machine) sees the same values.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_INSTANCE = PROJECT_ROOT / "instance"
+
+
+def _kept_secret(path: Path, make) -> str:
+    """Read a secret from ``path``; on first use create it (owner-only permissions)."""
+    if path.exists():
+        return path.read_text(encoding="utf-8").strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    value = make()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(value + "\n")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    instance_path: Path
+    database_url: str
+    redis_url: str | None
+    secret_key: str
+    host_password: str
+    host_password_generated: bool  # True when it lives in instance/ (print it for the host)
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        instance = Path(env.get("VTT_INSTANCE_PATH") or DEFAULT_INSTANCE)
+        instance.mkdir(parents=True, exist_ok=True)
+        database_url = env.get("DATABASE_URL") or f"sqlite:///{instance / 'vtt.db'}"
+        # Heroku-style URLs name the driver "postgres"; SQLAlchemy wants an explicit psycopg 3.
+        if database_url.startswith(("postgres://", "postgresql://")):
+            database_url = "postgresql+psycopg://" + database_url.split("://", 1)[1]
+        password = env.get("VTT_HOST_PASSWORD")
+        return cls(
+            instance_path=instance,
+            database_url=database_url,
+            redis_url=env.get("REDIS_URL") or None,
+            secret_key=env.get("SECRET_KEY") or _kept_secret(instance / "secret_key", lambda: secrets.token_hex(32)),
+            host_password=password or _kept_secret(instance / "host_password", lambda: secrets.token_urlsafe(9)),
+            host_password_generated=not password,
+        )
+
+    def flask_config(self) -> dict:
+        return {
+            "SECRET_KEY": self.secret_key,
+            "DATABASE_URL": self.database_url,
+            "REDIS_URL": self.redis_url,
+            "HOST_PASSWORD": self.host_password,
+            "INSTANCE_PATH": str(self.instance_path),
+            "SESSION_COOKIE_HTTPONLY": True,
+            "SESSION_COOKIE_SAMESITE": "Lax",
+            "MAX_CONTENT_LENGTH": 64 * 1024 * 1024,
+        }

@@ -1,0 +1,35 @@
+"""The demo: a tagged question bank about one drama episode and a session configured on it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..banks import bank_by_name, import_bank, read_bank
+from ..engine.setup import SessionConfig, create_session
+from ..models import VttSession
+
+DEMO_DIR = Path(__file__).resolve().parent
+BANK_FILE = DEMO_DIR / "bank.csv"
+SESSION_FILE = DEMO_DIR / "session.json"
+
+
+def load_demo(db: Session) -> list[str]:
+    """Create the demo bank and session unless they exist; returns what it did, line by line."""
+    config = SessionConfig.from_file(SESSION_FILE)
+    lines = []
+    if bank_by_name(db, config.bank) is None:
+        result = read_bank(BANK_FILE)
+        import_bank(db, result, config.bank, description="Demo: 30 CogME-tagged questions on one drama episode")
+        lines.append(f"demo bank {config.bank!r}: {len(result.records)} questions imported")
+    else:
+        lines.append(f"demo bank {config.bank!r}: already there")
+    existing = db.scalar(select(VttSession).where(VttSession.name == config.name))
+    if existing is None:
+        session = create_session(db, config, actor="demo")
+        lines.append(f"demo session {config.name!r}: created, join code {session.join_code}")
+    else:
+        lines.append(f"demo session {config.name!r}: already there, join code {existing.join_code}")
+    return lines

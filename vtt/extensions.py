@@ -1,0 +1,52 @@
+"""Extension objects, created unbound and attached to an app in ``create_app``."""
+
+from __future__ import annotations
+
+from flask import Flask, g
+from flask_socketio import SocketIO
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from .db import make_engine, make_session_factory
+
+
+class Database:
+    """One engine per app and one SQLAlchemy session per request (closed at teardown)."""
+
+    def __init__(self) -> None:
+        self._apps: dict[int, tuple[Engine, sessionmaker[Session]]] = {}
+
+    def init_app(self, app: Flask) -> None:
+        engine = make_engine(app.config["DATABASE_URL"])
+        factory = make_session_factory(engine)
+        app.extensions["vtt.db"] = (engine, factory)
+        app.teardown_appcontext(self._close_session)
+
+    @staticmethod
+    def _parts(app: Flask) -> tuple[Engine, sessionmaker[Session]]:
+        return app.extensions["vtt.db"]
+
+    def engine(self, app: Flask) -> Engine:
+        return self._parts(app)[0]
+
+    def factory(self, app: Flask) -> sessionmaker[Session]:
+        return self._parts(app)[1]
+
+    @property
+    def session(self) -> Session:
+        """The current request's session."""
+        from flask import current_app
+
+        if "db_session" not in g:
+            g.db_session = self.factory(current_app)()
+        return g.db_session
+
+    @staticmethod
+    def _close_session(_exc: BaseException | None) -> None:
+        session = g.pop("db_session", None)
+        if session is not None:
+            session.close()
+
+
+db = Database()
+socketio = SocketIO()

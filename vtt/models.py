@@ -1,0 +1,462 @@
+"""The domain model of a Video Turing Test, in plain SQLAlchemy 2 (no Flask).
+
+The database is the truth: every answer, grade, sheet entry and vote is a row, rules that must
+never break are constraints, and the event log is append-only.  Later parts add behaviour on
+top of these tables, not new tables.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Enum,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    event,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
+
+from analysis.taxonomy import Module
+
+# Alembic autogenerate and batch mode on SQLite need named constraints.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: DateTime(timezone=True), dict[str, Any]: JSON, list[Any]: JSON}
+
+
+def _enum(cls: type[enum.Enum], name: str) -> Enum:
+    """Enums are stored by value in a VARCHAR with a CHECK, portable across SQLite and PostgreSQL."""
+    return Enum(cls, name=name, native_enum=False, create_constraint=True, length=24,
+                values_callable=lambda members: [m.value for m in members])
+
+
+class QuestionType(enum.StrEnum):
+    MCQ = "mcq"
+    OPEN = "open"
+
+
+class ClipKind(enum.StrEnum):
+    SHOT = "shot"
+    SCENE = "scene"
+
+
+class PlayerKind(enum.StrEnum):
+    HUMAN = "human"
+    AI = "ai"
+
+
+class SessionStatus(enum.StrEnum):
+    DRAFT = "draft"        # configured, nobody admitted yet
+    LOBBY = "lobby"        # players and jurors may join
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+class RevealPolicy(enum.StrEnum):
+    PER_ROUND = "per-round"  # the most-voted player's identity after each round (2021 public event)
+    END = "end"              # identities only when the session ends
+
+
+class PassRule(enum.StrEnum):
+    HUMAN_TIE = "human-tie"
+    CHANCE = "chance"
+    THRESHOLD = "threshold"
+
+
+class ScoringMethod(enum.StrEnum):
+    UNIFORM = "uniform"
+    COGSCI2024 = "cogsci2024"
+    FRONTIERS2022 = "frontiers2022"
+
+
+class RoundStatus(enum.StrEnum):
+    PENDING = "pending"
+    ASKING = "asking"      # questions being shown, answered and judged
+    VOTING = "voting"
+    CLOSED = "closed"
+
+
+# --- question banks ---------------------------------------------------------------------------
+
+class QuestionBank(Base):
+    __tablename__ = "question_bank"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    description: Mapped[str] = mapped_column(Text, default="")
+    source_format: Mapped[str] = mapped_column(String(24), default="csv")
+    source_file: Mapped[str | None] = mapped_column(String(500))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    questions: Mapped[list[Question]] = relationship(
+        back_populates="bank", cascade="all, delete-orphan", order_by="Question.id")
+
+
+class Question(Base):
+    __tablename__ = "question"
+    __table_args__ = (
+        UniqueConstraint("bank_id", "qid"),
+        CheckConstraint("clip_start IS NULL OR clip_start >= 0", name="clip_start_positive"),
+        CheckConstraint("clip_end IS NULL OR clip_start IS NULL OR clip_end > clip_start", name="clip_end_after_start"),
+        CheckConstraint("type <> 'mcq' OR answer_index IS NOT NULL", name="mcq_has_key"),
+        CheckConstraint("suggested_round IS NULL OR suggested_round >= 1", name="round_positive"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    bank_id: Mapped[int] = mapped_column(ForeignKey("question_bank.id", ondelete="CASCADE"), index=True)
+    qid: Mapped[str] = mapped_column(String(100))
+    text: Mapped[str] = mapped_column(Text)
+    type: Mapped[QuestionType] = mapped_column(_enum(QuestionType, "question_type"))
+    choices: Mapped[list[Any]] = mapped_column(default=list)
+    answer_index: Mapped[int | None]                     # the key of an mcq, 0-based
+    reference_answer: Mapped[str] = mapped_column(Text, default="")  # open questions (or the key's text)
+    clip_source: Mapped[str | None] = mapped_column(String(1000))  # file path or URL
+    clip_start: Mapped[float | None] = mapped_column(Float)
+    clip_end: Mapped[float | None] = mapped_column(Float)
+    clip_kind: Mapped[ClipKind | None] = mapped_column(_enum(ClipKind, "clip_kind"))
+    category: Mapped[str | None] = mapped_column(String(200))
+    suggested_round: Mapped[int | None]
+    source: Mapped[dict[str, Any]] = mapped_column(default=dict)  # fields of the original record kept as-is
+
+    bank: Mapped[QuestionBank] = relationship(back_populates="questions")
+    tags: Mapped[list[QuestionTag]] = relationship(
+        back_populates="question", cascade="all, delete-orphan", order_by="QuestionTag.position")
+
+    @property
+    def answer_text(self) -> str:
+        if self.type is QuestionType.MCQ and self.answer_index is not None and self.answer_index < len(self.choices):
+            return str(self.choices[self.answer_index])
+        return self.reference_answer
+
+    def tag_names(self, module: Module) -> list[str]:
+        return [t.element for t in self.tags if t.module == module.value]
+
+    @property
+    def key_target(self) -> str | None:
+        return next((t.element for t in self.tags if t.is_key), None)
+
+    @property
+    def thinking(self) -> str | None:
+        names = self.tag_names(Module.THINKING)
+        return names[0] if names else None
+
+
+class QuestionTag(Base):
+    """One CogME tag of a question; canonical element names only (see ``analysis.taxonomy``)."""
+
+    __tablename__ = "question_tag"
+    __table_args__ = (
+        CheckConstraint("module IN ('target', 'content', 'thinking')", name="module_known"),
+        CheckConstraint("NOT is_key OR module = 'target'", name="key_is_target"),
+        # At most one key target per question (a partial unique index works on SQLite and PostgreSQL).
+        Index("uq_question_tag_one_key", "question_id", unique=True,
+              sqlite_where=text("is_key"), postgresql_where=text("is_key")),
+    )
+
+    question_id: Mapped[int] = mapped_column(ForeignKey("question.id", ondelete="CASCADE"), primary_key=True)
+    module: Mapped[str] = mapped_column(String(16), primary_key=True)
+    element: Mapped[str] = mapped_column(String(40), primary_key=True)
+    is_key: Mapped[bool] = mapped_column(default=False)
+    position: Mapped[int] = mapped_column(default=0)
+
+    question: Mapped[Question] = relationship(back_populates="tags")
+
+
+# --- a session and what happens in it ---------------------------------------------------------
+
+class VttSession(Base):
+    """One live Video Turing Test: its configuration and where the flow stands."""
+
+    __tablename__ = "vtt_session"
+    __table_args__ = (
+        CheckConstraint("rounds >= 1", name="rounds_positive"),
+        CheckConstraint("questions_per_round >= 1", name="questions_per_round_positive"),
+        CheckConstraint("answer_seconds IS NULL OR answer_seconds > 0", name="answer_seconds_positive"),
+        CheckConstraint("vote_seconds IS NULL OR vote_seconds > 0", name="vote_seconds_positive"),
+        CheckConstraint("ai_votes_per_juror >= 1", name="ai_votes_positive"),
+        CheckConstraint("pass_alpha > 0 AND pass_alpha < 1", name="alpha_in_range"),
+        CheckConstraint("pass_threshold_pct >= 0 AND pass_threshold_pct <= 100", name="threshold_in_range"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    bank_id: Mapped[int | None] = mapped_column(ForeignKey("question_bank.id", ondelete="SET NULL"), index=True)
+    join_code: Mapped[str] = mapped_column(String(16), unique=True)  # what jurors type or scan
+    status: Mapped[SessionStatus] = mapped_column(_enum(SessionStatus, "session_status"), default=SessionStatus.DRAFT)
+    rounds: Mapped[int] = mapped_column(default=5)
+    questions_per_round: Mapped[int] = mapped_column(default=6)
+    seed: Mapped[int] = mapped_column(default=0)  # recorded so every shuffle can be replayed
+    answer_seconds: Mapped[int | None]  # None: no time limit
+    vote_seconds: Mapped[int | None]
+    reveal_policy: Mapped[RevealPolicy] = mapped_column(_enum(RevealPolicy, "reveal_policy"), default=RevealPolicy.END)
+    pass_rule: Mapped[PassRule] = mapped_column(_enum(PassRule, "pass_rule"), default=PassRule.HUMAN_TIE)
+    pass_alpha: Mapped[float] = mapped_column(default=0.05)
+    pass_threshold_pct: Mapped[float] = mapped_column(default=70.0)
+    ai_votes_per_juror: Mapped[int] = mapped_column(default=1)  # "who is the AI" picks per juror per round
+    scoring_method: Mapped[ScoringMethod] = mapped_column(
+        _enum(ScoringMethod, "scoring_method"), default=ScoringMethod.COGSCI2024)
+    current_round: Mapped[int | None]
+    current_position: Mapped[int | None]
+    state_version: Mapped[int] = mapped_column(default=0)  # bumped on every state change; snapshots carry it
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+
+    bank: Mapped[QuestionBank | None] = relationship()
+    questions: Mapped[list[SessionQuestion]] = relationship(
+        back_populates="session", cascade="all, delete-orphan",
+        order_by="(SessionQuestion.round, SessionQuestion.position)")
+    round_states: Mapped[list[SessionRound]] = relationship(
+        back_populates="session", cascade="all, delete-orphan", order_by="SessionRound.number")
+    players: Mapped[list[Player]] = relationship(
+        back_populates="session", cascade="all, delete-orphan", order_by="Player.id")
+    jurors: Mapped[list[Juror]] = relationship(
+        back_populates="session", cascade="all, delete-orphan", order_by="Juror.id")
+
+
+class SessionRound(Base):
+    __tablename__ = "session_round"
+    __table_args__ = (UniqueConstraint("session_id", "number"), CheckConstraint("number >= 1", name="number_positive"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"))
+    number: Mapped[int]
+    theme: Mapped[str | None] = mapped_column(String(200))
+    status: Mapped[RoundStatus] = mapped_column(_enum(RoundStatus, "round_status"), default=RoundStatus.PENDING)
+    vote_opened_at: Mapped[datetime | None]
+    vote_closed_at: Mapped[datetime | None]
+    revealed_at: Mapped[datetime | None]
+
+    session: Mapped[VttSession] = relationship(back_populates="round_states")
+
+
+class SessionQuestion(Base):
+    """A bank question placed in a session at (round, position)."""
+
+    __tablename__ = "session_question"
+    __table_args__ = (
+        UniqueConstraint("session_id", "round", "position"),
+        UniqueConstraint("session_id", "question_id"),
+        CheckConstraint("round >= 1 AND position >= 1", name="place_positive"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"))
+    question_id: Mapped[int] = mapped_column(ForeignKey("question.id", ondelete="RESTRICT"), index=True)
+    round: Mapped[int]
+    position: Mapped[int]
+    shown_at: Mapped[datetime | None]
+    answers_closed_at: Mapped[datetime | None]
+    revealed_at: Mapped[datetime | None]   # all answers go to the jury at this one moment
+    reveal_order: Mapped[list[Any] | None]  # the shuffled alias order the jury saw
+
+    session: Mapped[VttSession] = relationship(back_populates="questions")
+    question: Mapped[Question] = relationship()
+    answers: Mapped[list[Answer]] = relationship(back_populates="session_question", cascade="all, delete-orphan")
+
+
+class Player(Base):
+    """Someone the jury judges: a human of some developmental stage, or an AI agent."""
+
+    __tablename__ = "player"
+    __table_args__ = (
+        UniqueConstraint("session_id", "name"),
+        CheckConstraint("age IS NULL OR (age >= 0 AND age < 150)", name="age_plausible"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(120))
+    kind: Mapped[PlayerKind] = mapped_column(_enum(PlayerKind, "player_kind"))
+    age: Mapped[int | None]
+    stage: Mapped[str | None] = mapped_column(String(120))  # developmental stage, e.g. "formal operational"
+    backends: Mapped[dict[str, Any]] = mapped_column(default=dict)  # AI: program per question type
+    details: Mapped[dict[str, Any]] = mapped_column(default=dict)   # any further metadata
+    token: Mapped[str] = mapped_column(String(64), unique=True)     # the player's private login
+
+    session: Mapped[VttSession] = relationship(back_populates="players")
+
+
+class RoundAlias(Base):
+    """The alias (A, B, ...) a player wears in one round; reshuffled every round."""
+
+    __tablename__ = "round_alias"
+    __table_args__ = (
+        UniqueConstraint("session_id", "round", "alias"),
+        UniqueConstraint("session_id", "round", "player_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"))
+    round: Mapped[int]
+    player_id: Mapped[int] = mapped_column(ForeignKey("player.id", ondelete="CASCADE"), index=True)
+    alias: Mapped[str] = mapped_column(String(8))
+
+    player: Mapped[Player] = relationship()
+
+
+class Juror(Base):
+    __tablename__ = "juror"
+    __table_args__ = (UniqueConstraint("session_id", "label"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"))
+    label: Mapped[str] = mapped_column(String(40))  # "J07": what reports call the juror
+    token: Mapped[str] = mapped_column(String(64), unique=True)
+    age_band: Mapped[str | None] = mapped_column(String(24))
+    sex: Mapped[str | None] = mapped_column(String(24))
+    expert: Mapped[bool | None]  # AI expert or not
+    joined_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    session: Mapped[VttSession] = relationship(back_populates="jurors")
+
+
+class Answer(Base):
+    __tablename__ = "answer"
+    __table_args__ = (
+        UniqueConstraint("session_question_id", "player_id"),
+        CheckConstraint("latency_ms IS NULL OR latency_ms >= 0", name="latency_positive"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_question_id: Mapped[int] = mapped_column(ForeignKey("session_question.id", ondelete="CASCADE"))
+    player_id: Mapped[int] = mapped_column(ForeignKey("player.id", ondelete="CASCADE"), index=True)
+    text: Mapped[str] = mapped_column(Text, default="")
+    choice_index: Mapped[int | None]
+    submitted_at: Mapped[datetime] = mapped_column(default=utcnow)
+    latency_ms: Mapped[int | None]  # never leaves the host side: it would unblind the jury
+    late: Mapped[bool] = mapped_column(default=False)
+    client_key: Mapped[str | None] = mapped_column(String(64))  # the client's retry key
+
+    session_question: Mapped[SessionQuestion] = relationship(back_populates="answers")
+    player: Mapped[Player] = relationship()
+    grade: Mapped[Grade | None] = relationship(back_populates="answer", cascade="all, delete-orphan")
+
+
+RUBRIC_DIMENSIONS = ("accuracy", "comprehensiveness", "depth", "evidence", "coherence")  # MovieCORE, 0-5 each
+
+
+class Grade(Base):
+    __tablename__ = "grade"
+    __table_args__ = tuple(
+        CheckConstraint(f"{d} IS NULL OR ({d} >= 0 AND {d} <= 5)", name=f"{d}_0_to_5") for d in RUBRIC_DIMENSIONS)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    answer_id: Mapped[int] = mapped_column(ForeignKey("answer.id", ondelete="CASCADE"), unique=True)
+    correct: Mapped[bool]
+    automatic: Mapped[bool] = mapped_column(default=False)  # mcq graded against the key
+    grader: Mapped[str | None] = mapped_column(String(120))
+    graded_at: Mapped[datetime] = mapped_column(default=utcnow)
+    accuracy: Mapped[int | None]
+    comprehensiveness: Mapped[int | None]
+    depth: Mapped[int | None]
+    evidence: Mapped[int | None]
+    coherence: Mapped[int | None]
+
+    answer: Mapped[Answer] = relationship(back_populates="grade")
+
+
+class SheetEntry(Base):
+    """A juror's judgment-sheet line about one answer (the player is resolved from the alias)."""
+
+    __tablename__ = "sheet_entry"
+    __table_args__ = (
+        UniqueConstraint("juror_id", "session_question_id", "player_id"),
+        CheckConstraint("human_likeness IS NULL OR (human_likeness >= 1 AND human_likeness <= 5)",
+                        name="human_likeness_1_to_5"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    juror_id: Mapped[int] = mapped_column(ForeignKey("juror.id", ondelete="CASCADE"))
+    session_question_id: Mapped[int] = mapped_column(
+        ForeignKey("session_question.id", ondelete="CASCADE"), index=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("player.id", ondelete="CASCADE"))
+    alias: Mapped[str] = mapped_column(String(8))  # as the juror saw it
+    note: Mapped[str] = mapped_column(Text, default="")
+    human_likeness: Mapped[int | None]
+    looks_like_ai: Mapped[bool] = mapped_column(default=False)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    client_key: Mapped[str | None] = mapped_column(String(64))
+
+    juror: Mapped[Juror] = relationship()
+    session_question: Mapped[SessionQuestion] = relationship()
+    player: Mapped[Player] = relationship()
+
+
+class Vote(Base):
+    """A juror's "who is the AI" pick in one round and slot; player NULL is an abstention."""
+
+    __tablename__ = "vote"
+    __table_args__ = (
+        UniqueConstraint("session_id", "round", "juror_id", "slot"),
+        CheckConstraint("slot >= 1", name="slot_positive"),
+        CheckConstraint("confidence IS NULL OR (confidence >= 1 AND confidence <= 5)", name="confidence_1_to_5"),
+        CheckConstraint("(player_id IS NULL) = (alias IS NULL)", name="alias_iff_player"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"))
+    round: Mapped[int]
+    juror_id: Mapped[int] = mapped_column(ForeignKey("juror.id", ondelete="CASCADE"), index=True)
+    slot: Mapped[int] = mapped_column(default=1)
+    alias: Mapped[str | None] = mapped_column(String(8))
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("player.id", ondelete="CASCADE"), index=True)
+    confidence: Mapped[int | None]
+    reason: Mapped[str] = mapped_column(Text, default="")
+    cast_at: Mapped[datetime] = mapped_column(default=utcnow)
+    client_key: Mapped[str | None] = mapped_column(String(64))
+
+    juror: Mapped[Juror] = relationship()
+    player: Mapped[Player | None] = relationship()
+
+
+class Event(Base):
+    """Append-only log of everything that happened (who did what, when); never updated or deleted."""
+
+    __tablename__ = "event"
+    __table_args__ = (Index("ix_event_session_at", "session_id", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int | None] = mapped_column(ForeignKey("vtt_session.id", ondelete="SET NULL"))
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+    kind: Mapped[str] = mapped_column(String(60))
+    actor: Mapped[str] = mapped_column(String(120), default="system")
+    payload: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class AppendOnlyError(RuntimeError):
+    pass
+
+
+@event.listens_for(Session, "before_flush")
+def _keep_event_log_append_only(session: Session, _context, _instances) -> None:
+    for obj in list(session.dirty) + list(session.deleted):
+        if isinstance(obj, Event) and (obj in session.deleted or session.is_modified(obj)):
+            raise AppendOnlyError("the event log is append-only")
