@@ -1,0 +1,36 @@
+# The two commands: `make run` (set up everything and serve) and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 5000
+
+.PHONY: run test install system-deps bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	@touch $@
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/vtt db upgrade
+	$(BIN)/vtt demo load
+	$(BIN)/python run.py --host $(HOST) --port $(PORT)
+
+system-deps:
+	@bash scripts/system-deps.sh
+
+test: install system-deps
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: install
+	$(BIN)/python bench/bench_profiles.py
+	$(BIN)/python bench/bench_report.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Debian packages the tests use: chromium (browser tests), poppler-utils (PDF checks), fonts-nanum (Hangul).
+set -euo pipefail
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v pdftoppm >/dev/null || missing+=(poppler-utils)
+[ -e /usr/share/fonts/truetype/nanum/NanumGothic.ttf ] || missing+=(fonts-nanum)
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
+  echo "system-deps: please install ${missing[*]} (Debian/Ubuntu: sudo apt-get install ${missing[*]})" >&2
+  exit 1
+fi
+echo "system-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

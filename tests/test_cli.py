@@ -1,0 +1,106 @@
+"""The ``vtt`` command line: db, questions import/check/list, host-login."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import func, select
+
+from vtt.cli import main
+from vtt.models import Event, Question, QuestionBank, QuestionTag
+from tests.conftest import DATA, HOST_PASSWORD
+
+
+@pytest.fixture
+def run(database_url):
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        return runner.invoke(main, list(args), catch_exceptions=False)
+    return invoke
+
+
+def test_import_then_check_prints_the_balance(run, db):
+    result = run("questions", "import", str(DATA / "spec_examples.csv"), "--bank", "Spec examples")
+    assert result.exit_code == 0, result.output
+    assert "imported 5 questions (csv) into bank 'Spec examples'; 0 without CogME tags" in result.output
+    assert "5 questions: 2 mcq, 3 open; clips: 3 shot, 2 scene" in result.output
+    lines = {line.split()[0]: line.split()[1] for line in result.output.splitlines() if line.startswith("  ")}
+    assert (lines["Character"], lines["Emotion"], lines["Identity"], lines["Reasoning"], lines["Recognition"]) == \
+        ("5", "2", "2", "2", "2")
+    bank = db.scalar(select(QuestionBank).where(QuestionBank.name == "Spec examples"))
+    assert db.scalar(select(func.count()).select_from(Question).where(Question.bank_id == bank.id)) == 5
+    keys = db.execute(select(Question.qid, QuestionTag.element).join(QuestionTag)
+                      .where(QuestionTag.is_key).order_by(Question.qid)).all()
+    assert keys == [("q1", "Object"), ("q2", "Character"), ("q3", "Emotion"), ("q4", "Event"), ("q5", "Conversation")]
+    assert db.scalar(select(Event.payload).where(Event.kind == "bank.imported"))["questions"] == 5
+    assert run("questions", "list").output == "Spec examples\t5\n"
+
+
+def test_a_bad_file_imports_nothing_and_lists_every_problem(run, db, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text((DATA / "spec_examples.csv").read_text(encoding="utf-8")
+                   + "q6,Broken?,mcq,a|b,9,,,,shot,Foo,Identity,Recall,,\n", encoding="utf-8")
+    result = run("questions", "import", str(bad), "--bank", "Bad")
+    assert result.exit_code == 1
+    assert "error: 3 problems; nothing was imported" in result.output
+    assert "bad.csv: row 7: field 'answer': index 9 is out of range 0-1" in result.output
+    assert "bad.csv: row 7: field 'targets': unknown CogME element 'Foo'" in result.output
+    assert db.scalar(select(func.count()).select_from(QuestionBank)) == 0
+
+
+def test_reimport_into_the_same_bank_is_refused_whole(run, db):
+    assert run("questions", "import", str(DATA / "spec_examples.csv"), "--bank", "B").exit_code == 0
+    again = run("questions", "import", str(DATA / "spec_examples.csv"), "--bank", "B")
+    assert again.exit_code == 1 and "'q1' is already in bank 'B'" in again.output
+    assert db.scalar(select(func.count()).select_from(Question)) == 5
+
+
+def test_check_writes_nothing_and_reports_untagged(run, db, tmp_path):
+    path = tmp_path / "dramaqa.json"
+    path.write_text('[{"qid": 1, "que": "Who?", "answers": ["a","b","c","d","e"], "correct_idx": 2, '
+                    '"vid": "v", "videoType": "shot", "q_level_mem": 2, "q_level_logic": 1}]', encoding="utf-8")
+    result = run("questions", "check", str(path))
+    assert result.exit_code == 0
+    assert "dramaqa.json: 1 questions, format dramaqa, no problems" in result.output
+    assert "untagged: 1 (1)" in result.output
+    assert db.scalar(select(func.count()).select_from(QuestionBank)) == 0
+
+
+def test_db_commands(run, tmp_path, monkeypatch):
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'cli.db'}")
+    assert run("db", "current").output.strip() == "base (empty)"
+    assert "database at revision 0001" in run("db", "upgrade").output
+    assert run("db", "current").output.strip() == "0001"
+    assert run("db", "downgrade", "base").output.strip() == "database at revision base"
+
+
+def test_host_login_banner(run):
+    output = run("host-login").output
+    assert "http://127.0.0.1:5000/host/login" in output and f"Host password: {HOST_PASSWORD}" in output
+
+
+def test_generated_secrets_are_kept_in_the_instance_folder(instance, monkeypatch):
+    from vtt.config import Settings
+
+    monkeypatch.delenv("VTT_HOST_PASSWORD")
+    first, second = Settings.from_env(), Settings.from_env()
+    assert first.host_password == second.host_password and len(first.host_password) >= 12
+    assert first.secret_key == second.secret_key and len(first.secret_key) == 64
+    assert first.host_password_generated
+    assert oct((instance / "host_password").stat().st_mode & 0o777) == "0o600"
+    assert first.database_url == f"sqlite:///{instance / 'vtt.db'}"
+    monkeypatch.setenv("DATABASE_URL", "postgres://u@h/db")
+    assert Settings.from_env().database_url == "postgresql+psycopg://u@h/db"
+
+
+def test_console_script_is_installed(database_url):
+    vtt = os.path.join(os.path.dirname(sys.executable), "vtt")
+    result = subprocess.run([vtt, "questions", "check", str(DATA / "spec_examples.csv")],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "spec_examples.csv: 5 questions, format csv, no problems" in result.stdout

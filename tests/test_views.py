@@ -1,0 +1,93 @@
+"""The host pages over HTTP: login, bank browser, session configuration."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from vtt.banks import import_bank, read_bank
+from vtt.engine.setup import SessionConfig, create_session
+from tests.conftest import DATA, login
+
+PLAYERS = [{"name": "Minjun", "kind": "human", "age": 10, "stage": "middle concrete operational"},
+           {"name": "지수", "kind": "human", "age": 24, "stage": "formal operational"},
+           {"name": "Agent", "kind": "ai", "backends": {"mcq": "mcq-model", "open": "open-model"}}]
+
+
+@pytest.fixture
+def spec_bank(db):
+    bank = import_bank(db, read_bank(DATA / "spec_examples.csv"), "Spec <examples>")
+    db.commit()
+    return bank
+
+
+def test_pages_require_the_host(client, spec_bank):
+    for path in ("/host/", f"/host/banks/{spec_bank.id}", "/host/sessions/1"):
+        response = client.get(path)
+        assert response.status_code == 302 and "/host/login" in response.headers["Location"]
+    assert client.get("/").headers["Location"].endswith("/host/")
+    assert client.get("/healthz").json == {"status": "ok"}
+
+
+def test_login_rejects_wrong_password_and_forged_forms(client):
+    assert login(client, "nope").status_code == 401
+    assert b"Wrong password." in login(client, "nope").data
+    assert client.post("/host/login", data={"password": "x", "csrf": "forged"}).status_code == 400
+    response = login(client)
+    assert response.status_code == 302 and response.headers["Location"] == "/host/"
+
+
+def test_login_redirects_only_to_local_paths(client):
+    client.get("/host/login")
+    with client.session_transaction() as session:
+        token = session["csrf"]
+    from tests.conftest import HOST_PASSWORD
+
+    response = client.post("/host/login?next=//evil.example/x", data={"password": HOST_PASSWORD, "csrf": token})
+    assert response.headers["Location"] == "/host/"
+
+
+def test_dashboard_lists_banks_and_sessions(host, spec_bank):
+    page = host.get("/host/").get_data(as_text=True)
+    assert "Spec &lt;examples&gt;" in page and "<examples>" not in page  # names are escaped
+    assert re.search(r">5</td>", page)
+
+
+def test_bank_browser_shows_questions_tags_clips_and_balance(host, spec_bank):
+    page = host.get(f"/host/banks/{spec_bank.id}").get_data(as_text=True)
+    assert "Who is looking at Dokyung?" in page and "Why does Heeran envy Haeyoung1?" in page
+    assert 'title="TARGET, key target">Object*</span>' in page
+    assert "clips/AnotherMissOh01_001_0001.mp4" in page and "3.5–7 s" in page
+    assert '<li class="correct">A white coat</li>' in page
+    assert 'data-element="Character" data-count="5"' in page
+    assert 'data-element="Recognition" data-count="2"' in page  # "Grasping" in the file
+    assert '<span data-type="mcq">2 mcq</span>' in page and '<span data-clip="scene">2 scene</span>' in page
+    assert "0 untagged" in page
+
+
+def test_bank_browser_filters(host, spec_bank):
+    def qids(query: str) -> list[str]:
+        page = host.get(f"/host/banks/{spec_bank.id}?{query}").get_data(as_text=True)
+        return re.findall(r'data-qid="([^"]+)"', page)
+
+    assert qids("element=grasping") == ["q2", "q4"]
+    assert qids("element=Emotion&type=open") == ["q3", "q5"]
+    assert qids("clip=scene") == ["q4", "q5"]
+    assert qids("q=Dokyung") == ["q2", "q4"]
+    page = host.get(f"/host/banks/{spec_bank.id}?element=Colour").get_data(as_text=True)
+    assert "unknown CogME element &#39;Colour&#39;" in page
+    assert host.get("/host/banks/999").status_code == 404
+
+
+def test_session_page_shows_the_configuration(host, db, spec_bank):
+    config = SessionConfig.from_dict({"name": "Pilot", "bank": "Spec <examples>", "rounds": 1,
+                                      "questions_per_round": 5, "seed": 7, "pass_rule": "chance",
+                                      "reveal_policy": "per-round", "players": PLAYERS})
+    vtt = create_session(db, config)
+    db.commit()
+    page = host.get(f"/host/sessions/{vtt.id}").get_data(as_text=True)
+    assert "Pilot" in page and vtt.join_code in page and "<code>7</code>" in page
+    assert "chance (α = 0.05)" in page and "after every round (most-voted player)" in page
+    assert 'data-player="지수"' in page and "mcq: <code>mcq-model</code>" in page
+    assert page.count('data-round="1"') == 1 and len(re.findall(r"<td class=\"num\">[1-5]</td><td><code>q", page)) == 5
