@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
+from vtt.banks import read_bank
 from vtt.cli import main
 from vtt.models import Event, Question, QuestionBank, QuestionTag
 from tests.conftest import DATA, HOST_PASSWORD
@@ -104,3 +105,28 @@ def test_console_script_is_installed(database_url):
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "spec_examples.csv: 5 questions, format csv, no problems" in result.stdout
+
+
+def test_build_picks_a_set_under_quotas_and_writes_it(run, tmp_path):
+    assert run("questions", "import", str(DATA / "spec_examples.csv"), "--bank", "Spec").exit_code == 0
+    out = tmp_path / "set.csv"
+    result = run("questions", "build", "--bank", "Spec", "--count", "4", "--rounds", "2", "--mcq", "2",
+                 "--shot", "2", "--seed", "5", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "4 questions from 'Spec' in 2 rounds (seed 5)" in result.output
+    assert "  round 1 #1 " in result.output and "  round 2 #2 " in result.output
+    assert any(line.startswith("Character") and line.split()[1:4] == ["5", "100.0", "4"]
+               for line in result.output.splitlines())
+    written = read_bank(out).records
+    assert len(written) == 4 and sorted(r.round for r in written) == [1, 1, 2, 2]
+    assert sum(r.type == "mcq" for r in written) == 2 and sum(r.clip == "shot" for r in written) == 2
+    again = run("questions", "build", "--bank", "Spec", "--count", "4", "--rounds", "2", "--mcq", "2",
+                "--shot", "2", "--seed", "5")
+    assert again.output.splitlines()[1:5] == result.output.splitlines()[1:5]  # same seed, same set
+
+
+def test_build_names_what_the_bank_lacks(run):
+    assert run("questions", "import", str(DATA / "spec_examples.csv"), "--bank", "Spec").exit_code == 0
+    result = run("questions", "build", "--bank", "Spec", "--count", "4", "--rounds", "2", "--mcq", "3")
+    assert result.exit_code == 1 and "error: bank has 2 mcq questions, the set needs 3" in result.output
+    assert "error: no question bank named 'Nope'" in run("questions", "build", "--bank", "Nope").output

@@ -6,6 +6,7 @@ Heavy imports stay inside the commands so ``vtt serve`` can monkey-patch for gev
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -166,6 +167,48 @@ def questions_import(file: Path, fmt: str, bank_name: str | None) -> None:
     click.echo(f"imported {len(result.records)} questions ({result.format}) into bank {bank_name!r}; "
                f"{len(result.untagged)} without CogME tags")
     _print_balance(result.records)
+
+
+@questions.command("build")
+@click.option("--bank", "bank_name", required=True, help="The bank to pick from.")
+@click.option("--count", default=30, show_default=True, type=click.IntRange(min=1))
+@click.option("--rounds", default=5, show_default=True, type=click.IntRange(min=1))
+@click.option("--mcq", type=click.IntRange(min=0), help="Exactly this many multiple-choice questions (rest open).")
+@click.option("--shot", type=click.IntRange(min=0), help="Exactly this many shot clips (rest scene).")
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the set as a native CSV with its round column.")
+def questions_build(bank_name: str, count: int, rounds: int, mcq: int | None, shot: int | None, seed: int,
+                    out: Path | None) -> None:
+    """Pick a CogME-balanced set from a bank and deal it into rounds."""
+    from analysis.builder import build_set
+
+    from .banks import bank_by_name, bank_records, records_frame
+    from .banks.writers import write_native_csv
+
+    with _session_factory()() as session:
+        bank = bank_by_name(session, bank_name)
+        if bank is None:
+            _fail(f"no question bank named {bank_name!r}")
+        records = {r.qid: r for r in bank_records(session, bank)}
+    try:
+        built = build_set(records_frame(list(records.values())), count, rounds, mcq=mcq, shot=shot, seed=seed)
+    except ValueError as error:
+        _fail(error)
+    chosen = built.questions
+    click.echo(f"{len(chosen)} questions from {bank_name!r} in {rounds} rounds (seed {seed})")
+    for note in built.notes:
+        click.echo(f"note: {note}")
+    for row in chosen.itertuples():
+        tags = records[row.qid].tags.as_text()
+        click.echo(f"  round {row.round} #{row.position:<2} {row.qid:<12} {row.type:<4} {row.clip or '-':<5} "
+                   f"{tags['targets']} | {tags['contents']} | {tags['thinking']}")
+    click.echo(f"{'element':<14}{'bank':>7}{'bank %':>8}{'set':>6}{'set %':>8}")
+    for row in built.comparison().itertuples():
+        click.echo(f"{row.element:<14}{row.bank:>7}{row.bank_pct:>8.1f}{row.set:>6}{row.set_pct:>8.1f}")
+    if out:
+        write_native_csv([replace(records[row.qid], round=int(row.round)) for row in chosen.itertuples()], out)
+        click.echo(f"wrote {out}")
 
 
 @questions.command("list")
