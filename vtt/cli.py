@@ -26,11 +26,11 @@ def _session_factory():
     return make_session_factory(make_engine(_settings().database_url))
 
 
-def _fail(error) -> None:
-    """Print an input error with every problem it lists, and exit 1 (nothing was written)."""
+def _fail(error, consequence: str = "nothing was written") -> None:
+    """Print an input error with every problem it lists, and exit 1."""
     problems = getattr(error, "problems", None)
     if problems:
-        click.echo(f"error: {len(problems)} problem{'s' if len(problems) != 1 else ''}; nothing was imported", err=True)
+        click.echo(f"error: {len(problems)} problem{'s' if len(problems) != 1 else ''}; {consequence}", err=True)
         for problem in problems:
             click.echo(f"  {problem}", err=True)
     else:
@@ -142,7 +142,7 @@ def questions_check(file: Path, fmt: str) -> None:
     try:
         result = _read(file, fmt)
     except InputError as error:
-        _fail(error)
+        _fail(error, "the file is not valid")
     click.echo(f"{file.name}: {len(result.records)} questions, format {result.format}, no problems")
     _print_balance(result.records)
 
@@ -163,7 +163,7 @@ def questions_import(file: Path, fmt: str, bank_name: str | None) -> None:
         with transaction(_session_factory()) as session:
             import_bank(session, result, bank_name)
     except InputError as error:
-        _fail(error)
+        _fail(error, "nothing was imported")
     click.echo(f"imported {len(result.records)} questions ({result.format}) into bank {bank_name!r}; "
                f"{len(result.untagged)} without CogME tags")
     _print_balance(result.records)
@@ -257,3 +257,88 @@ def login_banner(url: str) -> str:
     where = "instance/host_password" if settings.host_password_generated else "VTT_HOST_PASSWORD"
     return (f"Host console: {url}/host/login\n"
             f"Host password: {settings.host_password}   (from {where})")
+
+
+# --- analyze ------------------------------------------------------------------------------------
+
+@main.command()
+@click.option("--questions", "questions_file", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Question bank file in any importable format (an optional round column groups votes).")
+@click.option("--answers", "answers_file", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="CSV player,qid,answer[,correct][,kind].")
+@click.option("--votes", "votes_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="CSV round,juror,vote[,confidence][,group][,slot]; an empty vote abstains.")
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="auto", show_default=True,
+              help="Format of the questions file.")
+@click.option("--method", type=click.Choice(["uniform", "cogsci2024", "frontiers2022"]), default="cogsci2024",
+              show_default=True, help="CogME scoring method.")
+@click.option("--pass-rule", type=click.Choice(["human-tie", "chance", "threshold"]), default="human-tie",
+              show_default=True)
+@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              help="Significance level of the chance rule.")
+@click.option("--threshold", default=70.0, show_default=True, type=click.FloatRange(0, 100),
+              help="Detection %% at or below which the AI passes (threshold rule).")
+@click.option("--ai", "ai_names", multiple=True, help="A player who is an AI (repeat for several).")
+@click.option("--title", default="Video Turing Test report", show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write profiles.pdf, tallies.pdf, report.pdf and a CSV per table here.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every figure to stdout.")
+def analyze(questions_file: Path, answers_file: Path, votes_file: Path | None, fmt: str, method: str,
+            pass_rule: str, alpha: float, threshold: float, ai_names: tuple[str, ...], title: str,
+            out_dir: Path | None, as_json: bool) -> None:
+    """CogME profiles and vote statistics from files (e.g. a model's predictions on a tagged benchmark)."""
+    import json
+
+    from analysis.cogme import profiles as cogme_profiles
+    from analysis.inputs import InputError as FileError
+    from analysis.inputs import read_answers, read_votes
+    from analysis.results import analysis_json
+    from analysis.votes import vote_stats
+
+    from .banks import records_frame
+    from .problems import InputError
+
+    try:
+        questions = records_frame(_read(questions_file, fmt).records)
+        answers = read_answers(answers_file, questions, ai_names)
+        players = answers.drop_duplicates("player")[["player", "kind"]].rename(columns={"player": "name"})
+        votes = read_votes(votes_file, players) if votes_file else None
+    except (InputError, FileError) as error:
+        _fail(error)
+    result = cogme_profiles(questions, answers, method)
+    stats = vote_stats(votes, players, pass_rule, alpha, threshold) if votes is not None else None
+    if out_dir:
+        from analysis.report import write_reports
+
+        written = write_reports(out_dir, questions=questions, answers=answers, profiles=result, stats=stats,
+                                title=title, session_info=_analysis_info(questions_file, answers_file, votes_file))
+        click.echo(f"wrote {len(written)} files to {out_dir}: {', '.join(sorted(written))}", err=as_json)
+    if as_json:
+        click.echo(json.dumps(analysis_json(result, stats), ensure_ascii=False, allow_nan=False))
+    elif not out_dir:
+        _print_analysis(analysis_json(result, stats))
+
+
+def _analysis_info(questions: Path, answers: Path, votes: Path | None) -> dict[str, str]:
+    info = {"Questions": questions.name, "Answers": answers.name}
+    if votes:
+        info["Votes"] = votes.name
+    return info
+
+
+def _print_analysis(summary: dict) -> None:
+    def pct(value) -> str:
+        return "n/a" if value is None else f"{value:.1f}%"
+
+    click.echo(f"CogME profiles (method {summary['method']})")
+    for player in summary["players"]:
+        sd = "n/a" if player["element_sd"] is None else f"{player['element_sd']:.2f}"
+        click.echo(f"  {player['name']} ({player['kind']}): {player['correct']}/{player['questions']} correct, "
+                   f"accuracy {pct(player['accuracy_pct'])}, element SD {sd}")
+    if summary["rounds"]:
+        click.echo(f"Votes (pass rule {summary['pass_rule']})")
+        for row in summary["rounds"]:
+            passed = {True: "AI passed", False: "AI detected", None: "no votes"}[row["ai_passed"]]
+            click.echo(f"  round {row['round']}: {row['votes']} votes, {row['abstentions']} abstentions, "
+                       f"detection {pct(row['detection_pct'])}, {passed}")
+        click.echo(f"  mean detection {pct(summary['mean_detection_pct'])}")

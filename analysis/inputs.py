@@ -1,0 +1,236 @@
+"""Readers for the files ``vtt analyze`` takes: players' answers and the jury's votes (UTF-8 CSV).
+
+Both readers check the whole file, collect every problem and raise one :class:`InputError`; they
+never return part of a file.  A problem names the file, the row as a spreadsheet shows it (the
+header is row 1, the first data row is row 2) and the field.  Column names are case-insensitive,
+cells are trimmed, blank lines are skipped and extra columns are ignored.
+
+answers CSV  ``player, qid, answer`` [, ``correct``] [, ``kind``]
+    * ``correct``: 0/1/true/false (case-insensitive); when given it wins over the answer key.
+    * Without ``correct``, an mcq answer is graded against the key.  The answer may be the option
+      text (case- and space-insensitive; it wins when an option reads like a letter or number), the
+      option letter (A = first) or the 0-based option index.  Anything else is a wrong answer.
+    * An empty answer is wrong (no answer).  A non-empty open-ended answer without ``correct`` is
+      an error: it needs a human judgement.
+    * ``kind``: human | ai; a kind given on one of a player's rows holds for all of them.  Where the
+      file says nothing, players named in ``ai_names`` (matched case-insensitively) are ai and the
+      others human; a name in ``ai_names`` without any row is an error (a mistyped ``--ai``).
+votes CSV  ``round, juror, vote`` [, ``confidence``] [, ``group``] [, ``slot``]
+    * ``vote``: a player's name (case-insensitive; returned as the players' spelling), empty = abstain.
+    * ``round`` and ``slot`` (default 1) are whole numbers >= 1; ``confidence`` a whole number 1-5.
+    * One row per (round, juror, slot); a juror names a player at most once per round and belongs to
+      one group.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .frames import ANSWER_COLUMNS, PLAYER_KINDS, VOTE_COLUMNS, require_columns
+
+_TRUE = {"1", "true"}
+_FALSE = {"0", "false"}
+_LETTER_INDEX = {letter: index for index, letter in enumerate(string.ascii_lowercase)}
+_MAX_ROWS_LISTED = 10
+
+
+class InputError(ValueError):
+    """Everything wrong with one input file; ``problems`` holds one line per problem."""
+
+    def __init__(self, path: str | Path, problems: list[str]):
+        self.problems = problems
+        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        super().__init__(f"{count} in {path}:\n" + "\n".join(f"  {p}" for p in problems))
+
+
+def read_answers(path: str | Path, questions: pd.DataFrame, ai_names: Iterable[str] = ()) -> pd.DataFrame:
+    """The answers frame (``player, qid, answer, correct, kind``) of an answers CSV; see the module docstring."""
+    require_columns(questions, ("qid", "type", "choices", "answer_index"), "questions")
+    problems = _Problems(path)
+    frame = _read_csv(path, ("player", "qid", "answer"), ("correct", "kind"))
+
+    problems.add(frame["player"] == "", "player", "is empty")
+    question = questions.assign(qid=questions["qid"].astype(str)).set_index("qid")
+    known = frame["qid"].isin(question.index)
+    problems.add_each(~known, frame["qid"], "qid", "unknown question {!r}")
+
+    kind = frame["kind"].str.lower()
+    problems.add_each((kind != "") & ~kind.isin(PLAYER_KINDS), frame["kind"], "kind", "must be human or ai, not {!r}")
+    stated = kind.where(kind.isin(PLAYER_KINDS)).groupby(frame["player"])
+    problems.add_each(
+        stated.transform("nunique") > 1, frame["player"], "kind", "player {!r} is marked both human and ai"
+    )
+    # a kind stated on any of a player's rows holds for all of them; otherwise --ai decides
+    ai_players = {name.strip().casefold(): name.strip() for name in ai_names}
+    default_kind = pd.Series(
+        np.where(frame["player"].str.casefold().isin(list(ai_players)), "ai", "human"), index=frame.index
+    )
+    kind = stated.transform("first").fillna(default_kind)
+    named = set(frame["player"].str.casefold())
+    for folded, name in ai_players.items():
+        if folded not in named:
+            problems.add_file(f"player: AI player {name!r} has no row")
+
+    given = frame["correct"].str.lower()
+    problems.add_each(
+        ~given.isin(_TRUE | _FALSE | {""}), frame["correct"], "correct", "must be 0/1/true/false, not {!r}"
+    )
+    graded = _grade_against_key(frame, question)
+    needs_judgement = known & (given == "") & (frame["answer"] != "") & graded.isna()
+    problems.add_each(
+        needs_judgement, frame["qid"], "correct",
+        "question {!r} is open-ended or has no key: its answers need a correct value (0/1)",
+    )
+    problems.add_each(
+        frame.duplicated(["player", "qid"], keep=False), frame["player"] + " / " + frame["qid"],
+        "player/qid", "answered twice: {}",
+    )
+    problems.raise_any()
+
+    correct = given.isin(_TRUE).where(given != "", graded.fillna(False)).astype(bool)
+    answers = frame.assign(correct=correct, kind=kind)[list(ANSWER_COLUMNS)]
+    return answers.reset_index(drop=True)
+
+
+def read_votes(path: str | Path, players: pd.DataFrame | Iterable[str]) -> pd.DataFrame:
+    """The votes frame (``round, juror, vote, slot, confidence, group``) of a votes CSV.
+
+    ``players`` is the players frame (its ``name`` column is used) or the player names.
+    """
+    names = players["name"] if isinstance(players, pd.DataFrame) else pd.Series(list(players), dtype=object)
+    spelling = {str(name).casefold(): str(name) for name in names}
+    problems = _Problems(path)
+    frame = _read_csv(path, ("round", "juror", "vote"), ("confidence", "group", "slot"))
+
+    round_no, bad_round = _whole_numbers(frame["round"], low=1)
+    problems.add(frame["round"] == "", "round", "is empty")
+    problems.add_each(bad_round, frame["round"], "round", "must be a whole number >= 1, not {!r}")
+    problems.add(frame["juror"] == "", "juror", "is empty")
+    vote = frame["vote"].str.casefold().map(spelling)
+    problems.add_each((frame["vote"] != "") & vote.isna(), frame["vote"], "vote", "unknown player {!r}")
+    confidence, bad_confidence = _whole_numbers(frame["confidence"], low=1, high=5)
+    problems.add_each(bad_confidence, frame["confidence"], "confidence", "must be a whole number 1-5, not {!r}")
+    slot, bad_slot = _whole_numbers(frame["slot"].where(frame["slot"] != "", "1"), low=1)
+    problems.add_each(bad_slot, frame["slot"], "slot", "must be a whole number >= 1, not {!r}")
+
+    ballot = frame["juror"] + " in round " + frame["round"]
+    problems.add_each(
+        frame.assign(slot=slot).duplicated(["round", "juror", "slot"], keep=False),
+        ballot + ", slot " + slot.astype(str),
+        "round/juror/slot", "more than one row for {}",
+    )
+    problems.add_each(
+        vote.notna() & frame.assign(vote=vote).duplicated(["round", "juror", "vote"], keep=False),
+        ballot + " names " + frame["vote"], "vote", "{} more than once",
+    )
+    groups = frame["group"].where(frame["group"] != "")
+    problems.add_each(
+        groups.groupby(frame["juror"]).transform("nunique") > 1, frame["juror"], "group",
+        "juror {!r} is in more than one group",
+    )
+    problems.raise_any()
+
+    votes = pd.DataFrame({
+        "round": round_no.astype(int),
+        "juror": frame["juror"],
+        "vote": vote.astype(object).where(vote.notna(), None),
+        "slot": slot.astype(int),
+        "confidence": confidence.astype(float),
+        "group": groups.astype(object).where(groups.notna(), None),
+    })
+    return votes[list(VOTE_COLUMNS)].reset_index(drop=True)
+
+
+class _Problems:
+    """Problems of one file; rows with the same field and message are listed together."""
+
+    def __init__(self, path: str | Path):
+        self.path = path
+        self._rows: dict[tuple[str, str], list[int]] = {}
+        self._file: list[str] = []
+
+    def add(self, mask: pd.Series, field: str, message: str) -> None:
+        rows = (mask[mask].index + 2).tolist()  # +2: the header is row 1 and the index starts at 0
+        if rows:
+            self._rows.setdefault((field, message), []).extend(rows)
+
+    def add_each(self, mask: pd.Series, values: pd.Series, field: str, template: str) -> None:
+        """One problem per distinct offending value, ``template`` formatted with the value."""
+        for value in values[mask].unique():
+            self.add(mask & (values == value), field, template.format(value))
+
+    def add_file(self, message: str) -> None:
+        self._file.append(f"{self.path}: {message}")
+
+    def raise_any(self) -> None:
+        listed = sorted(self._rows.items(), key=lambda item: (item[1][0], item[0]))
+        problems = [f"{self.path}: {_rows_text(rows)}, {field}: {message}" for (field, message), rows in listed]
+        if problems or self._file:
+            raise InputError(self.path, problems + self._file)
+
+
+def _rows_text(rows: list[int]) -> str:
+    if len(rows) == 1:
+        return f"row {rows[0]}"
+    shown = ", ".join(map(str, rows[:_MAX_ROWS_LISTED]))
+    more = len(rows) - _MAX_ROWS_LISTED
+    return f"rows {shown}" + (f" and {more} more" if more > 0 else "")
+
+
+def _read_csv(path: str | Path, required: tuple[str, ...], optional: tuple[str, ...]) -> pd.DataFrame:
+    """The file as trimmed strings ("" for empty), index = data row - 2, optional columns filled with ""."""
+    try:
+        frame = pd.read_csv(
+            path, dtype=str, keep_default_na=False, skip_blank_lines=False, encoding="utf-8-sig",
+        )
+    except pd.errors.EmptyDataError:
+        raise InputError(path, [f"{path}: row 1: the file is empty (expected a header {','.join(required)})"]) from None
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise InputError(path, [f"{path}: cannot be read as UTF-8 CSV: {exc}"]) from None
+    frame.columns = [str(c).strip().lower() for c in frame.columns]
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        raise InputError(path, [f"{path}: row 1, {c}: required column is missing" for c in missing])
+    frame = frame.reindex(columns=list(required + optional), fill_value="").fillna("")
+    frame = frame.apply(lambda column: column.astype(str).str.strip())
+    return frame[(frame != "").any(axis=1)]
+
+
+def _whole_numbers(values: pd.Series, low: int, high: float = np.inf) -> tuple[pd.Series, pd.Series]:
+    """``values`` as Int64 (<NA> where empty or invalid) and the mask of non-empty invalid cells."""
+    number = pd.to_numeric(values.where(values != ""), errors="coerce")
+    valid = number.notna() & (number % 1 == 0) & (number >= low) & (number <= high)
+    return number.where(valid).astype("Int64"), (values != "") & ~valid
+
+
+def _grade_against_key(frame: pd.DataFrame, question: pd.DataFrame) -> pd.Series:
+    """True/False for answers to mcq questions with a key; <NA> where the key cannot decide."""
+    key = frame["qid"].map(question["answer_index"].where(question["type"] == "mcq"))
+    options = question.loc[question["type"] == "mcq", "choices"].explode()
+    by_text = pd.DataFrame({
+        "qid": options.index.to_numpy(),
+        "text": _normalised(options.astype("string")).to_numpy(),
+        "index": options.groupby(level=0).cumcount().to_numpy(),
+    }).dropna().drop_duplicates(["qid", "text"])  # first option wins if two read the same
+
+    answer = _normalised(frame["answer"])
+    answered = pd.DataFrame({"qid": frame["qid"], "text": answer, "row": frame.index})
+    chosen_text = answered.merge(by_text, on=["qid", "text"], how="left").set_index("row")["index"]
+    chosen_letter = answer.map(_LETTER_INDEX)
+    chosen_number = pd.to_numeric(answer.where(answer.str.fullmatch(r"\d+")), errors="coerce")
+    chosen = chosen_text.combine_first(chosen_letter).combine_first(chosen_number)
+
+    graded = pd.Series(pd.NA, index=frame.index, dtype="boolean")
+    has_key = key.notna()
+    graded[has_key] = (chosen[has_key] == key[has_key].astype(float)).fillna(False)
+    return graded
+
+
+def _normalised(text: pd.Series) -> pd.Series:
+    """Case- and space-insensitive form of an answer or option."""
+    return text.str.casefold().str.split().str.join(" ")

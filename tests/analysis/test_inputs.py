@@ -1,0 +1,196 @@
+"""Reading answers and votes CSVs: grading, defaults, and every problem reported with file, row and field."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from tests.analysis.cogme_cases import WORKED_EXAMPLES, questions_frame
+
+from analysis.frames import ANSWER_COLUMNS, VOTE_COLUMNS
+from analysis.inputs import InputError, read_answers, read_votes
+from analysis.votes import vote_stats
+
+KOREAN = "김민지"
+
+
+@pytest.fixture
+def questions() -> pd.DataFrame:
+    """Questions 1-5 of the worked examples; 1, 2, 4, 5 mcq (key: option 0 "alpha"), 3 open-ended."""
+    frame = questions_frame(WORKED_EXAMPLES)
+    open_row = frame["qid"] == "3"
+    frame.loc[open_row, "type"] = "open"
+    frame.loc[open_row, "answer_index"] = pd.NA
+    frame["choices"] = [[] if q == "3" else ["Alpha", "beta", "gamma", "delta", "epsilon"] for q in frame["qid"]]
+    return frame
+
+
+def write(tmp_path, name: str, text: str, encoding: str = "utf-8"):
+    path = tmp_path / name
+    path.write_text(text, encoding=encoding)
+    return path
+
+
+def problems_of(excinfo) -> list[str]:
+    return excinfo.value.problems
+
+
+def test_answers_are_read_graded_and_kinded(tmp_path, questions):
+    path = write(tmp_path, "answers.csv", "\n".join([
+        "Player,QID,Answer,correct,kind",
+        f"{KOREAN},1,  alpha ,,",          # option text, case and space-insensitive -> right
+        f"{KOREAN},2,B,,",                 # letter B = option 1 -> wrong
+        f"{KOREAN},3,she is sad,1,",       # open-ended, graded by hand
+        "Bot,1,0,,",                       # 0-based index 0 -> right
+        "Bot,2,a,,",                       # letter a -> right
+        "Bot,4,I do not know,,",           # not an option -> wrong
+        "Bot,5,gamma,true,",               # given correct wins over the key
+        "Bot,3,,,",                        # no answer -> wrong, no judgement needed
+        "Kid,1,alpha,,ai",                 # the file's kind wins over --ai ...
+        "Kid,2,alpha,,",                   # ... and holds for the player's other rows
+    ]) + "\n")
+    answers = read_answers(path, questions, ai_names=["bot"])
+    assert list(answers.columns) == list(ANSWER_COLUMNS)
+    assert answers["player"].tolist() == [KOREAN] * 3 + ["Bot"] * 5 + ["Kid"] * 2
+    assert answers["qid"].tolist() == ["1", "2", "3", "1", "2", "4", "5", "3", "1", "2"]
+    assert answers["answer"].tolist()[:2] == ["alpha", "B"]
+    assert answers["correct"].tolist() == [True, False, True, True, True, False, True, False, True, True]
+    assert answers["correct"].dtype == bool
+    assert answers["kind"].tolist() == ["human"] * 3 + ["ai"] * 7
+
+
+def test_option_text_wins_over_letters_and_numbers(tmp_path, questions):
+    questions["choices"] = [["b", "a", "0", "3", "4"] for _ in questions["qid"]]
+    questions.loc[questions["qid"] == "3", "type"] = "mcq"
+    questions["answer_index"] = pd.array([1, 1, 2, 0, 4], dtype="Int64")
+    path = write(tmp_path, "answers.csv", "player,qid,answer\nP,1,a\nP,2,b\nP,3,0\nP,4,0\nP,5,e\n")
+    answers = read_answers(path, questions)
+    # "a" is option 1's text; "b" is option 0's text (not letter b); "0" is option 2's text; "0" on q4
+    # is option 2 again, the key is 0; "e" is no option text, so letter e = option 4
+    assert answers["correct"].tolist() == [True, False, True, False, True]
+
+
+def test_open_answers_without_correct_are_listed(tmp_path, questions):
+    path = write(tmp_path, "answers.csv", "player,qid,answer\nA,3,sad\nA,1,alpha\nB,3,angry\n")
+    with pytest.raises(InputError) as excinfo:
+        read_answers(path, questions)
+    assert problems_of(excinfo) == [
+        f"{path}: rows 2, 4, correct: question '3' is open-ended or has no key: its answers need a correct value (0/1)",
+    ]
+    assert isinstance(excinfo.value, ValueError)
+    assert "1 problem in" in str(excinfo.value)
+
+
+def test_every_answer_problem_is_collected(tmp_path, questions):
+    path = write(tmp_path, "answers.csv", "\n".join([
+        "player,qid,answer,correct,kind",
+        "A,1,alpha,,",
+        "A,99,alpha,,",          # row 3: unknown qid
+        "B,1,alpha,,robot",      # row 4: bad kind
+        "B,2,alpha,maybe,",      # row 5: bad correct
+        "A,1,beta,,",            # row 6: duplicate of row 2
+        ",2,alpha,,",            # row 7: no player
+        "C,1,alpha,,human",      # row 8 and 9: C is human and ai
+        "C,2,alpha,,ai",
+    ]) + "\n")
+    with pytest.raises(InputError) as excinfo:
+        read_answers(path, questions, ai_names=["Ghost"])
+    assert problems_of(excinfo) == [
+        f"{path}: rows 2, 6, player/qid: answered twice: A / 1",
+        f"{path}: row 3, qid: unknown question '99'",
+        f"{path}: row 4, kind: must be human or ai, not 'robot'",
+        f"{path}: row 5, correct: must be 0/1/true/false, not 'maybe'",
+        f"{path}: row 7, player: is empty",
+        f"{path}: rows 8, 9, kind: player 'C' is marked both human and ai",
+        f"{path}: player: AI player 'Ghost' has no row",
+    ]
+
+
+def test_rows_are_counted_as_in_a_spreadsheet(tmp_path, questions):
+    # a blank line and a line of empty cells are skipped but still counted; a BOM is not a column name
+    path = write(tmp_path, "answers.csv", "player,qid,answer\nA,1,alpha\n\n,,\nA,42,x\n", encoding="utf-8-sig")
+    with pytest.raises(InputError) as excinfo:
+        read_answers(path, questions)
+    assert problems_of(excinfo) == [f"{path}: row 5, qid: unknown question '42'"]
+
+
+def test_many_rows_are_abbreviated(tmp_path, questions):
+    rows = "".join(f"P{n},3,text\n" for n in range(12))
+    path = write(tmp_path, "answers.csv", "player,qid,answer\n" + rows)
+    with pytest.raises(InputError) as excinfo:
+        read_answers(path, questions)
+    assert problems_of(excinfo)[0].startswith(f"{path}: rows 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 2 more, correct:")
+
+
+def test_missing_columns_and_empty_files(tmp_path, questions):
+    path = write(tmp_path, "answers.csv", "player,answer\nA,alpha\n")
+    with pytest.raises(InputError) as excinfo:
+        read_answers(path, questions)
+    assert problems_of(excinfo) == [f"{path}: row 1, qid: required column is missing"]
+    empty = write(tmp_path, "empty.csv", "")
+    with pytest.raises(InputError, match="empty"):
+        read_answers(empty, questions)
+    latin = write(tmp_path, "latin.csv", "player,qid,answer\nJos\xe9,1,alpha\n", encoding="latin-1")
+    with pytest.raises(InputError, match="UTF-8"):
+        read_answers(latin, questions)
+
+
+PLAYERS = pd.DataFrame({"name": [KOREAN, "Kid", "AI"], "kind": ["human", "human", "ai"]})
+
+
+def test_votes_are_read(tmp_path):
+    path = write(tmp_path, "votes.csv", "\n".join([
+        "round,juror,vote,confidence,group",
+        f"1,j1,{KOREAN},3,expert",
+        "1,j2,ai,5,",
+        "1,j3,,,",
+        "2,j1,AI,4.0,expert",
+        "2,j2,Kid,,",
+    ]) + "\n")
+    votes = read_votes(path, PLAYERS)
+    assert list(votes.columns) == list(VOTE_COLUMNS)
+    assert votes["round"].tolist() == [1, 1, 1, 2, 2]
+    assert votes["juror"].tolist() == ["j1", "j2", "j3", "j1", "j2"]
+    assert votes["vote"].tolist() == [KOREAN, "AI", None, "AI", "Kid"]
+    assert votes["slot"].tolist() == [1] * 5
+    assert votes["confidence"].tolist()[:2] == [3.0, 5.0] and np.isnan(votes["confidence"][2])
+    assert votes["group"].tolist() == ["expert", None, None, "expert", None]
+    stats = vote_stats(votes, PLAYERS)
+    assert stats.rounds["detection_pct"].tolist() == [50.0, 50.0]
+    assert read_votes(path, [KOREAN, "Kid", "AI"]).equals(votes)
+
+
+def test_slots_let_a_juror_name_several_players(tmp_path):
+    path = write(tmp_path, "votes.csv", "round,juror,vote,slot\n1,j1,AI,1\n1,j1,Kid,2\n")
+    assert read_votes(path, PLAYERS)["slot"].tolist() == [1, 2]
+
+
+def test_every_vote_problem_is_collected(tmp_path):
+    path = write(tmp_path, "votes.csv", "\n".join([
+        "round,juror,vote,confidence,group,slot",
+        "0,j1,AI,,,",           # row 2: round below 1
+        ",j2,AI,,,",            # row 3: no round
+        "1,,AI,,,",             # row 4: no juror
+        "1,j3,Robot,,,",        # row 5: unknown player
+        "1,j4,AI,6,,",          # row 6: confidence out of range
+        "1,j5,AI,2.5,,",        # row 7: confidence not whole
+        "1,j6,AI,,,x",          # row 8: bad slot
+        "2,j7,AI,,,",           # rows 9, 10: same slot twice
+        "2,j7,Kid,,,",
+        "3,j8,AI,,a,1",         # rows 11, 12: AI named twice; j8 in groups a and b
+        "3,j8,AI,,b,2",
+    ]) + "\n")
+    with pytest.raises(InputError) as excinfo:
+        read_votes(path, PLAYERS)
+    assert problems_of(excinfo) == [
+        f"{path}: row 2, round: must be a whole number >= 1, not '0'",
+        f"{path}: row 3, round: is empty",
+        f"{path}: row 4, juror: is empty",
+        f"{path}: row 5, vote: unknown player 'Robot'",
+        f"{path}: row 6, confidence: must be a whole number 1-5, not '6'",
+        f"{path}: row 7, confidence: must be a whole number 1-5, not '2.5'",
+        f"{path}: row 8, slot: must be a whole number >= 1, not 'x'",
+        f"{path}: rows 9, 10, round/juror/slot: more than one row for j7 in round 2, slot 1",
+        f"{path}: rows 11, 12, group: juror 'j8' is in more than one group",
+        f"{path}: rows 11, 12, vote: j8 in round 3 names AI more than once",
+    ]

@@ -1,0 +1,297 @@
+"""Vote statistics on a reconstruction of the 2021 VTT case study (SPEC section 4), checked by hand."""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import binomtest
+
+from analysis.votes import PASS_RULES, exposure, vote_stats
+
+PLAYERS = pd.DataFrame({
+    "name": ["Kid4", "Kid10", "Teen14", "Adult20", "AI"],
+    "kind": ["human", "human", "human", "human", "ai"],
+})
+JURORS = [f"J{n:02d}" for n in range(1, 17)]
+EXPERTS = set(JURORS[:6])  # 6 of the 16 jurors were AI experts
+
+# Who each juror named, round by round (None = abstained).  AI votes always come from the first jurors:
+#   round 1: AI 10 (J01-J10), Adult20 4, Teen14 2            -> 62.5 %, AI majority
+#   round 2: AI 12 (J01-J12), Kid10 4                        -> 75 %,   AI majority
+#   round 3: AI 6 (J01-J06), Teen14 7, Adult20 3             -> 37.5 %, no majority, a human on top
+#   round 4: AI 5 (J01-J05), Kid4 2, Adult20 2, 7 abstain    -> 5/9 = 55.6 %, AI majority (5 > 4.5)
+#   round 5: AI 2 (J01-J02), Kid4 14                         -> 12.5 %, human majority
+CASE_STUDY_ROUNDS = {
+    1: ["AI"] * 10 + ["Adult20"] * 4 + ["Teen14"] * 2,
+    2: ["AI"] * 12 + ["Kid10"] * 4,
+    3: ["AI"] * 6 + ["Teen14"] * 7 + ["Adult20"] * 3,
+    4: ["AI"] * 5 + ["Kid4"] * 2 + ["Adult20"] * 2 + [None] * 7,
+    5: ["AI"] * 2 + ["Kid4"] * 14,
+}
+
+
+def case_study_votes() -> pd.DataFrame:
+    """Confidence: 4 on every right vote, 2 on wrong ones, 5 on the wrong votes of round 5."""
+    rows = []
+    for round_no, named in CASE_STUDY_ROUNDS.items():
+        for juror, vote in zip(JURORS, named):
+            confidence = np.nan if vote is None else 4.0 if vote == "AI" else 5.0 if round_no == 5 else 2.0
+            group = "expert" if juror in EXPERTS else "non-expert"
+            rows.append((round_no, juror, vote, 1, confidence, group))
+    return pd.DataFrame(rows, columns=["round", "juror", "vote", "slot", "confidence", "group"])
+
+
+def binomial_tail(k: int, n: int, p: float) -> float:
+    """P(X >= k) for X ~ Binomial(n, p), by hand."""
+    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
+
+
+def wilson_by_hand(k: int, n: int) -> tuple[float, float]:
+    z = NormalDist().inv_cdf(0.975)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return 100 * (centre - half), 100 * (centre + half)
+
+
+@pytest.fixture(scope="module")
+def case_study():
+    return vote_stats(case_study_votes(), PLAYERS)
+
+
+def test_case_study_rounds(case_study):
+    rounds = case_study.rounds
+    assert list(rounds.columns) == [
+        "round", "players", "votes", "abstentions", "ai_votes", "detection_pct", "chance_pct", "majority",
+        "majority_player", "top_player", "ai_passed", "p_value", "ci_low", "ci_high",
+    ]
+    assert rounds["round"].tolist() == [1, 2, 3, 4, 5]
+    assert rounds["players"].tolist() == [5] * 5
+    assert rounds["votes"].tolist() == [16, 16, 16, 9, 16]
+    assert rounds["abstentions"].tolist() == [0, 0, 0, 7, 0]
+    assert rounds["ai_votes"].tolist() == [10, 12, 6, 5, 2]
+    assert rounds["detection_pct"].tolist() == pytest.approx([62.5, 75.0, 37.5, 100 * 5 / 9, 12.5])
+    assert rounds["detection_pct"].round(1).tolist() == [62.5, 75.0, 37.5, 55.6, 12.5]
+    assert rounds["chance_pct"].tolist() == [20.0] * 5
+    assert rounds["majority"].tolist() == [True, True, False, True, True]
+    assert rounds["majority_player"].tolist() == ["AI", "AI", None, "AI", "Kid4"]
+    assert rounds["top_player"].tolist() == ["AI", "AI", "Teen14", "AI", "Kid4"]
+
+
+def test_case_study_summary(case_study):
+    summary = case_study.summary
+    assert summary["rounds"] == 5
+    assert summary["majority_rounds"] == 4
+    # (62.5 + 75 + 37.5 + 55.555... + 12.5) / 5 = 48.61
+    assert summary["mean_detection_pct"] == pytest.approx((62.5 + 75 + 37.5 + 500 / 9 + 12.5) / 5)
+    assert round(summary["mean_detection_pct"], 1) == 48.6
+    # pooled: 35 AI votes of 73 cast
+    assert summary["overall_votes"] == 73
+    assert summary["overall_detection_pct"] == pytest.approx(100 * 35 / 73)
+    assert summary["overall_ci"] == pytest.approx(list(wilson_by_hand(35, 73)))
+    assert summary["overall_p_value"] == pytest.approx(binomial_tail(35, 73, 0.2), rel=1e-9)
+    assert all(type(v) in (int, float, list) for v in summary.values())
+
+
+def test_p_values_are_exact_one_sided_binomial_tails(case_study):
+    rounds = case_study.rounds
+    by_hand = [binomial_tail(k, n, 0.2) for k, n in zip(rounds["ai_votes"], rounds["votes"])]
+    assert rounds["p_value"].tolist() == pytest.approx(by_hand, rel=1e-9)
+    scipy_values = [
+        binomtest(k, n, 0.2, alternative="greater").pvalue for k, n in zip(rounds["ai_votes"], rounds["votes"])
+    ]
+    assert rounds["p_value"].tolist() == pytest.approx(scipy_values, rel=1e-9)
+    # round 3: 1 - P(X <= 5), X ~ B(16, 0.2) = 0.0817; round 4: P(X >= 5), X ~ B(9, 0.2) = 0.0196
+    assert rounds["p_value"][2] == pytest.approx(0.0817, abs=5e-5)
+    assert rounds["p_value"][3] == pytest.approx(0.0196, abs=5e-5)
+
+
+def test_wilson_interval_matches_the_formula(case_study):
+    round_one = case_study.rounds.iloc[0]
+    low, high = wilson_by_hand(10, 16)
+    assert (round_one["ci_low"], round_one["ci_high"]) == (pytest.approx(low), pytest.approx(high))
+    assert (round(low, 1), round(high, 1)) == (38.6, 81.5)
+
+
+@pytest.mark.parametrize(("rule", "passed"), [
+    # human-tie: some human >= the AI only in round 3 (Teen14 7 vs 6) and round 5 (Kid4 14 vs 2)
+    ("human-tie", [False, False, True, False, True]),
+    # chance: p >= 0.05 in round 3 (0.082) and round 5 (0.86); round 4's p = 0.0196 is significant
+    ("chance", [False, False, True, False, True]),
+    # threshold 70 %: only round 2 (75 %) is above
+    ("threshold", [True, False, True, True, True]),
+])
+def test_pass_rules_on_the_case_study(rule, passed):
+    stats = vote_stats(case_study_votes(), PLAYERS, pass_rule=rule)
+    assert stats.pass_rule == rule
+    assert stats.rounds["ai_passed"].tolist() == passed
+    assert stats.summary["rounds_passed"] == sum(passed)
+
+
+def test_pass_rule_parameters():
+    strict = vote_stats(case_study_votes(), PLAYERS, pass_rule="chance", alpha=0.01)
+    assert strict.rounds["ai_passed"].tolist() == [False, False, True, True, True]  # 0.0196 >= 0.01
+    low_bar = vote_stats(case_study_votes(), PLAYERS, pass_rule="threshold", threshold_pct=50)
+    assert low_bar.rounds["ai_passed"].tolist() == [False, False, True, False, True]
+    assert (strict.alpha, low_bar.threshold_pct) == (0.01, 50)
+
+
+def test_tally_lists_every_player_every_round(case_study):
+    tally = case_study.tally
+    assert list(tally.columns) == ["round", "player", "kind", "votes", "share_pct"]
+    assert len(tally) == 25
+    round_two = tally[tally["round"] == 2].set_index("player")
+    assert round_two["votes"].to_dict() == {"Kid4": 0, "Kid10": 4, "Teen14": 0, "Adult20": 0, "AI": 12}
+    assert round_two["share_pct"].to_dict() == {"Kid4": 0.0, "Kid10": 25.0, "Teen14": 0.0, "Adult20": 0.0, "AI": 75.0}
+    assert round_two.loc["AI", "kind"] == "ai"
+    assert tally.groupby("round")["votes"].sum().tolist() == [16, 16, 16, 9, 16]
+
+
+def test_juror_hit_rates(case_study):
+    jurors = case_study.jurors.set_index("juror")
+    assert jurors.index.tolist() == JURORS
+    # J01, J02 named the AI every round; J03-J05 in rounds 1-4; J06 in 1-3; J07-J10 in 1-2;
+    # J11, J12 in round 2 only; J13-J16 never.  J10-J16 abstained in round 4.
+    expected_hits = [5, 5, 4, 4, 4, 3, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0]
+    expected_rounds = [5] * 9 + [4] * 7
+    assert jurors["hits"].tolist() == expected_hits
+    assert jurors["rounds"].tolist() == expected_rounds
+    assert jurors["votes"].tolist() == expected_rounds  # one slot per round
+    expected_rates = [100 * h / r for h, r in zip(expected_hits, expected_rounds)]
+    assert jurors["hit_rate_pct"].tolist() == pytest.approx(expected_rates)
+    assert jurors.loc["J10", "hit_rate_pct"] == 50.0 and jurors.loc["J07", "hit_rate_pct"] == 40.0
+    assert jurors.loc["J01", "group"] == "expert" and jurors.loc["J16", "group"] == "non-expert"
+
+
+def test_detection_by_juror_group(case_study):
+    groups = case_study.groups.set_index("group")
+    assert list(case_study.groups.columns) == ["group", "votes", "ai_votes", "detection_pct", "ci_low", "ci_high"]
+    # experts J01-J06: 30 cast votes, 5 + 5 + 4 + 4 + 4 + 3 = 25 hits
+    # others J07-J16: 3 x 5 + 7 x 4 = 43 cast votes, 4 x 2 + 2 x 1 = 10 hits
+    assert groups.loc["expert", ["votes", "ai_votes"]].tolist() == [30, 25]
+    assert groups.loc["non-expert", ["votes", "ai_votes"]].tolist() == [43, 10]
+    assert groups["detection_pct"].tolist() == pytest.approx([100 * 25 / 30, 100 * 10 / 43])
+    assert (groups.loc["expert", "ci_low"], groups.loc["expert", "ci_high"]) == pytest.approx(wilson_by_hand(25, 30))
+
+
+def test_confidence_means_and_brier(case_study):
+    confidence = case_study.confidence
+    # right votes: 35 at confidence 4; wrong votes: 24 at 2 and the 14 of round 5 at 5
+    assert confidence["mean_right"] == pytest.approx(4.0)
+    assert confidence["mean_wrong"] == pytest.approx((24 * 2 + 14 * 5) / 38)
+    # p = 0.2 + 0.8 (c - 1) / 4: c = 4 -> 0.8, c = 2 -> 0.4, c = 5 -> 1.0
+    # Brier = (35 (0.8 - 1)^2 + 24 (0.4 - 0)^2 + 14 (1.0 - 0)^2) / 73 = 19.24 / 73
+    assert confidence["brier"] == pytest.approx(19.24 / 73)
+
+
+def test_confidence_absent_gives_none():
+    stats = vote_stats(case_study_votes().drop(columns=["confidence", "group"]), PLAYERS)
+    assert stats.confidence == {"mean_right": None, "mean_wrong": None, "brier": None}
+    assert stats.groups.empty
+    assert stats.jurors["group"].isna().all()
+
+
+def test_confidence_outside_the_scale_is_refused():
+    votes = case_study_votes()
+    votes.loc[0, "confidence"] = 7
+    with pytest.raises(ValueError, match="confidence"):
+        vote_stats(votes, PLAYERS)
+
+
+def test_several_ai_players_and_slots():
+    players = pd.DataFrame({"name": ["H1", "H2", "AI1", "AI2"], "kind": ["human", "human", "ai", "ai"]})
+    votes = pd.DataFrame(
+        [
+            # round 1: AI1 3, AI2 1, H1 2, H2 1, one abstained slot
+            (1, "J1", "AI1", 1), (1, "J1", "AI2", 2), (1, "J2", "AI1", 1), (1, "J2", "H1", 2),
+            (1, "J3", "H1", 1), (1, "J3", "H2", 2), (1, "J4", "AI1", 1), (1, "J4", None, 2),
+            # round 2: AI1 1, AI2 2, H1 3, H2 2
+            (2, "J1", "H1", 1), (2, "J1", "H2", 2), (2, "J2", "H1", 1), (2, "J2", "AI2", 2),
+            (2, "J3", "H1", 1), (2, "J3", "H2", 2), (2, "J4", "AI1", 1), (2, "J4", "AI2", 2),
+        ],
+        columns=["round", "juror", "vote", "slot"],
+    )
+    stats = vote_stats(votes, players)
+    rounds = stats.rounds
+    assert rounds["votes"].tolist() == [7, 8]
+    assert rounds["abstentions"].tolist() == [1, 0]
+    assert rounds["ai_votes"].tolist() == [4, 3]
+    assert rounds["detection_pct"].tolist() == pytest.approx([400 / 7, 37.5])
+    # chance = 2 AI players of 4 = 0.5; P(X >= 4 | 7, 0.5) = (35 + 21 + 7 + 1) / 128
+    assert rounds["chance_pct"].tolist() == [50.0, 50.0]
+    assert rounds["p_value"][0] == pytest.approx(64 / 128)
+    # human-tie, judged by the best-detected AI: round 1 AI1 3 > H1 2 -> detected; round 2 H1 3 >= AI2 2 -> passed
+    assert rounds["ai_passed"].tolist() == [False, True]
+    assert rounds["majority"].tolist() == [False, False]
+    assert rounds["top_player"].tolist() == ["AI1", "H1"]
+    jurors = stats.jurors.set_index("juror")
+    # J4: 3 cast votes over two rounds, all on an AI; J1: 2 of 4
+    assert jurors.loc["J4", ["rounds", "votes", "hits"]].tolist() == [2, 3, 3]
+    assert jurors.loc["J1", "hit_rate_pct"] == 50.0
+
+
+def test_round_where_everyone_abstained_is_undefined_not_an_error():
+    votes = pd.concat([
+        case_study_votes(),
+        pd.DataFrame({"round": 6, "juror": JURORS, "vote": [None] * 8 + [""] * 8, "slot": 1}),
+    ], ignore_index=True)
+    stats = vote_stats(votes, PLAYERS, pass_rule="chance")
+    empty = stats.rounds.iloc[-1]
+    assert (empty["round"], empty["votes"], empty["abstentions"], empty["ai_votes"]) == (6, 0, 16, 0)
+    assert all(np.isnan(empty[c]) for c in ("detection_pct", "p_value", "ci_low", "ci_high"))
+    assert not empty["majority"] and empty["majority_player"] is None and empty["top_player"] is None
+    assert pd.isna(empty["ai_passed"])
+    assert stats.tally[stats.tally["round"] == 6]["votes"].tolist() == [0] * 5
+    assert stats.tally[stats.tally["round"] == 6]["share_pct"].isna().all()
+    # the empty round does not move the summary
+    assert stats.summary["mean_detection_pct"] == pytest.approx((62.5 + 75 + 37.5 + 500 / 9 + 12.5) / 5)
+    assert stats.summary["rounds"] == 6 and stats.summary["rounds_passed"] == 2
+
+
+def test_session_without_any_cast_vote():
+    votes = pd.DataFrame({"round": [1, 1], "juror": ["J1", "J2"], "vote": [None, None]})
+    stats = vote_stats(votes, PLAYERS)
+    summary = stats.summary
+    assert summary["overall_votes"] == 0
+    assert summary["mean_detection_pct"] is None and summary["overall_detection_pct"] is None
+    assert summary["overall_ci"] == [None, None] and summary["overall_p_value"] is None
+    assert stats.jurors["hit_rate_pct"].isna().all()
+
+
+def test_tie_for_the_top_names_nobody():
+    votes = pd.DataFrame({"round": 1, "juror": ["J1", "J2", "J3", "J4"], "vote": ["AI", "Kid4", "AI", "Kid4"]})
+    rounds = vote_stats(votes, PLAYERS).rounds
+    assert rounds["top_player"].tolist() == [None]
+    assert rounds["majority"].tolist() == [False]
+    assert rounds["ai_passed"].tolist() == [True]  # human-tie: Kid4's 50 % >= the AI's 50 %
+
+
+def test_bad_input_is_refused():
+    votes = case_study_votes()
+    with pytest.raises(ValueError, match="unknown pass rule"):
+        vote_stats(votes, PLAYERS, pass_rule="majority")
+    with pytest.raises(ValueError, match="unknown player.*Nobody"):
+        vote_stats(votes.assign(vote=votes["vote"].replace("Kid4", "Nobody")), PLAYERS)
+    with pytest.raises(ValueError, match="alpha"):
+        vote_stats(votes, PLAYERS, alpha=1.5)
+    assert set(PASS_RULES) == {"human-tie", "chance", "threshold"}
+
+
+def test_exposure_of_looks_like_ai_marks():
+    sheet = pd.DataFrame({
+        "juror": ["J1", "J1", "J2", "J2", "J1", "J2", "J1"],
+        "qid": ["q1", "q1", "q1", "q1", "q2", "q2", "q3"],
+        "player": ["AI", "Kid4", "AI", "Kid10", "Kid4", "Teen14", "AI"],
+        "looks_like_ai": [True, True, True, None, True, False, False],
+    })
+    result = exposure(sheet, PLAYERS)
+    assert list(result.columns) == ["qid", "marks", "ai_marks", "exposure_pct"]
+    assert result["qid"].tolist() == ["q1", "q2", "q3"]
+    assert result["marks"].tolist() == [3, 1, 0]
+    assert result["ai_marks"].tolist() == [2, 0, 0]
+    assert result["exposure_pct"][:2].tolist() == pytest.approx([200 / 3, 0.0])
+    assert np.isnan(result["exposure_pct"][2])

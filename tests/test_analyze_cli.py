@@ -1,0 +1,114 @@
+"""`vtt analyze` on files: the JSON contract, text summary, PDFs/CSVs, and input errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from vtt.cli import main
+from tests.conftest import DATA
+
+# Right on q1, q2, q4 and wrong on q3, q5: the worked example of SPEC section 3.
+ANSWERS = """player,qid,answer,correct
+Minjun,q1,0,
+Minjun,q2,Kyungsu,
+Minjun,q3,She is happy,0
+Minjun,q4,He sits down,1
+Minjun,q5,No idea,0
+지수,q1,A,
+지수,q2,1,
+지수,q3,She is crying,1
+지수,q4,He leaves,1
+지수,q5,She is jealous of her,1
+Agent,q1,A black dress,
+Agent,q2,Kyungsu,
+Agent,q3,Sad,1
+Agent,q4,He leaves the room,1
+Agent,q5,,
+"""
+# Round 1: 3 of 4 cast votes on the AI; round 2: 1 of 3 cast votes, one abstention.
+VOTES = """round,juror,vote,confidence,group
+1,J1,Agent,5,expert
+1,J2,Agent,4,expert
+1,J3,Agent,3,non-expert
+1,J4,Minjun,2,non-expert
+2,J1,지수,3,expert
+2,J2,Agent,4,expert
+2,J3,Minjun,2,non-expert
+2,J4,,,non-expert
+"""
+
+
+@pytest.fixture
+def files(tmp_path):
+    answers, votes = tmp_path / "answers.csv", tmp_path / "votes.csv"
+    answers.write_text(ANSWERS, encoding="utf-8")
+    votes.write_text(VOTES, encoding="utf-8")
+    return ["--questions", str(DATA / "spec_examples.csv"), "--answers", str(answers), "--votes", str(votes)]
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, ["analyze", *args], catch_exceptions=False)
+
+
+def test_json_follows_the_contract(files):
+    result = invoke(*files, "--ai", "Agent", "--method", "cogsci2024", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) == {"method", "pass_rule", "players", "rounds", "mean_detection_pct"}
+    assert (data["method"], data["pass_rule"]) == ("cogsci2024", "human-tie")
+    players = {p["name"]: p for p in data["players"]}
+    assert list(players) == ["Minjun", "지수", "Agent"]
+    minjun = players["Minjun"]
+    assert (minjun["kind"], minjun["questions"], minjun["correct"], minjun["accuracy_pct"]) == ("human", 5, 3, 60.0)
+    character = next(e for e in minjun["elements"] if e["element"] == "Character")
+    assert character == {"module": "target", "element": "Character", "questions": 5, "correct": 3,
+                         "accuracy_pct": 60.0, "score_pct": pytest.approx(100 * 5 / 11)}
+    assert players["Agent"]["kind"] == "ai" and players["Agent"]["correct"] == 3  # q1 wrong, q5 unanswered
+    assert players["지수"]["correct"] == 4  # "A" is option 0 (right), index 1 is wrong
+    round1, round2 = data["rounds"]
+    assert round1 == {"round": 1, "votes": 4, "abstentions": 0, "tally": {"Minjun": 1, "지수": 0, "Agent": 3},
+                      "detection_pct": 75.0, "majority": True, "ai_passed": False,
+                      "p_value": pytest.approx(4 * (1 / 3) ** 3 * (2 / 3) + (1 / 3) ** 4),  # P(X >= 3), X ~ B(4, 1/3)
+                      "ci95": [pytest.approx(30.06, abs=0.01), pytest.approx(95.44, abs=0.01)]}
+    assert (round2["votes"], round2["abstentions"], round2["ai_passed"]) == (3, 1, True)
+    assert round2["detection_pct"] == pytest.approx(100 / 3)
+    assert data["mean_detection_pct"] == pytest.approx((75 + 100 / 3) / 2)
+
+
+def test_frontiers_and_text_summary(files):
+    data = json.loads(invoke(*files, "--ai", "Agent", "--method", "frontiers2022", "--json").stdout)
+    minjun = next(p for p in data["players"] if p["name"] == "Minjun")
+    character = next(e for e in minjun["elements"] if e["element"] == "Character")
+    assert character["score_pct"] == pytest.approx(100 * (2 / 3 + 2 + 1) / 6.5)
+    text = invoke(*files, "--ai", "Agent").output
+    assert "Minjun (human): 3/5 correct, accuracy 60.0%" in text
+    assert "round 2: 3 votes, 1 abstentions, detection 33.3%, AI passed" in text
+
+
+def test_without_votes_rounds_are_empty(files):
+    data = json.loads(invoke(*files[:4], "--ai", "Agent", "--json").stdout)
+    assert data["rounds"] == [] and data["pass_rule"] is None and data["mean_detection_pct"] is None
+
+
+def test_out_writes_pdfs_and_csvs(files, tmp_path):
+    out = tmp_path / "report"
+    result = invoke(*files, "--ai", "Agent", "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    json.loads(result.stdout)  # stdout stays pure JSON; the file list goes to stderr
+    names = {p.name for p in out.iterdir()}
+    assert {"profiles.pdf", "tallies.pdf", "report.pdf"} <= names
+    assert all((out / n).read_bytes().startswith(b"%PDF") for n in ("profiles.pdf", "tallies.pdf", "report.pdf"))
+    assert any(n.endswith(".csv") for n in names)
+
+
+def test_input_errors_name_file_row_and_field(files, tmp_path):
+    bad = tmp_path / "bad_answers.csv"
+    bad.write_text("player,qid,answer\nMinjun,q3,an open answer\nMinjun,q9,0\n", encoding="utf-8")
+    result = invoke("--questions", str(DATA / "spec_examples.csv"), "--answers", str(bad))
+    assert result.exit_code == 1
+    assert "error: 2 problems; nothing was written" in result.output
+    assert "row 3" in result.output and "q9" in result.output
+    assert "row 2" in result.output and "correct" in result.output
