@@ -342,3 +342,7 @@ def _print_analysis(summary: dict) -> None:
             click.echo(f"  round {row['round']}: {row['votes']} votes, {row['abstentions']} abstentions, "
                        f"detection {pct(row['detection_pct'])}, {passed}")
         click.echo(f"  mean detection {pct(summary['mean_detection_pct'])}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""What `make run` does: migrate, load the demo twice (no duplicates), serve with gevent."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from click.testing import CliRunner
+from sqlalchemy import func, select
+
+from vtt.cli import main
+from vtt.models import Player, PlayerKind, Question, QuestionBank, SessionQuestion, VttSession
+from tests.conftest import HOST_PASSWORD
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_demo_loads_once(database_url, db):
+    runner = CliRunner()
+    first = runner.invoke(main, ["demo", "load"], catch_exceptions=False).output
+    second = runner.invoke(main, ["demo", "load"], catch_exceptions=False).output
+    assert "demo bank 'Demo drama bank': 30 questions imported" in first
+    assert "demo session 'Demo VTT session': created, join code" in first
+    assert "demo bank 'Demo drama bank': already there" in second
+    assert "demo session 'Demo VTT session': already there" in second
+    assert db.scalar(select(func.count()).select_from(QuestionBank)) == 1
+    assert db.scalar(select(func.count()).select_from(Question)) == 30
+    assert db.scalar(select(func.count()).select_from(VttSession)) == 1
+    session = db.scalar(select(VttSession))
+    assert (session.rounds, session.questions_per_round, session.seed) == (5, 6, 2021)
+    assert [r.theme for r in session.round_states][0] == "emotion recognition"
+    kinds = db.scalars(select(Player.kind).where(Player.session_id == session.id)).all()
+    assert kinds.count(PlayerKind.AI) == 1 and kinds.count(PlayerKind.HUMAN) == 4
+    # The demo bank's round column fills every round, so the session keeps it.
+    placed = db.execute(select(SessionQuestion.round, Question.suggested_round)
+                        .join(Question, SessionQuestion.question_id == Question.id)).all()
+    assert len(placed) == 30 and all(r == suggested for r, suggested in placed)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_run_py_serves_with_gevent(tmp_path, instance):
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'served.db'}", "VTT_ASYNC_MODE": "gevent"}
+    vtt = [sys.executable, "-m", "vtt.cli"]
+    for step in (["db", "upgrade"], ["demo", "load"]):
+        subprocess.run([*vtt, *step], env=env, check=True, capture_output=True, timeout=120, cwd=ROOT)
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "run.py", "--port", str(port)], env=env, cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
+                    assert response.status == 200
+                    break
+            except OSError:
+                assert server.poll() is None, server.stdout.read()
+                assert time.monotonic() < deadline, "server did not come up"
+                time.sleep(0.2)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/host/login", timeout=5) as response:
+            assert b"Host login" in response.read()
+        # Engine.IO answers its handshake: the websocket server is there.
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/socket.io/?EIO=4&transport=polling",
+                                    timeout=5) as response:
+            assert b'"sid"' in response.read()
+    finally:
+        server.terminate()
+        output, _ = server.communicate(timeout=10)
+    assert f"Host password: {HOST_PASSWORD}" in output
+    assert f"Host console: http://127.0.0.1:{port}/host/login" in output
+    assert "gevent" in output
