@@ -130,3 +130,34 @@ def test_build_names_what_the_bank_lacks(run):
     result = run("questions", "build", "--bank", "Spec", "--count", "4", "--rounds", "2", "--mcq", "3")
     assert result.exit_code == 1 and "error: bank has 2 mcq questions, the set needs 3" in result.output
     assert "error: no question bank named 'Nope'" in run("questions", "build", "--bank", "Nope").output
+
+
+def test_tagging_an_imported_benchmark_from_a_csv(run, db, tmp_path):
+    bank_file = tmp_path / "dramaqa.json"
+    bank_file.write_text('[{"qid": 1, "que": "Who?", "answers": ["a","b"], "correct_idx": 0, "videoType": "shot"},'
+                         ' {"qid": 2, "que": "Why?", "answers": ["a","b"], "correct_idx": 1, "videoType": "scene"}]',
+                         encoding="utf-8")
+    assert run("questions", "import", str(bank_file), "--bank", "DQA").exit_code == 0
+    bad = tmp_path / "bad_tags.csv"
+    bad.write_text("qid,targets,contents,thinking\n1,Character*,Identity,Recall\n9,Place,Identity,Recall\n"
+                   "2,Character,,Reasoning\n", encoding="utf-8")
+    result = run("questions", "tag", str(bad), "--bank", "DQA")
+    assert result.exit_code == 1 and "error: 1 problem; no tag was changed" in result.output
+    assert "bad_tags.csv: row 4: field 'contents': needs 1-3 CONTENT tags, has 0" in result.output
+    bad.write_text("qid,targets,contents,thinking\n1,Character*,Identity,Recall\n9,Place,Identity,Recall\n",
+                   encoding="utf-8")
+    result = run("questions", "tag", str(bad), "--bank", "DQA")
+    assert "bad_tags.csv: row 3: field 'qid': '9' is not in bank 'DQA'" in result.output
+    assert db.scalar(select(func.count()).select_from(QuestionTag)) == 0
+    good = tmp_path / "tags.csv"
+    good.write_text("qid,targets,contents,thinking\n1,Character*;Behavior,Identity,Grasping\n"
+                    "2,Character;Emotion*,Motivation,Reasoning\n", encoding="utf-8")
+    assert run("questions", "tag", str(good), "--bank", "DQA").output == "tagged 2 questions in bank 'DQA'\n"
+    good.write_text("qid,targets,contents,thinking\n1,Object*,Feature,Recall\n", encoding="utf-8")
+    assert run("questions", "tag", str(good), "--bank", "DQA").exit_code == 0  # re-tagging replaces
+    tags = db.execute(select(Question.qid, QuestionTag.module, QuestionTag.element, QuestionTag.is_key)
+                      .join(QuestionTag).order_by(Question.qid, QuestionTag.position)).all()
+    assert tags == [("1", "target", "Object", True), ("1", "content", "Feature", False),
+                    ("1", "thinking", "Recall", False), ("2", "target", "Character", False),
+                    ("2", "target", "Emotion", True), ("2", "content", "Motivation", False),
+                    ("2", "thinking", "Reasoning", False)]

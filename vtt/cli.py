@@ -169,6 +169,29 @@ def questions_import(file: Path, fmt: str, bank_name: str | None) -> None:
     _print_balance(result.records)
 
 
+@questions.command("tag")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--bank", "bank_name", required=True, help="The bank whose questions to tag.")
+def questions_tag(file: Path, bank_name: str) -> None:
+    """Set CogME tags from a CSV qid,targets,contents,thinking (replaces those questions' tags)."""
+    from .banks import bank_by_name
+    from .banks.readers import read_tag_file
+    from .banks.store import apply_tags
+    from .db import transaction
+    from .problems import InputError
+
+    try:
+        tags = read_tag_file(file)
+        with transaction(_session_factory()) as session:
+            bank = bank_by_name(session, bank_name)
+            if bank is None:
+                _fail(f"no question bank named {bank_name!r}")
+            count = apply_tags(session, bank, tags, file.name)
+    except InputError as error:
+        _fail(error, "no tag was changed")
+    click.echo(f"tagged {count} questions in bank {bank_name!r}")
+
+
 @questions.command("build")
 @click.option("--bank", "bank_name", required=True, help="The bank to pick from.")
 @click.option("--count", default=30, show_default=True, type=click.IntRange(min=1))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.taxonomy import parse_tags
+from analysis.taxonomy import TagSet, parse_tags
 
 from ..problems import InputError, Problem
 from .records import QuestionRecord
@@ -366,6 +366,40 @@ def _text(value: Any) -> str:
 
 def _jsonable(value: dict) -> dict:
     return json.loads(json.dumps(value, default=str))
+
+
+TAG_FILE_REQUIRED = ("qid", "targets", "contents", "thinking")
+
+
+def read_tag_file(path: str | Path) -> dict[str, tuple[int, TagSet]]:
+    """A tagging CSV (``qid,targets,contents,thinking`` as in the native format): qid -> (row, tags).
+
+    Every row must carry a complete, valid tag set; raise :class:`InputError` listing every problem.
+    """
+    path = Path(path)
+    problems: list[Problem] = []
+    tags: dict[str, tuple[int, TagSet]] = {}
+    try:
+        for row, fields in _csv_rows(path, TAG_FILE_REQUIRED):
+            qid = _text(fields.get("qid"))
+            check = _RowCheck(path.name, row, "row", problems)
+            if not qid:
+                check.problem("qid", "is empty")
+            tagset = parse_tags(fields.get("targets"), fields.get("contents"), fields.get("thinking"),
+                                _text(fields.get("key_target")) or None)
+            for message in tagset.problems:
+                check.problem(_tag_field(message), message)
+            if tagset.is_empty and not tagset.problems:
+                check.problem("targets", "no tags given")
+            if qid in tags:
+                check.problem("qid", f"{qid!r} repeats row {tags[qid][0]}")
+            elif qid:
+                tags[qid] = (row, tagset)
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(path.name, None, None, f"is not UTF-8 text ({exc.reason} at byte {exc.start})"))
+    if problems:
+        raise InputError(problems)
+    return tags
 
 
 def read_bank(path: str | Path, fmt: str = "auto", progress: Progress | None = None) -> ReadResult:

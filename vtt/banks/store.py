@@ -39,6 +39,35 @@ def import_bank(db: Session, result: ReadResult, bank_name: str, *, description:
     return bank
 
 
+def apply_tags(db: Session, bank: QuestionBank, tags: dict[str, tuple[int, TagSet]], file_name: str) -> int:
+    """Replace the CogME tags of the bank's questions named in ``tags``; all or nothing.
+
+    Raises :class:`InputError` naming every row whose qid is not in the bank.  Returns how many
+    questions were (re)tagged.  The caller owns the transaction.
+    """
+    questions = {q.qid: q for q in db.scalars(select(Question).where(Question.bank_id == bank.id)
+                                              .options(selectinload(Question.tags)))}
+    unknown = [Problem(file_name, row, "qid", f"{qid!r} is not in bank {bank.name!r}")
+               for qid, (row, _) in tags.items() if qid not in questions]
+    if unknown:
+        raise InputError(unknown)
+    for qid, (_, tagset) in tags.items():
+        question = questions[qid]
+        question.tags.clear()
+        db.flush()  # the old rows go before the new ones reuse their keys
+        question.tags.extend(_tag_models(tagset))
+    db.add(Event(kind="bank.tagged", actor="cli", payload={"bank": bank.name, "file": file_name,
+                                                          "questions": len(tags)}))
+    db.flush()
+    return len(tags)
+
+
+def _tag_models(tags: TagSet) -> list[QuestionTag]:
+    return [QuestionTag(module=module.value, element=element, position=position,
+                        is_key=module is Module.TARGET and element == tags.key_target)
+            for position, (module, element) in enumerate(tags.elements())]
+
+
 def question_model(bank: QuestionBank, record: QuestionRecord) -> Question:
     question = Question(
         bank=bank, qid=record.qid, text=record.text, type=QuestionType(record.type), choices=record.choices,
@@ -46,9 +75,7 @@ def question_model(bank: QuestionBank, record: QuestionRecord) -> Question:
         clip_start=record.start, clip_end=record.end, clip_kind=ClipKind(record.clip) if record.clip else None,
         category=record.category, suggested_round=record.round, source=record.source,
     )
-    question.tags = [QuestionTag(module=module.value, element=element, position=position,
-                                 is_key=module is Module.TARGET and element == record.tags.key_target)
-                     for position, (module, element) in enumerate(record.tags.elements())]
+    question.tags = _tag_models(record.tags)
     return question
 
 
