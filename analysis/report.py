@@ -1,0 +1,641 @@
+"""The PDF reports of a session, and a CSV of every table in them.
+
+:func:`write_reports` writes
+
+* ``profiles.pdf`` - CogME profiles: scoring method, every player overlaid per module, one page per player;
+* ``tallies.pdf``  - the jury's votes (only with vote statistics): detection per round against chance,
+  votes per player per round, the pass rule and its statistic, juror groups, jurors, confidence;
+* ``report.pdf``   - both, plus the question set's composition and the Q&A sheet (case study, Table 1);
+* one UTF-8 CSV per table (see :data:`CSV_FILES`).
+
+Each section is built by one function returning flowables; the three PDFs only differ in which
+sections they stack.  All user text (names, questions, answers) goes through :func:`markup` before it
+reaches Paragraph markup, and everything is set in the embedded NanumGothic (Hangul included).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+from xml.sax.saxutils import escape
+
+import pandas as pd
+from reportlab.lib import colors
+from reportlab.lib.enums import TA_RIGHT
+from reportlab.lib.pagesizes import A4, landscape
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.lib.units import mm
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import (
+    BaseDocTemplate, Flowable, Frame, KeepTogether, NextPageTemplate, PageBreak, PageTemplate, Paragraph,
+    Spacer, Table, TableStyle,
+)
+
+from . import charts
+from .composition import Composition, composition
+from .fonts import BOLD, REGULAR, register_fonts
+from .frames import require_columns
+from .taxonomy import KEY_MARK, Module, TagSet
+
+if TYPE_CHECKING:
+    from .cogme import Profiles
+    from .votes import VoteStats
+
+DEFAULT_TITLE = "Video Turing Test - session report"
+CORRECT_MARK, WRONG_MARK, NO_ANSWER = "√", "×", "—"  # all three are in NanumGothic (tested)
+MAX_JUROR_ROWS = 100  # a streamed session has thousands of jurors: the PDF lists the first ones only
+QA_PLAYERS_PER_TABLE = 6  # answer columns narrower than this leave a word or two per line
+
+CSV_FILES = (
+    "profile_players.csv", "profile_elements.csv",                                      # profiles
+    "rounds.csv", "tally.csv", "groups.csv", "jurors.csv", "vote_summary.csv",         # with stats
+    "composition.csv", "question_set.csv", "qa_sheet.csv",                              # question set
+)
+
+QA_COLUMNS = ["qid", "round", "question", "type", "reference", "targets", "contents", "thinking", "player", "kind",
+              "answered", "answer", "correct"]
+
+METHOD_NOTES = {
+    "uniform": "every tag weighs 1, so the weighted score equals the accuracy.",
+    "cogsci2024": "every tag of a question weighs its THINKING level W: Recall 1, Recognition 2, "
+                  "Reasoning 3 (CogME, 2024).",
+    "frontiers2022": "TARGET tag i weighs T<sub>i</sub> = SC × W<sub>T</sub> / T<sub>sum</sub> with "
+                     "SC = NT × W<sub>R</sub> (W<sub>R</sub>: Recall 1, Recognition 1.5, Reasoning 2; "
+                     "W<sub>T</sub> = 2 for the key target, else 1) (CogME, Frontiers 2022). "
+                     "CONTENT and THINKING tags weighted by W_R (our reading of the paper, which defines "
+                     "TARGET weights only).",
+}
+
+PAGE = A4
+MARGIN = 18 * mm
+FOOTER_SIZE = 7.5
+
+
+# ------------------------------------------------------------------------------------ public API
+
+def write_reports(out_dir: str | Path, *, questions: pd.DataFrame, answers: pd.DataFrame, profiles: Profiles,
+                  stats: VoteStats | None = None, title: str = DEFAULT_TITLE,
+                  session_info: dict | None = None) -> dict[str, Path]:
+    """Write the PDFs and CSVs into ``out_dir`` (created if needed); return ``{file name: path}``.
+
+    ``questions`` and ``answers`` are the frames of :mod:`analysis.frames`; ``profiles`` comes from
+    :func:`analysis.cogme.profiles`, ``stats`` from :func:`analysis.votes.vote_stats` (without it
+    there is no ``tallies.pdf`` and no vote CSVs).  ``session_info`` is shown as a key/value table
+    under the title (e.g. date, drama, players' ages).
+    """
+    require_columns(questions, ("qid", "question", "type", "answer", "round", "targets", "key_target",
+                                "contents", "thinking"), "questions")
+    require_columns(answers, ("player", "qid", "answer", "correct", "kind"), "answers")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    look = _Look.create(profiles, stats)
+    set_composition = composition(questions)
+    tables = _tables(questions, answers, profiles, stats, set_composition)
+
+    written = {}
+    for name, table in tables.items():
+        written[name] = out_dir / name
+        table.to_csv(written[name], index=False, encoding="utf-8")
+
+    # Each section is (page orientation, builder); a builder is called once per PDF that holds it
+    # because ReportLab consumes flowables while laying them out.
+    profile_part = ("portrait", lambda: _profile_section(profiles, look))
+    tally_part = ("portrait", lambda: _tally_section(stats, tables["tally.csv"], look))
+    set_part = ("portrait", lambda: _composition_section(set_composition, tables["question_set.csv"], profiles,
+                                                         look))
+    qa_part = ("landscape", lambda: _qa_section(tables["qa_sheet.csv"], look))
+    documents = {"profiles.pdf": [profile_part]}
+    if stats is not None:
+        documents["tallies.pdf"] = [tally_part]
+    documents["report.pdf"] = [profile_part] + ([tally_part] if stats is not None else []) + [set_part, qa_part]
+    for name, sections in documents.items():
+        written[name] = out_dir / name
+        _build_pdf(written[name], _cover(title, session_info, look) + _stack(sections), title)
+    return written
+
+
+def _stack(sections: list[tuple[str, Callable[[], list[Flowable]]]]) -> list[Flowable]:
+    """The sections one after another, each from a new page of its orientation."""
+    story: list[Flowable] = []
+    for index, (orientation, build) in enumerate(sections):
+        if index:
+            story += [NextPageTemplate(orientation), PageBreak()]
+        story += build()
+    return story
+
+
+def markup(text: object) -> str:
+    """User text made safe for Paragraph markup: ``&``, ``<``, ``>`` escaped, newlines kept."""
+    if text is None or (isinstance(text, float) and math.isnan(text)):
+        return ""
+    return escape(str(text)).replace("\n", "<br/>")
+
+
+# ------------------------------------------------------------------------------------ the tables
+
+def _tables(questions: pd.DataFrame, answers: pd.DataFrame, profiles: Profiles, stats: VoteStats | None,
+            set_composition: Composition) -> dict[str, pd.DataFrame]:
+    """Every table of the reports as the frame written to its CSV (the PDFs render these frames)."""
+    tables = {
+        "profile_players.csv": profiles.players.assign(method=profiles.method),
+        "profile_elements.csv": profiles.elements.assign(method=profiles.method),
+        "composition.csv": set_composition.elements,
+        "question_set.csv": _question_set_table(set_composition),
+        "qa_sheet.csv": _qa_table(questions, answers, profiles.players),
+    }
+    if stats is not None:
+        tables |= {
+            "rounds.csv": stats.rounds,
+            "tally.csv": stats.tally,
+            "groups.csv": stats.groups,
+            "jurors.csv": stats.jurors,
+            "vote_summary.csv": _vote_summary_table(stats),
+        }
+    return tables
+
+
+def _question_set_table(set_composition: Composition) -> pd.DataFrame:
+    rows = [("all", "questions", set_composition.total)]
+    rows += [("type", kind, count) for kind, count in set_composition.types.items()]
+    rows += [("clip", kind, count) for kind, count in set_composition.clips.items()]
+    rows += [("tags", "untagged", len(set_composition.untagged))]
+    return pd.DataFrame(rows, columns=["facet", "value", "questions"])
+
+
+def _vote_summary_table(stats: VoteStats) -> pd.DataFrame:
+    summary = dict(stats.summary)
+    ci_low, ci_high = summary.pop("overall_ci")
+    row = {"pass_rule": stats.pass_rule, "alpha": stats.alpha, "threshold_pct": stats.threshold_pct, **summary,
+           "overall_ci_low": ci_low, "overall_ci_high": ci_high,
+           "mean_confidence_right": stats.confidence.get("mean_right"),
+           "mean_confidence_wrong": stats.confidence.get("mean_wrong"),
+           "brier": stats.confidence.get("brier")}
+    return pd.DataFrame([row])
+
+
+def _tag_text(question) -> dict[str, str]:
+    """A question's tags in the native CSV spelling (``"Character;Object*"``)."""
+    def names(value) -> tuple[str, ...]:
+        return tuple(value) if isinstance(value, (list, tuple)) else ()
+
+    key = question.key_target if isinstance(question.key_target, str) else None
+    thinking = question.thinking if isinstance(question.thinking, str) else None
+    return TagSet(names(question.targets), key, names(question.contents), thinking).as_text()
+
+
+def _qa_table(questions: pd.DataFrame, answers: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
+    """One row per (question, player): the question, its tags and what the player answered.
+
+    A question a player has no answer row for is listed with ``answered`` False (and counts as wrong).
+    """
+    sheet = pd.DataFrame({
+        "qid": questions["qid"].astype(str), "round": questions["round"], "question": questions["question"],
+        "type": questions["type"], "reference": questions["answer"],
+    })
+    tags = pd.DataFrame([_tag_text(q) for q in questions.itertuples(index=False)], index=sheet.index,
+                        columns=["targets", "contents", "thinking"])
+    sheet = pd.concat([sheet, tags], axis=1).merge(players[["player", "kind"]], how="cross")
+    given = answers[["qid", "player", "answer", "correct"]].assign(qid=answers["qid"].astype(str), answered=True)
+    sheet = sheet.merge(given, on=["qid", "player"], how="left")
+    answered = sheet["answered"].notna().to_numpy(dtype=bool)
+    sheet = sheet.assign(
+        answered=answered,
+        answer=sheet["answer"].fillna("").astype(str),
+        correct=answered & sheet["correct"].fillna(False).astype(bool).to_numpy(),
+    )
+    return sheet[QA_COLUMNS]
+
+
+# ---------------------------------------------------------------------------- look and layout
+
+@dataclass(frozen=True)
+class _Look:
+    """Paragraph styles and player styles shared by every section of one report."""
+
+    text: dict[str, ParagraphStyle]
+    players: dict[str, charts.PlayerStyle]
+
+    @classmethod
+    def create(cls, profiles: Profiles, stats: VoteStats | None) -> _Look:
+        register_fonts()
+        roster = list(zip(profiles.players["player"], profiles.players["kind"]))
+        if stats is not None:
+            roster += list(zip(stats.tally["player"], stats.tally["kind"]))
+        return cls(_paragraph_styles(), charts.player_styles(roster))
+
+    def para(self, text: str, style: str = "body") -> Paragraph:
+        return Paragraph(text, self.text[style])
+
+    def player(self, name: str) -> str:
+        """A player's name as markup, bold with "(AI)" for AI players."""
+        style = self.players.get(name)
+        return f"<b>{markup(name)} (AI)</b>" if style and style.is_ai else markup(name)
+
+
+def _paragraph_styles() -> dict[str, ParagraphStyle]:
+    base = ParagraphStyle("body", fontName=REGULAR, fontSize=9, leading=12, spaceAfter=4)
+    cell = ParagraphStyle("cell", base, fontSize=7.5, leading=9.2, spaceAfter=0)
+    return {
+        "body": base,
+        # Sub- and superscripts in the method note need more room between lines.
+        "method": ParagraphStyle("method", base, leading=14.5),
+        "title": ParagraphStyle("title", base, fontName=BOLD, fontSize=16, leading=20, spaceAfter=8),
+        "h1": ParagraphStyle("h1", base, fontName=BOLD, fontSize=13, leading=16, spaceBefore=8, spaceAfter=6,
+                             keepWithNext=True),
+        "h2": ParagraphStyle("h2", base, fontName=BOLD, fontSize=10.5, leading=13, spaceBefore=6, spaceAfter=4,
+                             keepWithNext=True),
+        "caption": ParagraphStyle("caption", base, fontSize=7.5, leading=9.5, textColor=charts.GREY,
+                                  spaceBefore=2, spaceAfter=8),
+        "cell": cell,
+        "cell_right": ParagraphStyle("cell_right", cell, alignment=TA_RIGHT),
+        # A hanging indent keeps wrapped answer text clear of the tick or cross in front of it.
+        "answer": ParagraphStyle("answer", cell, leftIndent=9, firstLineIndent=-9),
+        "head": ParagraphStyle("head", cell, fontName=BOLD),
+        "head_right": ParagraphStyle("head_right", cell, fontName=BOLD, alignment=TA_RIGHT),
+    }
+
+
+@dataclass(frozen=True)
+class _Column:
+    header: str
+    width: float  # share of the frame width; the shares of a table add up to 1
+    numeric: bool = False  # right-aligned
+    style: str | None = None  # the body cells' paragraph style, when not the plain cell
+
+    @property
+    def body_style(self) -> str:
+        return self.style or ("cell_right" if self.numeric else "cell")
+
+
+def _table(look: _Look, columns: Sequence[_Column], rows: Sequence[Sequence[str]], width: float,
+           zebra: bool = False, header: bool = True) -> Table:
+    """A booktabs-style table (rules above, below the header and at the end; no verticals).
+
+    Cells are markup strings (user text already passed through :func:`markup`); they wrap.
+    Without ``header`` it is a key/value box: the column headers are not shown.
+    """
+    head = [[look.para(c.header, "head_right" if c.numeric else "head") for c in columns]] if header else []
+    body = [[look.para(cell, c.body_style) for c, cell in zip(columns, row)]
+            for row in rows]
+    table = Table(head + body, colWidths=[c.width * width for c in columns], repeatRows=len(head), hAlign="LEFT")
+    commands = [
+        ("LINEABOVE", (0, 0), (-1, 0), 0.9, colors.black),
+        ("LINEBELOW", (0, -1), (-1, -1), 0.9, colors.black),
+        ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # the default, Helvetica, would be referenced unembedded
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("TOPPADDING", (0, 0), (-1, -1), 1.6),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 1.6),
+        ("LEFTPADDING", (0, 0), (-1, -1), 3),
+        ("RIGHTPADDING", (0, 0), (-1, -1), 3),
+    ]
+    if header:
+        commands.append(("LINEBELOW", (0, 0), (-1, 0), 0.5, colors.black))
+    if zebra:
+        commands.append(("ROWBACKGROUNDS", (0, 1), (-1, -1), [None, colors.HexColor("#F2F2F2")]))
+    table.setStyle(TableStyle(commands))
+    return table
+
+
+def _frame_width(orientation: str = "portrait") -> float:
+    size = landscape(PAGE) if orientation == "landscape" else PAGE
+    return size[0] - 2 * MARGIN
+
+
+def _number(value, digits: int = 1) -> str:
+    return "–" if value is None or pd.isna(value) else f"{value:.{digits}f}"
+
+
+def _p_value(value) -> str:
+    if value is None or pd.isna(value):
+        return "–"
+    return "&lt; 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _p_equation(value) -> str:
+    """``p = 0.031`` or ``p < 0.001`` (markup)."""
+    text = _p_value(value)
+    return f"p {text}" if text.startswith("&lt;") else f"p = {text}"
+
+
+def _interval(low, high) -> str:
+    return "–" if low is None or pd.isna(low) else f"{low:.1f}–{high:.1f}"
+
+
+# ------------------------------------------------------------------------------------ sections
+
+def _cover(title: str, session_info: dict | None, look: _Look) -> list[Flowable]:
+    story: list[Flowable] = [look.para(markup(title), "title")]
+    if session_info:
+        rows = [[markup(key), markup(value)] for key, value in session_info.items()]
+        story += [_table(look, [_Column("", 0.25), _Column("", 0.75)], rows, _frame_width() * 0.7, header=False),
+                  Spacer(1, 6)]
+    return story
+
+
+def _profile_section(profiles: Profiles, look: _Look) -> list[Flowable]:
+    width = _frame_width()
+    method = markup(profiles.method)
+    players = list(profiles.players["player"])
+    overlay = [charts.module_radar(profiles.elements, module, look.players, legend=False, width=width / 2,
+                                   height=225) for module in _modules_asked(profiles.elements)]
+    key = [charts.legend_chart(players, look.players, width=width / 2 - 30), Spacer(1, 8),
+           look.para(f"Weighted score % per element under <b>{method}</b>, every player overlaid; rings at 0, 25, "
+                     "50, 75 and 100 %; n = questions tagged with the element.", "caption")]
+    return [
+        look.para("CogME profiles", "h1"),
+        look.para(f"Scoring method: <b>{method}</b> — {METHOD_NOTES.get(profiles.method, '')}", "method"),
+        look.para("Accuracy = correct / questions tagged with the element (no answer counts as wrong); weighted "
+                  "score = the same with each question weighted by the method. Element SD = sample standard "
+                  "deviation (n - 1) of a player's element accuracies over all elements asked."),
+        _table(look, [_Column("Player", 0.34), _Column("Kind", 0.1), _Column("Questions", 0.12, True),
+                      _Column("Correct", 0.12, True), _Column("Accuracy %", 0.16, True),
+                      _Column("Element SD", 0.16, True)],
+               [[look.player(p.player), p.kind, str(p.questions), str(p.correct), _number(p.accuracy_pct),
+                 _number(p.element_sd, 2)] for p in profiles.players.itertuples(index=False)], width * 0.8),
+        Spacer(1, 10),
+        _radar_grid(overlay, key, width),
+    ] + [flowable for player in profiles.players.itertuples(index=False)
+         for flowable in [PageBreak()] + _player_page(profiles, player, look)]
+
+
+def _modules_asked(elements: pd.DataFrame) -> list[Module]:
+    return [module for module in Module if (elements["module"] == module.value).any()]
+
+
+def _radar_grid(radars: list[Flowable], last_cell: list[Flowable], width: float) -> Table:
+    """Radars two by two, the last cell (legend, caption) filling the gap the third radar leaves."""
+    cells = radars + [last_cell]
+    grid = Table([cells[i:i + 2] for i in range(0, len(cells), 2)], colWidths=[width / 2] * 2, hAlign="LEFT")
+    grid.setStyle(TableStyle([("FONTNAME", (0, 0), (-1, -1), REGULAR),
+                              ("VALIGN", (0, 0), (-1, -1), "TOP"), ("VALIGN", (-1, -1), (-1, -1), "MIDDLE"),
+                              ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0)]))
+    return grid
+
+
+def _player_page(profiles: Profiles, player, look: _Look) -> list[Flowable]:
+    width = _frame_width()
+    elements = profiles.elements[profiles.elements["player"] == player.player]
+    radars = [charts.module_radar(elements, module, look.players, players=[player.player], width=width / 2,
+                                  height=185) for module in _modules_asked(elements)]
+    caption = look.para(f"Shaded: weighted score % per element of {look.player(player.player)} under "
+                        f"<b>{markup(profiles.method)}</b>; rings at 0, 25, 50, 75 and 100 %; n = questions "
+                        "tagged with the element.", "caption")
+    rows, previous_module = [], None
+    for e in elements.itertuples(index=False):
+        rows.append([e.module.upper() if e.module != previous_module else "", markup(e.element), str(e.questions),
+                     str(e.correct), _number(e.accuracy_pct), _number(e.score_pct)])
+        previous_module = e.module
+    return [
+        look.para(f"Player: {look.player(player.player)}", "h2"),
+        look.para(f"{'AI' if player.kind == 'ai' else 'Human'} player · overall accuracy "
+                  f"<b>{_number(player.accuracy_pct)} %</b> ({player.correct} of {player.questions} questions) · "
+                  f"element SD <b>{_number(player.element_sd, 2)}</b>"),
+        _radar_grid(radars, [caption], width),
+        _table(look, [_Column("Module", 0.16), _Column("Element", 0.24), _Column("Attempts", 0.14, True),
+                      _Column("Correct", 0.14, True), _Column("Accuracy %", 0.16, True),
+                      _Column("Weighted score %", 0.16, True)], rows, width),
+    ]
+
+
+def _tally_section(stats: VoteStats, tally: pd.DataFrame, look: _Look) -> list[Flowable]:
+    width = _frame_width()
+    summary = stats.summary
+    story: list[Flowable] = [
+        look.para("Jury votes", "h1"),
+        look.para(f"Pass rule: {_rule_text(stats)}"),
+        look.para(
+            f"The AI passed <b>{summary['rounds_passed']} of {summary['rounds']}</b> rounds. Overall detection "
+            f"<b>{_number(summary['overall_detection_pct'])} %</b> of {summary['overall_votes']} cast votes "
+            f"(95 % Wilson CI {_interval(*summary['overall_ci'])} %; one-sided exact binomial "
+            f"{_p_equation(summary['overall_p_value'])} against chance); mean detection over rounds "
+            f"{_number(summary['mean_detection_pct'])} %. One player drew a majority of the votes in "
+            f"{summary['majority_rounds']} of {summary['rounds']} rounds."),
+        charts.detection_chart(stats.rounds, width=width, height=210,
+                               threshold_pct=stats.threshold_pct if stats.pass_rule == "threshold" else None),
+        look.para("Detection = share of cast votes naming an AI player; whiskers: 95 % Wilson interval; "
+                  "dashed: chance level (number of AI players / players).", "caption"),
+        look.para("Votes per round", "h2"),
+    ]
+    for row in stats.rounds.itertuples(index=False):
+        votes = tally[tally["round"] == row.round]
+        story.append(KeepTogether([
+            charts.round_votes_chart(votes, look.players, title=f"Round {row.round}", width=width, height=150),
+            Spacer(1, 3),
+            _round_figures(stats, row, votes, look, width),
+            Spacer(1, 10),
+        ]))
+    story += _jury_tables(stats, look, width)
+    return story
+
+
+def _rule_text(stats: VoteStats) -> str:
+    texts = {
+        "human-tie": "<b>human-tie</b> — the AI passes a round when some human drew at least as many votes "
+                     "as the AI (2021 public event).",
+        "chance": "<b>chance</b> — the AI passes a round when a one-sided exact binomial test of detection "
+                  f"against chance (AI players / players) is not significant at α = {stats.alpha:g}.",
+        "threshold": f"<b>threshold</b> — the AI passes a round when detection ≤ {stats.threshold_pct:g} % "
+                     "(Turing, 1950: 70 % right identification).",
+    }
+    return texts.get(stats.pass_rule, markup(stats.pass_rule))
+
+
+def _rule_statistic(stats: VoteStats, row, votes: pd.DataFrame) -> str:
+    """The number the round's verdict rests on under the session's pass rule."""
+    if stats.pass_rule == "chance":
+        return f"{_p_equation(row.p_value)} vs α = {stats.alpha:g}"
+    if stats.pass_rule == "threshold":
+        return f"{_number(row.detection_pct)} % vs ≤ {stats.threshold_pct:g} %"
+    top = votes.groupby("kind")["votes"].max()
+    return f"top human {int(top.get('human', 0))} vs AI {int(top.get('ai', 0))} votes"
+
+
+def _round_figures(stats: VoteStats, row, votes: pd.DataFrame, look: _Look, width: float) -> Table:
+    if pd.isna(row.ai_passed):
+        verdict = "no votes"
+    else:
+        verdict = "<b>AI passed</b>" if row.ai_passed else "<b>AI detected</b>"
+    majority = look.player(row.majority_player) if row.majority else "none"
+    return _table(look, [
+        _Column("Votes", 0.07, True), _Column("Abstentions", 0.1, True), _Column("AI votes", 0.08, True),
+        _Column("Detection %", 0.11, True), _Column("95 % CI", 0.1, True), _Column("p", 0.07, True),
+        _Column("Majority", 0.14), _Column(f"Statistic ({markup(stats.pass_rule)})", 0.22),
+        _Column("Result", 0.11)],
+        [[str(row.votes), str(row.abstentions), str(row.ai_votes), _number(row.detection_pct),
+          _interval(row.ci_low, row.ci_high), _p_value(row.p_value), majority,
+          _rule_statistic(stats, row, votes), verdict]], width)
+
+
+def _jury_tables(stats: VoteStats, look: _Look, width: float) -> list[Flowable]:
+    story: list[Flowable] = [look.para("Juror groups", "h2")]
+    if len(stats.groups):
+        story.append(_table(look, [_Column("Group", 0.3), _Column("Votes", 0.14, True),
+                                   _Column("AI votes", 0.14, True), _Column("Detection %", 0.18, True),
+                                   _Column("95 % CI", 0.24, True)],
+                            [[markup(g.group), str(g.votes), str(g.ai_votes), _number(g.detection_pct),
+                              _interval(g.ci_low, g.ci_high)] for g in stats.groups.itertuples(index=False)],
+                            width * 0.75))
+    else:
+        story.append(look.para("No juror carried a group label."))
+
+    jurors = stats.jurors
+    story += [look.para("Jurors", "h2"), _table(
+        look, [_Column("Juror", 0.3), _Column("Group", 0.22), _Column("Rounds", 0.12, True),
+               _Column("Votes", 0.12, True), _Column("Hits", 0.12, True), _Column("Hit rate %", 0.12, True)],
+        [[markup(j.juror), markup(j.group), str(j.rounds), str(j.votes), str(j.hits), _number(j.hit_rate_pct)]
+         for j in jurors.head(MAX_JUROR_ROWS).itertuples(index=False)], width * 0.75, zebra=True)]
+    if len(jurors) > MAX_JUROR_ROWS:
+        story.append(look.para(f"First {MAX_JUROR_ROWS} of {len(jurors)} jurors; all are in jurors.csv.",
+                               "caption"))
+    story.append(look.para(f"Mean hit rate {_number(jurors['hit_rate_pct'].mean())} % (hits = votes naming an AI "
+                           "player).", "caption"))
+
+    confidence = stats.confidence
+    story += [look.para("Confidence", "h2"), _table(
+        look, [_Column("Mean confidence, right votes", 0.36, True), _Column("Mean confidence, wrong votes", 0.36,
+               True), _Column("Brier score", 0.28, True)],
+        [[_number(confidence.get("mean_right"), 2), _number(confidence.get("mean_wrong"), 2),
+          _number(confidence.get("brier"), 3)]], width * 0.75),
+        look.para("Confidence on a 1–5 scale; the Brier score reads confidence as the probability of being right "
+                  "(1 = a blind guess, 5 = certain); lower is better.", "caption")]
+    return story
+
+
+def _composition_section(set_composition: Composition, question_set: pd.DataFrame, profiles: Profiles,
+                         look: _Look) -> list[Flowable]:
+    width = _frame_width()
+    types, clips = set_composition.types, set_composition.clips
+    untagged = set_composition.untagged
+    untagged_text = f"<b>{len(untagged)}</b> untagged" + (
+        f" ({markup(', '.join(untagged[:20]))}{', …' if len(untagged) > 20 else ''})" if untagged else "")
+    return [
+        look.para("Question set", "h1"),
+        look.para(f"<b>{set_composition.total}</b> questions: {types['mcq']} multiple-choice, {types['open']} "
+                  f"open-ended; {clips['shot']} on shot clips, {clips['scene']} on scene clips, {clips['none']} "
+                  f"without a clip kind; {untagged_text}."),
+        _table(look, [_Column("Facet", 0.34), _Column("Value", 0.38), _Column("Questions", 0.28, True)],
+               [[row.facet, row.value, str(row.questions)] for row in question_set.itertuples(index=False)],
+               width * 0.45),
+        Spacer(1, 10),
+        charts.element_chart(set_composition.elements, look.players, profiles.elements, width=width),
+        look.para("Element frequency: questions tagged with each CogME element (optional elements only when "
+                  "used), and per player how many of them were answered correctly (solid) or missed (light).",
+                  "caption"),
+    ]
+
+
+def _qa_section(qa_sheet: pd.DataFrame, look: _Look) -> list[Flowable]:
+    """The Q&A sheet; with many players it is split into tables of a few players each to stay legible."""
+    players = list(dict.fromkeys(qa_sheet["player"]))
+    tables = math.ceil(len(players) / QA_PLAYERS_PER_TABLE)
+    per_table = math.ceil(len(players) / max(tables, 1))
+    story: list[Flowable] = [
+        look.para("Q&amp;A sheet", "h1"),
+        look.para(f"{CORRECT_MARK} correct, {WRONG_MARK} wrong, {NO_ANSWER} no answer (counts as wrong). "
+                  f"Elements: T = TARGET ({KEY_MARK} key target), C = CONTENT, Th = THINKING.", "caption"),
+    ]
+    for start in range(0, len(players), per_table):
+        block = players[start:start + per_table]
+        if tables > 1:  # a plain line: a heading kept with its page-long table would leave a page blank
+            story.append(look.para(f"<b>Players {start + 1}–{start + len(block)} of {len(players)}</b>"))
+        story.append(_qa_sheet_table(qa_sheet[qa_sheet["player"].isin(block)], block, look))
+    return story
+
+
+def _qa_sheet_table(qa_sheet: pd.DataFrame, players: list[str], look: _Look) -> Table:
+    columns = [_Column("Q", 0.06), _Column("Question", 0.2), _Column("Elements", 0.12)]
+    columns += [_Column(look.player(p), 0.62 / len(players), style="answer") for p in players]
+    rows = []
+    for _, answers in qa_sheet.groupby("qid", sort=False):
+        first = answers.iloc[0]
+        round_text = "" if pd.isna(first["round"]) else f"<br/><font color='#6E6E6E'>R{first['round']}</font>"
+        rows.append([
+            markup(first["qid"]) + round_text,
+            f"{markup(first['question'])}<br/><font color='#6E6E6E'>Answer: {markup(first['reference'])}</font>",
+            "<br/>".join(f"{label} {markup(first[column].replace(';', ', '))}"
+                         for label, column in (("T:", "targets"), ("C:", "contents"), ("Th:", "thinking"))
+                         if first[column]) or "<font color='#6E6E6E'>untagged</font>",
+        ] + [_answer_cell(answer) for answer in answers.itertuples(index=False)])
+    return _table(look, columns, rows, _frame_width("landscape"), zebra=True)
+
+
+def _answer_cell(answer) -> str:
+    colour = (charts.GREEN if answer.correct else charts.VERMILLION).hexval()[2:]
+    mark = f"<font color='#{colour}' size='9'><b>{CORRECT_MARK if answer.correct else WRONG_MARK}</b></font>"
+    return f"{mark} {markup(answer.answer) if answer.answered else NO_ANSWER}"
+
+
+# -------------------------------------------------------------------------------- the document
+
+class _FooterCanvas(Canvas):
+    """Draws the footer (page n of N, title) on every page.
+
+    N is unknown until the end, so each page draws a form XObject that :meth:`save` fills in; pages
+    are still emitted one by one, which keeps the bookmarks pointing at the right pages.
+    """
+
+    _TOTAL_FORM = "page-total"
+
+    def __init__(self, *args, footer_title: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._footer_title = footer_title
+
+    def showPage(self):
+        self._draw_footer()
+        super().showPage()
+
+    def save(self):
+        self.beginForm(self._TOTAL_FORM)
+        self.setFont(REGULAR, FOOTER_SIZE)
+        self.setFillColor(charts.GREY)
+        self.drawString(0, 0, str(self.getPageNumber() - 1))
+        self.endForm()
+        super().save()
+
+    def _draw_footer(self) -> None:
+        page_width, y = self._pagesize[0], MARGIN - 20
+        number = f"page {self.getPageNumber()} of "
+        self.saveState()
+        self.setFont(REGULAR, FOOTER_SIZE)
+        self.setFillColor(charts.GREY)
+        self.setStrokeColor(charts.GRID)
+        self.line(MARGIN, MARGIN - 10, page_width - MARGIN, MARGIN - 10)
+        self.drawRightString(page_width - MARGIN, y,
+                             charts.fit_text(self._footer_title, page_width - 2 * MARGIN - 80, FOOTER_SIZE))
+        self.drawString(MARGIN, y, number)
+        self.translate(MARGIN + self.stringWidth(number, REGULAR, FOOTER_SIZE), y)
+        self.doForm(self._TOTAL_FORM)
+        self.restoreState()
+
+
+class _ReportDocument(BaseDocTemplate):
+    """A4 portrait pages, landscape ones on request; section headings become PDF bookmarks."""
+
+    def __init__(self, path: Path, title: str):
+        super().__init__(str(path), pagesize=PAGE, leftMargin=MARGIN, rightMargin=MARGIN, topMargin=MARGIN,
+                         bottomMargin=MARGIN, title=title, author="vtt", creator="vtt analysis.report",
+                         invariant=True, initialFontName=REGULAR)
+        self.addPageTemplates([self._template("portrait", PAGE), self._template("landscape", landscape(PAGE))])
+        self._bookmarks = 0
+
+    @staticmethod
+    def _template(name: str, size: tuple[float, float]) -> PageTemplate:
+        frame = Frame(MARGIN, MARGIN, size[0] - 2 * MARGIN, size[1] - 2 * MARGIN, id=name,
+                      leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
+        return PageTemplate(id=name, frames=[frame], pagesize=size)
+
+    def afterFlowable(self, flowable: Flowable) -> None:
+        if isinstance(flowable, Paragraph) and flowable.style.name in ("h1", "h2"):
+            self._bookmarks += 1
+            key = f"section-{self._bookmarks}"
+            self.canv.bookmarkPage(key)
+            self.canv.addOutlineEntry(flowable.getPlainText(), key, level=int(flowable.style.name[1]) - 1)
+
+
+def _build_pdf(path: Path, story: list[Flowable], title: str) -> None:
+    document = _ReportDocument(path, title)
+    document.build(story, canvasmaker=partial(_FooterCanvas, footer_title=title))

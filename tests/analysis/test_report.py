@@ -1,0 +1,348 @@
+"""The PDF reports and their CSVs: files, text, fonts, pages and numbers checked against the input.
+
+The PDFs are read back with poppler (pdftotext, pdfinfo, pdffonts), which ``make test`` installs.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import analysis
+from analysis import charts, report
+from analysis.cogme import profiles
+from analysis.composition import composition
+from analysis.fonts import BOLD, FONT_DIR, REGULAR, missing_glyphs
+from analysis.frames import QUESTION_COLUMNS
+from analysis.report import CSV_FILES, markup, write_reports
+from analysis.votes import vote_stats
+
+KOREAN_PLAYER = "민준"
+MARKUP_ANSWER = "<b>bold</b> & co"
+PLAYERS = pd.DataFrame({"name": [KOREAN_PLAYER, "Kim & Lee", "Adult", "VTT agent"],
+                        "kind": ["human", "human", "human", "ai"]})
+VOTE_CSVS = {"rounds.csv", "tally.csv", "groups.csv", "jurors.csv", "vote_summary.csv"}
+PDFS = {"profiles.pdf", "tallies.pdf", "report.pdf"}
+
+
+def _question(qid, text, kind, answer, clip, round_, targets, key, contents, thinking):
+    return {"qid": qid, "question": text, "type": kind, "choices": ["A", "B", "C", "D", "E"] if kind == "mcq" else [],
+            "answer": answer, "answer_index": 0 if kind == "mcq" else None, "clip": clip, "category": None,
+            "round": round_, "targets": targets, "key_target": key, "contents": contents, "thinking": thinking}
+
+
+@pytest.fixture(scope="module")
+def session():
+    questions = pd.DataFrame([
+        _question("q1", "What is Haeyoung1 wearing?", "mcq", "A", "shot", 1, ("Character", "Object"), "Object",
+                  ("Identity",), "Recall"),
+        _question("q2", "Who is looking at Dokyung? " + "A very long question that has to wrap. " * 6, "mcq", "A",
+                  "shot", 1, ("Character", "Behavior"), "Character", ("Identity",), "Recognition"),
+        _question("q3", "민준이는 왜 울었나요?", "open", "엄마가 보고 싶어서", "scene", 1, ("Character", "Emotion"),
+                  "Emotion", ("Feature",), "Reasoning"),
+        _question("q4", "What does <b>Dokyung</b> do after standing up?", "open", "He leaves & cries", "scene", 2,
+                  ("Character", "Event"), "Event", ("Sequence",), "Recognition"),
+        _question("q5", "Why does Heeran envy Haeyoung1?", "open", "Jealousy", None, 2,
+                  ("Character", "Conversation", "Emotion"), "Conversation", ("Context", "Motivation"), "Reasoning"),
+        _question("q6", "An untagged question", "mcq", "A", "shot", 2, (), None, (), None),
+    ]).astype({"answer_index": "Int64", "round": "Int64"})[list(QUESTION_COLUMNS)]
+    right = {KOREAN_PLAYER: "1100", "Kim & Lee": "101011", "Adult": "111101", "VTT agent": "110100"}
+    rows = []
+    for player, kind in zip(PLAYERS["name"], PLAYERS["kind"]):
+        for qid, mark in zip(questions["qid"], right[player]):  # 민준 answers q1-q4 only
+            said = MARKUP_ANSWER if (player, qid) == ("VTT agent", "q3") else f"{player} says {qid}"
+            rows.append({"player": player, "qid": qid, "answer": said, "correct": mark == "1", "kind": kind})
+    answers = pd.DataFrame(rows)
+    votes = pd.DataFrame([
+        {"round": round_, "juror": juror, "vote": vote, "slot": 1, "confidence": confidence, "group": group}
+        for round_, round_votes in ((1, ["VTT agent", "VTT agent", KOREAN_PLAYER, None]),
+                                    (2, ["Adult", "VTT agent", "Adult", "Adult"]))
+        for juror, vote, confidence, group in zip(["J1", "J2", "J3", "J4"], round_votes, [5.0, 4.0, 2.0, np.nan],
+                                                  ["expert", "expert", "non-expert", "non-expert"])
+    ])
+    return questions, answers, votes
+
+
+@pytest.fixture(scope="module")
+def results(session):
+    questions, answers, votes = session
+    return profiles(questions, answers, "frontiers2022"), vote_stats(votes, PLAYERS, "chance")
+
+
+@pytest.fixture(scope="module")
+def written(session, results, tmp_path_factory):
+    questions, answers, _ = session
+    profile, stats = results
+    return write_reports(tmp_path_factory.mktemp("reports"), questions=questions, answers=answers, profiles=profile,
+                         stats=stats, title="Case study <2021> & co", session_info={"drama": "또 오해영"})
+
+
+def pdf_text(path: Path) -> str:
+    """The PDF's text with runs of whitespace folded to one space."""
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True, check=True)
+    return " ".join(text.stdout.split())
+
+
+def page_count(path: Path) -> int:
+    info = subprocess.run(["pdfinfo", str(path)], capture_output=True, text=True, check=True).stdout
+    return int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
+
+
+def page_size(path: Path, page: int) -> tuple[float, float]:
+    info = subprocess.run(["pdfinfo", "-f", str(page), "-l", str(page), str(path)], capture_output=True, text=True,
+                          check=True).stdout
+    width, height = re.search(rf"^Page\s+{page} size:\s+([\d.]+) x ([\d.]+)", info, re.M).groups()
+    return float(width), float(height)
+
+
+def read_csv(written, name) -> pd.DataFrame:
+    return pd.read_csv(written[name], encoding="utf-8", keep_default_na=False, na_values=[""])
+
+
+# ------------------------------------------------------------------------------------------ files
+
+def test_every_pdf_and_csv_is_written(written):
+    assert set(written) == PDFS | set(CSV_FILES)
+    for name, path in written.items():
+        assert path.name == name and path.stat().st_size > 0
+    for name in PDFS:
+        assert written[name].read_bytes().startswith(b"%PDF-")
+        assert page_count(written[name]) >= 1  # pdfinfo parses it
+
+
+def test_without_vote_statistics_there_is_no_tally_report(session, results, tmp_path):
+    questions, answers, _ = session
+    written = write_reports(tmp_path, questions=questions, answers=answers, profiles=results[0])
+    assert set(written) == {"profiles.pdf", "report.pdf"} | (set(CSV_FILES) - VOTE_CSVS)
+    assert not (tmp_path / "tallies.pdf").exists()
+    assert "Jury votes" not in pdf_text(written["report.pdf"])
+
+
+def test_vendored_fonts_and_licence_ship_with_the_package():
+    for name in ("NanumGothic.ttf", "NanumGothicBold.ttf"):
+        size = (FONT_DIR / name).stat().st_size
+        assert 1_000_000 < size < 10_000_000
+    assert "SIL Open Font License" in (FONT_DIR / "OFL.txt").read_text()
+    assert FONT_DIR.parent == Path(analysis.__file__).parent
+
+
+# ------------------------------------------------------------------------------------------ pages
+
+def test_page_counts_follow_the_layout(written, results):
+    profile, _ = results
+    players = len(profile.players)
+    assert page_count(written["profiles.pdf"]) == 1 + players  # overview, then one page per player
+    tallies = page_count(written["tallies.pdf"])
+    # report = profiles + tallies + question set + one landscape Q&A page
+    assert page_count(written["report.pdf"]) == 1 + players + tallies + 2
+    last = page_count(written["report.pdf"])
+    width, height = page_size(written["report.pdf"], last)
+    assert width > height  # the Q&A sheet is landscape
+    width, height = page_size(written["report.pdf"], 1)
+    assert width < height
+    text = pdf_text(written["report.pdf"])
+    assert f"page 1 of {last}" in text and f"page {last} of {last} Case study <2021> & co" in text  # footer
+
+
+def test_headings_are_bookmarks_to_their_own_pages(written, results):
+    raw = written["profiles.pdf"].read_bytes()  # outline entries are plain (uncompressed) objects
+    titles = re.findall(rb"/Title \((CogME profiles|Player: [^)]*)", raw)
+    targets = re.findall(rb"/Dest \[ (\d+) 0 R", raw)
+    players = len(results[0].players)
+    assert len(targets) == 1 + players and len(set(targets)) == 1 + players  # overview + a page per player
+    assert titles[0] == b"CogME profiles"
+
+
+def test_every_font_is_embedded_nanum(written):
+    for name in PDFS:
+        listing = subprocess.run(["pdffonts", str(written[name])], capture_output=True, text=True,
+                                 check=True).stdout.splitlines()[2:]
+        assert listing, name
+        fonts = {line.split()[0].split("+")[-1]: line.split() for line in listing}
+        assert set(fonts) == {"NanumGothic", "NanumGothicBold"}, f"{name}: {sorted(fonts)}"  # no Helvetica
+        for columns in fonts.values():
+            assert columns[-5] == "yes"  # emb
+
+
+# ------------------------------------------------------------------------------------------- text
+
+def test_profiles_pdf_names_players_and_method(written, results):
+    text = pdf_text(written["profiles.pdf"])
+    assert "Case study <2021> & co" in text
+    assert "또 오해영" in text
+    assert KOREAN_PLAYER in text and "Kim & Lee" in text and "VTT agent (AI)" in text
+    assert "Scoring method: frontiers2022" in text
+    assert ("CONTENT and THINKING tags weighted by W_R (our reading of the paper, which defines TARGET weights "
+            "only)") in text
+    assert "Player: 민준" in text
+    accuracy = results[0].players.set_index("player").loc["Adult", "accuracy_pct"]
+    assert f"overall accuracy {accuracy:.1f} %" in text
+    for element in ("Character", "Identity", "Reasoning", "Weighted score %"):
+        assert element in text
+
+
+def test_uniform_profiles_do_not_carry_the_frontiers_note(session, tmp_path):
+    questions, answers, _ = session
+    written = write_reports(tmp_path, questions=questions, answers=answers,
+                            profiles=profiles(questions, answers, "uniform"))
+    text = pdf_text(written["profiles.pdf"])
+    assert "Scoring method: uniform" in text
+    assert "our reading of the paper" not in text
+
+
+def test_tallies_pdf_shows_detection_rule_and_groups(written, results):
+    _, stats = results
+    text = pdf_text(written["tallies.pdf"])
+    round1 = stats.rounds.iloc[0]
+    assert round1["detection_pct"] == pytest.approx(200 / 3)
+    assert "66.7 %" in text  # the bar label of round 1
+    assert f"{round1['ci_low']:.1f}–{round1['ci_high']:.1f}" in text
+    assert "Pass rule: chance" in text and "α = 0.05" in text
+    assert "Round 1" in text and "Round 2" in text
+    assert "expert" in text and "non-expert" in text
+    assert "Brier score" in text
+
+
+def test_report_pdf_holds_question_set_and_qa_sheet(written):
+    text = pdf_text(written["report.pdf"])
+    assert "Question set" in text and "Q&A sheet" in text
+    assert "1 untagged" in text
+    assert MARKUP_ANSWER in text  # user markup is shown, not interpreted
+    assert "What does <b>Dokyung</b> do after standing up?" in text
+    assert "민준이는 왜 울었나요?" in text and "엄마가 보고 싶어서" in text
+    assert report.CORRECT_MARK in text and report.WRONG_MARK in text and report.NO_ANSWER in text
+
+
+def test_report_glyphs_exist_in_the_embedded_font():
+    """Every non-ASCII character the report code prints must be in NanumGothic (else it prints blank)."""
+    for module in (report, charts):
+        source = Path(module.__file__).read_text(encoding="utf-8")
+        used = {ch for ch in source if ord(ch) > 127}
+        assert not missing_glyphs("".join(used), REGULAR), module.__name__
+        assert not missing_glyphs("".join(used), BOLD), module.__name__
+
+
+def test_markup_escapes_user_text():
+    assert markup("<b>a & b</b>\nnext") == "&lt;b&gt;a &amp; b&lt;/b&gt;<br/>next"
+    assert markup(None) == "" and markup(float("nan")) == ""
+
+
+# ------------------------------------------------------------------------------------------- CSVs
+
+def test_profile_csvs_match_the_profiles(written, results):
+    profile, _ = results
+    players = read_csv(written, "profile_players.csv")
+    assert list(players.columns) == list(profile.players.columns) + ["method"]
+    assert (players["method"] == "frontiers2022").all()
+    assert list(players["player"]) == [KOREAN_PLAYER, "Kim & Lee", "Adult", "VTT agent"]
+    assert np.allclose(players["accuracy_pct"], profile.players["accuracy_pct"])
+    elements = read_csv(written, "profile_elements.csv")
+    assert list(elements.columns) == list(profile.elements.columns) + ["method"]
+    assert np.allclose(elements["score_pct"], profile.elements["score_pct"])
+    assert list(elements["element"]) == list(profile.elements["element"])
+
+
+def test_vote_csvs_match_the_statistics(written, results):
+    _, stats = results
+    rounds = read_csv(written, "rounds.csv")
+    assert list(rounds.columns) == list(stats.rounds.columns)
+    assert list(rounds["votes"]) == [3, 4] and list(rounds["abstentions"]) == [1, 0]
+    assert np.allclose(rounds["detection_pct"], [200 / 3, 25.0])
+    tally = read_csv(written, "tally.csv")
+    assert list(tally.columns) == ["round", "player", "kind", "votes", "share_pct"]
+    assert tally.set_index(["round", "player"]).loc[(2, "Adult"), "votes"] == 3
+    assert len(tally) == 2 * len(PLAYERS)
+    groups = read_csv(written, "groups.csv").set_index("group")
+    assert groups.loc["expert", "votes"] == 4 and groups.loc["expert", "ai_votes"] == 3
+    jurors = read_csv(written, "jurors.csv").set_index("juror")
+    assert list(jurors.columns) == list(stats.jurors.columns)[1:]
+    assert jurors.loc["J1", "hits"] == 1 and jurors.loc["J2", "hits"] == 2
+    summary = read_csv(written, "vote_summary.csv").iloc[0]
+    assert summary["pass_rule"] == "chance" and summary["rounds"] == 2
+    assert summary["overall_detection_pct"] == pytest.approx(300 / 7)  # 2 of 3, then 1 of 4
+    assert summary["brier"] == pytest.approx(stats.confidence["brier"])
+
+
+def test_question_set_csvs_match_the_questions(written, session):
+    questions, _, _ = session
+    counts = read_csv(written, "composition.csv")
+    expected = composition(questions).elements
+    assert list(counts.columns) == ["module", "element", "questions"]
+    assert list(counts["questions"]) == list(expected["questions"])
+    assert counts.set_index("element").loc["Character", "questions"] == 5
+    facets = read_csv(written, "question_set.csv").set_index(["facet", "value"])["questions"]
+    assert facets[("all", "questions")] == 6 and facets[("type", "open")] == 3
+    assert facets[("clip", "shot")] == 3 and facets[("clip", "none")] == 1 and facets[("tags", "untagged")] == 1
+
+
+def test_qa_sheet_csv_lists_every_answer(written, session):
+    questions, answers, _ = session
+    sheet = read_csv(written, "qa_sheet.csv")
+    assert list(sheet.columns) == report.QA_COLUMNS
+    assert len(sheet) == len(questions) * len(PLAYERS)
+    by_key = sheet.set_index(["qid", "player"])
+    for row in answers.itertuples(index=False):
+        assert by_key.loc[(row.qid, row.player), "answer"] == row.answer
+        assert bool(by_key.loc[(row.qid, row.player), "correct"]) == row.correct
+    missing = by_key.loc[("q5", KOREAN_PLAYER)]
+    assert not missing["answered"] and not missing["correct"] and pd.isna(missing["answer"])
+    assert by_key.loc[("q1", "Adult"), "targets"] == "Character;Object*"
+    assert by_key.loc[("q3", "Adult"), "question"] == "민준이는 왜 울었나요?"
+    assert pd.isna(by_key.loc[("q6", "Adult"), "thinking"])
+
+
+# ----------------------------------------------------------------------------------- odd sessions
+
+def test_reports_survive_abstaining_rounds_and_two_ai_players(session, tmp_path):
+    questions, answers, votes = session
+    answers = answers.assign(kind=np.where(answers["player"] == "Adult", "ai", answers["kind"]))
+    players = PLAYERS.assign(kind=np.where(PLAYERS["name"] == "Adult", "ai", PLAYERS["kind"]))
+    silent = pd.DataFrame({"round": 3, "juror": ["J1", "J2"], "vote": [None, None], "slot": 1,
+                           "confidence": np.nan, "group": None})
+    stats = vote_stats(pd.concat([votes, silent], ignore_index=True), players, "threshold", threshold_pct=70)
+    written = write_reports(tmp_path, questions=questions, answers=answers,
+                            profiles=profiles(questions, answers, "cogsci2024"), stats=stats)
+    text = pdf_text(written["tallies.pdf"])
+    assert "no votes" in text and "Adult (AI)" in text and "threshold 70 %" in text
+
+
+def test_large_sessions_split_the_qa_sheet_and_cut_the_juror_list(session, tmp_path):
+    questions, answers, votes = session
+    clones = [answers[answers["player"] == "Adult"].assign(player=f"Clone {i}") for i in range(1, 5)]
+    answers = pd.concat([answers, *clones], ignore_index=True)  # 8 players
+    players = pd.concat([PLAYERS, pd.DataFrame({"name": [f"Clone {i}" for i in range(1, 5)], "kind": "human"})])
+    crowd = pd.DataFrame({"round": 1, "juror": [f"S{i:03d}" for i in range(report.MAX_JUROR_ROWS)],
+                          "vote": "VTT agent", "slot": 1, "confidence": np.nan, "group": "stream"})
+    stats = vote_stats(pd.concat([votes, crowd], ignore_index=True), players, "human-tie")
+    written = write_reports(tmp_path, questions=questions, answers=answers,
+                            profiles=profiles(questions, answers, "uniform"), stats=stats)
+    text = pdf_text(written["report.pdf"])
+    assert "Players 1–4 of 8" in text and "Players 5–8 of 8" in text
+    assert f"First {report.MAX_JUROR_ROWS} of {report.MAX_JUROR_ROWS + 4} jurors; all are in jurors.csv." in text
+    assert len(read_csv(written, "jurors.csv")) == report.MAX_JUROR_ROWS + 4
+    assert "top human" in text  # the human-tie statistic
+
+
+# ----------------------------------------------------------------------------------------- charts
+
+def test_player_styles_set_ai_players_apart():
+    styles = charts.player_styles([("a", "human"), ("b", "human"), ("bot", "ai"), ("a", "human")])
+    assert list(styles) == ["a", "b", "bot"]
+    assert styles["bot"].is_ai and styles["bot"].colour == charts.VERMILLION and styles["bot"].dash
+    assert styles["a"].colour != styles["b"].colour and not styles["a"].dash
+    assert styles["bot"].width > styles["a"].width
+
+
+@pytest.mark.parametrize("axes", [["Recall"], ["Recall", "Reasoning"], ["Recall", "Recognition", "Reasoning"]])
+def test_radar_is_round_and_bounded_for_any_number_of_axes(axes):
+    style = charts.player_styles([("p", "human")])["p"]
+    drawing = charts.radar_chart("THINKING", axes, [charts.RadarSeries("p", [50.0] * len(axes), style)],
+                                 width=240, height=400, legend=False, axis_notes=["n = 1"] * len(axes))
+    assert drawing.height < 400  # shrinks to the plot instead of leaving an empty band
+    x0, y0, x1, y1 = drawing.getBounds()
+    assert x0 >= 0 and y0 >= 0 and x1 <= drawing.width + 1 and y1 <= drawing.height + 1
