@@ -191,3 +191,23 @@ def test_progress_is_reported_for_large_files(tmp_path):
     result = read_bank(write(tmp_path, "big.csv", NATIVE_HEADER + rows), progress=seen.append)
     assert len(result.records) == 2500 and seen == [1000, 2000]
     assert len(result.untagged) == 2500
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def test_import_round_trips_through_the_database(backend, tmp_path, request):
+    from vtt.banks import bank_records, import_bank
+    from vtt.db import make_engine, make_session_factory, transaction, upgrade
+
+    url = f"sqlite:///{tmp_path / 'rt.db'}" if backend == "sqlite" else request.getfixturevalue("postgres_url")
+    upgrade(url)
+    engine = make_engine(url)
+    factory = make_session_factory(engine)
+    original = read_bank(DATA / "spec_examples.csv")
+    with transaction(factory) as session:
+        import_bank(session, original, "Spec")
+    with factory() as session:
+        from vtt.banks import bank_by_name
+
+        stored = bank_records(session, bank_by_name(session, "Spec"))
+    engine.dispose()
+    assert stored == original.records
