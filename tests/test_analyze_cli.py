@@ -112,3 +112,23 @@ def test_input_errors_name_file_row_and_field(files, tmp_path):
     assert "error: 2 problems; nothing was written" in result.output
     assert "row 3" in result.output and "q9" in result.output
     assert "row 2" in result.output and "correct" in result.output
+
+
+def test_case_study_figures_from_files():
+    """SPEC section 4: 62.5, 75, 37.5, 55.6, 12.5 % detection, mean 48.6 %, a majority in 4 of 5 rounds."""
+    result = invoke("--questions", str(DATA / "spec_examples.csv"), "--answers", str(DATA / "case_study_answers.csv"),
+                    "--votes", str(DATA / "case_study_votes.csv"), "--ai", "AI", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    rounds = data["rounds"]
+    assert [round(r["detection_pct"], 1) for r in rounds] == [62.5, 75.0, 37.5, 55.6, 12.5]
+    assert round(data["mean_detection_pct"], 1) == 48.6
+    assert [r["majority"] for r in rounds] == [True, True, False, True, True]
+    assert [r["abstentions"] for r in rounds] == [0, 0, 0, 7, 0]
+    # human-tie: the AI passes where a human drew at least as many votes (rounds 3 and 5).
+    assert [r["ai_passed"] for r in rounds] == [False, False, True, False, True]
+    assert max(rounds[2]["tally"], key=rounds[2]["tally"].get) == "Teen14"
+    chance = json.loads(invoke("--questions", str(DATA / "spec_examples.csv"), "--answers",
+                               str(DATA / "case_study_answers.csv"), "--votes", str(DATA / "case_study_votes.csv"),
+                               "--ai", "AI", "--pass-rule", "chance", "--json").stdout)
+    assert [r["ai_passed"] for r in chance["rounds"]] == [False, False, True, False, True]
