@@ -102,3 +102,47 @@ def postgres_url():
     with admin.connect() as connection:
         connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     admin.dispose()
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class ServedApp:
+    """``python run.py`` in a subprocess (gevent, as in production), stopped on exit; ``.output`` after."""
+
+    def __init__(self, env: dict[str, str]):
+        self.env = {**os.environ, "VTT_ASYNC_MODE": "gevent", **env}
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.output = ""
+
+    def __enter__(self) -> ServedApp:
+        import subprocess
+        import sys
+        import time
+        import urllib.request
+
+        self.process = subprocess.Popen([sys.executable, "run.py", "--port", str(self.port)], env=self.env,
+                                        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.url}/healthz", timeout=2):
+                    return self
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.__exit__(None, None, None)
+                    raise RuntimeError(f"server did not come up:\n{self.output}")
+                time.sleep(0.2)
+
+    def __exit__(self, *_exc) -> None:
+        self.process.terminate()
+        self.output, _ = self.process.communicate(timeout=10)

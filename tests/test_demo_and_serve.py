@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
-from pathlib import Path
 
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
 from vtt.cli import main
 from vtt.models import Player, PlayerKind, Question, QuestionBank, SessionQuestion, VttSession
-from tests.conftest import HOST_PASSWORD
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import HOST_PASSWORD, ROOT, ServedApp
 
 
 def test_demo_loads_once(database_url, db):
@@ -42,40 +37,17 @@ def test_demo_loads_once(database_url, db):
     assert len(placed) == 30 and all(r == suggested for r, suggested in placed)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def test_run_py_serves_with_gevent(tmp_path, instance):
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'served.db'}", "VTT_ASYNC_MODE": "gevent"}
-    vtt = [sys.executable, "-m", "vtt.cli"]
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'served.db'}"}
     for step in (["db", "upgrade"], ["demo", "load"]):
-        subprocess.run([*vtt, *step], env=env, check=True, capture_output=True, timeout=120, cwd=ROOT)
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "run.py", "--port", str(port)], env=env, cwd=ROOT,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
-                    assert response.status == 200
-                    break
-            except OSError:
-                assert server.poll() is None, server.stdout.read()
-                assert time.monotonic() < deadline, "server did not come up"
-                time.sleep(0.2)
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/host/login", timeout=5) as response:
+        subprocess.run([sys.executable, "-m", "vtt.cli", *step], env={**os.environ, **env}, check=True,
+                       capture_output=True, timeout=120, cwd=ROOT)
+    with ServedApp(env) as served:
+        with urllib.request.urlopen(f"{served.url}/host/login", timeout=5) as response:
             assert b"Host login" in response.read()
         # Engine.IO answers its handshake: the websocket server is there.
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/socket.io/?EIO=4&transport=polling",
-                                    timeout=5) as response:
+        with urllib.request.urlopen(f"{served.url}/socket.io/?EIO=4&transport=polling", timeout=5) as response:
             assert b'"sid"' in response.read()
-    finally:
-        server.terminate()
-        output, _ = server.communicate(timeout=10)
-    assert f"Host password: {HOST_PASSWORD}" in output
-    assert f"Host console: http://127.0.0.1:{port}/host/login" in output
-    assert "gevent" in output
+    assert f"Host password: {HOST_PASSWORD}" in served.output
+    assert f"Host console: {served.url}/host/login" in served.output
+    assert "(gevent, gevent)" in served.output

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from flask import Flask, redirect, url_for
 
 from .config import PROJECT_ROOT, Settings
@@ -18,8 +20,6 @@ def create_app(test_config: dict | None = None) -> Flask:
 
 
 def register_config(app: Flask, test_config: dict | None) -> None:
-    import os
-
     app.config.update(Settings.from_env().flask_config())
     app.config["SOCKETIO_ASYNC_MODE"] = os.environ.get("VTT_ASYNC_MODE", "gevent")
     if test_config:
@@ -28,8 +28,8 @@ def register_config(app: Flask, test_config: dict | None) -> None:
 
 def register_extensions(app: Flask) -> None:
     db.init_app(app)
-    socketio.init_app(app, async_mode=app.config["SOCKETIO_ASYNC_MODE"],
-                      message_queue=app.config.get("REDIS_URL"), cors_allowed_origins=[])
+    # Same-origin websockets only (the default); REDIS_URL lets several processes share broadcasts.
+    socketio.init_app(app, async_mode=app.config["SOCKETIO_ASYNC_MODE"], message_queue=app.config.get("REDIS_URL"))
 
 
 def register_blueprints(app: Flask) -> None:

@@ -1,0 +1,44 @@
+"""REDIS_URL lets several server processes share Socket.IO broadcasts (Redis required when CI=true)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+import socketio as socketio_client
+from flask_socketio import SocketIO
+
+from tests.conftest import IN_CI, ServedApp
+
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture
+def redis_url():
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+    except redis.RedisError as exc:
+        if IN_CI:
+            pytest.fail(f"Redis is required when CI=true: {exc}")
+        pytest.skip(f"no Redis at {REDIS_URL}: {exc}")
+    return REDIS_URL
+
+
+def test_a_broadcast_from_another_process_reaches_a_websocket_client(database_url, redis_url):
+    with ServedApp({"DATABASE_URL": database_url, "REDIS_URL": redis_url}) as served:
+        client = socketio_client.Client(reconnection=False)
+        heard = threading.Event()
+        client.on("hello", lambda data: heard.set() if data == {"from": "worker 2"} else None)
+        client.connect(served.url, transports=["websocket"], wait_timeout=10)
+        try:
+            other_process = SocketIO(message_queue=redis_url)
+            deadline = time.monotonic() + 10
+            while not heard.is_set() and time.monotonic() < deadline:
+                other_process.emit("hello", {"from": "worker 2"})
+                heard.wait(0.3)
+        finally:
+            client.disconnect()
+    assert heard.is_set(), served.output
