@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from vtt import create_app
+from vtt.app import create_app
 from vtt.db import make_engine, make_session_factory, upgrade
 
 DATA = Path(__file__).parent / "data"

@@ -92,11 +92,24 @@ def test_generated_secrets_are_kept_in_the_instance_folder(instance, monkeypatch
     first, second = Settings.from_env(), Settings.from_env()
     assert first.host_password == second.host_password and len(first.host_password) >= 12
     assert first.secret_key == second.secret_key and len(first.secret_key) == 64
-    assert first.host_password_generated
+    assert first.host_password_source == str(instance / "host_password")
     assert oct((instance / "host_password").stat().st_mode & 0o777) == "0o600"
     assert first.database_url == f"sqlite:///{instance / 'vtt.db'}"
+    (instance / "secret_key").write_text("")  # emptied by hand: a new one is made, never ""
+    assert len(Settings.from_env().secret_key) == 64
     monkeypatch.setenv("DATABASE_URL", "postgres://u@h/db")
     assert Settings.from_env().database_url == "postgresql+psycopg://u@h/db"
+
+
+def test_processes_starting_together_agree_on_the_secrets(tmp_path):
+    script = ("import os, sys; os.environ['VTT_INSTANCE_PATH'] = sys.argv[1]; os.environ.pop('VTT_HOST_PASSWORD', None);"
+              "from vtt.config import Settings; s = Settings.from_env(); print(s.host_password, s.secret_key)")
+    folder = tmp_path / "shared-instance"
+    starts = [subprocess.Popen([sys.executable, "-c", script, str(folder)], stdout=subprocess.PIPE, text=True)
+              for _ in range(6)]
+    outputs = {process.communicate(timeout=60)[0].strip() for process in starts}
+    assert len(outputs) == 1 and all(len(part) >= 12 for part in outputs.pop().split())
+    assert sorted(p.name for p in folder.iterdir()) == ["host_password", "secret_key"]  # no staged leftovers
 
 
 def test_console_script_is_installed(database_url):

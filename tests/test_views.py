@@ -8,7 +8,7 @@ import pytest
 
 from vtt.banks import import_bank, read_bank
 from vtt.engine.setup import SessionConfig, create_session
-from tests.conftest import DATA, login
+from tests.conftest import DATA, HOST_PASSWORD, login
 
 PLAYERS = [{"name": "Minjun", "kind": "human", "age": 10, "stage": "middle concrete operational"},
            {"name": "지수", "kind": "human", "age": 24, "stage": "formal operational"},
@@ -34,16 +34,26 @@ def test_login_rejects_wrong_password_and_forged_forms(client):
     assert login(client, "nope").status_code == 401
     assert b"Wrong password." in login(client, "nope").data
     assert client.post("/host/login", data={"password": "x", "csrf": "forged"}).status_code == 400
+    fresh = client.application.test_client()  # no session, no token: an empty token must not match
+    assert fresh.post("/host/login", data={"password": HOST_PASSWORD}).status_code == 400
     response = login(client)
     assert response.status_code == 302 and response.headers["Location"] == "/host/"
+
+
+def test_logout_needs_the_form_token(host):
+    assert host.post("/host/logout").status_code == 400
+    assert host.get("/host/").status_code == 200  # still signed in
+    host.get("/host/")
+    with host.session_transaction() as session:
+        token = session["csrf"]
+    assert host.post("/host/logout", data={"csrf": token}).status_code == 302
+    assert host.get("/host/").status_code == 302
 
 
 def test_login_redirects_only_to_local_paths(client):
     client.get("/host/login")
     with client.session_transaction() as session:
         token = session["csrf"]
-    from tests.conftest import HOST_PASSWORD
-
     response = client.post("/host/login?next=//evil.example/x", data={"password": HOST_PASSWORD, "csrf": token})
     assert response.headers["Location"] == "/host/"
 
@@ -91,3 +101,35 @@ def test_session_page_shows_the_configuration(host, db, spec_bank):
     assert "chance (α = 0.05)" in page and "after every round (most-voted player)" in page
     assert 'data-player="지수"' in page and "mcq: <code>mcq-model</code>" in page
     assert page.count('data-round="1"') == 1 and len(re.findall(r"<td class=\"num\">[1-5]</td><td><code>q", page)) == 5
+
+
+def test_balance_counted_by_the_database_matches_the_analysis_module(db, spec_bank, tmp_path):
+    from analysis.composition import composition
+    from vtt.banks import bank_records, records_frame
+    from vtt.banks.store import bank_composition
+
+    untagged = tmp_path / "more.csv"
+    untagged.write_text("qid,question,answer\nu1,Untagged?,yes\n", encoding="utf-8")
+    import_bank(db, read_bank(untagged), "Spec <examples>")
+    by_sql, by_pandas = bank_composition(db, spec_bank), composition(records_frame(bank_records(db, spec_bank)))
+    assert by_sql.element_counts() == by_pandas.element_counts()
+    assert (by_sql.types, by_sql.clips, by_sql.total, by_sql.untagged) == \
+        (by_pandas.types, by_pandas.clips, 6, ["u1"]) == (by_pandas.types, {"shot": 3, "scene": 2, "none": 1}, 6, ["u1"])
+
+
+def test_pagination_and_literal_search(host, db, spec_bank, tmp_path):
+    many = tmp_path / "many.csv"
+    many.write_text("qid,question,answer\n" + "".join(f"m{i:03d},Question {i} at {i}%?,yes\n" for i in range(120)),
+                    encoding="utf-8")
+    bank_id = import_bank(db, read_bank(many), "Many").id
+    db.commit()
+
+    def qids(query: str) -> list[str]:
+        return re.findall(r'data-qid="([^"]+)"', host.get(f"/host/banks/{bank_id}?{query}").get_data(as_text=True))
+
+    assert len(qids("")) == 50 and qids("")[0] == "m000"
+    assert qids("page=3") == [f"m{i:03d}" for i in range(100, 120)]
+    assert qids("page=99999999999999999999") == qids("page=1")  # out of range: first page, not a 500
+    assert qids("page=7") == qids("page=3")                      # past the end: the last page
+    assert qids("q=1%250") == [] and qids("q=_") == []           # "%" and "_" are literal, not wildcards
+    assert qids("q=100%25") == ["m100"] and len(qids("q=%25")) == 50

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,15 +17,29 @@ DEFAULT_INSTANCE = PROJECT_ROOT / "instance"
 
 
 def _kept_secret(path: Path, make) -> str:
-    """Read a secret from ``path``; on first use create it (owner-only permissions)."""
-    if path.exists():
-        return path.read_text(encoding="utf-8").strip()
+    """Read a secret from ``path``; on first use create it (owner-only permissions).
+
+    The file appears whole or not at all (written aside, then linked into place), so processes
+    starting together on a new instance folder all end up with the same, non-empty value.
+    """
+    existing = path.read_text(encoding="utf-8").strip() if path.exists() else ""
+    if existing:
+        return existing
     path.parent.mkdir(parents=True, exist_ok=True)
-    value = make()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(value + "\n")
-    return value
+    fd, staged = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(make() + "\n")
+        os.chmod(staged, 0o600)
+        try:
+            os.link(staged, path)  # fails if another process got there first: theirs wins
+        except FileExistsError:
+            if not path.read_text(encoding="utf-8").strip():  # an empty file left by hand
+                os.replace(staged, path)
+    finally:
+        if os.path.exists(staged):
+            os.unlink(staged)
+    return path.read_text(encoding="utf-8").strip()
 
 
 @dataclass(frozen=True)
@@ -34,7 +49,7 @@ class Settings:
     redis_url: str | None
     secret_key: str
     host_password: str
-    host_password_generated: bool  # True when it lives in instance/ (print it for the host)
+    host_password_source: str  # where the host finds it again: the file, or the variable
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -52,7 +67,7 @@ class Settings:
             redis_url=env.get("REDIS_URL") or None,
             secret_key=env.get("SECRET_KEY") or _kept_secret(instance / "secret_key", lambda: secrets.token_hex(32)),
             host_password=password or _kept_secret(instance / "host_password", lambda: secrets.token_urlsafe(9)),
-            host_password_generated=not password,
+            host_password_source="VTT_HOST_PASSWORD" if password else str(instance / "host_password"),
         )
 
     def flask_config(self) -> dict:

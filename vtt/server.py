@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import create_app
+from .app import create_app
 from .extensions import socketio
 
 

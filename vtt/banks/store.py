@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from sqlalchemy import insert, select
+import pandas as pd
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session, selectinload
 
+from analysis.composition import Composition
 from analysis.taxonomy import Module, TagSet
 
 from ..models import ClipKind, Event, Question, QuestionBank, QuestionTag, QuestionType
@@ -102,6 +104,20 @@ def question_record(question: Question) -> QuestionRecord:
 
 def bank_by_name(db: Session, name: str) -> QuestionBank | None:
     return db.scalar(select(QuestionBank).where(QuestionBank.name == name))
+
+
+def bank_composition(db: Session, bank: QuestionBank) -> Composition:
+    """The bank's CogME balance, counted by the database (a 16k-question bank must not block a page)."""
+    in_bank = Question.bank_id == bank.id
+    tag_counts = db.execute(select(QuestionTag.module, QuestionTag.element, func.count())
+                            .join(Question).where(in_bank).group_by(QuestionTag.module, QuestionTag.element)).all()
+    element_counts = pd.Series({(module, element): n for module, element, n in tag_counts}, dtype=int)
+    types = {kind.value: n for kind, n in db.execute(select(Question.type, func.count()).where(in_bank)
+                                                     .group_by(Question.type))}
+    clips = {kind.value: n for kind, n in db.execute(select(Question.clip_kind, func.count()).where(in_bank)
+                                                     .group_by(Question.clip_kind)) if kind is not None}
+    untagged = list(db.scalars(select(Question.qid).where(in_bank, ~Question.tags.any()).order_by(Question.id)))
+    return Composition.from_counts(element_counts, types, clips, sum(types.values()), untagged)
 
 
 def bank_records(db: Session, bank: QuestionBank) -> list[QuestionRecord]:

@@ -18,8 +18,8 @@ def csrf_token() -> str:
 
 
 def check_csrf() -> None:
-    sent = request.form.get("csrf", "")
-    if not hmac.compare_digest(sent, session.get("csrf", "")):
+    sent, expected = request.form.get("csrf", ""), session.get("csrf", "")
+    if not (sent and expected and hmac.compare_digest(sent, expected)):
         abort(400, description="The form expired or did not come from this site; reload the page and try again.")
 
 
@@ -43,7 +43,7 @@ def login():
     if request.method == "POST":
         check_csrf()
         given = request.form.get("password", "")
-        if hmac.compare_digest(given.encode(), current_app.config["HOST_PASSWORD"].encode()):
+        if given and hmac.compare_digest(given.encode(), current_app.config["HOST_PASSWORD"].encode()):
             session.clear()
             session["host"] = True
             session.permanent = True

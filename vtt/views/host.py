@@ -6,10 +6,9 @@ from flask import Blueprint, abort, render_template, request
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import selectinload
 
-from analysis.composition import composition
 from analysis.taxonomy import UnknownElement, lookup
 
-from ..banks import bank_records, records_frame
+from ..banks.store import bank_composition
 from ..extensions import db
 from ..models import Player, Question, QuestionBank, QuestionTag, QuestionType, SessionQuestion, VttSession
 from .auth import host_required
@@ -38,12 +37,17 @@ def bank(bank_id: int):
     filters = QuestionFilter.from_args(request.args)
     query = filters.apply(select(Question).where(Question.bank_id == bank.id))
     total = session.scalar(select(func.count()).select_from(query.subquery()))
-    page = max(1, request.args.get("page", 1, type=int))
+    pages = max(1, -(-total // PAGE_SIZE))
+    page = min(max(1, _int_arg("page", 1)), pages)
     questions = session.scalars(query.options(selectinload(Question.tags)).order_by(Question.id)
                                 .limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE)).all()
-    comp = composition(records_frame(bank_records(session, bank)))
     return render_template("host/bank.html", bank=bank, questions=questions, total=total, page=page,
-                           pages=max(1, -(-total // PAGE_SIZE)), filters=filters, comp=comp)
+                           pages=pages, filters=filters, comp=bank_composition(session, bank))
+
+
+def _int_arg(name: str, default: int) -> int:
+    text = request.args.get(name, "")
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 10 else default
 
 
 class QuestionFilter:
@@ -72,8 +76,9 @@ class QuestionFilter:
         if self.clip in ("shot", "scene"):
             query = query.where(Question.clip_kind == self.clip)
         if self.text:
-            pattern = f"%{self.text}%"
-            query = query.where(or_(Question.text.ilike(pattern), Question.qid.ilike(pattern)))
+            # autoescape: a search for "%" or "_" means those characters, not wildcards
+            query = query.where(or_(Question.text.icontains(self.text, autoescape=True),
+                                    Question.qid.icontains(self.text, autoescape=True)))
         return query
 
     def args(self, **overrides) -> dict:
