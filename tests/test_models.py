@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import delete, select, update
+from sqlalchemy.exc import DatabaseError, IntegrityError
 
 from vtt.db import make_engine, make_session_factory, upgrade
 from vtt.models import (
@@ -19,6 +19,7 @@ from vtt.models import (
     QuestionBank,
     QuestionTag,
     QuestionType,
+    RoundAlias,
     SessionQuestion,
     SheetEntry,
     Vote,
@@ -70,10 +71,43 @@ def test_one_vote_per_juror_round_and_slot(any_db):
     assert violates(any_db, Vote(session_id=vtt.id, round=4, juror=juror, slot=1, alias="A", player=ai, confidence=6))
 
 
+def test_a_juror_names_a_player_once_per_round_and_only_in_their_own_session(any_db):
+    vtt, _, human, ai, juror = seeded(any_db)
+    assert not violates(any_db, Vote(session_id=vtt.id, round=1, juror=juror, slot=1, alias="A", player=ai))
+    assert violates(any_db, Vote(session_id=vtt.id, round=1, juror=juror, slot=2, alias="A", player=ai))
+    assert violates(any_db, Vote(session_id=vtt.id, round=0, juror=juror, slot=1, alias="B", player=human))
+    other = VttSession(name="other", join_code="XYZ789")
+    stranger = Player(session=other, name="Stranger", kind=PlayerKind.HUMAN, token="t-stranger")
+    any_db.add_all([other, stranger])
+    any_db.commit()
+    # vtt's juror naming a player of another session, and a vote filed under the other session
+    assert violates(any_db, Vote(session_id=vtt.id, round=2, juror_id=juror.id, slot=1, alias="C",
+                                 player_id=stranger.id))
+    assert violates(any_db, Vote(session_id=other.id, round=2, juror_id=juror.id, slot=1, alias="C",
+                                 player_id=stranger.id))
+
+
+def test_round_aliases(any_db):
+    vtt, _, human, ai, _ = seeded(any_db)
+    assert not violates(any_db, RoundAlias(session_id=vtt.id, round=1, player=human, alias="A"),
+                        RoundAlias(session_id=vtt.id, round=1, player=ai, alias="B"))
+    assert violates(any_db, RoundAlias(session_id=vtt.id, round=1, player=human, alias="C"))  # one alias a round
+    assert violates(any_db, RoundAlias(session_id=vtt.id, round=2, player=human, alias="B"),
+                    RoundAlias(session_id=vtt.id, round=2, player=ai, alias="B"))           # one player an alias
+    assert violates(any_db, RoundAlias(session_id=vtt.id, round=0, player=human, alias="A"))
+    assert violates(any_db, RoundAlias(session_id=vtt.id, round=3, player=human, alias=""))
+
+
 def test_one_answer_per_player_and_question(any_db):
-    _, placed, human, _, _ = seeded(any_db)
+    _, placed, human, ai, _ = seeded(any_db)
     assert not violates(any_db, Answer(session_question=placed, player=human, choice_index=0))
     assert violates(any_db, Answer(session_question=placed, player=human, choice_index=1))
+    assert violates(any_db, Answer(session_question=placed, player=ai, choice_index=-7))
+
+
+def test_juror_labels_are_unique_within_a_session(any_db):
+    vtt, *_ = seeded(any_db)
+    assert violates(any_db, Juror(session=vtt, label="J01", token="t-j-dup"))
 
 
 def test_grades_and_sheet_entries_are_bounded(any_db):
@@ -122,3 +156,10 @@ def test_event_log_is_append_only(any_db):
     any_db.delete(any_db.scalar(select(Event)))
     with pytest.raises(AppendOnlyError):
         any_db.commit()
+    any_db.rollback()
+    # Below the ORM too: the database refuses to change history.
+    for statement in (update(Event).values(kind="tampered"), delete(Event)):
+        with pytest.raises(DatabaseError, match="append-only"):
+            any_db.execute(statement)
+        any_db.rollback()
+    assert any_db.scalar(select(Event.kind)) == "test.created"

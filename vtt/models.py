@@ -13,14 +13,13 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
-    Boolean,
     CheckConstraint,
     DateTime,
     Enum,
     Float,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
-    Integer,
     MetaData,
     String,
     Text,
@@ -288,6 +287,7 @@ class Player(Base):
     __tablename__ = "player"
     __table_args__ = (
         UniqueConstraint("session_id", "name"),
+        UniqueConstraint("session_id", "id"),  # target of (session_id, player_id) keys: no cross-session rows
         CheckConstraint("age IS NULL OR (age >= 0 AND age < 150)", name="age_plausible"),
     )
 
@@ -311,20 +311,25 @@ class RoundAlias(Base):
     __table_args__ = (
         UniqueConstraint("session_id", "round", "alias"),
         UniqueConstraint("session_id", "round", "player_id"),
+        ForeignKeyConstraint(["session_id", "player_id"], ["player.session_id", "player.id"], ondelete="CASCADE",
+                             name="fk_round_alias_session_player"),
+        CheckConstraint("round >= 1", name="round_positive"),
+        CheckConstraint("alias <> ''", name="alias_not_empty"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"))
     round: Mapped[int]
-    player_id: Mapped[int] = mapped_column(ForeignKey("player.id", ondelete="CASCADE"), index=True)
+    player_id: Mapped[int] = mapped_column(index=True)
     alias: Mapped[str] = mapped_column(String(8))
 
-    player: Mapped[Player] = relationship()
+    player: Mapped[Player] = relationship(
+        primaryjoin="and_(Player.id == foreign(RoundAlias.player_id), Player.session_id == RoundAlias.session_id)")
 
 
 class Juror(Base):
     __tablename__ = "juror"
-    __table_args__ = (UniqueConstraint("session_id", "label"),)
+    __table_args__ = (UniqueConstraint("session_id", "label"), UniqueConstraint("session_id", "id"))
 
     id: Mapped[int] = mapped_column(primary_key=True)
     session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"))
@@ -343,6 +348,7 @@ class Answer(Base):
     __table_args__ = (
         UniqueConstraint("session_question_id", "player_id"),
         CheckConstraint("latency_ms IS NULL OR latency_ms >= 0", name="latency_positive"),
+        CheckConstraint("choice_index IS NULL OR choice_index >= 0", name="choice_index_positive"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -416,6 +422,12 @@ class Vote(Base):
     __tablename__ = "vote"
     __table_args__ = (
         UniqueConstraint("session_id", "round", "juror_id", "slot"),
+        UniqueConstraint("session_id", "round", "juror_id", "player_id"),  # nobody is named twice in a round
+        ForeignKeyConstraint(["session_id", "juror_id"], ["juror.session_id", "juror.id"], ondelete="CASCADE",
+                             name="fk_vote_session_juror"),
+        ForeignKeyConstraint(["session_id", "player_id"], ["player.session_id", "player.id"], ondelete="CASCADE",
+                             name="fk_vote_session_player"),
+        CheckConstraint("round >= 1", name="round_positive"),
         CheckConstraint("slot >= 1", name="slot_positive"),
         CheckConstraint("confidence IS NULL OR (confidence >= 1 AND confidence <= 5)", name="confidence_1_to_5"),
         CheckConstraint("(player_id IS NULL) = (alias IS NULL)", name="alias_iff_player"),
@@ -424,17 +436,21 @@ class Vote(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"))
     round: Mapped[int]
-    juror_id: Mapped[int] = mapped_column(ForeignKey("juror.id", ondelete="CASCADE"), index=True)
+    juror_id: Mapped[int] = mapped_column(index=True)
     slot: Mapped[int] = mapped_column(default=1)
     alias: Mapped[str | None] = mapped_column(String(8))
-    player_id: Mapped[int | None] = mapped_column(ForeignKey("player.id", ondelete="CASCADE"), index=True)
+    player_id: Mapped[int | None] = mapped_column(index=True)
     confidence: Mapped[int | None]
     reason: Mapped[str] = mapped_column(Text, default="")
     cast_at: Mapped[datetime] = mapped_column(default=utcnow)
     client_key: Mapped[str | None] = mapped_column(String(64))
 
-    juror: Mapped[Juror] = relationship()
-    player: Mapped[Player | None] = relationship()
+    # Both keys include session_id, so a juror of one session cannot vote for a player of another;
+    # the relationships write only juror_id / player_id (session_id is the vote's own).
+    juror: Mapped[Juror] = relationship(
+        primaryjoin="and_(Juror.id == foreign(Vote.juror_id), Juror.session_id == Vote.session_id)")
+    player: Mapped[Player | None] = relationship(
+        primaryjoin="and_(Player.id == foreign(Vote.player_id), Player.session_id == Vote.session_id)")
 
 
 class Event(Base):
@@ -444,7 +460,7 @@ class Event(Base):
     __table_args__ = (Index("ix_event_session_at", "session_id", "id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    session_id: Mapped[int | None] = mapped_column(ForeignKey("vtt_session.id", ondelete="SET NULL"))
+    session_id: Mapped[int | None]  # no foreign key: the history outlives a deleted session
     at: Mapped[datetime] = mapped_column(default=utcnow)
     kind: Mapped[str] = mapped_column(String(60))
     actor: Mapped[str] = mapped_column(String(120), default="system")

@@ -1,8 +1,8 @@
-"""domain model
+"""domain model: banks, questions, sessions, players, jurors, answers, grades, sheets, votes, event log
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-22 05:07:52.166059
+Create Date: 2026-11-22 05:52:20.154845
 """
 from typing import Sequence, Union
 
@@ -16,7 +16,50 @@ branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
 
+# The event log is append-only in the database itself, not only through the ORM.
+APPEND_ONLY_MESSAGE = "the event log is append-only"
+SQLITE_TRIGGERS = [
+    f"CREATE TRIGGER event_append_only_{action.lower()} BEFORE {action} ON event "
+    f"BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY_MESSAGE}'); END"
+    for action in ("UPDATE", "DELETE")
+]
+POSTGRESQL_TRIGGER = [
+    "CREATE FUNCTION event_append_only() RETURNS trigger LANGUAGE plpgsql AS "
+    f"$$ BEGIN RAISE EXCEPTION '{APPEND_ONLY_MESSAGE}'; END $$",
+    "CREATE TRIGGER event_append_only BEFORE UPDATE OR DELETE ON event "
+    "FOR EACH ROW EXECUTE FUNCTION event_append_only()",
+]
+
+
+def _append_only_event_log() -> None:
+    dialect = op.get_bind().dialect.name
+    for statement in {"sqlite": SQLITE_TRIGGERS, "postgresql": POSTGRESQL_TRIGGER}.get(dialect, []):
+        op.execute(statement)
+
+
+def _drop_append_only_event_log() -> None:
+    dialect = op.get_bind().dialect.name
+    if dialect == "postgresql":
+        op.execute("DROP TRIGGER IF EXISTS event_append_only ON event")
+        op.execute("DROP FUNCTION IF EXISTS event_append_only()")
+    elif dialect == "sqlite":
+        for action in ("update", "delete"):
+            op.execute(f"DROP TRIGGER IF EXISTS event_append_only_{action}")
+
+
 def upgrade() -> None:
+    op.create_table('event',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('session_id', sa.Integer(), nullable=True),
+    sa.Column('at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('kind', sa.String(length=60), nullable=False),
+    sa.Column('actor', sa.String(length=120), nullable=False),
+    sa.Column('payload', sa.JSON(), nullable=False),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_event'))
+    )
+    with op.batch_alter_table('event', schema=None) as batch_op:
+        batch_op.create_index('ix_event_session_at', ['session_id', 'id'], unique=False)
+
     op.create_table('question_bank',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('name', sa.String(length=200), nullable=False),
@@ -92,19 +135,6 @@ def upgrade() -> None:
     with op.batch_alter_table('vtt_session', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_vtt_session_bank_id'), ['bank_id'], unique=False)
 
-    op.create_table('event',
-    sa.Column('id', sa.Integer(), nullable=False),
-    sa.Column('session_id', sa.Integer(), nullable=True),
-    sa.Column('at', sa.DateTime(timezone=True), nullable=False),
-    sa.Column('kind', sa.String(length=60), nullable=False),
-    sa.Column('actor', sa.String(length=120), nullable=False),
-    sa.Column('payload', sa.JSON(), nullable=False),
-    sa.ForeignKeyConstraint(['session_id'], ['vtt_session.id'], name=op.f('fk_event_session_id_vtt_session'), ondelete='SET NULL'),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_event'))
-    )
-    with op.batch_alter_table('event', schema=None) as batch_op:
-        batch_op.create_index('ix_event_session_at', ['session_id', 'id'], unique=False)
-
     op.create_table('juror',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('session_id', sa.Integer(), nullable=False),
@@ -116,6 +146,7 @@ def upgrade() -> None:
     sa.Column('joined_at', sa.DateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['session_id'], ['vtt_session.id'], name=op.f('fk_juror_session_id_vtt_session'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_juror')),
+    sa.UniqueConstraint('session_id', 'id', name=op.f('uq_juror_session_id_id')),
     sa.UniqueConstraint('session_id', 'label', name=op.f('uq_juror_session_id_label')),
     sa.UniqueConstraint('token', name=op.f('uq_juror_token'))
     )
@@ -132,6 +163,7 @@ def upgrade() -> None:
     sa.CheckConstraint('age IS NULL OR (age >= 0 AND age < 150)', name=op.f('ck_player_age_plausible')),
     sa.ForeignKeyConstraint(['session_id'], ['vtt_session.id'], name=op.f('fk_player_session_id_vtt_session'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_player')),
+    sa.UniqueConstraint('session_id', 'id', name=op.f('uq_player_session_id_id')),
     sa.UniqueConstraint('session_id', 'name', name=op.f('uq_player_session_id_name')),
     sa.UniqueConstraint('token', name=op.f('uq_player_token'))
     )
@@ -193,6 +225,7 @@ def upgrade() -> None:
     sa.Column('latency_ms', sa.Integer(), nullable=True),
     sa.Column('late', sa.Boolean(), nullable=False),
     sa.Column('client_key', sa.String(length=64), nullable=True),
+    sa.CheckConstraint('choice_index IS NULL OR choice_index >= 0', name=op.f('ck_answer_choice_index_positive')),
     sa.CheckConstraint('latency_ms IS NULL OR latency_ms >= 0', name=op.f('ck_answer_latency_positive')),
     sa.ForeignKeyConstraint(['player_id'], ['player.id'], name=op.f('fk_answer_player_id_player'), ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['session_question_id'], ['session_question.id'], name=op.f('fk_answer_session_question_id_session_question'), ondelete='CASCADE'),
@@ -208,7 +241,9 @@ def upgrade() -> None:
     sa.Column('round', sa.Integer(), nullable=False),
     sa.Column('player_id', sa.Integer(), nullable=False),
     sa.Column('alias', sa.String(length=8), nullable=False),
-    sa.ForeignKeyConstraint(['player_id'], ['player.id'], name=op.f('fk_round_alias_player_id_player'), ondelete='CASCADE'),
+    sa.CheckConstraint("alias <> ''", name=op.f('ck_round_alias_alias_not_empty')),
+    sa.CheckConstraint('round >= 1', name=op.f('ck_round_alias_round_positive')),
+    sa.ForeignKeyConstraint(['session_id', 'player_id'], ['player.session_id', 'player.id'], name='fk_round_alias_session_player', ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['session_id'], ['vtt_session.id'], name=op.f('fk_round_alias_session_id_vtt_session'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_round_alias')),
     sa.UniqueConstraint('session_id', 'round', 'alias', name=op.f('uq_round_alias_session_id_round_alias')),
@@ -252,11 +287,13 @@ def upgrade() -> None:
     sa.Column('client_key', sa.String(length=64), nullable=True),
     sa.CheckConstraint('(player_id IS NULL) = (alias IS NULL)', name=op.f('ck_vote_alias_iff_player')),
     sa.CheckConstraint('confidence IS NULL OR (confidence >= 1 AND confidence <= 5)', name=op.f('ck_vote_confidence_1_to_5')),
+    sa.CheckConstraint('round >= 1', name=op.f('ck_vote_round_positive')),
     sa.CheckConstraint('slot >= 1', name=op.f('ck_vote_slot_positive')),
-    sa.ForeignKeyConstraint(['juror_id'], ['juror.id'], name=op.f('fk_vote_juror_id_juror'), ondelete='CASCADE'),
-    sa.ForeignKeyConstraint(['player_id'], ['player.id'], name=op.f('fk_vote_player_id_player'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['session_id', 'juror_id'], ['juror.session_id', 'juror.id'], name='fk_vote_session_juror', ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['session_id', 'player_id'], ['player.session_id', 'player.id'], name='fk_vote_session_player', ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['session_id'], ['vtt_session.id'], name=op.f('fk_vote_session_id_vtt_session'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_vote')),
+    sa.UniqueConstraint('session_id', 'round', 'juror_id', 'player_id', name=op.f('uq_vote_session_id_round_juror_id_player_id')),
     sa.UniqueConstraint('session_id', 'round', 'juror_id', 'slot', name=op.f('uq_vote_session_id_round_juror_id_slot'))
     )
     with op.batch_alter_table('vote', schema=None) as batch_op:
@@ -285,8 +322,10 @@ def upgrade() -> None:
     sa.UniqueConstraint('answer_id', name=op.f('uq_grade_answer_id'))
     )
 
+    _append_only_event_log()
 
 def downgrade() -> None:
+    _drop_append_only_event_log()
     op.drop_table('grade')
     with op.batch_alter_table('vote', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_vote_player_id'))
@@ -316,10 +355,6 @@ def downgrade() -> None:
     op.drop_table('question_tag')
     op.drop_table('player')
     op.drop_table('juror')
-    with op.batch_alter_table('event', schema=None) as batch_op:
-        batch_op.drop_index('ix_event_session_at')
-
-    op.drop_table('event')
     with op.batch_alter_table('vtt_session', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_vtt_session_bank_id'))
 
@@ -329,3 +364,7 @@ def downgrade() -> None:
 
     op.drop_table('question')
     op.drop_table('question_bank')
+    with op.batch_alter_table('event', schema=None) as batch_op:
+        batch_op.drop_index('ix_event_session_at')
+
+    op.drop_table('event')
