@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import json
+import random
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,12 @@ from ..models import (
 
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud from a projector
 JOIN_CODE_LENGTH = 6
+MAX_INT = 2**31 - 1  # INTEGER columns on PostgreSQL
+MAX_TIMER_SECONDS = 3600
+CONFIG_KEYS = {"name", "bank", "rounds", "questions_per_round", "seed", "answer_seconds", "vote_seconds",
+               "reveal_policy", "pass_rule", "pass_alpha", "pass_threshold_pct", "ai_votes_per_juror",
+               "scoring_method", "round_themes", "players"}
+PLAYER_KEYS = {"name", "kind", "age", "stage", "backends"}
 
 
 @dataclass
@@ -70,22 +78,23 @@ class SessionConfig:
         check = _FieldCheck(source)
         if not isinstance(data, dict):
             raise InputError([Problem(source, None, None, "expected a JSON object")])
+        check.unknown_keys(data, CONFIG_KEYS, "")
         config = cls(
             name=check.text(data, "name"),
             bank=check.text(data, "bank"),
-            rounds=check.integer(data, "rounds", 5, minimum=1),
-            questions_per_round=check.integer(data, "questions_per_round", 6, minimum=1),
+            rounds=check.integer(data, "rounds", 5, minimum=1, maximum=100),
+            questions_per_round=check.integer(data, "questions_per_round", 6, minimum=1, maximum=1000),
             seed=check.integer(data, "seed", 0, minimum=0),
-            answer_seconds=check.integer(data, "answer_seconds", None, minimum=1),
-            vote_seconds=check.integer(data, "vote_seconds", None, minimum=1),
+            answer_seconds=check.integer(data, "answer_seconds", None, minimum=1, maximum=MAX_TIMER_SECONDS),
+            vote_seconds=check.integer(data, "vote_seconds", None, minimum=1, maximum=MAX_TIMER_SECONDS),
             reveal_policy=check.choice(data, "reveal_policy", RevealPolicy, RevealPolicy.END),
             pass_rule=check.choice(data, "pass_rule", PassRule, PassRule.HUMAN_TIE),
-            pass_alpha=check.number(data, "pass_alpha", 0.05, low=0, high=1),
+            pass_alpha=check.number(data, "pass_alpha", 0.05, low=0, high=1, open_interval=True),
             pass_threshold_pct=check.number(data, "pass_threshold_pct", 70.0, low=0, high=100),
             ai_votes_per_juror=check.integer(data, "ai_votes_per_juror", 1, minimum=1),
             scoring_method=check.choice(data, "scoring_method", ScoringMethod, ScoringMethod.COGSCI2024),
-            round_themes=[str(t) for t in data.get("round_themes", [])],
         )
+        config.round_themes = check.themes(data, config.rounds)
         players = data.get("players")
         if not isinstance(players, list) or not players:
             check.problem("players", "needs a list of players (humans and at least one AI)")
@@ -102,6 +111,8 @@ class SessionConfig:
         ai_count = sum(p.kind is PlayerKind.AI for p in config.players)
         if players and not ai_count:
             check.problem("players", "needs at least one AI player (kind \"ai\")")
+        if config.players and ai_count == len(config.players):
+            check.problem("players", "needs at least one human player (kind \"human\")")
         if players and len(config.players) < 2:
             check.problem("players", "needs at least two players")
         if ai_count and config.ai_votes_per_juror > ai_count:
@@ -128,21 +139,41 @@ class _FieldCheck:
             self.problem(name, "is required")
         return value
 
-    def integer(self, data: dict, name: str, default: int | None, *, minimum: int) -> int | None:
+    def unknown_keys(self, data: dict, known: set[str], prefix: str) -> None:
+        for key in data:
+            if key not in known:
+                hint = difflib.get_close_matches(str(key), known, n=1)
+                self.problem(f"{prefix}{key}", "is not a known setting" + (f" (did you mean {hint[0]!r}?)" if hint else ""))
+
+    def integer(self, data: dict, name: str, default: int | None, *, minimum: int,
+                maximum: int = MAX_INT) -> int | None:
         value = data.get(name, default)
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            self.problem(name, f"must be a whole number >= {minimum}, not {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+            self.problem(name, f"must be a whole number from {minimum} to {maximum}, not {value!r}")
             return default
         return value
 
-    def number(self, data: dict, name: str, default: float, *, low: float, high: float) -> float:
+    def number(self, data: dict, name: str, default: float, *, low: float, high: float,
+               open_interval: bool = False) -> float:
         value = data.get(name, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-            self.problem(name, f"must be a number between {low:g} and {high:g}, not {value!r}")
+        inside = isinstance(value, (int, float)) and not isinstance(value, bool) and (
+            low < value < high if open_interval else low <= value <= high)
+        if not inside:
+            bounds = f"strictly between {low:g} and {high:g}" if open_interval else f"between {low:g} and {high:g}"
+            self.problem(name, f"must be a number {bounds}, not {value!r}")
             return default
         return float(value)
+
+    def themes(self, data: dict, rounds: int) -> list[str]:
+        themes = data.get("round_themes", [])
+        if not isinstance(themes, list) or not all(isinstance(t, str) for t in themes):
+            self.problem("round_themes", "must be a list of texts, one per round")
+            return []
+        if len(themes) > rounds:
+            self.problem("round_themes", f"has {len(themes)} themes for {rounds} rounds")
+        return [t.strip() for t in themes]
 
     def choice(self, data: dict, name: str, enum_type, default):
         value = data.get(name, default.value)
@@ -156,6 +187,7 @@ class _FieldCheck:
         if not isinstance(item, dict):
             self.problem(where, "must be an object with name and kind")
             return None
+        self.unknown_keys(item, PLAYER_KEYS, f"{where}.")
         name = str(item.get("name") or "").strip()
         if not name:
             self.problem(f"{where}.name", "is required")
@@ -220,6 +252,10 @@ def _place_questions(db: Session, bank_id: int, records, config: SessionConfig) 
     preset = sorted(by_round) == list(range(1, config.rounds + 1)) and all(
         len(qids) == config.questions_per_round for qids in by_round.values())
     if preset:
+        # The bank fixes which questions make a round; the recorded seed still shuffles their order.
+        rng = random.Random(config.seed)
+        for qids in by_round.values():
+            rng.shuffle(qids)
         return [(ids[qid], r, pos) for r, qids in sorted(by_round.items()) for pos, qid in enumerate(qids, 1)]
     if len(records) < needed:
         raise InputError([Problem("session", None, "questions_per_round",
