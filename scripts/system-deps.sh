@@ -7,8 +7,10 @@ command -v pdftoppm >/dev/null || missing+=(poppler-utils)
 [ -e /usr/share/fonts/truetype/nanum/NanumGothic.ttf ] || missing+=(fonts-nanum)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
-  echo "system-deps: please install ${missing[*]} (Debian/Ubuntu: sudo apt-get install ${missing[*]})" >&2
-  exit 1
+  echo "system-deps: missing ${missing[*]} (Debian/Ubuntu: sudo apt-get install ${missing[*]});" \
+       "the tests that need them will skip" >&2
+  # CI must run every test, so there a missing package is an error.
+  case "${CI:-}" in true|1|yes) exit 1 ;; *) exit 0 ;; esac
 fi
 echo "system-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive

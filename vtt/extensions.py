@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from flask import Flask, g
 from flask_socketio import SocketIO
-from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from .db import make_engine, make_session_factory
@@ -13,9 +12,6 @@ from .db import make_engine, make_session_factory
 class Database:
     """One engine per app and one SQLAlchemy session per request (closed at teardown)."""
 
-    def __init__(self) -> None:
-        self._apps: dict[int, tuple[Engine, sessionmaker[Session]]] = {}
-
     def init_app(self, app: Flask) -> None:
         engine = make_engine(app.config["DATABASE_URL"])
         factory = make_session_factory(engine)
@@ -23,14 +19,8 @@ class Database:
         app.teardown_appcontext(self._close_session)
 
     @staticmethod
-    def _parts(app: Flask) -> tuple[Engine, sessionmaker[Session]]:
-        return app.extensions["vtt.db"]
-
-    def engine(self, app: Flask) -> Engine:
-        return self._parts(app)[0]
-
-    def factory(self, app: Flask) -> sessionmaker[Session]:
-        return self._parts(app)[1]
+    def factory(app: Flask) -> sessionmaker[Session]:
+        return app.extensions["vtt.db"][1]
 
     @property
     def session(self) -> Session:
