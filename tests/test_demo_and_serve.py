@@ -51,3 +51,11 @@ def test_run_py_serves_with_gevent(tmp_path, instance):
     assert f"Host password: {HOST_PASSWORD}" in served.output
     assert f"Host console: {served.url}/host/login" in served.output
     assert "(gevent, gevent)" in served.output
+
+
+def test_serving_an_unmigrated_database_says_what_to_do(tmp_path):
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'empty.db'}", "VTT_ASYNC_MODE": "gevent"}
+    result = subprocess.run([sys.executable, "run.py", "--port", "1"], env=env, cwd=ROOT, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 1
+    assert "the database is at revision base (empty), this code needs 0001: run `vtt db upgrade` first" in result.stderr

@@ -78,3 +78,12 @@ def current_revision(url: str) -> str | None:
             return MigrationContext.configure(connection).get_current_revision()
     finally:
         engine.dispose()
+
+
+def head_revision() -> str:
+    """The newest migration this code knows."""
+    from alembic.script import ScriptDirectory
+
+    from .config import PROJECT_ROOT
+
+    return ScriptDirectory(str(PROJECT_ROOT / "migrations")).get_current_head()
