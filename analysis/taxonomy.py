@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 
 class Module(StrEnum):
@@ -104,6 +105,16 @@ def split_tags(value: str | list | tuple | None) -> list[str]:
     return [item.strip() for item in items if item and item.strip()]
 
 
+class TagProblem(NamedTuple):
+    """One thing wrong with a question's tags, and the module it concerns (so a reader can name the field)."""
+
+    module: Module
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
 @dataclass(frozen=True)
 class TagSet:
     """The CogME annotation of one question, canonical names only."""
@@ -112,7 +123,7 @@ class TagSet:
     key_target: str | None = None
     contents: tuple[str, ...] = ()
     thinking: str | None = None
-    problems: tuple[str, ...] = field(default=(), compare=False)
+    problems: tuple[TagProblem, ...] = field(default=(), compare=False)
 
     @property
     def is_empty(self) -> bool:
@@ -137,10 +148,11 @@ def parse_tags(targets=None, contents=None, thinking=None, key_target: str | Non
     """Parse and validate one question's tags.
 
     ``targets`` may mark the key target with a trailing ``*`` (``"Character;Object*"``) or name it in
-    ``key_target``.  The returned :class:`TagSet` carries every problem found (empty when valid);
+    ``key_target``.  The returned :class:`TagSet` carries every problem found (empty when valid), each
+    with the module it concerns (key-target problems concern TARGET);
     an entirely untagged question is valid here (importers report it as untagged, not as an error).
     """
-    problems: list[str] = []
+    problems: list[TagProblem] = []
 
     def canon(items: list[str], module: Module) -> list[str]:
         names: list[str] = []
@@ -148,10 +160,10 @@ def parse_tags(targets=None, contents=None, thinking=None, key_target: str | Non
             try:
                 name = canonical(item.rstrip(KEY_MARK).strip(), module)
             except UnknownElement as exc:
-                problems.append(str(exc))
+                problems.append(TagProblem(module, str(exc)))
                 continue
             if name in names:
-                problems.append(f"{name} is tagged twice")
+                problems.append(TagProblem(module, f"{name} is tagged twice"))
             else:
                 names.append(name)
         return names
@@ -173,11 +185,12 @@ def parse_tags(targets=None, contents=None, thinking=None, key_target: str | Non
             pass  # already reported above when it came from the targets list
     key_names = list(dict.fromkeys(key_names))
     if len(key_names) > 1:
-        problems.append(f"more than one key target ({', '.join(key_names)}); mark at most one with '*'")
+        problems.append(TagProblem(Module.TARGET, f"more than one key target ({', '.join(key_names)}); "
+                                                  "mark at most one with '*'"))
     elif key_names:
         key = key_names[0]
         if key not in target_names:
-            problems.append(f"key target {key} is not among the TARGET tags")
+            problems.append(TagProblem(Module.TARGET, f"key target {key} is not among the TARGET tags"))
 
     tagset = TagSet(tuple(target_names), key, tuple(content_names), thinking_names[0] if thinking_names else None)
     if not tagset.is_empty or problems:
@@ -185,15 +198,14 @@ def parse_tags(targets=None, contents=None, thinking=None, key_target: str | Non
     return TagSet(tagset.targets, tagset.key_target, tagset.contents, tagset.thinking, tuple(problems))
 
 
-def _count_problems(targets: list[str], contents: list[str], thinking: list[str]) -> list[str]:
+def _count_problems(targets: list[str], contents: list[str], thinking: list[str]) -> list[TagProblem]:
     problems = []
-    if not 1 <= len(targets) <= MAX_TAGS:
-        problems.append(f"needs 1-{MAX_TAGS} TARGET tags, has {len(targets)}")
-    if not 1 <= len(contents) <= MAX_TAGS:
-        problems.append(f"needs 1-{MAX_TAGS} CONTENT tags, has {len(contents)}")
+    for module, names in ((Module.TARGET, targets), (Module.CONTENT, contents)):
+        if not 1 <= len(names) <= MAX_TAGS:
+            problems.append(TagProblem(module, f"needs 1-{MAX_TAGS} {module.value.upper()} tags, has {len(names)}"))
     if len(thinking) != 1:
         hint = f" (keep only the highest: {highest_thinking(thinking)})" if len(thinking) > 1 else ""
-        problems.append(f"needs exactly one THINKING tag, has {len(thinking)}{hint}")
+        problems.append(TagProblem(Module.THINKING, f"needs exactly one THINKING tag, has {len(thinking)}{hint}"))
     return problems
 
 

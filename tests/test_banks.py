@@ -7,6 +7,7 @@ import json
 import pytest
 
 from vtt.banks import InputError, detect_format, read_bank, records_frame
+from vtt.banks.readers import read_tag_file
 from tests.conftest import DATA
 
 NATIVE_HEADER = "qid,question,type,choices,answer,video,start,end,clip,targets,contents,thinking,category,round\n"
@@ -176,6 +177,171 @@ def test_missing_columns_and_unreadable_files(tmp_path):
     lines = tmp_path / "t.jsonl"
     lines.write_text('{"qid": 1, "q": "x", "a0": "a", "a1": "b", "answer_idx": 0}\nnot json\n', encoding="utf-8")
     assert problems_of(lines) == ["t.jsonl: line 2: not valid JSON: Expecting value"]
+
+
+def test_a_stray_quote_is_reported_at_its_line_not_swallowing_the_rest(tmp_path):
+    path = write(tmp_path, "stray.csv",
+                 'qid,question,answer\nq1,What?,"Because he\nq2,Who?,Dokyung\nq3,Where?,Office\n')
+    assert problems_of(path) == [
+        "stray.csv: line 2: a quoted value in the row starting on this line is never closed (a stray '\"'?)"]
+    later = write(tmp_path, "later.csv", 'qid,question,answer\nq1,"Two\nlines?",x\nq2,"Bad"x,y\n')
+    assert problems_of(later) == ["later.csv: line 4: is not valid CSV: ',' expected after '\"'"]
+
+
+def test_values_the_database_would_refuse(tmp_path):
+    at_the_limits = {"qid": "q" * 100, "question": "Fine?", "answer": "yes", "category": "c" * 200,
+                     "video": "v" * 1000}
+    assert read_bank(write(tmp_path, "limits.json", [at_the_limits])).records[0].qid == "q" * 100
+    path = write(tmp_path, "long.json", [
+        {**at_the_limits, "qid": "q" * 101, "category": "c" * 201, "video": "v" * 1001},
+        {"qid": "n1", "question": "Nul\x00?", "choices": ["a", "b\x00"], "answer": "0", "round": "2147483648"}])
+    assert problems_of(path) == [
+        "long.json: item 1: field 'qid': is 101 characters long; at most 100",
+        "long.json: item 1: field 'video': is 1001 characters long; at most 1000",
+        "long.json: item 1: field 'category': is 201 characters long; at most 200",
+        "long.json: item 2: field 'question': contains a NUL character",
+        "long.json: item 2: field 'choices': contains a NUL character",
+        "long.json: item 2: field 'round': must be a round number 1, 2, ..., not '2147483648'",
+    ]
+
+
+def test_tag_problems_name_the_field_they_come_from(tmp_path):
+    path = write(tmp_path, "tags.json", [
+        {"qid": "t1", "question": "Who?", "answer": "r", "targets": "Character;Recall", "contents": "Identiy"},
+        {"qid": "t2", "question": "Who?", "answer": "r", "targets": "Character", "contents": "Identity",
+         "thinking": "Recall", "key_target": "Object"}])
+    assert problems_of(path) == [
+        "tags.json: item 1: field 'targets': 'Recall' is a THINKING element, not TARGET",
+        "tags.json: item 1: field 'contents': unknown CogME element 'Identiy'",
+        "tags.json: item 1: field 'contents': needs 1-3 CONTENT tags, has 0",
+        "tags.json: item 1: field 'thinking': needs exactly one THINKING tag, has 0",
+        "tags.json: item 2: field 'targets': key target Object is not among the TARGET tags",
+    ]
+
+
+def test_a_tag_file_is_checked_like_the_tags_of_a_bank(tmp_path):
+    path = write(tmp_path, "tags.csv", "qid,targets,contents,thinking\n1,Character;Recall,Identiy,\n2,,,\n"
+                                       "1,Place,Identity,Recall\n")
+    with pytest.raises(InputError) as caught:
+        read_tag_file(path)
+    assert [str(p) for p in caught.value.problems] == [
+        "tags.csv: row 2: field 'targets': 'Recall' is a THINKING element, not TARGET",
+        "tags.csv: row 2: field 'contents': unknown CogME element 'Identiy'",
+        "tags.csv: row 2: field 'contents': needs 1-3 CONTENT tags, has 0",
+        "tags.csv: row 2: field 'thinking': needs exactly one THINKING tag, has 0",
+        "tags.csv: row 3: field 'targets': no tags given",
+        "tags.csv: row 4: field 'qid': '1' repeats row 2",
+    ]
+
+
+def test_numbers_are_ascii_and_may_be_written_as_integral_floats(tmp_path):
+    good = read_bank(write(tmp_path, "floats.csv", "qid,question,choices,answer,round\nf1,Which?,a|b,1.0,2.0\n"))
+    assert (good.records[0].answer_index, good.records[0].round) == (1, 2)
+    path = write(tmp_path, "numbers.csv", "qid,question,choices,answer,round\n"
+                                          "n1,Which?,a|b,\u00b9,\u00b2\nn2,Which?,a|b,1.5,1.5\nn3,Which?,a|b,--1,-1\n")
+    assert problems_of(path) == [
+        "numbers.csv: row 2: field 'answer': '\u00b9' is neither an option index nor the text of an option",
+        "numbers.csv: row 2: field 'round': must be a round number 1, 2, ..., not '\u00b2'",
+        "numbers.csv: row 3: field 'answer': '1.5' is neither an option index nor the text of an option",
+        "numbers.csv: row 3: field 'round': must be a round number 1, 2, ..., not '1.5'",
+        "numbers.csv: row 4: field 'answer': '--1' is neither an option index nor the text of an option",
+        "numbers.csv: row 4: field 'round': must be a round number 1, 2, ..., not '-1'",
+    ]
+
+
+def test_a_repeated_qid_is_reported_beside_the_rows_other_problems(tmp_path):
+    path = write(tmp_path, "dup.csv", "qid,question,type,answer\n"
+                                      "d1,Fine?,open,ref\nd1,Bad type?,quiz,ref\nd2,,open,ref\nd2,Again?,open,ref\n")
+    assert problems_of(path) == [
+        "dup.csv: row 3: field 'qid': 'd1' repeats row 2",
+        "dup.csv: row 3: field 'type': must be 'mcq' or 'open', not 'quiz'",
+        "dup.csv: row 4: field 'question': is empty",
+        "dup.csv: row 5: field 'qid': 'd2' repeats row 4",
+    ]
+
+
+def test_header_problems(tmp_path):
+    hint = "vtt reads comma-separated .csv and tab-separated .tsv"
+    assert problems_of(write(tmp_path, "semi.csv", "qid;question;answer\nq1;What?;x\n")) == [
+        f"semi.csv: row 1: the header looks ';'-separated; {hint}",
+        "semi.csv: row 1: field 'qid': required column is missing",
+        "semi.csv: row 1: field 'question': required column is missing",
+        "semi.csv: row 1: field 'answer': required column is missing",
+    ]
+    assert problems_of(write(tmp_path, "tabs.csv", "qid\tquestion\tanswer\nq1\tWhat?\tx\n"))[0] == \
+        f"tabs.csv: row 1: the header looks tab-separated; {hint}"
+    assert problems_of(write(tmp_path, "commas.tsv", "qid,question,answer\nq1,What?,x\n"))[0] == \
+        f"commas.tsv: row 1: the header looks comma-separated; {hint}"
+    assert problems_of(write(tmp_path, "cols.csv", "qid,question,answer,answer,target,content,choice,notes\n"
+                                                   "q1,What?,x,y,Character,Identity,x|y,n\n")) == [
+        "cols.csv: row 1: field 'answer': column appears 2 times",
+        "cols.csv: row 1: unknown column 'target' (did you mean 'targets'?)",
+        "cols.csv: row 1: unknown column 'content' (did you mean 'contents'?)",
+        "cols.csv: row 1: unknown column 'choice' (did you mean 'choices'?)",
+    ]
+    other_columns = write(tmp_path, "notes.csv", "qid,question,answer,notes,answer_text\nq1,What?,x,n,x\n")
+    assert read_bank(other_columns).records[0].reference_answer == "x"  # unknown columns far from known ones
+
+
+def test_tsv_headers_are_read_with_tabs(tmp_path):
+    path = write(tmp_path, "cinepile.tsv", "question\tchoices\tanswer_key\tanswer_key_position\n"
+                                           "Why?\tlate|scared\tscared\t\n")
+    assert detect_format(path) == "cinepile"
+    assert read_bank(path).records[0].answer_index == 1
+
+
+def test_dramaqa_problems_name_dramaqa_fields(tmp_path):
+    path = write(tmp_path, "dramaqa.json", [{
+        "qid": 1, "que": "", "answers": ["a", "b", "c", "d", "e"], "correct_idx": 7, "vid": "v" * 1001,
+        "videoType": "movie"}])
+    assert problems_of(path) == [
+        "dramaqa.json: item 1: field 'que': is empty",
+        "dramaqa.json: item 1: field 'correct_idx': index 7 is out of range 0-4",
+        "dramaqa.json: item 1: field 'vid': is 1001 characters long; at most 1000",
+        "dramaqa.json: item 1: field 'videoType': must be 'shot' or 'scene', not 'movie'",
+    ]
+
+
+def test_tvqa_problems_name_tvqa_fields(tmp_path):
+    path = tmp_path / "tvqa.jsonl"
+    path.write_text(json.dumps({"qid": 7, "q": "What?", "a0": "a cup", "a1": "", "answer_idx": 9, "ts": "84.2-76.01",
+                                "vid_name": "s01e02", "show_name": "S" * 201}) + "\n", encoding="utf-8")
+    assert problems_of(path) == [
+        "tvqa.jsonl: line 1: field 'a0..a4': has an empty option",
+        "tvqa.jsonl: line 1: field 'answer_idx': index 9 is out of range 0-1",
+        "tvqa.jsonl: line 1: field 'ts': must be after start (76.01 <= 84.2)",
+        "tvqa.jsonl: line 1: field 'show_name': is 201 characters long; at most 200",
+    ]
+
+
+def test_cinepile_keys_and_choice_lists(tmp_path):
+    header = "question,choices,answer_key,answer_key_position,question_category,yt_clip_link\n"
+    good = write(tmp_path, "good.csv", header
+                 + "What is in his hand?,\"['A gun' 'A phone'\n 'A knife']\",A phone,1.0,C,u\n"
+                 + '"Who?","[""It\'s him"", \'Her\']",Her,,C,u\n')
+    first, second = read_bank(good).records
+    assert first.choices == ["A gun", "A phone", "A knife"] and first.answer_index == 1  # a numpy array's repr
+    assert second.choices == ["It's him", "Her"] and second.answer_index == 1
+    bad = write(tmp_path, "bad.csv", header + "Why?,\"['late', 'scared']\",late,1,C,u\n"
+                                              "Where?,['Garage' 'Street',Street,,C,u\n"
+                                              "When?,\"['now', 'then']\",never,,C,u\n"
+                                              "How?,\"['so', 'thus']\",so,2.5,C" + "x" * 200 + ",u\n")
+    assert problems_of(bad) == [
+        "bad.csv: row 2: field 'answer_key_position': option 1 is 'scared', but answer_key is 'late'",
+        "bad.csv: row 3: field 'choices': could not be parsed as a list",
+        "bad.csv: row 4: field 'answer_key': 'never' is not the text of an option",
+        "bad.csv: row 5: field 'answer_key_position': '2.5' is neither an option index nor the text of an option",
+        "bad.csv: row 5: field 'question_category': is 201 characters long; at most 200",
+    ]
+
+
+def test_moviecore_problems_name_moviecore_fields(tmp_path):
+    path = write(tmp_path, "moviecore.json", {"clips/a.mp4": [
+        {"question": "Why?", "answer": "", "classification": "c" * 201}]})
+    assert problems_of(path) == [
+        "moviecore.json: item 1: field 'answer': an open question needs a reference answer",
+        "moviecore.json: item 1: field 'classification': is 201 characters long; at most 200",
+    ]
 
 
 def test_hangul_survives(tmp_path):

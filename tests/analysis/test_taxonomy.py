@@ -7,6 +7,7 @@ import pytest
 from analysis.taxonomy import (
     ELEMENTS,
     Module,
+    TagProblem,
     TagSet,
     UnknownElement,
     all_elements,
@@ -55,22 +56,36 @@ def test_a_valid_tag_set_with_key_target():
 
 
 def test_annotation_rules():
-    def problems(*args, **kwargs) -> tuple[str, ...]:
+    def problems(*args, **kwargs) -> tuple[TagProblem, ...]:
         return parse_tags(*args, **kwargs).problems
 
+    target, content, thinking = Module.TARGET, Module.CONTENT, Module.THINKING
     assert problems(None, None, None) == ()  # untagged is allowed; importers count it
-    assert problems("Character", "", "Recall") == ("needs 1-3 CONTENT tags, has 0",)
-    assert problems("", "Identity", "Recall") == ("needs 1-3 TARGET tags, has 0",)
-    assert problems("Character;Object;Place;Event", "Identity", "Recall") == ("needs 1-3 TARGET tags, has 4",)
-    assert problems("Character", "Identity;Feature;Means;Context", "Recall") == ("needs 1-3 CONTENT tags, has 4",)
-    assert problems("Character", "Identity", "") == ("needs exactly one THINKING tag, has 0",)
+    assert problems("Character", "", "Recall") == (TagProblem(content, "needs 1-3 CONTENT tags, has 0"),)
+    assert problems("", "Identity", "Recall") == (TagProblem(target, "needs 1-3 TARGET tags, has 0"),)
+    assert problems("Character;Object;Place;Event", "Identity", "Recall") == (
+        TagProblem(target, "needs 1-3 TARGET tags, has 4"),)
+    assert problems("Character", "Identity;Feature;Means;Context", "Recall") == (
+        TagProblem(content, "needs 1-3 CONTENT tags, has 4"),)
+    assert problems("Character", "Identity", "") == (TagProblem(thinking, "needs exactly one THINKING tag, has 0"),)
     assert problems("Character", "Identity", "Recall;Grasping") == (
-        "needs exactly one THINKING tag, has 2 (keep only the highest: Recognition)",)
+        TagProblem(thinking, "needs exactly one THINKING tag, has 2 (keep only the highest: Recognition)"),)
     assert problems("Character*;Object*", "Identity", "Recall") == (
-        "more than one key target (Character, Object); mark at most one with '*'",)
+        TagProblem(target, "more than one key target (Character, Object); mark at most one with '*'"),)
     assert problems("Character", "Identity", "Recall", key_target="Object") == (
-        "key target Object is not among the TARGET tags",)
-    assert problems("Character;character", "Identity", "Recall") == ("Character is tagged twice",)
+        TagProblem(target, "key target Object is not among the TARGET tags"),)
+    assert problems("Character;character", "Identity", "Recall") == (TagProblem(target, "Character is tagged twice"),)
+
+
+def test_a_problem_names_the_module_of_the_field_it_came_from():
+    found = parse_tags("Character;Recall", "Identiy", None).problems
+    assert found == (
+        TagProblem(Module.TARGET, "'Recall' is a THINKING element, not TARGET"),
+        TagProblem(Module.CONTENT, "unknown CogME element 'Identiy'"),
+        TagProblem(Module.CONTENT, "needs 1-3 CONTENT tags, has 0"),
+        TagProblem(Module.THINKING, "needs exactly one THINKING tag, has 0"),
+    )
+    assert str(found[1]) == "unknown CogME element 'Identiy'"
 
 
 def test_highest_thinking():

@@ -1,32 +1,65 @@
 """Readers for question-bank files: the native CSV/JSON and DramaQA, TVQA, CinePile, MovieCORE.
 
 Every reader turns its file into ``(row number, native fields)`` pairs; one validator then turns
-native fields into :class:`QuestionRecord` s and collects every problem with its row and field.
-A file with any problem yields no records at all.
+native fields into :class:`QuestionRecord` s and collects every problem with its row and field,
+naming the field as the file itself calls it.  A file with any problem yields no records at all.
 """
 
 from __future__ import annotations
 
 import ast
 import csv
+import difflib
 import json
 import math
-from collections.abc import Callable, Iterator
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.taxonomy import TagSet, parse_tags
+from analysis.taxonomy import Module, TagSet, parse_tags
 
+from ..models import Question
 from ..problems import InputError, Problem
 from .records import QuestionRecord
 
 FORMATS = ("csv", "json", "dramaqa", "tvqa", "cinepile", "moviecore")
 NATIVE_COLUMNS = ("qid", "question", "type", "choices", "answer", "video", "start", "end", "clip",
                   "targets", "contents", "thinking", "category", "round")
+TAG_FIELDS = ("targets", "contents", "thinking", "key_target")
+# Readers may add private native fields: _error (the item cannot be read), _extra (a CSV row's surplus
+# values) and _answer_text (the text of the correct option, given beside its index).
+KNOWN_COLUMNS = NATIVE_COLUMNS + ("key_target",)
 REQUIRED_COLUMNS = ("qid", "question", "answer")
 CINEPILE_REQUIRED = ("question", "choices")
-TAG_FIELDS = ("targets", "contents", "thinking", "key_target")
+TAG_FILE_REQUIRED = ("qid", "targets", "contents", "thinking")
+FIELD_OF_MODULE = {Module.TARGET: "targets", Module.CONTENT: "contents", Module.THINKING: "thinking"}
+
+# The database's column limits, so that `check` refuses what `import` would fail on.
+_QUESTION_COLUMNS = Question.__table__.c
+MAX_LENGTHS = {"qid": _QUESTION_COLUMNS.qid.type.length, "category": _QUESTION_COLUMNS.category.type.length,
+               "video": _QUESTION_COLUMNS.clip_source.type.length}
+MAX_INTEGER = 2**31 - 1  # an INTEGER column on PostgreSQL
+
+# Native field -> the benchmark's own field that a converter only renames ...
+RENAMED_FIELDS: dict[str, dict[str, str]] = {
+    "dramaqa": {"question": "que", "choices": "answers", "answer": "correct_idx", "video": "vid", "clip": "videoType"},
+    "tvqa": {"question": "q", "answer": "answer_idx", "video": "vid_name", "category": "show_name"},
+    # CinePile names the key twice, by position and by text; the validator checks that they agree.
+    "cinepile": {"answer": "answer_key_position", "_answer_text": "answer_key", "video": "yt_clip_link",
+                 "category": "question_category"},
+    "moviecore": {"category": "classification"},
+}
+# ... or derives from one of its own; together they name the fields in problems as the file does.
+DERIVED_FIELDS: dict[str, dict[str, str]] = {"tvqa": {"choices": "a0..a4", "start": "ts", "end": "ts"}}
+SOURCE_NAMES = {fmt: {**RENAMED_FIELDS.get(fmt, {}), **DERIVED_FIELDS.get(fmt, {})} for fmt in FORMATS}
+
+DELIMITER_NAMES = {",": "comma", ";": "';'", "\t": "tab"}
+# Close enough to a known column to be its typo ('target', 'choice', 'id'), not a column of its own.
+TYPO_CUTOFF = 0.8
 
 Progress = Callable[[int], None]  # called with the number of items read so far
 
@@ -49,7 +82,7 @@ def detect_format(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix in (".csv", ".tsv"):
         with path.open(newline="", encoding="utf-8-sig") as handle:
-            header = {h.strip().lower() for h in next(csv.reader(handle), [])}
+            header = {h.strip().lower() for h in next(csv.reader(handle, delimiter=_delimiter(path)), [])}
         return "cinepile" if {"answer_key", "choices"} <= header else "csv"
     if suffix == ".jsonl":
         first = _first_jsonl(path)
@@ -68,6 +101,10 @@ def detect_format(path: Path) -> str:
         return "json"
     raise InputError([Problem(path.name, None, None,
                              f"cannot tell the format from the extension {suffix or '(none)'}; pass --format")])
+
+
+def _delimiter(path: Path) -> str:
+    return "\t" if path.suffix.lower() == ".tsv" else ","
 
 
 def _first_jsonl(path: Path) -> dict:
@@ -92,27 +129,60 @@ def _load_json(path: Path) -> Any:
 
 # --- raw items per format: (row, native fields) -------------------------------------------------
 
-def _csv_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
+def _csv_rows(path: Path, required: tuple[str, ...], known: tuple[str, ...] = ()) -> Iterator[tuple[int, dict]]:
+    """The rows of a CSV/TSV file after a header check; ``known`` columns, when given, catch typos.
+
+    Strict parsing: a stray quote would otherwise swallow the rest of the file into one value.
+    """
+    delimiter = _delimiter(path)
     with path.open(newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
-        header = [h.strip().lower() for h in reader.fieldnames or []]
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise InputError([Problem(path.name, 1, c, "required column is missing") for c in missing])
-        reader.fieldnames = header
-        for row_number, row in enumerate(reader, start=2):
-            if None in row:
-                yield row_number, {"_extra": row.pop(None), **row}
-            else:
-                yield row_number, row
+        reader = csv.DictReader(handle, delimiter=delimiter, strict=True)
+        first_line = 1  # of the row being read; a quoted value may span lines
+        try:
+            header = [h.strip().lower() for h in reader.fieldnames or []]
+            header_problems = _header_problems(path.name, header, delimiter, required, known)
+            if header_problems:
+                raise InputError(header_problems)
+            reader.fieldnames = header
+            first_line = reader.line_num + 1
+            for row_number, row in enumerate(reader, start=2):
+                if None in row:
+                    yield row_number, {"_extra": row.pop(None), **row}
+                else:
+                    yield row_number, row
+                first_line = reader.line_num + 1
+        except csv.Error as exc:
+            message = ("a quoted value in the row starting on this line is never closed (a stray '\"'?)"
+                       if str(exc) == "unexpected end of data" else f"is not valid CSV: {exc}")
+            raise InputError([Problem(path.name, first_line, None, message, unit="line")]) from None
+
+
+def _header_problems(file: str, header: list[str], delimiter: str, required: tuple[str, ...],
+                     known: tuple[str, ...]) -> list[Problem]:
+    problems = []
+    missing = [c for c in required if c not in header]
+    if missing:
+        line = delimiter.join(header)
+        for other, name in DELIMITER_NAMES.items():
+            if other != delimiter and set(required) <= {cell.strip() for cell in line.split(other)}:
+                problems.append(Problem(file, 1, None, f"the header looks {name}-separated; "
+                                                       "vtt reads comma-separated .csv and tab-separated .tsv"))
+        problems += [Problem(file, 1, c, "required column is missing") for c in missing]
+    problems += [Problem(file, 1, column, f"column appears {count} times")
+                 for column, count in Counter(header).items() if column and count > 1]
+    absent = [c for c in known if c not in header]
+    for column in (c for c in header if known and c not in known):
+        typo_of = difflib.get_close_matches(column, absent, n=1, cutoff=TYPO_CUTOFF)
+        if typo_of:
+            problems.append(Problem(file, 1, None, f"unknown column {column!r} (did you mean {typo_of[0]!r}?)"))
+    return problems
 
 
 def _json_items(path: Path) -> Iterator[tuple[int, dict]]:
     data = _load_json(path)
     if not isinstance(data, list):
         raise InputError([Problem(path.name, None, None, "expected a JSON list of question objects")])
-    for number, item in enumerate(data, start=1):
-        yield number, item
+    yield from enumerate(data, start=1)
 
 
 def _jsonl_items(path: Path) -> Iterator[tuple[int, dict]]:
@@ -126,13 +196,14 @@ def _jsonl_items(path: Path) -> Iterator[tuple[int, dict]]:
                 yield number, {"_error": f"not valid JSON: {exc.msg}"}
 
 
+def _renamed(item: dict, fmt: str) -> dict:
+    return {native: item.get(own) for native, own in RENAMED_FIELDS[fmt].items()}
+
+
 def _dramaqa(item: dict) -> dict:
-    shots = item.get("shot_contained")
     return {
-        "qid": item.get("qid"), "question": item.get("que"), "type": "mcq", "choices": item.get("answers"),
-        "answer": item.get("correct_idx"), "video": item.get("vid"), "clip": item.get("videoType"),
-        "category": _levels(item), "source": {"shot_contained": shots, "q_level_mem": item.get("q_level_mem"),
-                                             "q_level_logic": item.get("q_level_logic")},
+        **_renamed(item, "dramaqa"), "qid": item.get("qid"), "type": "mcq", "category": _levels(item),
+        "source": {k: item.get(k) for k in ("shot_contained", "q_level_mem", "q_level_logic")},
     }
 
 
@@ -147,34 +218,19 @@ def _tvqa(item: dict) -> dict:
     if ts:
         start, _, end = ts.partition("-")
     return {
-        "qid": item.get("qid"), "question": item.get("q"), "type": "mcq",
-        "choices": [item.get(f"a{i}") for i in range(5) if f"a{i}" in item],
-        "answer": item.get("answer_idx"), "video": item.get("vid_name"), "start": start, "end": end,
-        "category": item.get("show_name"), "source": {"ts": ts},
+        **_renamed(item, "tvqa"), "qid": item.get("qid"), "type": "mcq",
+        "choices": [item.get(f"a{i}") for i in range(5) if f"a{i}" in item], "start": start, "end": end,
+        "source": {"ts": ts},
     }
 
 
 def _cinepile(item: dict, number: int) -> dict:
-    position = item.get("answer_key_position")
-    key = item.get("answer_key")
     return {
-        "qid": item.get("qid") or item.get("question_id") or f"cinepile-{number:06d}",
-        "question": item.get("question"), "type": "mcq", "choices": _choice_list(item.get("choices")),
-        "answer": position if position not in (None, "") else key, "video": item.get("yt_clip_link"),
-        "category": item.get("question_category"),
+        **_renamed(item, "cinepile"), "qid": item.get("qid") or item.get("question_id") or f"cinepile-{number:06d}",
+        "question": item.get("question"), "type": "mcq", "choices": item.get("choices"),
         "source": {k: item.get(k) for k in ("movie_name", "answer_key", "hard_split", "visual_reliance")
                    if item.get(k) not in (None, "")},
     }
-
-
-def _choice_list(value: Any) -> Any:
-    """CinePile choices arrive as a list, or in CSV as a Python/JSON list literal or a |-list."""
-    if isinstance(value, str) and value.strip().startswith("["):
-        try:
-            return ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError):
-            return value
-    return value
 
 
 def _moviecore(path: Path) -> Iterator[tuple[int, dict]]:
@@ -193,16 +249,15 @@ def _moviecore(path: Path) -> Iterator[tuple[int, dict]]:
             if not isinstance(item, dict):
                 yield number, {"_error": "expected a question object"}
                 continue
-            yield number, {
-                "qid": item.get("qid") or f"{stem}-{index:02d}", "question": item.get("question"), "type": "open",
-                "answer": item.get("answer"), "video": video, "category": item.get("classification"),
-                **{k: item[k] for k in TAG_FIELDS if k in item},
-            }
+            yield number, _passed_through({
+                **_renamed(item, "moviecore"), "qid": item.get("qid") or f"{stem}-{index:02d}",
+                "question": item.get("question"), "type": "open", "answer": item.get("answer"), "video": video,
+            }, item)
 
 
-def _with_tags(native: dict, item: dict) -> dict:
-    """Benchmark files may carry CogME tags already (a tagged export): keep them."""
-    for key in TAG_FIELDS:
+def _passed_through(native: dict, item: dict) -> dict:
+    """Keep what every format may carry as is: CogME tags (a tagged export) and a CSV row's surplus values."""
+    for key in TAG_FIELDS + ("_extra",):
         if key in item and key not in native:
             native[key] = item[key]
     return native
@@ -211,11 +266,12 @@ def _with_tags(native: dict, item: dict) -> dict:
 def _items(path: Path, fmt: str) -> tuple[Iterator[tuple[int, dict]], str]:
     """Native-field items for a file, and what its numbers count (row, item or line)."""
     if fmt == "csv":
-        return _csv_rows(path, REQUIRED_COLUMNS), "row"
+        return _csv_rows(path, REQUIRED_COLUMNS, KNOWN_COLUMNS), "row"
     if fmt == "moviecore":
         return _moviecore(path), "item"
     if fmt == "cinepile" and path.suffix.lower() in (".csv", ".tsv"):
-        return ((n, _with_tags(_cinepile(row, n), row)) for n, row in _csv_rows(path, CINEPILE_REQUIRED)), "row"
+        rows = _csv_rows(path, CINEPILE_REQUIRED)
+        return ((n, _passed_through(_cinepile(row, n), row)) for n, row in rows), "row"
     source, unit = (_jsonl_items(path), "line") if path.suffix.lower() == ".jsonl" else (_json_items(path), "item")
     convert = {"json": lambda item, n: item, "dramaqa": lambda item, n: _dramaqa(item),
                "tvqa": lambda item, n: _tvqa(item), "cinepile": _cinepile}[fmt]
@@ -225,104 +281,167 @@ def _items(path: Path, fmt: str) -> tuple[Iterator[tuple[int, dict]], str]:
             if not isinstance(item, dict) or "_error" in item:
                 yield number, {"_error": item.get("_error") if isinstance(item, dict) else "expected an object"}
             else:
-                yield number, _with_tags(convert(item, number), item)
+                yield number, _passed_through(convert(item, number), item)
     return native(), unit
 
 
 # --- validation of native fields ---------------------------------------------------------------
 
+@dataclass
+class _FileCheck:
+    """What the checks of one file's items share: where problems go, field names, the qids seen."""
+
+    name: str
+    unit: str  # what row numbers count: row, item or line
+    problems: list[Problem]
+    source_names: Mapping[str, str] = field(default_factory=dict)  # native field -> the file's own name
+    qid_rows: dict[str, int] = field(default_factory=dict)
+
+    def item(self, row: int) -> _RowCheck:
+        return _RowCheck(self, row)
+
+
 class _RowCheck:
     """Validates the native fields of one item, recording problems against its file and row."""
 
-    def __init__(self, file: str, row: int, unit: str, problems: list[Problem]):
-        self.file, self.row, self.unit, self.problems = file, row, unit, problems
+    def __init__(self, file: _FileCheck, row: int):
+        self.file, self.row = file, row
 
     def problem(self, field_name: str | None, message: str) -> None:
-        self.problems.append(Problem(self.file, self.row, field_name, message, self.unit))
+        source_name = self.file.source_names.get(field_name, field_name) if field_name else None
+        self.file.problems.append(Problem(self.file.name, self.row, source_name, message, self.file.unit))
 
     def record(self, fields: dict) -> QuestionRecord | None:
-        before = len(self.problems)
+        before = len(self.file.problems)
         if "_error" in fields:
             self.problem(None, fields["_error"])
             return None
         if fields.get("_extra"):
             self.problem(None, f"has {len(fields['_extra'])} more value(s) than the header has columns")
-        qid = _text(fields.get("qid"))
-        if not qid:
-            self.problem("qid", "is empty")
-        question = _text(fields.get("question"))
+        qid = self.qid(fields)
+        question = self.text(fields, "question")
         if not question:
             self.problem("question", "is empty")
         choices = self.choices(fields.get("choices"))
         qtype = self.question_type(fields.get("type"), choices)
-        answer_index, reference = self.answer(qtype, choices, fields.get("answer"))
+        answer_index, reference = self.answer(qtype, choices, fields)
+        video = self.text(fields, "video") or None
         start, end = self.number(fields, "start"), self.number(fields, "end")
         if start is not None and end is not None and end <= start:
             self.problem("end", f"must be after start ({end:g} <= {start:g})")
         clip = _text(fields.get("clip")).lower() or None
         if clip not in (None, "shot", "scene"):
             self.problem("clip", f"must be 'shot' or 'scene', not {clip!r}")
-        tags = parse_tags(fields.get("targets"), fields.get("contents"), fields.get("thinking"),
-                          _text(fields.get("key_target")) or None)
-        for message in tags.problems:
-            self.problem(_tag_field(message), message)
+        tags = self.tags(fields)
+        category = self.text(fields, "category") or None
         round_number = self.round(fields.get("round"))
-        if len(self.problems) > before:
+        if len(self.file.problems) > before:
             return None
         return QuestionRecord(
             qid=qid, text=question, type=qtype, choices=choices, answer_index=answer_index,
-            reference_answer=reference, video=_text(fields.get("video")) or None, start=start, end=end,
-            clip=clip, category=_text(fields.get("category")) or None, round=round_number, tags=tags,
-            source=_jsonable(fields.get("source") or {}),
+            reference_answer=reference, video=video, start=start, end=end, clip=clip, category=category,
+            round=round_number, tags=tags, source=_jsonable(fields.get("source") or {}),
         )
 
-    def choices(self, value: Any) -> list[str]:
+    def text(self, fields: dict, name: str) -> str:
+        """A text field, checked against what the database stores."""
+        text = _text(fields.get(name))
+        if "\0" in text:
+            self.problem(name, "contains a NUL character")
+        limit = MAX_LENGTHS.get(name)
+        if limit is not None and len(text) > limit:
+            self.problem(name, f"is {len(text)} characters long; at most {limit}")
+        return text
+
+    def qid(self, fields: dict) -> str:
+        """The item's qid; a repeat is reported even when either item has other problems."""
+        qid = self.text(fields, "qid")
+        if not qid:
+            self.problem("qid", "is empty")
+        elif qid in self.file.qid_rows:
+            self.problem("qid", f"{qid!r} repeats {self.file.unit} {self.file.qid_rows[qid]}")
+        else:
+            self.file.qid_rows[qid] = self.row
+        return qid
+
+    def tags(self, fields: dict) -> TagSet:
+        tags = parse_tags(fields.get("targets"), fields.get("contents"), fields.get("thinking"),
+                          _text(fields.get("key_target")) or None)
+        for tag_problem in tags.problems:
+            self.problem(FIELD_OF_MODULE[tag_problem.module], tag_problem.message)
+        return tags
+
+    def choices(self, value: Any) -> list[str] | None:
+        """The options; None when they cannot be read (reported here, so nothing else is said about them)."""
         if value is None or (isinstance(value, float) and math.isnan(value)):
             return []
+        if isinstance(value, str) and value.strip().startswith("["):
+            parsed = _list_literal(value.strip())
+            if parsed is not None:
+                value = parsed
+            elif "|" not in value:  # else a '|'-list whose first option starts with '['
+                self.problem("choices", "could not be parsed as a list")
+                return None
         if isinstance(value, (list, tuple)):
             items = [_text(v) for v in value]
         elif isinstance(value, str):
             items = [part.strip() for part in value.split("|")] if value.strip() else []
         else:
             self.problem("choices", f"expected a list or '|'-separated text, got {type(value).__name__}")
-            return []
+            return None
         if any(not item for item in items):
             self.problem("choices", "has an empty option")
+        if any("\0" in item for item in items):
+            self.problem("choices", "contains a NUL character")
         return items
 
-    def question_type(self, value: Any, choices: list[str]) -> str:
-        qtype = _text(value).lower() or ("mcq" if choices else "open")
+    def question_type(self, value: Any, choices: list[str] | None) -> str:
+        qtype = _text(value).lower() or ("open" if choices == [] else "mcq")  # unreadable options are still options
         qtype = {"multiple-choice": "mcq", "multiple choice": "mcq", "mc": "mcq", "open-ended": "open"}.get(qtype, qtype)
         if qtype not in ("mcq", "open"):
             self.problem("type", f"must be 'mcq' or 'open', not {qtype!r}")
-        elif qtype == "mcq" and len(choices) < 2:
-            self.problem("choices", f"a multiple-choice question needs at least 2 options, has {len(choices)}")
-        elif qtype == "open" and choices:
-            self.problem("choices", "an open question has no options")
+        elif choices is not None:  # unreadable options are reported already
+            if qtype == "mcq" and len(choices) < 2:
+                self.problem("choices", f"a multiple-choice question needs at least 2 options, has {len(choices)}")
+            elif qtype == "open" and choices:
+                self.problem("choices", "an open question has no options")
         return qtype
 
-    def answer(self, qtype: str, choices: list[str], value: Any) -> tuple[int | None, str]:
-        text = _text(value)
+    def answer(self, qtype: str, choices: list[str] | None, fields: dict) -> tuple[int | None, str]:
+        """``(index of the key, reference answer)``; an mcq's key may be its index or its text, or both."""
+        text = self.text(fields, "answer")
         if qtype != "mcq":
             if not text:
                 self.problem("answer", "an open question needs a reference answer")
             return None, text
-        if len(choices) < 2:
+        if choices is None or len(choices) < 2:
             return None, ""
+        key_text = _text(fields.get("_answer_text"))
+        if not text and key_text:
+            index = _option_with_text(choices, key_text)
+            if index is None:
+                self.problem("_answer_text", f"{key_text!r} is not the text of an option")
+            return index, ""
         if not text:
             self.problem("answer", "is empty; give the 0-based index or the text of the correct option")
             return None, ""
-        if text.lstrip("-").isdigit():
-            index = int(text)
-            if 0 <= index < len(choices):
-                return index, ""
+        index = self.option_index(choices, text)
+        if index is not None and key_text and key_text.casefold() != choices[index].casefold():
+            key_name = self.file.source_names.get("_answer_text", "_answer_text")
+            self.problem("answer", f"option {index} is {choices[index]!r}, but {key_name} is {key_text!r}")
+        return index, ""
+
+    def option_index(self, choices: list[str], text: str) -> int | None:
+        """The option an mcq's ``answer`` names by its 0-based index or, failing that, by its text."""
+        index = _integer(text)
+        if index is None:
+            index = _option_with_text(choices, text)
+            if index is None:
+                self.problem("answer", f"{text!r} is neither an option index nor the text of an option")
+        elif not 0 <= index < len(choices):
             self.problem("answer", f"index {index} is out of range 0-{len(choices) - 1}")
-            return None, ""
-        folded = [c.casefold() for c in choices]
-        if text.casefold() in folded:
-            return folded.index(text.casefold()), ""
-        self.problem("answer", f"{text!r} is neither an option index nor the text of an option")
-        return None, ""
+            index = None
+        return index
 
     def number(self, fields: dict, name: str) -> float | None:
         text = _text(fields.get(name))
@@ -342,18 +461,11 @@ class _RowCheck:
         text = _text(value)
         if not text:
             return None
-        if not text.isdigit() or int(text) < 1:
+        number = _integer(text)
+        if number is None or not 1 <= number <= MAX_INTEGER:
             self.problem("round", f"must be a round number 1, 2, ..., not {text!r}")
             return None
-        return int(text)
-
-
-def _tag_field(message: str) -> str:
-    lowered = message.lower()
-    for module, name in (("thinking", "thinking"), ("content", "contents")):
-        if module in lowered:
-            return name
-    return "targets"
+        return number
 
 
 def _text(value: Any) -> str:
@@ -364,11 +476,51 @@ def _text(value: Any) -> str:
     return str(value).strip()
 
 
+def _option_with_text(choices: list[str], text: str) -> int | None:
+    folded = [c.casefold() for c in choices]
+    return folded.index(text.casefold()) if text.casefold() in folded else None
+
+
+def _integer(text: str) -> int | None:
+    """The whole number ``text`` spells in ASCII digits, else None.
+
+    Not ``str.isdigit``: it accepts '²', which ``int`` then refuses.  '2.0' counts: pandas writes an
+    integer column that has a gap that way.
+    """
+    match = re.fullmatch(r"(-?[0-9]+)(?:\.0+)?", text)
+    return int(match.group(1)) if match else None
+
+
+# A quoted string of a Python, JSON or numpy list repr; numpy's has no commas: ['A gun' 'A phone'].
+_QUOTED = r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\""
+_STRING_LIST = re.compile(rf"\[\s*(?:(?:{_QUOTED})\s*,?\s*)*\]")
+
+
+def _list_literal(text: str) -> list | None:
+    """The items of a list written out as text (as pandas exports one), or None if it is no list."""
+    try:
+        if _STRING_LIST.fullmatch(text):
+            # Token by token: Python would join numpy's adjacent strings into one option.
+            return [ast.literal_eval(token) for token in re.findall(_QUOTED, text)]
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, RecursionError):
+        return None
+    return list(value) if isinstance(value, (list, tuple)) else None
+
+
 def _jsonable(value: dict) -> dict:
     return json.loads(json.dumps(value, default=str))
 
 
-TAG_FILE_REQUIRED = ("qid", "targets", "contents", "thinking")
+@contextmanager
+def _collecting(path: Path, problems: list[Problem]) -> Iterator[None]:
+    """A problem that stops the reading of a file joins those found before it."""
+    try:
+        yield
+    except InputError as error:
+        problems.extend(error.problems)
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(path.name, None, None, f"is not UTF-8 text ({exc.reason} at byte {exc.start})"))
 
 
 def read_tag_file(path: str | Path) -> dict[str, tuple[int, TagSet]]:
@@ -377,28 +529,18 @@ def read_tag_file(path: str | Path) -> dict[str, tuple[int, TagSet]]:
     Every row must carry a complete, valid tag set; raise :class:`InputError` listing every problem.
     """
     path = Path(path)
-    problems: list[Problem] = []
+    check = _FileCheck(path.name, "row", [])
     tags: dict[str, tuple[int, TagSet]] = {}
-    try:
-        for row, fields in _csv_rows(path, TAG_FILE_REQUIRED):
-            qid = _text(fields.get("qid"))
-            check = _RowCheck(path.name, row, "row", problems)
-            if not qid:
-                check.problem("qid", "is empty")
-            tagset = parse_tags(fields.get("targets"), fields.get("contents"), fields.get("thinking"),
-                                _text(fields.get("key_target")) or None)
-            for message in tagset.problems:
-                check.problem(_tag_field(message), message)
+    with _collecting(path, check.problems):
+        for row, fields in _csv_rows(path, TAG_FILE_REQUIRED, KNOWN_COLUMNS):
+            item = check.item(row)
+            qid = item.qid(fields)
+            tagset = item.tags(fields)
             if tagset.is_empty and not tagset.problems:
-                check.problem("targets", "no tags given")
-            if qid in tags:
-                check.problem("qid", f"{qid!r} repeats row {tags[qid][0]}")
-            elif qid:
-                tags[qid] = (row, tagset)
-    except UnicodeDecodeError as exc:
-        problems.append(Problem(path.name, None, None, f"is not UTF-8 text ({exc.reason} at byte {exc.start})"))
-    if problems:
-        raise InputError(problems)
+                item.problem("targets", "no tags given")
+            tags[qid] = (row, tagset)
+    if check.problems:
+        raise InputError(check.problems)
     return tags
 
 
@@ -409,27 +551,18 @@ def read_bank(path: str | Path, fmt: str = "auto", progress: Progress | None = N
         raise InputError([Problem(str(path), None, None, "no such file")])
     problems: list[Problem] = []
     records: list[QuestionRecord] = []
-    seen: dict[str, int] = {}
-    try:
+    with _collecting(path, problems):
         fmt = detect_format(path) if fmt == "auto" else fmt
         if fmt not in FORMATS:
             raise InputError([Problem(path.name, None, None, f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")])
         items, unit = _items(path, fmt)
+        check = _FileCheck(path.name, unit, problems, SOURCE_NAMES[fmt])
         for count, (row, fields) in enumerate(items, start=1):
-            record = _RowCheck(path.name, row, unit, problems).record(fields)
+            record = check.item(row).record(fields)
             if record is not None:
-                if record.qid in seen:
-                    problems.append(Problem(path.name, row, "qid",
-                                            f"{record.qid!r} repeats {unit} {seen[record.qid]}", unit))
-                else:
-                    seen[record.qid] = row
-                    records.append(record)
+                records.append(record)
             if progress and count % 1000 == 0:
                 progress(count)
-    except UnicodeDecodeError as exc:
-        problems.append(Problem(path.name, None, None, f"is not UTF-8 text ({exc.reason} at byte {exc.start})"))
-    except csv.Error as exc:
-        problems.append(Problem(path.name, None, None, f"is not valid CSV: {exc}"))
     if problems:
         raise InputError(problems)
     if not records:
