@@ -16,6 +16,10 @@ Conventions (SPEC section 3, plus the choices where it is silent):
   :func:`analysis.taxonomy.element_order` order, only those tagged on at least one question.
 * ``element_sd`` is the sample SD (n - 1, as R's ``sd``) of ``accuracy_pct`` over the player's
   elements of all three modules; NaN with fewer than two elements.
+* ``correct`` must be bool, pandas ``boolean`` or integers 0/1 (ValueError otherwise: a string such
+  as ``"0"`` would be truthy).  A missing grade is an error too.
+* Weighted sums of floats (2/3, 4/3, ...) can round a player who is right on every question of an
+  element to 99.99999999999999: percentages within 1e-9 of 0 or 100 are snapped to them.
 """
 
 from __future__ import annotations
@@ -101,7 +105,7 @@ def profiles(questions: pd.DataFrame, answers: pd.DataFrame, method: str = "unif
     correct = grid @ tagged
     with np.errstate(invalid="ignore", divide="ignore"):
         accuracy = 100.0 * correct / asked
-        score = 100.0 * (grid @ weights) / weights.sum(axis=0)
+        score = _snapped(100.0 * (grid @ weights) / weights.sum(axis=0))
     used = asked > 0
 
     elements = _per_player_elements(
@@ -158,6 +162,7 @@ def _answer_grid(qids: pd.Index, answers: pd.DataFrame) -> tuple[pd.DataFrame, n
     require_columns(answers, ("player", "qid", "correct", "kind"), "answers")
     if answers["correct"].isna().any():
         raise ValueError(f"{int(answers['correct'].isna().sum())} answer(s) are not graded (correct is missing)")
+    _check_correct(answers["correct"])
     bad_kind = ~answers["kind"].isin(PLAYER_KINDS)
     if bad_kind.any():
         raise ValueError(f"player kind must be human or ai, not {answers['kind'][bad_kind].iloc[0]!r}")
@@ -177,6 +182,33 @@ def _answer_grid(qids: pd.Index, answers: pd.DataFrame) -> tuple[pd.DataFrame, n
     grid = np.zeros((len(players), len(qids)))
     grid[rows[put], cols[put]] = answers["correct"].to_numpy(dtype=bool)[put]
     return players, grid
+
+
+def _check_correct(correct: pd.Series) -> None:
+    """``correct`` holds bools (numpy, pandas boolean or Python) or the integers 0 and 1, nothing else."""
+    dtype = correct.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        return
+    if pd.api.types.is_integer_dtype(dtype):
+        bad = correct[~correct.isin([0, 1])]
+    elif dtype == object:
+        def plain(value) -> bool:
+            return isinstance(value, (bool, np.bool_)) or (
+                isinstance(value, (int, np.integer)) and value in (0, 1))
+        bad = correct[~correct.map(plain)]
+    else:
+        bad = correct
+    if len(bad):
+        raise ValueError(
+            f"answers column 'correct' must be bool or 0/1 integers, not {bad.iloc[0]!r} ({dtype}); "
+            "convert it first (a string such as '0' would count as right)"
+        )
+
+
+def _snapped(percent: np.ndarray) -> np.ndarray:
+    """``percent`` with values within 1e-9 of 0 or 100 set to exactly 0 or 100 (float rounding noise)."""
+    percent = np.where(np.abs(percent - 100.0) < 1e-9, 100.0, percent)
+    return np.where(np.abs(percent) < 1e-9, 0.0, percent)
 
 
 def _element_matrix(qids: pd.Index, tags: pd.DataFrame, values) -> np.ndarray:

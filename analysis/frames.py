@@ -32,7 +32,8 @@ votes      one row per juror, round and slot
     vote         object  player name, or None for an abstention
     slot         int     1.. (several when a session has several AI players)
     confidence   float   1-5 or NaN
-    group        object  juror group label (e.g. "expert", "20s") or None
+    group        object  juror group label (e.g. "expert", "20s") or None; one per juror (a row
+                         without one takes the label of the juror's other rows)
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Readers for the files ``vtt analyze`` takes: players' answers and the jury's votes (UTF-8 CSV).
+"""Readers for the files ``vtt analyze`` takes: players' answers, the jury's votes and judgment sheets (UTF-8 CSV).
 
-Both readers check the whole file, collect every problem and raise one :class:`InputError`; they
+The readers check the whole file, collect every problem and raise one :class:`InputError`; they
 never return part of a file.  A problem names the file, the row as a spreadsheet shows it (the
 header is row 1, the first data row is row 2) and the field.  Column names are case-insensitive,
 cells are trimmed, blank lines are skipped and extra columns are ignored.
@@ -9,22 +9,31 @@ answers CSV  ``player, qid, answer`` [, ``correct``] [, ``kind``]
     * ``correct``: 0/1/true/false (case-insensitive); when given it wins over the answer key.
     * Without ``correct``, an mcq answer is graded against the key.  The answer may be the option
       text (case- and space-insensitive; it wins when an option reads like a letter or number), the
-      option letter (A = first) or the 0-based option index.  Anything else is a wrong answer.
+      option letter (A = first) or the 0-based option index (see :mod:`analysis.options`).  A
+      letter or index beyond the question's options (``F`` or ``7`` with five options) is an error;
+      any other text that matches no option is a wrong answer.
     * An empty answer is wrong (no answer).  A non-empty open-ended answer without ``correct`` is
       an error: it needs a human judgement.
+    * Player names are case-sensitive here but votes and sheets match them case-insensitively, so
+      two names that differ only by case (``Minjun``, ``minjun``) are an error.
     * ``kind``: human | ai; a kind given on one of a player's rows holds for all of them.  Where the
       file says nothing, players named in ``ai_names`` (matched case-insensitively) are ai and the
-      others human; a name in ``ai_names`` without any row is an error (a mistyped ``--ai``).
+      others human.  A name in ``ai_names`` without any row (a mistyped ``--ai``) and a name in
+      ``ai_names`` whose rows say ``human`` are errors.
 votes CSV  ``round, juror, vote`` [, ``confidence``] [, ``group``] [, ``slot``]
     * ``vote``: a player's name (case-insensitive; returned as the players' spelling), empty = abstain.
+      A name without a row in the answers file is an error: a player who answered nothing needs
+      rows with an empty answer.
     * ``round`` and ``slot`` (default 1) are whole numbers >= 1; ``confidence`` a whole number 1-5.
     * One row per (round, juror, slot); a juror names a player at most once per round and belongs to
-      one group.
+      one group: a group cell left blank on some of a juror's rows takes the juror's label.
+sheet CSV  ``juror, qid, player, looks_like_ai`` (the jurors' judgment sheets)
+    * ``qid`` a question of the set; ``player`` a player's name (as for votes); ``looks_like_ai``
+      0/1/true/false, empty = no mark.  One row per (juror, qid, player).
 """
 
 from __future__ import annotations
 
-import string
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -32,11 +41,14 @@ import numpy as np
 import pandas as pd
 
 from .frames import ANSWER_COLUMNS, PLAYER_KINDS, VOTE_COLUMNS, require_columns
+from .options import chosen_options, option_label
 
 _TRUE = {"1", "true"}
 _FALSE = {"0", "false"}
-_LETTER_INDEX = {letter: index for index, letter in enumerate(string.ascii_lowercase)}
 _MAX_ROWS_LISTED = 10
+_UNKNOWN_PLAYER = ("unknown player {!r} (no row in the answers file; a player who answered nothing needs rows "
+                   "with an empty answer)")
+SHEET_COLUMNS = ("juror", "qid", "player", "looks_like_ai")
 
 
 class InputError(ValueError):
@@ -55,6 +67,12 @@ def read_answers(path: str | Path, questions: pd.DataFrame, ai_names: Iterable[s
     frame = _read_csv(path, ("player", "qid", "answer"), ("correct", "kind"))
 
     problems.add(frame["player"] == "", "player", "is empty")
+    folded = frame["player"].str.casefold()
+    spellings = frame["player"].groupby(folded).agg(lambda names: " and ".join(map(repr, dict.fromkeys(names))))
+    problems.add_each(
+        frame["player"].groupby(folded).transform("nunique") > 1, folded.map(spellings), "player",
+        "{} differ only by case (votes and sheets match names case-insensitively)",
+    )
     question = questions.assign(qid=questions["qid"].astype(str)).set_index("qid")
     known = frame["qid"].isin(question.index)
     problems.add_each(~known, frame["qid"], "qid", "unknown question {!r}")
@@ -71,16 +89,31 @@ def read_answers(path: str | Path, questions: pd.DataFrame, ai_names: Iterable[s
         np.where(frame["player"].str.casefold().isin(list(ai_players)), "ai", "human"), index=frame.index
     )
     kind = stated.transform("first").fillna(default_kind)
-    named = set(frame["player"].str.casefold())
-    for folded, name in ai_players.items():
-        if folded not in named:
+    problems.add_each(
+        (default_kind == "ai") & (frame["kind"].str.lower() == "human"), frame["player"], "kind",
+        "player {!r} is named by --ai but marked human here",
+    )
+    named = set(folded)
+    for name_folded, name in ai_players.items():
+        if name_folded not in named:
             problems.add_file(f"player: AI player {name!r} has no row")
 
     given = frame["correct"].str.lower()
     problems.add_each(
         ~given.isin(_TRUE | _FALSE | {""}), frame["correct"], "correct", "must be 0/1/true/false, not {!r}"
     )
-    graded = _grade_against_key(frame, question)
+    chosen, out_of_range = chosen_options(frame["qid"], frame["answer"], questions)
+    options = frame["qid"].map(question["choices"].where(question["type"] == "mcq")).map(
+        lambda value: len(value) if isinstance(value, (list, tuple)) else 0)
+    last = (options - 1).clip(lower=0)
+    problems.add_messages(out_of_range, (
+        frame["answer"].map(repr) + " names no option of question " + frame["qid"].map(repr) + " ("
+        + options.astype(str) + " options: A-" + last.map(option_label) + " or 0-" + last.astype(str) + ")"
+    ), "answer")
+    key = frame["qid"].map(question["answer_index"].where(question["type"] == "mcq"))
+    graded = pd.Series(pd.NA, index=frame.index, dtype="boolean")
+    has_key = key.notna()
+    graded[has_key] = (chosen[has_key] == key[has_key].astype(float)).fillna(False)
     needs_judgement = known & (given == "") & (frame["answer"] != "") & graded.isna()
     problems.add_each(
         needs_judgement, frame["qid"], "correct",
@@ -112,7 +145,7 @@ def read_votes(path: str | Path, players: pd.DataFrame | Iterable[str]) -> pd.Da
     problems.add_each(bad_round, frame["round"], "round", "must be a whole number >= 1, not {!r}")
     problems.add(frame["juror"] == "", "juror", "is empty")
     vote = frame["vote"].str.casefold().map(spelling)
-    problems.add_each((frame["vote"] != "") & vote.isna(), frame["vote"], "vote", "unknown player {!r}")
+    problems.add_each((frame["vote"] != "") & vote.isna(), frame["vote"], "vote", _UNKNOWN_PLAYER)
     confidence, bad_confidence = _whole_numbers(frame["confidence"], low=1, high=5)
     problems.add_each(bad_confidence, frame["confidence"], "confidence", "must be a whole number 1-5, not {!r}")
     slot, bad_slot = _whole_numbers(frame["slot"].where(frame["slot"] != "", "1"), low=1)
@@ -135,6 +168,8 @@ def read_votes(path: str | Path, players: pd.DataFrame | Iterable[str]) -> pd.Da
     )
     problems.raise_any()
 
+    groups = groups.groupby(frame["juror"]).transform("first")  # a blank cell takes the juror's label
+
     votes = pd.DataFrame({
         "round": round_no.astype(int),
         "juror": frame["juror"],
@@ -144,6 +179,40 @@ def read_votes(path: str | Path, players: pd.DataFrame | Iterable[str]) -> pd.Da
         "group": groups.astype(object).where(groups.notna(), None),
     })
     return votes[list(VOTE_COLUMNS)].reset_index(drop=True)
+
+
+def read_sheet(path: str | Path, questions: pd.DataFrame, players: pd.DataFrame | Iterable[str]) -> pd.DataFrame:
+    """The judgment-sheet frame (``juror, qid, player, looks_like_ai``) of a sheet CSV.
+
+    ``questions`` is the questions frame (its ``qid`` column is used); ``players`` the players frame
+    (its ``name`` column) or the player names.  ``looks_like_ai`` is True, False or <NA> (no mark).
+    """
+    require_columns(questions, ("qid",), "questions")
+    names = players["name"] if isinstance(players, pd.DataFrame) else pd.Series(list(players), dtype=object)
+    spelling = {str(name).casefold(): str(name) for name in names}
+    problems = _Problems(path)
+    frame = _read_csv(path, SHEET_COLUMNS, ())
+
+    problems.add(frame["juror"] == "", "juror", "is empty")
+    problems.add_each(~frame["qid"].isin(set(questions["qid"].astype(str))), frame["qid"], "qid",
+                      "unknown question {!r}")
+    problems.add(frame["player"] == "", "player", "is empty")
+    player = frame["player"].str.casefold().map(spelling)
+    problems.add_each((frame["player"] != "") & player.isna(), frame["player"], "player", _UNKNOWN_PLAYER)
+    mark = frame["looks_like_ai"].str.lower()
+    problems.add_each(~mark.isin(_TRUE | _FALSE | {""}), frame["looks_like_ai"], "looks_like_ai",
+                      "must be 0/1/true/false (or empty: no mark), not {!r}")
+    problems.add_each(
+        player.notna() & frame.assign(player=player).duplicated(["juror", "qid", "player"], keep=False),
+        frame["juror"] + " on " + frame["qid"] + " / " + player.fillna(""), "juror/qid/player",
+        "more than one row for {}",
+    )
+    problems.raise_any()
+
+    looks = pd.array(mark.map(lambda m: True if m in _TRUE else False if m in _FALSE else None), dtype="boolean")
+    sheet = pd.DataFrame({"juror": frame["juror"], "qid": frame["qid"], "player": player.astype(object),
+                          "looks_like_ai": looks})
+    return sheet[list(SHEET_COLUMNS)].reset_index(drop=True)
 
 
 class _Problems:
@@ -163,6 +232,11 @@ class _Problems:
         """One problem per distinct offending value, ``template`` formatted with the value."""
         for value in values[mask].unique():
             self.add(mask & (values == value), field, template.format(value))
+
+    def add_messages(self, mask: pd.Series, messages: pd.Series, field: str) -> None:
+        """One problem per distinct message of the offending rows."""
+        for message in messages[mask].unique():
+            self.add(mask & (messages == message), field, message)
 
     def add_file(self, message: str) -> None:
         self._file.append(f"{self.path}: {message}")
@@ -206,31 +280,3 @@ def _whole_numbers(values: pd.Series, low: int, high: float = np.inf) -> tuple[p
     number = pd.to_numeric(values.where(values != ""), errors="coerce")
     valid = number.notna() & (number % 1 == 0) & (number >= low) & (number <= high)
     return number.where(valid).astype("Int64"), (values != "") & ~valid
-
-
-def _grade_against_key(frame: pd.DataFrame, question: pd.DataFrame) -> pd.Series:
-    """True/False for answers to mcq questions with a key; <NA> where the key cannot decide."""
-    key = frame["qid"].map(question["answer_index"].where(question["type"] == "mcq"))
-    options = question.loc[question["type"] == "mcq", "choices"].explode()
-    by_text = pd.DataFrame({
-        "qid": options.index.to_numpy(),
-        "text": _normalised(options.astype("string")).to_numpy(),
-        "index": options.groupby(level=0).cumcount().to_numpy(),
-    }).dropna().drop_duplicates(["qid", "text"])  # first option wins if two read the same
-
-    answer = _normalised(frame["answer"])
-    answered = pd.DataFrame({"qid": frame["qid"], "text": answer, "row": frame.index})
-    chosen_text = answered.merge(by_text, on=["qid", "text"], how="left").set_index("row")["index"]
-    chosen_letter = answer.map(_LETTER_INDEX)
-    chosen_number = pd.to_numeric(answer.where(answer.str.fullmatch(r"\d+")), errors="coerce")
-    chosen = chosen_text.combine_first(chosen_letter).combine_first(chosen_number)
-
-    graded = pd.Series(pd.NA, index=frame.index, dtype="boolean")
-    has_key = key.notna()
-    graded[has_key] = (chosen[has_key] == key[has_key].astype(float)).fillna(False)
-    return graded
-
-
-def _normalised(text: pd.Series) -> pd.Series:
-    """Case- and space-insensitive form of an answer or option."""
-    return text.str.casefold().str.split().str.join(" ")

@@ -3,20 +3,25 @@
 :func:`write_reports` writes
 
 * ``profiles.pdf`` - CogME profiles: scoring method, every player overlaid per module, one page per player;
-* ``tallies.pdf``  - the jury's votes (only with vote statistics): detection per round against chance,
-  votes per player per round, the pass rule and its statistic, juror groups, jurors, confidence;
+* ``tallies.pdf``  - the jury's votes (only with vote statistics or a judgment sheet): detection per
+  round against chance, votes per player per round, the pass rule and its statistic, juror groups,
+  jurors, confidence, and with a judgment sheet the "looks like the AI" exposure per question;
 * ``report.pdf``   - both, plus the question set's composition and the Q&A sheet (case study, Table 1);
 * one UTF-8 CSV per table (see :data:`CSV_FILES`).
 
 Each section is built by one function returning flowables; the three PDFs only differ in which
 sections they stack.  All user text (names, questions, answers) goes through :func:`markup` before it
 reaches Paragraph markup, and everything is set in the embedded NanumGothic (Hangul included).
+Characters NanumGothic has no glyph for (emoji, some Han, Greek with tonos) are not dropped
+silently: the cover of each PDF lists the ones its text holds, and :func:`write_reports` returns them
+(``missing_characters``) for the caller to warn about.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -36,9 +41,11 @@ from reportlab.platypus import (
 )
 
 from . import charts
+from .cogme import element_frequencies
 from .composition import Composition, composition
-from .fonts import BOLD, REGULAR, register_fonts
+from .fonts import BOLD, REGULAR, missing_glyphs, register_fonts
 from .frames import require_columns
+from .options import chosen_options, option_label
 from .taxonomy import KEY_MARK, Module, TagSet
 
 if TYPE_CHECKING:
@@ -50,14 +57,18 @@ CORRECT_MARK, WRONG_MARK, NO_ANSWER = "√", "×", "—"  # all three are in Nan
 MAX_JUROR_ROWS = 100  # a streamed session has thousands of jurors: the PDF lists the first ones only
 QA_PLAYERS_PER_TABLE = 6  # answer columns narrower than this leave a word or two per line
 
+MAX_MISSING_LISTED = 20  # characters the font cannot show, listed on the cover
+OPTION_SEPARATOR = " · "  # between an option's letter and its text: "B · Deogi"
+
 CSV_FILES = (
     "profile_players.csv", "profile_elements.csv",                                      # profiles
     "rounds.csv", "tally.csv", "groups.csv", "jurors.csv", "vote_summary.csv",         # with stats
-    "composition.csv", "question_set.csv", "qa_sheet.csv",                              # question set
+    "exposure.csv",                                                                     # with a judgment sheet
+    "composition.csv", "element_frequencies.csv", "question_set.csv", "qa_sheet.csv",   # question set
 )
 
 QA_COLUMNS = ["qid", "round", "question", "type", "reference", "targets", "contents", "thinking", "player", "kind",
-              "answered", "answer", "correct"]
+              "answered", "answer", "option", "correct"]
 
 METHOD_NOTES = {
     "uniform": "every tag weighs 1, so the weighted score equals the accuracy.",
@@ -77,55 +88,110 @@ FOOTER_SIZE = 7.5
 
 # ------------------------------------------------------------------------------------ public API
 
+class WrittenReports(dict):
+    """``{file name: path}`` of every file :func:`write_reports` wrote, plus ``missing_characters``.
+
+    ``missing_characters``: the characters of the PDFs' text (names, questions, answers, title...) that
+    the embedded font cannot draw, sorted, without repeats; empty when everything renders.
+    """
+
+    missing_characters: tuple[str, ...] = ()
+
+
 def write_reports(out_dir: str | Path, *, questions: pd.DataFrame, answers: pd.DataFrame, profiles: Profiles,
                   stats: VoteStats | None = None, title: str = DEFAULT_TITLE,
-                  session_info: dict | None = None) -> dict[str, Path]:
+                  session_info: dict | None = None, exposure: pd.DataFrame | None = None) -> WrittenReports:
     """Write the PDFs and CSVs into ``out_dir`` (created if needed); return ``{file name: path}``.
 
     ``questions`` and ``answers`` are the frames of :mod:`analysis.frames`; ``profiles`` comes from
     :func:`analysis.cogme.profiles`, ``stats`` from :func:`analysis.votes.vote_stats` (without it
-    there is no ``tallies.pdf`` and no vote CSVs).  ``session_info`` is shown as a key/value table
-    under the title (e.g. date, drama, players' ages).
+    there are no vote CSVs), ``exposure`` from :func:`analysis.votes.exposure` with the answers
+    (its ``chance_pct`` column is shown when present; without it there is no ``exposure.csv``).
+    ``tallies.pdf`` is written when there are vote statistics or an exposure table.
+    ``session_info`` is shown as a key/value table under the title (e.g. date, drama, players' ages).
+    The result is a dict whose ``missing_characters`` lists what the font cannot show (see
+    :class:`WrittenReports`); each PDF's cover lists the ones in that PDF.
     """
-    require_columns(questions, ("qid", "question", "type", "answer", "round", "targets", "key_target",
+    require_columns(questions, ("qid", "question", "type", "choices", "answer", "round", "targets", "key_target",
                                 "contents", "thinking"), "questions")
     require_columns(answers, ("player", "qid", "answer", "correct", "kind"), "answers")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     look = _Look.create(profiles, stats)
     set_composition = composition(questions)
-    tables = _tables(questions, answers, profiles, stats, set_composition)
+    tables = _tables(questions, answers, profiles, stats, set_composition, exposure)
 
-    written = {}
+    written = WrittenReports()
     for name, table in tables.items():
         written[name] = out_dir / name
         table.to_csv(written[name], index=False, encoding="utf-8")
 
-    # Each section is (page orientation, builder); a builder is called once per PDF that holds it
-    # because ReportLab consumes flowables while laying them out.
-    profile_part = ("portrait", lambda: _profile_section(profiles, look))
-    tally_part = ("portrait", lambda: _tally_section(stats, tables["tally.csv"], look))
+    # Each section is (page orientation, builder, the user text it prints); a builder is called once
+    # per PDF that holds it because ReportLab consumes flowables while laying them out.
+    profile_part = ("portrait", lambda: _profile_section(profiles, set_composition, look),
+                    _texts(profiles.players["player"]))
+    has_jury = stats is not None or exposure is not None
+    jury_part = ("portrait", lambda: _jury_section(stats, tables.get("tally.csv"), tables.get("exposure.csv"), look),
+                 _jury_texts(stats, exposure))
     set_part = ("portrait", lambda: _composition_section(set_composition, tables["question_set.csv"], profiles,
-                                                         look))
-    qa_part = ("landscape", lambda: _qa_section(tables["qa_sheet.csv"], look))
+                                                         look), _texts(set_composition.untagged))
+    qa_part = ("landscape", lambda: _qa_section(tables["qa_sheet.csv"], look), _qa_texts(tables["qa_sheet.csv"]))
     documents = {"profiles.pdf": [profile_part]}
-    if stats is not None:
-        documents["tallies.pdf"] = [tally_part]
-    documents["report.pdf"] = [profile_part] + ([tally_part] if stats is not None else []) + [set_part, qa_part]
+    if has_jury:
+        documents["tallies.pdf"] = [jury_part]
+    documents["report.pdf"] = [profile_part] + ([jury_part] if has_jury else []) + [set_part, qa_part]
+    cover_text = _texts([title], (session_info or {}).keys(), (session_info or {}).values())
+    missing_everywhere: set[str] = set()
     for name, sections in documents.items():
+        missing = _missing_characters(cover_text.union(*(texts for _, _, texts in sections)))
+        missing_everywhere |= set(missing)
         written[name] = out_dir / name
-        _build_pdf(written[name], _cover(title, session_info, look) + _stack(sections), title)
+        _build_pdf(written[name], _cover(title, session_info, look, missing) + _stack(sections), title)
+    written.missing_characters = tuple(sorted(missing_everywhere))
     return written
 
 
-def _stack(sections: list[tuple[str, Callable[[], list[Flowable]]]]) -> list[Flowable]:
+def _stack(sections: list[tuple[str, Callable[[], list[Flowable]], set[str]]]) -> list[Flowable]:
     """The sections one after another, each from a new page of its orientation."""
     story: list[Flowable] = []
-    for index, (orientation, build) in enumerate(sections):
+    for index, (orientation, build, _) in enumerate(sections):
         if index:
             story += [NextPageTemplate(orientation), PageBreak()]
         story += build()
     return story
+
+
+def _texts(*groups: Iterable) -> set[str]:
+    """The user text of some values (None and NaN left out), as a set of strings."""
+    return {str(value) for group in groups for value in group
+            if value is not None and not (isinstance(value, float) and math.isnan(value))}
+
+
+def _jury_texts(stats: VoteStats | None, exposure: pd.DataFrame | None) -> set[str]:
+    texts: set[str] = set()
+    if stats is not None:
+        jurors = stats.jurors.head(MAX_JUROR_ROWS)
+        texts |= _texts(stats.tally["player"], stats.groups["group"], jurors["juror"], jurors["group"])
+    if exposure is not None:
+        texts |= _texts(exposure["qid"])
+    return texts
+
+
+def _qa_texts(qa_sheet: pd.DataFrame) -> set[str]:
+    return _texts(*(qa_sheet[column] for column in ("qid", "question", "reference", "player", "answer", "option")))
+
+
+def _missing_characters(texts: Iterable[str]) -> list[str]:
+    """The characters of ``texts`` that the regular or the bold face cannot draw, in code point order."""
+    characters = "".join(set("".join(texts)))
+    return sorted(missing_glyphs(characters, REGULAR) | missing_glyphs(characters, BOLD))
+
+
+def _character_names(characters: Sequence[str], limit: int = MAX_MISSING_LISTED) -> str:
+    """``U+1F600 GRINNING FACE, ...``: characters named by code point and Unicode name (the font cannot draw them)."""
+    named = [f"U+{ord(ch):04X} {unicodedata.name(ch, '')}".rstrip() for ch in characters[:limit]]
+    more = len(characters) - limit
+    return ", ".join(named) + (f" and {more} more" if more > 0 else "")
 
 
 def markup(text: object) -> str:
@@ -138,15 +204,22 @@ def markup(text: object) -> str:
 # ------------------------------------------------------------------------------------ the tables
 
 def _tables(questions: pd.DataFrame, answers: pd.DataFrame, profiles: Profiles, stats: VoteStats | None,
-            set_composition: Composition) -> dict[str, pd.DataFrame]:
-    """Every table of the reports as the frame written to its CSV (the PDFs render these frames)."""
+            set_composition: Composition, exposure: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+    """Every table of the reports as the frame written to its CSV (the PDFs render these frames).
+
+    ``element_frequencies.csv`` holds the numbers of the element-frequency chart: per player and
+    element the questions tagged with it, answered correctly and missed (no answer included).
+    """
     tables = {
         "profile_players.csv": profiles.players.assign(method=profiles.method),
         "profile_elements.csv": profiles.elements.assign(method=profiles.method),
         "composition.csv": set_composition.elements,
+        "element_frequencies.csv": element_frequencies(questions, answers),
         "question_set.csv": _question_set_table(set_composition),
         "qa_sheet.csv": _qa_table(questions, answers, profiles.players),
     }
+    if exposure is not None:
+        tables["exposure.csv"] = exposure
     if stats is not None:
         tables |= {
             "rounds.csv": stats.rounds,
@@ -171,10 +244,18 @@ def _vote_summary_table(stats: VoteStats) -> pd.DataFrame:
     ci_low, ci_high = summary.pop("overall_ci")
     row = {"pass_rule": stats.pass_rule, "alpha": stats.alpha, "threshold_pct": stats.threshold_pct, **summary,
            "overall_ci_low": ci_low, "overall_ci_high": ci_high,
+           "confidence_votes": stats.confidence.get("votes"),
            "mean_confidence_right": stats.confidence.get("mean_right"),
            "mean_confidence_wrong": stats.confidence.get("mean_wrong"),
            "brier": stats.confidence.get("brier")}
     return pd.DataFrame([row])
+
+
+def _option_text(choices, index) -> str:
+    """``"B · Deogi"`` for option 1 of ``choices``; empty without an option (or without its text)."""
+    if pd.isna(index) or not isinstance(choices, (list, tuple)) or not 0 <= int(index) < len(choices):
+        return ""
+    return f"{option_label(int(index))}{OPTION_SEPARATOR}{choices[int(index)]}"
 
 
 def _tag_text(question) -> dict[str, str]:
@@ -190,7 +271,10 @@ def _tag_text(question) -> dict[str, str]:
 def _qa_table(questions: pd.DataFrame, answers: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
     """One row per (question, player): the question, its tags and what the player answered.
 
-    A question a player has no answer row for is listed with ``answered`` False (and counts as wrong).
+    ``answered`` is False where the player has no answer row for the question or an empty answer
+    (no answer: it counts as wrong).  ``option`` is the mcq option the answer names, as
+    ``"B · Deogi"`` (letter, text; see :mod:`analysis.options`), empty for open questions and for
+    answers that name no option.
     """
     sheet = pd.DataFrame({
         "qid": questions["qid"].astype(str), "round": questions["round"], "question": questions["question"],
@@ -201,11 +285,17 @@ def _qa_table(questions: pd.DataFrame, answers: pd.DataFrame, players: pd.DataFr
     sheet = pd.concat([sheet, tags], axis=1).merge(players[["player", "kind"]], how="cross")
     given = answers[["qid", "player", "answer", "correct"]].assign(qid=answers["qid"].astype(str), answered=True)
     sheet = sheet.merge(given, on=["qid", "player"], how="left")
-    answered = sheet["answered"].notna().to_numpy(dtype=bool)
+    has_row = sheet["answered"].notna().to_numpy(dtype=bool)
+    answer = sheet["answer"].fillna("").astype(str)
+    chosen, _ = chosen_options(sheet["qid"], answer, questions)
+    choices = pd.Series(questions["choices"].to_numpy(), index=questions["qid"].astype(str).to_numpy())
+    choices = choices[~choices.index.duplicated()]
+    option = [_option_text(choices.get(qid), index) for qid, index in zip(sheet["qid"], chosen)]
     sheet = sheet.assign(
-        answered=answered,
-        answer=sheet["answer"].fillna("").astype(str),
-        correct=answered & sheet["correct"].fillna(False).astype(bool).to_numpy(),
+        answered=has_row & (answer.str.strip() != "").to_numpy(),
+        answer=answer,
+        option=option,
+        correct=has_row & sheet["correct"].fillna(False).astype(bool).to_numpy(),
     )
     return sheet[QA_COLUMNS]
 
@@ -327,16 +417,21 @@ def _interval(low, high) -> str:
 
 # ------------------------------------------------------------------------------------ sections
 
-def _cover(title: str, session_info: dict | None, look: _Look) -> list[Flowable]:
+def _cover(title: str, session_info: dict | None, look: _Look, missing: Sequence[str] = ()) -> list[Flowable]:
     story: list[Flowable] = [look.para(markup(title), "title")]
     if session_info:
         rows = [[markup(key), markup(value)] for key, value in session_info.items()]
         story += [_table(look, [_Column("", 0.25), _Column("", 0.75)], rows, _frame_width() * 0.7, header=False),
                   Spacer(1, 6)]
+    if missing:
+        story.append(look.para(
+            f"<font color='#{charts.VERMILLION.hexval()[2:]}'><b>Note:</b></font> characters the embedded font "
+            f"cannot show: {markup(_character_names(missing))}. They print as blanks or boxes in this PDF; the "
+            "CSV files hold the exact text."))
     return story
 
 
-def _profile_section(profiles: Profiles, look: _Look) -> list[Flowable]:
+def _profile_section(profiles: Profiles, set_composition: Composition, look: _Look) -> list[Flowable]:
     width = _frame_width()
     method = markup(profiles.method)
     players = list(profiles.players["player"])
@@ -345,9 +440,14 @@ def _profile_section(profiles: Profiles, look: _Look) -> list[Flowable]:
     key = [charts.legend_chart(players, look.players, width=width / 2 - 30), Spacer(1, 8),
            look.para(f"Weighted score % per element under <b>{method}</b>, every player overlaid; rings at 0, 25, "
                      "50, 75 and 100 %; n = questions tagged with the element.", "caption")]
+    untagged = len(set_composition.untagged)
+    untagged_note = [look.para(
+        f"{untagged} of {set_composition.total} questions {'carries' if untagged == 1 else 'carry'} no CogME tag: "
+        "counted in overall accuracy only.")] if untagged else []
     return [
         look.para("CogME profiles", "h1"),
         look.para(f"Scoring method: <b>{method}</b> — {METHOD_NOTES.get(profiles.method, '')}", "method"),
+        *untagged_note,
         look.para("Accuracy = correct / questions tagged with the element (no answer counts as wrong); weighted "
                   "score = the same with each question weighted by the method. Element SD = sample standard "
                   "deviation (n - 1) of a player's element accuracies over all elements asked."),
@@ -401,35 +501,75 @@ def _player_page(profiles: Profiles, player, look: _Look) -> list[Flowable]:
     ]
 
 
+def _jury_section(stats: VoteStats | None, tally: pd.DataFrame | None, exposure: pd.DataFrame | None,
+                  look: _Look) -> list[Flowable]:
+    """The votes (with statistics), then the judgment sheet's exposure table (with one)."""
+    story = _tally_section(stats, tally, look) if stats is not None else [look.para("Jury", "h1")]
+    if exposure is not None:
+        story += _exposure_section(exposure, look)
+    return story
+
+
 def _tally_section(stats: VoteStats, tally: pd.DataFrame, look: _Look) -> list[Flowable]:
     width = _frame_width()
     summary = stats.summary
+    judged = summary["rounds_with_votes"]
+    silent = summary["rounds_without_votes"]
+    silent_text = f" ({silent} round{'s' if silent != 1 else ''} without votes)" if silent else ""
+    several_slots = bool((stats.rounds["votes"] > stats.rounds["voters"]).any())
     story: list[Flowable] = [
         look.para("Jury votes", "h1"),
         look.para(f"Pass rule: {_rule_text(stats)}"),
         look.para(
-            f"The AI passed <b>{summary['rounds_passed']} of {summary['rounds']}</b> rounds. Overall detection "
+            f"The AI passed <b>{summary['rounds_passed']} of {judged}</b> rounds{silent_text}. Overall detection "
             f"<b>{_number(summary['overall_detection_pct'])} %</b> of {summary['overall_votes']} cast votes "
             f"(95 % Wilson CI {_interval(*summary['overall_ci'])} %; one-sided exact binomial "
-            f"{_p_equation(summary['overall_p_value'])} against chance); mean detection over rounds "
-            f"{_number(summary['mean_detection_pct'])} %. One player drew a majority of the votes in "
-            f"{summary['majority_rounds']} of {summary['rounds']} rounds."),
+            f"{_p_equation(summary['overall_p_value'])} against chance; both pool the rounds and treat the votes "
+            "as independent, which one juror's votes are not, so read them as approximate); mean detection over "
+            f"rounds {_number(summary['mean_detection_pct'])} %. One player was named by more than half of the "
+            f"voting jurors in {summary['majority_rounds']} of {judged} rounds."),
         charts.detection_chart(stats.rounds, width=width, height=210,
                                threshold_pct=stats.threshold_pct if stats.pass_rule == "threshold" else None),
         look.para("Detection = share of cast votes naming an AI player; whiskers: 95 % Wilson interval; "
                   "dashed: chance level (number of AI players / players).", "caption"),
         look.para("Votes per round", "h2"),
     ]
+    if several_slots:
+        story.append(look.para(
+            "Jurors named several players per round (one per AI player): a player's share and the majority are "
+            "counted out of the jurors who voted (each names a player at most once), detection out of all cast "
+            "votes.", "caption"))
     for row in stats.rounds.itertuples(index=False):
         votes = tally[tally["round"] == row.round]
         story.append(KeepTogether([
             charts.round_votes_chart(votes, look.players, title=f"Round {row.round}", width=width, height=150),
             Spacer(1, 3),
-            _round_figures(stats, row, votes, look, width),
+            _round_figures(stats, row, votes, look, width, several_slots),
             Spacer(1, 10),
         ]))
     story += _jury_tables(stats, look, width)
     return story
+
+
+def _exposure_section(exposure: pd.DataFrame, look: _Look) -> list[Flowable]:
+    """Per question: "looks like the AI" marks, how many fell on the AI, and the share blind marks would reach."""
+    width = _frame_width()
+    has_chance = "chance_pct" in exposure.columns
+    columns = [_Column("Question", 0.28), _Column("Marks", 0.14, True), _Column("Marks on the AI", 0.2, True),
+               _Column("Exposure %", 0.18, True)] + ([_Column("Chance %", 0.2, True)] if has_chance else [])
+    rows = [[markup(row.qid), str(row.marks), str(row.ai_marks), _number(row.exposure_pct)]
+            + ([_number(row.chance_pct)] if has_chance else []) for row in exposure.itertuples(index=False)]
+    total_marks, total_ai = int(exposure["marks"].sum()), int(exposure["ai_marks"].sum())
+    overall = _number(100 * total_ai / total_marks) if total_marks else "–"
+    return [
+        look.para("Judgment sheet: exposure", "h2"),
+        look.para(f"Jurors marked {total_marks} answers as looking like the AI's; {total_ai} of them were an AI "
+                  f"player's ({overall} %)."),
+        _table(look, columns, rows, width * 0.75, zebra=True),
+        look.para("Exposure = share of the question's \"looks like the AI\" marks that fell on an AI player's "
+                  "answer; chance = AI answers / all answers to the question, the share marks placed blindly "
+                  "would reach.", "caption"),
+    ]
 
 
 def _rule_text(stats: VoteStats) -> str:
@@ -454,19 +594,26 @@ def _rule_statistic(stats: VoteStats, row, votes: pd.DataFrame) -> str:
     return f"top human {int(top.get('human', 0))} vs AI {int(top.get('ai', 0))} votes"
 
 
-def _round_figures(stats: VoteStats, row, votes: pd.DataFrame, look: _Look, width: float) -> Table:
+def _round_figures(stats: VoteStats, row, votes: pd.DataFrame, look: _Look, width: float,
+                   several_slots: bool = False) -> Table:
     if pd.isna(row.ai_passed):
         verdict = "no votes"
     else:
         verdict = "<b>AI passed</b>" if row.ai_passed else "<b>AI detected</b>"
-    majority = look.player(row.majority_player) if row.majority else "none"
+    if not row.majority:
+        majority = "none"
+    else:  # several slots let two players pass half of the jurors
+        majority = look.player(row.majority_player) if row.majority_player is not None else "several (tied)"
+    # with several slots the jurors who voted (the shares' denominator) get a column of their own
+    jurors = [_Column("Jurors", 0.07, True)] if several_slots else []
+    narrow = 0.01 * several_slots  # the Jurors column takes its 0.07 from the columns with room to spare
     return _table(look, [
-        _Column("Votes", 0.07, True), _Column("Abstentions", 0.1, True), _Column("AI votes", 0.08, True),
-        _Column("Detection %", 0.11, True), _Column("95 % CI", 0.1, True), _Column("p", 0.07, True),
-        _Column("Majority", 0.14), _Column(f"Statistic ({markup(stats.pass_rule)})", 0.22),
-        _Column("Result", 0.11)],
-        [[str(row.votes), str(row.abstentions), str(row.ai_votes), _number(row.detection_pct),
-          _interval(row.ci_low, row.ci_high), _p_value(row.p_value), majority,
+        _Column("Votes", 0.07, True), *jurors, _Column("Abstentions", 0.1, True), _Column("AI votes", 0.08, True),
+        _Column("Detection %", 0.11, True), _Column("95 % CI", 0.1 - narrow, True), _Column("p", 0.07 - narrow, True),
+        _Column("Majority", 0.14 - 2 * narrow), _Column(f"Statistic ({markup(stats.pass_rule)})", 0.22 - 2 * narrow),
+        _Column("Result", 0.11 - narrow)],
+        [[str(row.votes), *([str(row.voters)] if several_slots else []), str(row.abstentions), str(row.ai_votes),
+          _number(row.detection_pct), _interval(row.ci_low, row.ci_high), _p_value(row.p_value), majority,
           _rule_statistic(stats, row, votes), verdict]], width)
 
 
@@ -491,15 +638,15 @@ def _jury_tables(stats: VoteStats, look: _Look, width: float) -> list[Flowable]:
     if len(jurors) > MAX_JUROR_ROWS:
         story.append(look.para(f"First {MAX_JUROR_ROWS} of {len(jurors)} jurors; all are in jurors.csv.",
                                "caption"))
-    story.append(look.para(f"Mean hit rate {_number(jurors['hit_rate_pct'].mean())} % (hits = votes naming an AI "
-                           "player).", "caption"))
+    story.append(look.para(f"Mean hit rate {_number(stats.summary['mean_hit_rate_pct'])} % over the jurors who cast "
+                           "a vote (hits = votes naming an AI player).", "caption"))
 
     confidence = stats.confidence
     story += [look.para("Confidence", "h2"), _table(
-        look, [_Column("Mean confidence, right votes", 0.36, True), _Column("Mean confidence, wrong votes", 0.36,
-               True), _Column("Brier score", 0.28, True)],
+        look, [_Column("Mean confidence, right votes", 0.28, True), _Column("Mean confidence, wrong votes", 0.28,
+               True), _Column("Brier score", 0.17, True), _Column("Votes with a confidence", 0.27, True)],
         [[_number(confidence.get("mean_right"), 2), _number(confidence.get("mean_wrong"), 2),
-          _number(confidence.get("brier"), 3)]], width * 0.75),
+          _number(confidence.get("brier"), 3), str(confidence.get("votes", 0))]], width * 0.85),
         look.para("Confidence on a 1–5 scale; the Brier score reads confidence as the probability of being right "
                   "(1 = a blind guess, 5 = certain); lower is better.", "caption")]
     return story
@@ -564,9 +711,18 @@ def _qa_sheet_table(qa_sheet: pd.DataFrame, players: list[str], look: _Look) -> 
 
 
 def _answer_cell(answer) -> str:
-    colour = (charts.GREEN if answer.correct else charts.VERMILLION).hexval()[2:]
-    mark = f"<font color='#{colour}' size='9'><b>{CORRECT_MARK if answer.correct else WRONG_MARK}</b></font>"
-    return f"{mark} {markup(answer.answer) if answer.answered else NO_ANSWER}"
+    """√ or × and what the player said (the option for mcq answers); the no-answer mark alone for no answer.
+
+    An answer graded correct keeps its √ even when it is empty (a ``correct`` given by hand wins).
+    """
+    if answer.correct:
+        mark, colour = CORRECT_MARK, charts.GREEN
+    elif answer.answered:
+        mark, colour = WRONG_MARK, charts.VERMILLION
+    else:
+        mark, colour = NO_ANSWER, charts.GREY
+    text = (answer.option or answer.answer) if answer.answered else ""
+    return f"<font color='#{colour.hexval()[2:]}' size='9'><b>{mark}</b></font> {markup(text)}".rstrip()
 
 
 # -------------------------------------------------------------------------------- the document

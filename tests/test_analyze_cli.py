@@ -132,3 +132,81 @@ def test_case_study_figures_from_files():
                                str(DATA / "case_study_answers.csv"), "--votes", str(DATA / "case_study_votes.csv"),
                                "--ai", "AI", "--pass-rule", "chance", "--json").stdout)
     assert [r["ai_passed"] for r in chance["rounds"]] == [False, False, True, False, True]
+
+
+# ---------------------------------------------------------------------------------- review fixes
+
+def test_votes_without_an_ai_player_fail_with_a_hint(files):
+    result = invoke(*files, "--json")  # no --ai and no kind column: every player is human
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "no AI player in answers.csv" in result.stderr
+    assert "name the AI with --ai NAME or a kind column" in result.stderr
+    assert invoke(*files[:4], "--json").exit_code == 0  # profiles alone need no AI
+
+
+def test_ai_option_against_the_kind_column_is_a_problem(tmp_path):
+    answers = tmp_path / "answers.csv"
+    answers.write_text("player,qid,answer,kind\nMinjun,q1,0,human\nAgent,q1,1,ai\n", encoding="utf-8")
+    result = invoke("--questions", str(DATA / "spec_examples.csv"), "--answers", str(answers), "--ai", "Minjun")
+    assert result.exit_code == 1
+    assert f"{answers}: row 2, kind: player 'Minjun' is named by --ai but marked human here" in result.stderr
+
+
+def test_text_summary_counts_rounds_without_votes(files, tmp_path):
+    votes = tmp_path / "votes.csv"
+    votes.write_text(VOTES + "3,J1,,,expert\n3,J2,,,expert\n", encoding="utf-8")
+    text = invoke(*files[:4], "--votes", str(votes), "--ai", "Agent").output
+    assert "round 3: 0 votes, 2 abstentions, detection n/a, no votes" in text
+    assert "AI passed 1 of 2 rounds (1 round without votes), mean detection 54.2%" in text
+
+
+SHEET = """juror,qid,player,looks_like_ai
+J1,q1,Agent,1
+J1,q1,Minjun,0
+J2,q1,minjun,true
+J1,q3,Agent,1
+J2,q3,지수,
+"""
+
+
+def test_sheet_adds_exposure(files, tmp_path):
+    sheet = tmp_path / "sheet.csv"
+    sheet.write_text(SHEET, encoding="utf-8")
+    out = tmp_path / "report"
+    result = invoke(*files, "--ai", "Agent", "--sheet", str(sheet), "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    assert set(json.loads(result.stdout)) == {"method", "pass_rule", "players", "rounds", "mean_detection_pct"}
+    exposure = (out / "exposure.csv").read_text(encoding="utf-8").splitlines()
+    # q1: 2 marks, 1 on the AI; q3: 1 mark, on the AI; 1 AI answer of 3 on each question
+    assert exposure == ["qid,marks,ai_marks,exposure_pct,chance_pct", "q1,2,1,50.0,33.333333333333336",
+                        "q3,1,1,100.0,33.333333333333336"]
+    assert "exposure.csv" in result.stderr
+    plain = invoke(*files, "--ai", "Agent", "--out", str(tmp_path / "plain"))
+    assert plain.exit_code == 0 and not (tmp_path / "plain" / "exposure.csv").exists()
+
+
+def test_sheet_problems_are_listed(files, tmp_path):
+    sheet = tmp_path / "sheet.csv"
+    sheet.write_text("juror,qid,player,looks_like_ai\nJ1,q1,H2,1\nJ1,q7,Agent,maybe\n", encoding="utf-8")
+    result = invoke(*files, "--ai", "Agent", "--sheet", str(sheet))
+    assert result.exit_code == 1
+    assert "error: 3 problems; nothing was written" in result.stderr
+    assert (f"{sheet}: row 2, player: unknown player 'H2' (no row in the answers file; a player who answered "
+            "nothing needs rows with an empty answer)") in result.stderr
+    assert f"{sheet}: row 3, qid: unknown question 'q7'" in result.stderr
+    assert f"{sheet}: row 3, looks_like_ai: must be 0/1/true/false (or empty: no mark), not 'maybe'" in result.stderr
+
+
+def test_characters_the_font_cannot_show_are_a_warning(tmp_path):
+    answers = tmp_path / "answers.csv"
+    answers.write_text(ANSWERS.replace("Agent,", "Agent_😀,"), encoding="utf-8")
+    votes = tmp_path / "votes.csv"
+    votes.write_text(VOTES.replace(",Agent,", ",Agent_😀,"), encoding="utf-8")
+    out = tmp_path / "report"
+    result = invoke("--questions", str(DATA / "spec_examples.csv"), "--answers", str(answers), "--votes", str(votes),
+                    "--ai", "Agent_😀", "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["players"][2]["name"] == "Agent_😀"
+    assert "warning: the PDFs' font cannot show 1 character(s)" in result.stderr
+    assert "U+1F600 😀" in result.stderr

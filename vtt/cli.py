@@ -277,9 +277,8 @@ def host_login(url: str) -> None:
 
 def login_banner(url: str) -> str:
     settings = _settings()
-    where = "instance/host_password" if settings.host_password_generated else "VTT_HOST_PASSWORD"
     return (f"Host console: {url}/host/login\n"
-            f"Host password: {settings.host_password}   (from {where})")
+            f"Host password: {settings.host_password}   (from {settings.host_password_source})")
 
 
 # --- analyze ------------------------------------------------------------------------------------
@@ -302,21 +301,24 @@ def login_banner(url: str) -> str:
 @click.option("--threshold", default=70.0, show_default=True, type=click.FloatRange(0, 100),
               help="Detection %% at or below which the AI passes (threshold rule).")
 @click.option("--ai", "ai_names", multiple=True, help="A player who is an AI (repeat for several).")
+@click.option("--sheet", "sheet_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="CSV juror,qid,player,looks_like_ai of the judgment sheets: adds exposure.csv and an exposure "
+                   "table to the PDFs (with --out).")
 @click.option("--title", default="Video Turing Test report", show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write profiles.pdf, tallies.pdf, report.pdf and a CSV per table here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every figure to stdout.")
 def analyze(questions_file: Path, answers_file: Path, votes_file: Path | None, fmt: str, method: str,
-            pass_rule: str, alpha: float, threshold: float, ai_names: tuple[str, ...], title: str,
-            out_dir: Path | None, as_json: bool) -> None:
+            pass_rule: str, alpha: float, threshold: float, ai_names: tuple[str, ...], sheet_file: Path | None,
+            title: str, out_dir: Path | None, as_json: bool) -> None:
     """CogME profiles and vote statistics from files (e.g. a model's predictions on a tagged benchmark)."""
     import json
 
     from analysis.cogme import profiles as cogme_profiles
     from analysis.inputs import InputError as FileError
-    from analysis.inputs import read_answers, read_votes
+    from analysis.inputs import read_answers, read_sheet, read_votes
     from analysis.results import analysis_json
-    from analysis.votes import vote_stats
+    from analysis.votes import exposure, vote_stats
 
     from .banks import records_frame
     from .problems import InputError
@@ -325,7 +327,13 @@ def analyze(questions_file: Path, answers_file: Path, votes_file: Path | None, f
         questions = records_frame(_read(questions_file, fmt).records)
         answers = read_answers(answers_file, questions, ai_names)
         players = answers.drop_duplicates("player")[["player", "kind"]].rename(columns={"player": "name"})
+        if (votes_file or sheet_file) and not (players["kind"] == "ai").any():
+            needs = " and the ".join(what for what, file in (("votes", votes_file), ("judgment sheet", sheet_file))
+                                     if file)
+            _fail(f"no AI player in {answers_file.name}, and the {needs} need one (detection is the share naming "
+                  "the AI): name the AI with --ai NAME or a kind column (human/ai) in the answers file")
         votes = read_votes(votes_file, players) if votes_file else None
+        sheet = read_sheet(sheet_file, questions, players) if sheet_file else None
     except (InputError, FileError) as error:
         _fail(error)
     result = cogme_profiles(questions, answers, method)
@@ -334,18 +342,27 @@ def analyze(questions_file: Path, answers_file: Path, votes_file: Path | None, f
         from analysis.report import write_reports
 
         written = write_reports(out_dir, questions=questions, answers=answers, profiles=result, stats=stats,
-                                title=title, session_info=_analysis_info(questions_file, answers_file, votes_file))
+                                title=title, session_info=_analysis_info(questions_file, answers_file, votes_file,
+                                                                         sheet_file),
+                                exposure=exposure(sheet, players, answers) if sheet is not None else None)
         click.echo(f"wrote {len(written)} files to {out_dir}: {', '.join(sorted(written))}", err=as_json)
+        missing = getattr(written, "missing_characters", ())
+        if missing:
+            shown = ", ".join(f"U+{ord(ch):04X} {ch}" for ch in missing[:20]) + (" ..." if len(missing) > 20 else "")
+            click.echo(f"warning: the PDFs' font cannot show {len(missing)} character(s), printed as blanks or boxes "
+                       f"(the CSVs keep them; each PDF's cover lists them): {shown}", err=True)
     if as_json:
         click.echo(json.dumps(analysis_json(result, stats), ensure_ascii=False, allow_nan=False))
     elif not out_dir:
         _print_analysis(analysis_json(result, stats))
 
 
-def _analysis_info(questions: Path, answers: Path, votes: Path | None) -> dict[str, str]:
+def _analysis_info(questions: Path, answers: Path, votes: Path | None, sheet: Path | None = None) -> dict[str, str]:
     info = {"Questions": questions.name, "Answers": answers.name}
     if votes:
         info["Votes"] = votes.name
+    if sheet:
+        info["Judgment sheet"] = sheet.name
     return info
 
 
@@ -364,7 +381,11 @@ def _print_analysis(summary: dict) -> None:
             passed = {True: "AI passed", False: "AI detected", None: "no votes"}[row["ai_passed"]]
             click.echo(f"  round {row['round']}: {row['votes']} votes, {row['abstentions']} abstentions, "
                        f"detection {pct(row['detection_pct'])}, {passed}")
-        click.echo(f"  mean detection {pct(summary['mean_detection_pct'])}")
+        judged = [row for row in summary["rounds"] if row["ai_passed"] is not None]
+        silent = len(summary["rounds"]) - len(judged)
+        silent_text = f" ({silent} round{'s' if silent != 1 else ''} without votes)" if silent else ""
+        click.echo(f"  AI passed {sum(row['ai_passed'] for row in judged)} of {len(judged)} rounds{silent_text}, "
+                   f"mean detection {pct(summary['mean_detection_pct'])}")
 
 
 if __name__ == "__main__":

@@ -260,3 +260,41 @@ def test_element_frequencies_split_correct_and_missed_per_player(worked_examples
                 questions, correct, questions - correct,
             )
         assert rows.loc["Place", ["questions", "correct", "missed"]].tolist() == [0, 0, 0]
+
+
+# ------------------------------------------------------------------------------- review fixes
+
+@pytest.mark.parametrize("values", [["1", "0", "1", "1", "0"], ["yes", "no", "yes", "yes", "no"],
+                                    [1.0, 0.0, 1.0, 1.0, 0.0], [1, 0, 2, 1, 0]])
+def test_correct_must_be_bool_or_zero_one_integers(worked_examples, values):
+    answers = pd.DataFrame({"player": "A", "qid": worked_examples["qid"], "answer": "x", "correct": values,
+                            "kind": "human"})
+    with pytest.raises(ValueError, match="column 'correct' must be bool or 0/1 integers"):
+        profiles(worked_examples, answers)
+
+
+@pytest.mark.parametrize("values", [
+    [True, True, False, True, False],
+    [1, 1, 0, 1, 0],
+    pd.array([True, True, False, True, False], dtype="boolean"),
+    pd.array([1, 1, 0, 1, 0], dtype="Int64"),
+    np.array([True, True, False, True, False], dtype=object),
+])
+def test_bool_like_correct_columns_are_accepted(worked_examples, values):
+    answers = pd.DataFrame({"player": "A", "qid": worked_examples["qid"], "answer": "x", "correct": values,
+                            "kind": "human"})
+    players = profiles(worked_examples, answers).players
+    assert (players.loc[0, "correct"], players.loc[0, "accuracy_pct"]) == (3, 60.0)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_all_right_or_all_wrong_is_exactly_100_or_0(worked_examples, method):
+    """frontiers2022 gave Object (weight 4/3) 99.99999999999999 for a player right on every question."""
+    answers = pd.DataFrame({"player": ["Right"] * 5 + ["Wrong"] * 5, "qid": list(worked_examples["qid"]) * 2,
+                            "answer": "x", "correct": [True] * 5 + [False] * 5, "kind": "human"})
+    elements = profiles(worked_examples, answers, method).elements
+    right = elements[elements["player"] == "Right"]
+    wrong = elements[elements["player"] == "Wrong"]
+    assert right["score_pct"].tolist() == [100.0] * len(right)
+    assert right["accuracy_pct"].tolist() == [100.0] * len(right)
+    assert wrong["score_pct"].tolist() == [0.0] * len(wrong)

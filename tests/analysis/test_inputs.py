@@ -8,7 +8,8 @@ import pytest
 from tests.analysis.cogme_cases import WORKED_EXAMPLES, questions_frame
 
 from analysis.frames import ANSWER_COLUMNS, VOTE_COLUMNS
-from analysis.inputs import InputError, read_answers, read_votes
+from analysis.options import chosen_options
+from analysis.inputs import SHEET_COLUMNS, InputError, read_answers, read_sheet, read_votes
 from analysis.votes import vote_stats
 
 KOREAN = "김민지"
@@ -186,7 +187,8 @@ def test_every_vote_problem_is_collected(tmp_path):
         f"{path}: row 2, round: must be a whole number >= 1, not '0'",
         f"{path}: row 3, round: is empty",
         f"{path}: row 4, juror: is empty",
-        f"{path}: row 5, vote: unknown player 'Robot'",
+        (f"{path}: row 5, vote: unknown player 'Robot' (no row in the answers file; a player who answered nothing "
+         "needs rows with an empty answer)"),
         f"{path}: row 6, confidence: must be a whole number 1-5, not '6'",
         f"{path}: row 7, confidence: must be a whole number 1-5, not '2.5'",
         f"{path}: row 8, slot: must be a whole number >= 1, not 'x'",
@@ -194,3 +196,106 @@ def test_every_vote_problem_is_collected(tmp_path):
         f"{path}: rows 11, 12, group: juror 'j8' is in more than one group",
         f"{path}: rows 11, 12, vote: j8 in round 3 names AI more than once",
     ]
+
+
+# ------------------------------------------------------------------------------- review fixes
+
+def test_ai_option_contradicting_the_files_kind_is_a_problem(tmp_path, questions):
+    path = write(tmp_path, "answers.csv", "player,qid,answer,kind\nBot,1,alpha,human\nBot,2,alpha,\nKid,1,alpha,\n")
+    with pytest.raises(InputError) as excinfo:
+        read_answers(path, questions, ai_names=["bot"])
+    assert problems_of(excinfo) == [f"{path}: row 2, kind: player 'Bot' is named by --ai but marked human here"]
+    # a kind column that agrees with --ai, or --ai on a player without a stated kind, is fine
+    agreeing = write(tmp_path, "agreeing.csv", "player,qid,answer,kind\nBot,1,alpha,ai\nKid,1,alpha,\n")
+    assert read_answers(agreeing, questions, ai_names=["Bot", "kid"])["kind"].tolist() == ["ai", "ai"]
+
+
+def test_names_that_differ_only_by_case_are_a_problem(tmp_path, questions):
+    path = write(tmp_path, "answers.csv", "player,qid,answer\nMinjun,1,alpha\nJisu,1,alpha\nminjun,2,alpha\n"
+                                          "MINJUN,4,alpha\n")
+    with pytest.raises(InputError) as excinfo:
+        read_answers(path, questions)
+    assert problems_of(excinfo) == [
+        (f"{path}: rows 2, 4, 5, player: 'Minjun' and 'minjun' and 'MINJUN' differ only by case (votes and sheets "
+         "match names case-insensitively)"),
+    ]
+
+
+def test_an_option_letter_or_index_beyond_the_options_is_a_problem(tmp_path, questions):
+    path = write(tmp_path, "answers.csv", "player,qid,answer\nP,1,F\nP,2,7\nP,4,e\nP,5,4\nQ,1,f\n")
+    with pytest.raises(InputError) as excinfo:
+        read_answers(path, questions)
+    assert problems_of(excinfo) == [
+        f"{path}: row 2, answer: 'F' names no option of question '1' (5 options: A-E or 0-4)",
+        f"{path}: row 3, answer: '7' names no option of question '2' (5 options: A-E or 0-4)",
+        f"{path}: row 6, answer: 'f' names no option of question '1' (5 options: A-E or 0-4)",
+    ]
+    # "e" and "4" are the last option; free text that matches no option stays a wrong answer
+    fine = write(tmp_path, "fine.csv", "player,qid,answer\nP,1,e\nP,2,4\nP,4,Alpha\nP,5,zeta or so\n")
+    assert read_answers(fine, questions)["correct"].tolist() == [False, False, True, False]
+
+
+def test_a_blank_group_cell_takes_the_jurors_label(tmp_path):
+    path = write(tmp_path, "votes.csv", "round,juror,vote,group\n1,j1,AI,expert\n2,j1,Kid,\n1,j2,AI,\n2,j2,AI,\n")
+    votes = read_votes(path, PLAYERS)
+    assert votes["group"].tolist() == ["expert", "expert", None, None]
+    assert vote_stats(votes, PLAYERS).groups.set_index("group").loc["expert", "votes"] == 2
+
+
+SHEET_PLAYERS = PLAYERS["name"].tolist()
+
+
+def test_sheets_are_read(tmp_path, questions):
+    path = write(tmp_path, "sheet.csv", "\n".join([
+        "Juror,QID,Player,looks_like_ai",
+        "j1,1,ai,1",
+        f"j1,1,{KOREAN},false",
+        "j2,1,Kid,",             # no mark
+        "j2,2,AI,TRUE",
+    ]) + "\n")
+    sheet = read_sheet(path, questions, PLAYERS)
+    assert list(sheet.columns) == list(SHEET_COLUMNS)
+    assert sheet["player"].tolist() == ["AI", KOREAN, "Kid", "AI"]  # the players' spelling
+    assert sheet["qid"].tolist() == ["1", "1", "1", "2"]
+    assert sheet["looks_like_ai"].tolist() == [True, False, pd.NA, True]
+    assert read_sheet(path, questions, SHEET_PLAYERS).equals(sheet)
+
+
+def test_every_sheet_problem_is_collected(tmp_path, questions):
+    path = write(tmp_path, "sheet.csv", "\n".join([
+        "juror,qid,player,looks_like_ai",
+        ",1,AI,1",              # row 2: no juror
+        "j1,99,AI,1",           # row 3: unknown question
+        "j1,1,H2,1",            # row 4: unknown player
+        "j1,1,AI,yes",          # row 5: bad mark
+        "j2,2,AI,1",            # rows 6, 7: same juror, question and player
+        "j2,2,ai,0",
+    ]) + "\n")
+    with pytest.raises(InputError) as excinfo:
+        read_sheet(path, questions, PLAYERS)
+    assert problems_of(excinfo) == [
+        f"{path}: row 2, juror: is empty",
+        f"{path}: row 3, qid: unknown question '99'",
+        (f"{path}: row 4, player: unknown player 'H2' (no row in the answers file; a player who answered nothing "
+         "needs rows with an empty answer)"),
+        f"{path}: row 5, looks_like_ai: must be 0/1/true/false (or empty: no mark), not 'yes'",
+        f"{path}: rows 6, 7, juror/qid/player: more than one row for j2 on 2 / AI",
+    ]
+    missing = write(tmp_path, "missing.csv", "juror,qid,player\nj1,1,AI\n")
+    with pytest.raises(InputError) as excinfo:
+        read_sheet(missing, questions, PLAYERS)
+    assert problems_of(excinfo) == [f"{missing}: row 1, looks_like_ai: required column is missing"]
+
+
+def test_chosen_options_text_letter_index_and_range():
+    questions = pd.DataFrame({"qid": ["m", "bare", "o"], "type": ["mcq", "mcq", "open"],
+                              "choices": [["Kyungsu", "Deogi", "b"], [], []]})
+    qids = pd.Series(["m", "m", "m", "m", "m", "m", "bare", "o"])
+    answers = pd.Series(["deogi", "B", "2", "c", "3", "someone else", "D", "B"])
+    chosen, out_of_range = chosen_options(qids, answers, questions)
+    # "B" is option 2's text, so it wins over letter B; "c" = option 2; "3" is beyond three options;
+    # an mcq that lists no options cannot be range-checked; open questions name no option
+    assert chosen.tolist()[:3] == [1.0, 2.0, 2.0]
+    assert chosen.tolist()[3] == 2.0 and np.isnan(chosen[4]) and np.isnan(chosen[5])
+    assert chosen[6] == 3.0 and np.isnan(chosen[7])
+    assert out_of_range.tolist() == [False, False, False, False, True, False, False, False]

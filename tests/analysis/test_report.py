@@ -15,18 +15,19 @@ import pytest
 
 import analysis
 from analysis import charts, report
-from analysis.cogme import profiles
+from analysis.cogme import element_frequencies, profiles
 from analysis.composition import composition
 from analysis.fonts import BOLD, FONT_DIR, REGULAR, missing_glyphs
 from analysis.frames import QUESTION_COLUMNS
 from analysis.report import CSV_FILES, markup, write_reports
-from analysis.votes import vote_stats
+from analysis.votes import exposure, vote_stats
 
 KOREAN_PLAYER = "민준"
 MARKUP_ANSWER = "<b>bold</b> & co"
 PLAYERS = pd.DataFrame({"name": [KOREAN_PLAYER, "Kim & Lee", "Adult", "VTT agent"],
                         "kind": ["human", "human", "human", "ai"]})
 VOTE_CSVS = {"rounds.csv", "tally.csv", "groups.csv", "jurors.csv", "vote_summary.csv"}
+SHEET_CSVS = {"exposure.csv"}
 PDFS = {"profiles.pdf", "tallies.pdf", "report.pdf"}
 
 
@@ -107,7 +108,7 @@ def read_csv(written, name) -> pd.DataFrame:
 # ------------------------------------------------------------------------------------------ files
 
 def test_every_pdf_and_csv_is_written(written):
-    assert set(written) == PDFS | set(CSV_FILES)
+    assert set(written) == PDFS | (set(CSV_FILES) - SHEET_CSVS)  # exposure.csv only with a judgment sheet
     for name, path in written.items():
         assert path.name == name and path.stat().st_size > 0
     for name in PDFS:
@@ -118,7 +119,7 @@ def test_every_pdf_and_csv_is_written(written):
 def test_without_vote_statistics_there_is_no_tally_report(session, results, tmp_path):
     questions, answers, _ = session
     written = write_reports(tmp_path, questions=questions, answers=answers, profiles=results[0])
-    assert set(written) == {"profiles.pdf", "report.pdf"} | (set(CSV_FILES) - VOTE_CSVS)
+    assert set(written) == {"profiles.pdf", "report.pdf"} | (set(CSV_FILES) - VOTE_CSVS - SHEET_CSVS)
     assert not (tmp_path / "tallies.pdf").exists()
     assert "Jury votes" not in pdf_text(written["report.pdf"])
 
@@ -346,3 +347,153 @@ def test_radar_is_round_and_bounded_for_any_number_of_axes(axes):
     assert drawing.height < 400  # shrinks to the plot instead of leaving an empty band
     x0, y0, x1, y1 = drawing.getBounds()
     assert x0 >= 0 and y0 >= 0 and x1 <= drawing.width + 1 and y1 <= drawing.height + 1
+
+
+# ---------------------------------------------------------------------------------- review fixes
+
+EMOJI_PLAYER = "Agent_😀"
+
+
+def test_characters_the_font_cannot_show_are_listed_and_returned(session, tmp_path):
+    questions, answers, votes = session
+    rename = {"VTT agent": EMOJI_PLAYER}
+    questions = questions.assign(question=questions["question"].replace(
+        {"An untagged question": "An untagged question about ά"}))
+    answers = answers.replace({"player": rename})
+    players = PLAYERS.replace({"name": rename})
+    stats = vote_stats(votes.replace({"vote": rename}), players, "chance")
+    written = write_reports(tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers),
+                            stats=stats)
+    assert written.missing_characters == ("ά", "😀")
+    assert written["report.pdf"] == tmp_path / "report.pdf"  # still a {name: path} dict
+    note = "characters the embedded font cannot show:"
+    for name in ("profiles.pdf", "tallies.pdf"):  # the Greek question is in report.pdf only
+        assert f"{note} U+1F600 GRINNING FACE." in pdf_text(written[name])
+    assert f"{note} U+03AC GREEK SMALL LETTER ALPHA WITH TONOS, U+1F600 GRINNING FACE." in pdf_text(
+        written["report.pdf"])
+
+
+def test_reports_without_such_characters_carry_no_note(written):
+    assert written.missing_characters == ()
+    assert "cannot show" not in pdf_text(written["report.pdf"])
+
+
+def test_profiles_pdf_says_how_many_questions_are_untagged(written, session, tmp_path):
+    text = pdf_text(written["profiles.pdf"])
+    assert "1 of 6 questions carries no CogME tag: counted in overall accuracy only." in text
+    questions, answers, _ = session
+    tagged = questions[questions["qid"] != "q6"]
+    clean = write_reports(tmp_path, questions=tagged, answers=answers, profiles=profiles(tagged, answers))
+    assert "no CogME tag" not in pdf_text(clean["profiles.pdf"])
+
+
+def test_tallies_pdf_says_the_pooled_test_treats_votes_as_independent(written):
+    text = pdf_text(written["tallies.pdf"])
+    assert ("both pool the rounds and treat the votes as independent, which one juror's votes are not, so read "
+            "them as approximate") in text
+
+
+def test_rounds_without_votes_are_not_counted_as_passed_or_without_majority(session, tmp_path):
+    questions, answers, votes = session
+    silent = pd.DataFrame({"round": 3, "juror": ["J1", "J2"], "vote": [None, None], "slot": 1,
+                           "confidence": np.nan, "group": None})
+    stats = vote_stats(pd.concat([votes, silent], ignore_index=True), PLAYERS, "chance")
+    written = write_reports(tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers),
+                            stats=stats)
+    text = pdf_text(written["tallies.pdf"])
+    # round 1: 2 of 3 on the AI (p = 0.26, passed); round 2: 1 of 4 (passed); round 3: nobody voted
+    assert "The AI passed 2 of 2 rounds (1 round without votes)." in text
+    assert "voting jurors in 2 of 2 rounds." in text  # the AI 2 of 3, Adult 3 of 4
+    summary = read_csv(written, "vote_summary.csv").iloc[0]
+    assert (summary["rounds"], summary["rounds_with_votes"], summary["rounds_without_votes"]) == (3, 2, 1)
+
+
+def test_vote_summary_csv_has_hit_rate_and_confidence_votes(written):
+    summary = read_csv(written, "vote_summary.csv").iloc[0]
+    # hit rates: J1 1 of 2, J2 2 of 2, J3 0 of 2, J4 0 of 1 -> mean (50 + 100 + 0 + 0) / 4
+    assert summary["mean_hit_rate_pct"] == pytest.approx(37.5)
+    # 7 cast votes, J4's round-2 vote has no confidence
+    assert summary["confidence_votes"] == 6
+    text = pdf_text(written["tallies.pdf"])
+    assert "Mean hit rate 37.5 %" in text
+    assert re.search(r"Brier score Votes with a confidence \d\.\d{2} \d\.\d{2} \d\.\d{3} 6 ", text)
+
+
+def test_element_frequencies_csv(written, session):
+    questions, answers, _ = session
+    table = read_csv(written, "element_frequencies.csv")
+    expected = element_frequencies(questions, answers)
+    assert list(table.columns) == ["player", "module", "element", "questions", "correct", "missed"]
+    assert table.equals(expected.astype({"questions": int, "correct": int, "missed": int}))
+    adult = table[(table["player"] == "Adult") & (table["element"] == "Character")].iloc[0]
+    # Adult: right on q1-q4, wrong on q5 (Character is on q1-q5)
+    assert (adult["questions"], adult["correct"], adult["missed"]) == (5, 4, 1)
+
+
+def test_exposure_table_and_csv_with_a_judgment_sheet(session, results, tmp_path):
+    questions, answers, _ = session
+    sheet = pd.DataFrame({
+        "juror": ["J1", "J2", "J1", "J2", "J3"], "qid": ["q1", "q1", "q2", "q2", "q2"],
+        "player": ["VTT agent", "Adult", "VTT agent", "VTT agent", KOREAN_PLAYER],
+        "looks_like_ai": [True, True, True, True, False],
+    })
+    table = exposure(sheet, PLAYERS, answers)
+    profile, stats = results
+    written = write_reports(tmp_path / "with", questions=questions, answers=answers, profiles=profile, stats=stats,
+                            exposure=table)
+    csv = read_csv(written, "exposure.csv")
+    assert list(csv.columns) == ["qid", "marks", "ai_marks", "exposure_pct", "chance_pct"]
+    assert csv["marks"].tolist() == [2, 2] and csv["ai_marks"].tolist() == [1, 2]
+    assert csv["exposure_pct"].tolist() == [50.0, 100.0]
+    assert csv["chance_pct"].tolist() == [25.0, 25.0]  # 1 AI answer of 4 on each question
+    for name in ("tallies.pdf", "report.pdf"):
+        text = pdf_text(written[name])
+        assert "Judgment sheet: exposure" in text
+        assert "q1 2 1 50.0 25.0" in text and "q2 2 2 100.0 25.0" in text
+    # without votes the exposure still gets tallies.pdf; without a sheet there is no exposure at all
+    alone = write_reports(tmp_path / "alone", questions=questions, answers=answers, profiles=profile, exposure=table)
+    assert "Judgment sheet: exposure" in pdf_text(alone["tallies.pdf"]) and "rounds.csv" not in alone
+
+
+def test_qa_sheet_shows_the_chosen_option_and_the_no_answer_mark(tmp_path):
+    choices = ["Kyungsu", "Deogi", "Haeyoung1", "Heeran", "Jinsang"]
+    questions = pd.DataFrame([
+        {**_question("q1", "Who is looking at Dokyung?", "mcq", "Kyungsu", "shot", 1, ("Character",), None,
+                     ("Identity",), "Recognition"), "choices": choices},
+        _question("q2", "Why?", "open", "Because", "scene", 1, ("Character",), None, ("Motivation",), "Reasoning"),
+    ]).astype({"answer_index": "Int64", "round": "Int64"})[list(QUESTION_COLUMNS)]
+    answers = pd.DataFrame({
+        "player": ["P1", "P1", "P2", "P2", "P3", "P3"],
+        "qid": ["q1", "q2", "q1", "q2", "q1", "q2"],
+        "answer": ["1", "", "a", "Because", "deogi", "  "],
+        "correct": [False, False, True, True, False, False],
+        "kind": ["human", "human", "human", "human", "ai", "ai"],
+    })
+    written = write_reports(tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers))
+    sheet = read_csv(written, "qa_sheet.csv").set_index(["qid", "player"])
+    assert sheet.loc[("q1", "P1"), "option"] == "B · Deogi"
+    assert sheet.loc[("q1", "P2"), "option"] == "A · Kyungsu"
+    assert sheet.loc[("q1", "P3"), "option"] == "B · Deogi"
+    assert pd.isna(sheet.loc[("q2", "P2"), "option"])  # open question
+    assert sheet.loc[("q1", "P1"), "answer"] == "1" and sheet.loc[("q1", "P1"), "answered"]  # raw answer kept
+    assert not sheet.loc[("q2", "P1"), "answered"] and not sheet.loc[("q2", "P3"), "answered"]  # empty = no answer
+    text = pdf_text(written["report.pdf"])
+    qa = text[text.index("Q&A sheet"):]
+    assert f"{report.WRONG_MARK} B · Deogi" in qa and f"{report.CORRECT_MARK} A · Kyungsu" in qa
+    # q2: P1 and P3 said nothing -> the no-answer mark alone, P2 right
+    assert re.search(rf"Th: Reasoning {report.NO_ANSWER} {report.CORRECT_MARK} Because {report.NO_ANSWER} ", qa)
+    assert f"{report.WRONG_MARK} {report.NO_ANSWER}" not in qa
+
+
+def test_several_slots_are_explained_in_the_tallies(session, tmp_path):
+    questions, answers, _ = session
+    players = PLAYERS.assign(kind=np.where(PLAYERS["name"] == "Adult", "ai", PLAYERS["kind"]))
+    answers = answers.assign(kind=np.where(answers["player"] == "Adult", "ai", answers["kind"]))
+    votes = pd.DataFrame({"round": 1, "juror": ["J1", "J1", "J2", "J2"], "vote": ["Adult", "VTT agent", "Adult", "민준"],
+                          "slot": [1, 2, 1, 2]})
+    written = write_reports(tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers),
+                            stats=vote_stats(votes, players))
+    text = pdf_text(written["tallies.pdf"])
+    assert "a player's share and the majority are counted out of the jurors who voted" in text
+    assert "2 (100.0 %)" in text  # Adult: named by both jurors
+    assert read_csv(written, "rounds.csv")["voters"].tolist() == [2]

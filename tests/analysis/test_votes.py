@@ -66,12 +66,13 @@ def case_study():
 def test_case_study_rounds(case_study):
     rounds = case_study.rounds
     assert list(rounds.columns) == [
-        "round", "players", "votes", "abstentions", "ai_votes", "detection_pct", "chance_pct", "majority",
+        "round", "players", "votes", "voters", "abstentions", "ai_votes", "detection_pct", "chance_pct", "majority",
         "majority_player", "top_player", "ai_passed", "p_value", "ci_low", "ci_high",
     ]
     assert rounds["round"].tolist() == [1, 2, 3, 4, 5]
     assert rounds["players"].tolist() == [5] * 5
     assert rounds["votes"].tolist() == [16, 16, 16, 9, 16]
+    assert rounds["voters"].tolist() == [16, 16, 16, 9, 16]  # one slot: voters = cast votes
     assert rounds["abstentions"].tolist() == [0, 0, 0, 7, 0]
     assert rounds["ai_votes"].tolist() == [10, 12, 6, 5, 2]
     assert rounds["detection_pct"].tolist() == pytest.approx([62.5, 75.0, 37.5, 100 * 5 / 9, 12.5])
@@ -190,7 +191,7 @@ def test_confidence_means_and_brier(case_study):
 
 def test_confidence_absent_gives_none():
     stats = vote_stats(case_study_votes().drop(columns=["confidence", "group"]), PLAYERS)
-    assert stats.confidence == {"mean_right": None, "mean_wrong": None, "brier": None}
+    assert stats.confidence == {"votes": 0, "mean_right": None, "mean_wrong": None, "brier": None}
     assert stats.groups.empty
     assert stats.jurors["group"].isna().all()
 
@@ -226,8 +227,15 @@ def test_several_ai_players_and_slots():
     assert rounds["p_value"][0] == pytest.approx(64 / 128)
     # human-tie, judged by the best-detected AI: round 1 AI1 3 > H1 2 -> detected; round 2 H1 3 >= AI2 2 -> passed
     assert rounds["ai_passed"].tolist() == [False, True]
-    assert rounds["majority"].tolist() == [False, False]
+    # shares and majorities are out of the 4 jurors who voted, not the 7 or 8 slot votes:
+    # round 1 AI1 named by 3 of 4 jurors (75 % > 50 %), round 2 H1 by 3 of 4
+    assert rounds["voters"].tolist() == [4, 4]
+    assert rounds["majority"].tolist() == [True, True]
+    assert rounds["majority_player"].tolist() == ["AI1", "H1"]
     assert rounds["top_player"].tolist() == ["AI1", "H1"]
+    shares = stats.tally.set_index(["round", "player"])["share_pct"]
+    assert shares[1].to_dict() == {"H1": 50.0, "H2": 25.0, "AI1": 75.0, "AI2": 25.0}
+    assert shares[2].to_dict() == {"H1": 75.0, "H2": 50.0, "AI1": 25.0, "AI2": 50.0}
     jurors = stats.jurors.set_index("juror")
     # J4: 3 cast votes over two rounds, all on an AI; J1: 2 of 4
     assert jurors.loc["J4", ["rounds", "votes", "hits"]].tolist() == [2, 3, 3]
@@ -295,3 +303,113 @@ def test_exposure_of_looks_like_ai_marks():
     assert result["ai_marks"].tolist() == [2, 0, 0]
     assert result["exposure_pct"][:2].tolist() == pytest.approx([200 / 3, 0.0])
     assert np.isnan(result["exposure_pct"][2])
+
+
+# ------------------------------------------------------------------------------- review fixes
+
+def test_a_session_without_an_ai_player_is_refused():
+    humans = PLAYERS.assign(kind="human")
+    with pytest.raises(ValueError, match="no AI player"):
+        vote_stats(case_study_votes().replace({"vote": {"AI": "Kid4"}}).drop_duplicates(), humans)
+    sheet = pd.DataFrame({"juror": ["J1"], "qid": ["q1"], "player": ["Kid4"], "looks_like_ai": [True]})
+    with pytest.raises(ValueError, match="no AI player"):
+        exposure(sheet, humans)
+
+
+def test_one_slot_shares_are_shares_of_the_votes(case_study):
+    round_one = case_study.tally[case_study.tally["round"] == 1].set_index("player")["share_pct"]
+    assert round_one.to_dict() == {"Kid4": 0.0, "Kid10": 0.0, "Teen14": 12.5, "Adult20": 25.0, "AI": 62.5}
+    round_four = case_study.tally[case_study.tally["round"] == 4].set_index("player")["share_pct"]
+    assert round_four["AI"] == pytest.approx(500 / 9)  # 5 of the 9 jurors who voted (7 abstained)
+
+
+def test_several_slots_majority_counts_jurors_not_slot_votes():
+    """3 jurors, 2 slots: AI1 named by 2 of 3 jurors is a majority although it has 2 of 6 slot votes."""
+    players = pd.DataFrame({"name": ["H1", "H2", "AI1", "AI2"], "kind": ["human", "human", "ai", "ai"]})
+    votes = pd.DataFrame([
+        (1, "J1", "AI1", 1), (1, "J1", "H1", 2), (1, "J2", "AI1", 1), (1, "J2", "H2", 2),
+        (1, "J3", "H1", 1), (1, "J3", "AI2", 2),
+    ], columns=["round", "juror", "vote", "slot"])
+    stats = vote_stats(votes, players)
+    row = stats.rounds.iloc[0]
+    assert (row["votes"], row["voters"], row["ai_votes"]) == (6, 3, 3)
+    assert row["detection_pct"] == 50.0  # 3 of 6 slot votes name an AI
+    assert bool(row["majority"]) is True and row["majority_player"] is None  # AI1 and H1 both 2 of 3
+    shares = stats.tally.set_index("player")["share_pct"]
+    assert shares.to_dict() == pytest.approx({"H1": 200 / 3, "H2": 100 / 3, "AI1": 200 / 3, "AI2": 100 / 3})
+
+
+def test_a_player_named_twice_by_one_juror_in_a_round_is_refused():
+    votes = pd.DataFrame({"round": 1, "juror": ["J1", "J1"], "vote": ["AI", "AI"], "slot": [1, 2]})
+    with pytest.raises(ValueError, match="'J1' names 'AI' more than once in round 1"):
+        vote_stats(votes, PLAYERS)
+
+
+def test_a_blank_group_cell_takes_the_jurors_label():
+    votes = pd.DataFrame({
+        "round": [1, 1, 2, 2], "juror": ["J1", "J2", "J1", "J2"], "vote": ["AI", "Kid4", "AI", "AI"],
+        "group": ["expert", None, "", "lay"],
+    })
+    stats = vote_stats(votes, PLAYERS)
+    groups = stats.groups.set_index("group")
+    # J1 voted twice (group given in round 1 only), J2 twice (group given in round 2 only)
+    assert groups.loc["expert", ["votes", "ai_votes"]].tolist() == [2, 2]
+    assert groups.loc["lay", ["votes", "ai_votes"]].tolist() == [2, 1]
+    jurors = stats.jurors.set_index("juror")
+    assert jurors["group"].to_dict() == {"J1": "expert", "J2": "lay"}
+    # groups.csv and jurors.csv agree
+    assert jurors.groupby("group")["votes"].sum().to_dict() == groups["votes"].to_dict()
+    assert jurors.groupby("group")["hits"].sum().to_dict() == groups["ai_votes"].to_dict()
+    with pytest.raises(ValueError, match="'J1' is in more than one group"):
+        vote_stats(votes.assign(group=["expert", None, "lay", "lay"]), PLAYERS)
+
+
+def test_p_value_is_an_exact_tail_without_scipy_stats():
+    # k = 0 -> 1; k = n -> p^n; a pooled-size n against the hand sum
+    votes = pd.DataFrame({"round": [1, 1, 2], "juror": ["J1", "J2", "J1"], "vote": ["Kid4", "Kid10", "AI"]})
+    rounds = vote_stats(votes, PLAYERS).rounds
+    assert rounds["p_value"].tolist() == [1.0, pytest.approx(0.2, rel=1e-12)]
+    big = pd.DataFrame({"round": 1, "juror": [f"J{i}" for i in range(600)],
+                        "vote": ["AI"] * 140 + ["Kid4"] * 460})
+    assert vote_stats(big, PLAYERS).rounds["p_value"][0] == pytest.approx(binomial_tail(140, 600, 0.2), rel=1e-9)
+    import subprocess
+    import sys
+    loaded = subprocess.run([sys.executable, "-c", "import sys, analysis.votes; print('scipy.stats' in sys.modules)"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "False"  # scipy.stats costs ~0.6 s at start-up; scipy.special is enough
+
+
+def test_rounds_without_votes_are_counted_apart():
+    votes = pd.concat([
+        case_study_votes(),
+        pd.DataFrame({"round": [6, 7], "juror": ["J01", "J01"], "vote": [None, None], "slot": 1}),
+    ], ignore_index=True)
+    summary = vote_stats(votes, PLAYERS).summary
+    assert (summary["rounds"], summary["rounds_with_votes"], summary["rounds_without_votes"]) == (7, 5, 2)
+    assert (summary["rounds_passed"], summary["majority_rounds"]) == (2, 4)
+
+
+def test_summary_mean_hit_rate_and_confidence_votes(case_study):
+    expected_hits = [5, 5, 4, 4, 4, 3, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0]
+    expected_rounds = [5] * 9 + [4] * 7
+    rates = [100 * h / r for h, r in zip(expected_hits, expected_rounds)]
+    assert case_study.summary["mean_hit_rate_pct"] == pytest.approx(sum(rates) / 16)
+    assert case_study.confidence["votes"] == 73  # every cast vote has a confidence
+    votes = case_study_votes()
+    votes.loc[votes.index[:3], "confidence"] = np.nan
+    assert vote_stats(votes, PLAYERS).confidence["votes"] == 70
+
+
+def test_exposure_baseline_is_the_share_of_ai_answers():
+    sheet = pd.DataFrame({
+        "juror": ["J1", "J2", "J1"], "qid": ["q1", "q1", "q2"], "player": ["AI", "Kid4", "AI"],
+        "looks_like_ai": [True, True, True],
+    })
+    answers = pd.DataFrame({
+        "player": ["AI", "Kid4", "Kid10", "AI", "Kid4"], "qid": ["q1", "q1", "q1", "q2", "q2"],
+        "answer": ["x", "y", "z", "", "w"],  # the AI said nothing on q2: 0 of 1 answers shown
+    })
+    result = exposure(sheet, PLAYERS, answers)
+    assert list(result.columns) == ["qid", "marks", "ai_marks", "exposure_pct", "chance_pct"]
+    assert result["exposure_pct"].tolist() == [50.0, 100.0]
+    assert result["chance_pct"].tolist() == pytest.approx([100 / 3, 0.0])
