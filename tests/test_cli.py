@@ -174,3 +174,22 @@ def test_tagging_an_imported_benchmark_from_a_csv(run, db, tmp_path):
                     ("1", "thinking", "Recall", False), ("2", "target", "Character", False),
                     ("2", "target", "Emotion", True), ("2", "content", "Motivation", False),
                     ("2", "thinking", "Reasoning", False)]
+
+
+def test_database_trouble_is_one_line_not_a_traceback(tmp_path, monkeypatch):
+    runner = CliRunner()
+
+    def error_of(url: str, *args: str) -> str:
+        monkeypatch.setenv("DATABASE_URL", url)
+        result = runner.invoke(main, list(args) or ["questions", "list"])
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        return result.output.strip()
+
+    assert error_of(f"sqlite:///{tmp_path}/missing/dir/x.db") == (
+        f"Error: cannot use the database at sqlite:///{tmp_path}/missing/dir/x.db: unable to open database file")
+    assert error_of(f"sqlite:///{tmp_path}/empty.db") == (
+        f"Error: the database at sqlite:///{tmp_path}/empty.db has no vtt tables yet: run `vtt db upgrade` "
+        "(no such table: question_bank)")
+    assert error_of("nosuchdialect://x/y").startswith("Error: DATABASE_URL is not a usable database URL")
+    assert error_of(f"sqlite:///{tmp_path}/empty.db", "db", "upgrade", "0099") == (
+        "Error: migration: Can't locate revision identified by '0099'")
