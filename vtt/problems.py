@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -31,3 +34,12 @@ class InputError(ValueError):
         self.problems = problems
         count = len(problems)
         super().__init__(f"{count} problem{'s' if count != 1 else ''}:\n" + "\n".join(f"  {p}" for p in problems))
+
+
+def load_json(path: Path) -> Any:
+    """A JSON file's content; a syntax error becomes an :class:`InputError` naming the line."""
+    try:
+        with path.open(encoding="utf-8-sig") as handle:
+            return json.load(handle)
+    except json.JSONDecodeError as exc:
+        raise InputError([Problem(path.name, exc.lineno, None, f"not valid JSON: {exc.msg}", unit="line")]) from None

@@ -23,7 +23,7 @@ from typing import Any
 from analysis.taxonomy import Module, TagSet, parse_tags
 
 from ..models import Question
-from ..problems import InputError, Problem
+from ..problems import InputError, Problem, load_json
 from .records import QuestionRecord
 
 FORMATS = ("csv", "json", "dramaqa", "tvqa", "cinepile", "moviecore")
@@ -88,7 +88,7 @@ def detect_format(path: Path) -> str:
         first = _first_jsonl(path)
         return "tvqa" if "a0" in first else "cinepile" if "answer_key" in first else "json"
     if suffix == ".json":
-        data = _load_json(path)
+        data = load_json(path)
         if isinstance(data, dict):
             return "moviecore"
         first = data[0] if isinstance(data, list) and data and isinstance(data[0], dict) else {}
@@ -117,14 +117,6 @@ def _first_jsonl(path: Path) -> dict:
                     return {}
                 return item if isinstance(item, dict) else {}
     return {}
-
-
-def _load_json(path: Path) -> Any:
-    try:
-        with path.open(encoding="utf-8-sig") as handle:
-            return json.load(handle)
-    except json.JSONDecodeError as exc:
-        raise InputError([Problem(path.name, exc.lineno, None, f"not valid JSON: {exc.msg}", unit="line")]) from None
 
 
 # --- raw items per format: (row, native fields) -------------------------------------------------
@@ -179,7 +171,7 @@ def _header_problems(file: str, header: list[str], delimiter: str, required: tup
 
 
 def _json_items(path: Path) -> Iterator[tuple[int, dict]]:
-    data = _load_json(path)
+    data = load_json(path)
     if not isinstance(data, list):
         raise InputError([Problem(path.name, None, None, "expected a JSON list of question objects")])
     yield from enumerate(data, start=1)
@@ -234,7 +226,7 @@ def _cinepile(item: dict, number: int) -> dict:
 
 
 def _moviecore(path: Path) -> Iterator[tuple[int, dict]]:
-    data = _load_json(path)
+    data = load_json(path)
     if not isinstance(data, dict):
         raise InputError([Problem(path.name, None, None, "expected {video_file: [questions]}")])
     number = 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import json
 import random
 import secrets
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..banks import InputError, Problem, bank_by_name, bank_records, records_frame
+from ..problems import load_json
 from ..models import (
     Event,
     PassRule,
@@ -66,11 +66,7 @@ class SessionConfig:
 
     @classmethod
     def from_file(cls, path: Path) -> SessionConfig:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise InputError([Problem(path.name, exc.lineno, None, f"not valid JSON: {exc.msg}", unit="line")]) from None
-        return cls.from_dict(data, source=path.name)
+        return cls.from_dict(load_json(path), source=path.name)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "session") -> SessionConfig:
