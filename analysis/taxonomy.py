@@ -169,20 +169,24 @@ def parse_tags(targets=None, contents=None, thinking=None, key_target: str | Non
         return names
 
     raw_targets = split_tags(targets)
-    keys = [t.rstrip(KEY_MARK).strip() for t in raw_targets if t.endswith(KEY_MARK)]
-    if key_target and str(key_target).strip():
-        keys.append(str(key_target).strip())
+    starred = [t.rstrip(KEY_MARK).strip() for t in raw_targets if t.endswith(KEY_MARK)]
+    separate_key = str(key_target).strip() if key_target else ""
     target_names = canon(raw_targets, Module.TARGET)
     content_names = canon(split_tags(contents), Module.CONTENT)
     thinking_names = canon(split_tags(thinking), Module.THINKING)
 
     key: str | None = None
     key_names = []
-    for k in keys:
+    for name in starred:
         try:
-            key_names.append(canonical(k, Module.TARGET))
+            key_names.append(canonical(name, Module.TARGET))
         except UnknownElement:
-            pass  # already reported above when it came from the targets list
+            pass  # reported with the targets list above
+    if separate_key:
+        try:
+            key_names.append(canonical(separate_key, Module.TARGET))
+        except UnknownElement as exc:
+            problems.append(TagProblem(Module.TARGET, f"key target: {exc}"))
     key_names = list(dict.fromkeys(key_names))
     if len(key_names) > 1:
         problems.append(TagProblem(Module.TARGET, f"more than one key target ({', '.join(key_names)}); "

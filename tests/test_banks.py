@@ -377,3 +377,13 @@ def test_import_round_trips_through_the_database(backend, tmp_path, request):
         stored = bank_records(session, bank_by_name(session, "Spec"))
     engine.dispose()
     assert stored == original.records
+
+
+def test_native_csv_round_trip_keeps_options_with_a_bar(tmp_path):
+    from vtt.banks.writers import write_native_csv
+
+    original = read_bank(DATA / "spec_examples.csv").records
+    original[0].choices[1] = "A black | white dress"
+    out = tmp_path / "out.csv"
+    write_native_csv(original, out)
+    assert read_bank(out).records == original

@@ -92,3 +92,9 @@ def test_highest_thinking():
     assert highest_thinking(["Recall", "Reasoning", "Recognition"]) == "Reasoning"
     assert highest_thinking(["Recall"]) == "Recall"
     assert highest_thinking([]) is None
+
+
+def test_an_unknown_separate_key_target_is_reported():
+    tags = parse_tags("Character", "Identity", "Recall", key_target="Villain")
+    assert [str(p) for p in tags.problems] == ["key target: unknown CogME element 'Villain'"]
+    assert tags.key_target is None
