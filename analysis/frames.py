@@ -32,11 +32,18 @@ votes      one row per juror, round and slot
     vote         object  player name, or None for an abstention
     slot         int     1.. (several when a session has several AI players)
     confidence   float   1-5 or NaN
-    group        object  juror group label (e.g. "expert", "20s") or None; one per juror (a row
-                         without one takes the label of the juror's other rows)
+  and any of the juror facets (``JUROR_FACETS``), each an optional column of labels, None where
+  blank; a juror has one label per facet (a blank cell takes the label of the juror's other rows):
+    group        object  free text (e.g. "stream", "panel")
+    expert       object  "expert" | "non-expert" (given as yes/no, true/false, 1/0, bools or the
+                         labels themselves; see ``facet_labels``)
+    age_band     object  free text (e.g. "20s")
+    sex          object  free text
 """
 
 from __future__ import annotations
+
+import numbers
 
 import pandas as pd
 
@@ -45,7 +52,13 @@ QUESTION_COLUMNS = (
     "targets", "key_target", "contents", "thinking",
 )
 ANSWER_COLUMNS = ("player", "qid", "answer", "correct", "kind")
-VOTE_COLUMNS = ("round", "juror", "vote", "slot", "confidence", "group")
+VOTE_COLUMNS = ("round", "juror", "vote", "slot", "confidence")
+JUROR_FACETS = ("group", "expert", "age_band", "sex")  # optional, in the order the reports list them
+EXPERT_WORDS = {
+    "expert": "expert", "yes": "expert", "true": "expert", "1": "expert",
+    "non-expert": "non-expert", "no": "non-expert", "false": "non-expert", "0": "non-expert",
+}
+EXPERT_VALUES = "yes/no, true/false, 1/0 or expert/non-expert"  # the words above, for messages
 
 PLAYER_KINDS = ("human", "ai")
 QUESTION_TYPES = ("mcq", "open")
@@ -57,6 +70,42 @@ def require_columns(frame: pd.DataFrame, columns: tuple[str, ...], name: str) ->
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise ValueError(f"{name} frame lacks column(s): {', '.join(missing)}")
+
+
+def facet_labels(cells: pd.Series, facet: str) -> tuple[pd.Series, pd.Series]:
+    """A juror facet column as labels, and the mask of the cells that are not a label.
+
+    Labels are the trimmed text of the cells, None where a cell is blank (None, NaN, empty or
+    spaces).  ``expert`` cells are read through :data:`EXPERT_WORDS` (case-insensitive; bools and
+    the numbers 1 and 0 too) as "expert" or "non-expert"; any other non-blank cell is not a label:
+    it is flagged in the mask and gets None.
+    """
+    blank = cells.isna() | cells.astype(str).str.strip().eq("")
+    labels = cells.map(_cell_text).mask(blank)
+    if facet == "expert":
+        labels = labels.str.lower().map(EXPERT_WORDS)
+    return labels.astype(object).where(labels.notna(), None), ~blank & labels.isna()
+
+
+def juror_labels(labels: pd.Series, jurors: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """Each row's label as its juror's one label (None without any: a blank cell takes the juror's
+    label), and the mask of the rows of jurors with two or more different labels."""
+    per_juror = labels.groupby(jurors)
+    label = per_juror.transform("first")
+    return label.astype(object).where(label.notna(), None), per_juror.transform("nunique") > 1
+
+
+def several_labels_message(facet: str, juror: object) -> str:
+    """The error for a juror with two different labels of one facet."""
+    groups = "group" if facet == "group" else f"{facet} group"
+    return f"juror {juror!r} is in more than one {groups}"
+
+
+def _cell_text(value: object) -> str:
+    """A cell as trimmed text; whole numbers without a decimal point (1.0 and True read "1")."""
+    if isinstance(value, numbers.Real) and float(value).is_integer():
+        return str(int(value))
+    return str(value).strip()
 
 
 def tag_table(questions: pd.DataFrame) -> pd.DataFrame:

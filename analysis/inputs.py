@@ -20,13 +20,18 @@ answers CSV  ``player, qid, answer`` [, ``correct``] [, ``kind``]
       file says nothing, players named in ``ai_names`` (matched case-insensitively) are ai and the
       others human.  A name in ``ai_names`` without any row (a mistyped ``--ai``) and a name in
       ``ai_names`` whose rows say ``human`` are errors.
-votes CSV  ``round, juror, vote`` [, ``confidence``] [, ``group``] [, ``slot``]
+votes CSV  ``round, juror, vote`` [, ``confidence``] [, ``slot``] and any of the juror facets ``group``,
+           ``expert``, ``age_band``, ``sex``
     * ``vote``: a player's name (case-insensitive; returned as the players' spelling), empty = abstain.
       A name without a row in the answers file is an error: a player who answered nothing needs
       rows with an empty answer.
     * ``round`` and ``slot`` (default 1) are whole numbers >= 1; ``confidence`` a whole number 1-5.
-    * One row per (round, juror, slot); a juror names a player at most once per round and belongs to
-      one group: a group cell left blank on some of a juror's rows takes the juror's label.
+    * One row per (round, juror, slot); a juror names a player at most once per round.
+    * Juror facets (``analysis.frames.JUROR_FACETS``): ``group``, ``age_band`` and ``sex`` are free
+      text, ``expert`` is yes/no, true/false or 1/0 (any case; or the labels expert/non-expert),
+      read as "expert"/"non-expert".  Only the facet columns the file has are returned.  A juror has
+      one label per facet: a cell left blank on some of the juror's rows takes the juror's label,
+      two different labels are an error.
 sheet CSV  ``juror, qid, player, looks_like_ai`` (the jurors' judgment sheets)
     * ``qid`` a question of the set; ``player`` a player's name (as for votes); ``looks_like_ai``
       0/1/true/false, empty = no mark.  One row per (juror, qid, player).
@@ -35,12 +40,16 @@ sheet CSV  ``juror, qid, player, looks_like_ai`` (the jurors' judgment sheets)
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .frames import ANSWER_COLUMNS, PLAYER_KINDS, VOTE_COLUMNS, require_columns
+from .frames import (
+    ANSWER_COLUMNS, EXPERT_VALUES, JUROR_FACETS, PLAYER_KINDS, VOTE_COLUMNS, facet_labels, juror_labels,
+    require_columns, several_labels_message,
+)
 from .options import chosen_options, option_label
 
 _TRUE = {"1", "true"}
@@ -131,14 +140,15 @@ def read_answers(path: str | Path, questions: pd.DataFrame, ai_names: Iterable[s
 
 
 def read_votes(path: str | Path, players: pd.DataFrame | Iterable[str]) -> pd.DataFrame:
-    """The votes frame (``round, juror, vote, slot, confidence, group``) of a votes CSV.
+    """The votes frame (``round, juror, vote, slot, confidence`` and the file's facet columns) of a votes CSV.
 
-    ``players`` is the players frame (its ``name`` column is used) or the player names.
+    ``players`` is the players frame (its ``name`` column is used) or the player names.  The facet
+    columns (of ``group, expert, age_band, sex``, in that order) are those the file has.
     """
     names = players["name"] if isinstance(players, pd.DataFrame) else pd.Series(list(players), dtype=object)
     spelling = {str(name).casefold(): str(name) for name in names}
     problems = _Problems(path)
-    frame = _read_csv(path, ("round", "juror", "vote"), ("confidence", "group", "slot"))
+    frame = _read_csv(path, ("round", "juror", "vote"), ("confidence", "slot"), JUROR_FACETS)
 
     round_no, bad_round = _whole_numbers(frame["round"], low=1)
     problems.add(frame["round"] == "", "round", "is empty")
@@ -161,14 +171,13 @@ def read_votes(path: str | Path, players: pd.DataFrame | Iterable[str]) -> pd.Da
         vote.notna() & frame.assign(vote=vote).duplicated(["round", "juror", "vote"], keep=False),
         ballot + " names " + frame["vote"], "vote", "{} more than once",
     )
-    groups = frame["group"].where(frame["group"] != "")
-    problems.add_each(
-        groups.groupby(frame["juror"]).transform("nunique") > 1, frame["juror"], "group",
-        "juror {!r} is in more than one group",
-    )
+    facets = {}
+    for facet in (name for name in JUROR_FACETS if name in frame.columns):
+        labels, not_a_label = facet_labels(frame[facet], facet)
+        problems.add_each(not_a_label, frame[facet], facet, f"must be {EXPERT_VALUES}, not {{!r}}")
+        facets[facet], two_labels = juror_labels(labels, frame["juror"])
+        problems.add_messages(two_labels, frame["juror"].map(partial(several_labels_message, facet)), facet)
     problems.raise_any()
-
-    groups = groups.groupby(frame["juror"]).transform("first")  # a blank cell takes the juror's label
 
     votes = pd.DataFrame({
         "round": round_no.astype(int),
@@ -176,9 +185,9 @@ def read_votes(path: str | Path, players: pd.DataFrame | Iterable[str]) -> pd.Da
         "vote": vote.astype(object).where(vote.notna(), None),
         "slot": slot.astype(int),
         "confidence": confidence.astype(float),
-        "group": groups.astype(object).where(groups.notna(), None),
+        **facets,
     })
-    return votes[list(VOTE_COLUMNS)].reset_index(drop=True)
+    return votes[[*VOTE_COLUMNS, *facets]].reset_index(drop=True)
 
 
 def read_sheet(path: str | Path, questions: pd.DataFrame, players: pd.DataFrame | Iterable[str]) -> pd.DataFrame:
@@ -256,8 +265,12 @@ def _rows_text(rows: list[int]) -> str:
     return f"rows {shown}" + (f" and {more} more" if more > 0 else "")
 
 
-def _read_csv(path: str | Path, required: tuple[str, ...], optional: tuple[str, ...]) -> pd.DataFrame:
-    """The file as trimmed strings ("" for empty), index = data row - 2, optional columns filled with ""."""
+def _read_csv(path: str | Path, required: tuple[str, ...], optional: tuple[str, ...],
+              if_present: tuple[str, ...] = ()) -> pd.DataFrame:
+    """The file as trimmed strings ("" for empty), index = data row - 2, optional columns filled with "".
+
+    Columns of ``if_present`` are kept when the file has them and left out otherwise.
+    """
     try:
         frame = pd.read_csv(
             path, dtype=str, keep_default_na=False, skip_blank_lines=False, encoding="utf-8-sig",
@@ -270,7 +283,8 @@ def _read_csv(path: str | Path, required: tuple[str, ...], optional: tuple[str, 
     missing = [c for c in required if c not in frame.columns]
     if missing:
         raise InputError(path, [f"{path}: row 1, {c}: required column is missing" for c in missing])
-    frame = frame.reindex(columns=list(required + optional), fill_value="").fillna("")
+    present = [c for c in if_present if c in frame.columns]
+    frame = frame.reindex(columns=[*required, *optional, *present], fill_value="").fillna("")
     frame = frame.apply(lambda column: column.astype(str).str.strip())
     return frame[(frame != "").any(axis=1)]
 

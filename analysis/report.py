@@ -4,8 +4,10 @@
 
 * ``profiles.pdf`` - CogME profiles: scoring method, every player overlaid per module, one page per player;
 * ``tallies.pdf``  - the jury's votes (only with vote statistics or a judgment sheet): detection per
-  round against chance, votes per player per round, the pass rule and its statistic, juror groups,
-  jurors, confidence, and with a judgment sheet the "looks like the AI" exposure per question;
+  round against chance, votes per player per round, the pass rule and its statistic, with two or
+  more AI players the verdict per AI, detection per juror group (one block per juror facet:
+  group, expertise, age band, sex), jurors, confidence, and with a judgment sheet the "looks like
+  the AI" exposure per question;
 * ``report.pdf``   - both, plus the question set's composition and the Q&A sheet (case study, Table 1);
 * one UTF-8 CSV per table (see :data:`CSV_FILES`).
 
@@ -62,10 +64,13 @@ OPTION_SEPARATOR = " · "  # between an option's letter and its text: "B · Deog
 
 CSV_FILES = (
     "profile_players.csv", "profile_elements.csv",                                      # profiles
-    "rounds.csv", "tally.csv", "groups.csv", "jurors.csv", "vote_summary.csv",         # with stats
+    "rounds.csv", "tally.csv", "ai_rounds.csv", "groups.csv", "jurors.csv",            # with stats
+    "vote_summary.csv",
     "exposure.csv",                                                                     # with a judgment sheet
     "composition.csv", "element_frequencies.csv", "question_set.csv", "qa_sheet.csv",   # question set
 )
+
+FACET_TITLES = {"group": "Group", "expert": "Expertise", "age_band": "Age band", "sex": "Sex"}
 
 QA_COLUMNS = ["qid", "round", "question", "type", "reference", "targets", "contents", "thinking", "player", "kind",
               "answered", "answer", "option", "correct"]
@@ -171,7 +176,7 @@ def _jury_texts(stats: VoteStats | None, exposure: pd.DataFrame | None) -> set[s
     texts: set[str] = set()
     if stats is not None:
         jurors = stats.jurors.head(MAX_JUROR_ROWS)
-        texts |= _texts(stats.tally["player"], stats.groups["group"], jurors["juror"], jurors["group"])
+        texts |= _texts(stats.tally["player"], stats.groups["group"], *(jurors[c] for c in ("juror", *stats.facets)))
     if exposure is not None:
         texts |= _texts(exposure["qid"])
     return texts
@@ -224,6 +229,7 @@ def _tables(questions: pd.DataFrame, answers: pd.DataFrame, profiles: Profiles, 
         tables |= {
             "rounds.csv": stats.rounds,
             "tally.csv": stats.tally,
+            "ai_rounds.csv": stats.ai_rounds,
             "groups.csv": stats.groups,
             "jurors.csv": stats.jurors,
             "vote_summary.csv": _vote_summary_table(stats),
@@ -352,7 +358,7 @@ def _paragraph_styles() -> dict[str, ParagraphStyle]:
 @dataclass(frozen=True)
 class _Column:
     header: str
-    width: float  # share of the frame width; the shares of a table add up to 1
+    width: float  # share of the width given to the table (which is as wide as its shares add up to)
     numeric: bool = False  # right-aligned
     style: str | None = None  # the body cells' paragraph style, when not the plain cell
 
@@ -362,11 +368,12 @@ class _Column:
 
 
 def _table(look: _Look, columns: Sequence[_Column], rows: Sequence[Sequence[str]], width: float,
-           zebra: bool = False, header: bool = True) -> Table:
+           zebra: bool = False, header: bool = True, block_starts: Sequence[bool] = ()) -> Table:
     """A booktabs-style table (rules above, below the header and at the end; no verticals).
 
     Cells are markup strings (user text already passed through :func:`markup`); they wrap.
-    Without ``header`` it is a key/value box: the column headers are not shown.
+    Without ``header`` it is a key/value box: the column headers are not shown.  ``block_starts``
+    (one flag per body row, see :func:`_block_starts`): a thin rule above each block but the first.
     """
     head = [[look.para(c.header, "head_right" if c.numeric else "head") for c in columns]] if header else []
     body = [[look.para(cell, c.body_style) for c, cell in zip(columns, row)]
@@ -386,8 +393,15 @@ def _table(look: _Look, columns: Sequence[_Column], rows: Sequence[Sequence[str]
         commands.append(("LINEBELOW", (0, 0), (-1, 0), 0.5, colors.black))
     if zebra:
         commands.append(("ROWBACKGROUNDS", (0, 1), (-1, -1), [None, colors.HexColor("#F2F2F2")]))
+    commands += [("LINEABOVE", (0, row + len(head)), (-1, row + len(head)), 0.3, charts.GRID)
+                 for row, start in enumerate(block_starts) if start and row]
     table.setStyle(TableStyle(commands))
     return table
+
+
+def _block_starts(keys: Sequence) -> list[bool]:
+    """Whether each row starts a block of equal consecutive keys (shows the key, gets a rule above)."""
+    return [index == 0 or key != keys[index - 1] for index, key in enumerate(keys)]
 
 
 def _frame_width(orientation: str = "portrait") -> float:
@@ -547,8 +561,39 @@ def _tally_section(stats: VoteStats, tally: pd.DataFrame, look: _Look) -> list[F
             _round_figures(stats, row, votes, look, width, several_slots),
             Spacer(1, 10),
         ]))
+    if stats.ai_rounds["player"].nunique() > 1:
+        story += _ai_verdicts(stats, look, width)
     story += _jury_tables(stats, look, width)
     return story
+
+
+def _ai_verdicts(stats: VoteStats, look: _Look, width: float) -> list[Flowable]:
+    """Each AI player judged alone, round by round (sessions with several AI players)."""
+    starts = _block_starts(list(stats.ai_rounds["round"]))
+    rows = []
+    for row, start in zip(stats.ai_rounds.itertuples(index=False), starts):
+        verdict = "no votes" if pd.isna(row.passed) else "passed" if row.passed else "<b>detected</b>"
+        rows.append([str(row.round) if start else "", look.player(row.player), str(row.votes),
+                     _number(row.share_pct), _number(row.detection_pct), verdict])
+    return [
+        look.para("Verdict per AI player", "h2"),
+        _table(look, [_Column("Round", 0.1), _Column("AI player", 0.28), _Column("Votes", 0.1, True),
+                      _Column("Share %", 0.12, True), _Column("Detection %", 0.14, True), _Column("Result", 0.14)],
+               rows, width, block_starts=starts),
+        look.para(f"Each AI player judged alone under <b>{markup(stats.pass_rule)}</b>: {_ai_rule_text(stats)} "
+                  "Share = of the jurors who voted; detection = this AI's share of the cast votes.", "caption"),
+    ]
+
+
+def _ai_rule_text(stats: VoteStats) -> str:
+    players = int(stats.rounds["players"].iloc[0])
+    texts = {
+        "human-tie": "it passes a round when some human drew at least as many votes as it did.",
+        "chance": f"it passes a round when a one-sided exact binomial test of its votes against 1 / {players} "
+                  f"players is not significant at α = {stats.alpha:g}.",
+        "threshold": f"it passes a round when its detection ≤ {stats.threshold_pct:g} %.",
+    }
+    return texts[stats.pass_rule]
 
 
 def _exposure_section(exposure: pd.DataFrame, look: _Look) -> list[Flowable]:
@@ -620,21 +665,29 @@ def _round_figures(stats: VoteStats, row, votes: pd.DataFrame, look: _Look, widt
 def _jury_tables(stats: VoteStats, look: _Look, width: float) -> list[Flowable]:
     story: list[Flowable] = [look.para("Juror groups", "h2")]
     if len(stats.groups):
-        story.append(_table(look, [_Column("Group", 0.3), _Column("Votes", 0.14, True),
-                                   _Column("AI votes", 0.14, True), _Column("Detection %", 0.18, True),
-                                   _Column("95 % CI", 0.24, True)],
-                            [[markup(g.group), str(g.votes), str(g.ai_votes), _number(g.detection_pct),
-                              _interval(g.ci_low, g.ci_high)] for g in stats.groups.itertuples(index=False)],
-                            width * 0.75))
+        starts = _block_starts(list(stats.groups["facet"]))
+        rows = [[FACET_TITLES[g.facet] if start else "", markup(g.group), str(g.jurors), str(g.votes), str(g.ai_votes),
+                 _number(g.detection_pct), _interval(g.ci_low, g.ci_high)]
+                for g, start in zip(stats.groups.itertuples(index=False), starts)]
+        story += [
+            _table(look, [_Column("Facet", 0.14), _Column("Group", 0.2), _Column("Jurors", 0.09, True),
+                          _Column("Votes", 0.09, True), _Column("AI votes", 0.1, True),
+                          _Column("Detection %", 0.13, True), _Column("95 % CI", 0.13, True)], rows, width,
+                   block_starts=starts),
+            look.para("Detection = share of the group's cast votes (all rounds) naming an AI player; jurors = "
+                      "jurors with the label, including those who only abstained.", "caption"),
+        ]
     else:
         story.append(look.para("No juror carried a group label."))
 
     jurors = stats.jurors
     story += [look.para("Jurors", "h2"), _table(
-        look, [_Column("Juror", 0.3), _Column("Group", 0.22), _Column("Rounds", 0.12, True),
-               _Column("Votes", 0.12, True), _Column("Hits", 0.12, True), _Column("Hit rate %", 0.12, True)],
-        [[markup(j.juror), markup(j.group), str(j.rounds), str(j.votes), str(j.hits), _number(j.hit_rate_pct)]
-         for j in jurors.head(MAX_JUROR_ROWS).itertuples(index=False)], width * 0.75, zebra=True)]
+        look, [_Column("Juror", 0.16), *(_Column(FACET_TITLES[facet], 0.12) for facet in stats.facets),
+               _Column("Rounds", 0.09, True), _Column("Votes", 0.09, True), _Column("Hits", 0.09, True),
+               _Column("Hit rate %", 0.09, True)],
+        [[markup(j["juror"]), *(markup(j[facet]) for facet in stats.facets), str(j["rounds"]), str(j["votes"]),
+          str(j["hits"]), _number(j["hit_rate_pct"])] for j in jurors.head(MAX_JUROR_ROWS).to_dict("records")],
+        width, zebra=True)]
     if len(jurors) > MAX_JUROR_ROWS:
         story.append(look.para(f"First {MAX_JUROR_ROWS} of {len(jurors)} jurors; all are in jurors.csv.",
                                "caption"))

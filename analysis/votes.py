@@ -1,4 +1,4 @@
-"""The jury's votes: detection per round, tallies, pass/fail under a rule, groups, jurors, confidence.
+"""The jury's votes: detection per round and per AI, tallies, pass/fail under a rule, groups, jurors, confidence.
 
 Conventions (SPEC section 4, plus the choices where it is silent):
 
@@ -7,8 +7,12 @@ Conventions (SPEC section 4, plus the choices where it is silent):
   vote); a row without a name (None, NaN or blank) is an **abstention** and is kept apart.  The
   rounds are those with at least one row; ``players`` counts every player of the session, and at
   least one of them must be an AI (without one, detection and pass/fail mean nothing: ValueError).
-* A juror names a player at most once per round (ValueError otherwise) and belongs to one group:
-  the label on any of the juror's rows holds for all of them (a blank cell takes it too).
+* A juror names a player at most once per round (ValueError otherwise).
+* **Juror facets**: each of the optional columns ``group``, ``expert``, ``age_band`` and ``sex``
+  present in the votes frame is a facet (``analysis.frames.JUROR_FACETS``; labels read by
+  ``analysis.frames.facet_labels``: free text, ``expert`` as "expert"/"non-expert").  A juror has
+  one label per facet: the label on any of the juror's rows holds for all of them (a blank cell
+  takes it too); two different labels, or an ``expert`` cell that is no yes/no word, are a ValueError.
 * **Detection** = share of cast votes (slot votes) that name an AI player (any of them).
   **Chance** = the share a blind vote would reach: number of AI players / number of players
   (1 / players with one AI).
@@ -30,10 +34,19 @@ Conventions (SPEC section 4, plus the choices where it is silent):
   several AI players the round is judged by the best-detected AI: all pass or none);
   ``chance`` - the binomial test is not significant (p >= alpha);
   ``threshold`` - detection <= ``threshold_pct``.
-* ``groups``: pooled over rounds, cast votes of jurors with a group label only (every cast vote of
-  such a juror, so ``groups`` and ``jurors`` agree).
-  ``jurors``: rounds with at least one cast vote, cast votes, hits (votes naming an AI) and
-  hit rate = hits / cast votes.
+* ``ai_rounds`` judges each AI player alone, round by round: ``detection_pct`` = this AI's votes /
+  cast votes, ``share_pct`` as in the tally, and ``passed`` (NA without cast votes) under the same
+  rule: ``human-tie`` - the most-voted human drew at least as many votes as this AI; ``chance`` -
+  the one-sided exact binomial test of this AI's votes out of the cast votes against 1 / players
+  is not significant; ``threshold`` - this AI's detection <= ``threshold_pct``.  With one AI player
+  its rows repeat the rounds' detection and verdict; with several the round's ``human-tie``
+  verdict is "every AI passed", while ``chance`` and ``threshold`` pool the AI votes.
+* ``jurors``: one row per juror, with the juror's label for each facet, rounds with at least one
+  cast vote, cast votes, hits (votes naming an AI) and hit rate = hits / cast votes.
+  ``groups``: one block per facet (facets in the order group, expert, age_band, sex; groups in
+  sorted order), one row per label: jurors carrying it (those who only abstained included), their
+  cast votes pooled over rounds and the AI votes among them - the sums of ``jurors``, so the two
+  tables agree.  A juror without a label for a facet is left out of that facet's block.
 * Confidence 1-5 is read as the probability that the vote is right, linearly from a blind guess to
   certainty: p = chance + (1 - chance) * (c - 1) / 4 (0.2, 0.4, ... 1.0 with five players and one
   AI).  ``brier`` = mean (p - right)^2 over cast votes with a confidence; means and Brier are None
@@ -51,7 +64,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import bdtrc  # scipy.special loads in a third of the time scipy.stats takes
 
-from .frames import PLAYER_KINDS, require_columns
+from .frames import (
+    EXPERT_VALUES, JUROR_FACETS, PLAYER_KINDS, facet_labels, juror_labels, require_columns, several_labels_message,
+)
 
 PASS_RULES = ("human-tie", "chance", "threshold")
 
@@ -66,8 +81,11 @@ class VoteStats:
     ``rounds``: round, players, votes, voters, abstentions, ai_votes, detection_pct, chance_pct,
     majority, majority_player, top_player, ai_passed, p_value, ci_low, ci_high
     ``tally``: round, player, kind, votes, share_pct (every player in every round, zeros included)
-    ``groups``: group, votes, ai_votes, detection_pct, ci_low, ci_high
-    ``jurors``: juror, group, rounds, votes, hits, hit_rate_pct
+    ``ai_rounds``: round, player, votes, share_pct, detection_pct, passed (every AI player in every
+    round, in the players' order)
+    ``groups``: facet, group, jurors, votes, ai_votes, detection_pct, ci_low, ci_high
+    ``jurors``: juror, then a column per facet present (group, expert, age_band, sex), rounds,
+    votes, hits, hit_rate_pct
     ``confidence``: votes (cast votes with a confidence), mean_right, mean_wrong, brier
     ``summary``: rounds (all), rounds_with_votes, rounds_without_votes, rounds_passed,
     mean_detection_pct, overall_votes, overall_detection_pct, overall_ci ([low, high]),
@@ -79,10 +97,16 @@ class VoteStats:
     threshold_pct: float
     rounds: pd.DataFrame
     tally: pd.DataFrame
+    ai_rounds: pd.DataFrame
     groups: pd.DataFrame
     jurors: pd.DataFrame
     confidence: dict
     summary: dict
+
+    @property
+    def facets(self) -> tuple[str, ...]:
+        """The juror facets the votes carry (their columns in ``jurors``), in report order."""
+        return tuple(facet for facet in JUROR_FACETS if facet in self.jurors.columns)
 
 
 def vote_stats(
@@ -94,7 +118,8 @@ def vote_stats(
 ) -> VoteStats:
     """Statistics of a session's "who is the AI?" votes; ``players`` is a frame ``[name, kind]``.
 
-    ``votes`` needs ``round, juror, vote``; ``slot``, ``confidence`` and ``group`` are optional.
+    ``votes`` needs ``round, juror, vote``; ``slot``, ``confidence`` and the juror facets
+    ``group``, ``expert``, ``age_band``, ``sex`` are optional.
     """
     if pass_rule not in PASS_RULES:
         raise ValueError(f"unknown pass rule {pass_rule!r}; choose one of {', '.join(PASS_RULES)}")
@@ -103,7 +128,8 @@ def vote_stats(
     roster = _roster(players, needs_ai=True)
     require_columns(votes, ("round", "juror", "vote"), "votes")
     blank = votes["vote"].astype("string").str.strip().eq("").fillna(False).to_numpy(dtype=bool)
-    votes = votes.assign(vote=votes["vote"].mask(blank, None), group=_juror_groups(votes))
+    facets = _juror_facets(votes)
+    votes = votes.assign(vote=votes["vote"].mask(blank, None), **facets)
     cast = votes[votes["vote"].notna()]
     cast = cast.assign(right=_names_ai(cast["vote"], roster))
     named_twice = cast.duplicated(["round", "juror", "vote"])
@@ -112,8 +138,10 @@ def vote_stats(
         raise ValueError(f"juror {first['juror']!r} names {first['vote']!r} more than once in round {first['round']}")
     chance = float((roster == "ai").mean())
 
-    rounds, tally = _rounds(votes, cast, roster, chance, pass_rule, alpha, threshold_pct)
-    jurors = _jurors(votes, cast)
+    rule = _PassRule(pass_rule, alpha, threshold_pct)
+    rounds, tally = _rounds(votes, cast, roster, chance, rule)
+    facet_names = list(facets.columns)
+    jurors = _jurors(votes, cast, facet_names)
     overall_votes, overall_hits = len(cast), int(cast["right"].sum())
     overall_low, overall_high = _wilson(np.array([overall_hits]), np.array([overall_votes]))
     with_votes = int((rounds["votes"] > 0).sum())
@@ -131,8 +159,9 @@ def vote_stats(
         "mean_hit_rate_pct": _number(jurors["hit_rate_pct"].mean()),
     }
     return VoteStats(
-        pass_rule, alpha, threshold_pct, rounds, tally,
-        _groups(cast), jurors, _confidence(cast, chance), summary,
+        pass_rule=pass_rule, alpha=alpha, threshold_pct=threshold_pct, rounds=rounds, tally=tally,
+        ai_rounds=_ai_rounds(rounds, tally, 1.0 / len(roster), rule), groups=_groups(jurors, facet_names),
+        jurors=jurors, confidence=_confidence(cast, chance), summary=summary,
     )
 
 
@@ -166,7 +195,30 @@ def exposure(sheet: pd.DataFrame, players: pd.DataFrame, answers: pd.DataFrame |
     return per_question.assign(chance_pct=_percent(ai_answers, all_answers))
 
 
-def _rounds(votes, cast, roster, chance, pass_rule, alpha, threshold_pct) -> tuple[pd.DataFrame, pd.DataFrame]:
+@dataclass(frozen=True)
+class _PassRule:
+    """The session's pass rule and its parameters."""
+
+    name: str
+    alpha: float
+    threshold_pct: float
+
+    def passed(self, top_human, top_ai, detection_pct, p_value, voted) -> pd.arrays.BooleanArray:
+        """Whether the AI passes, element-wise (NA where nobody voted).
+
+        ``top_human`` / ``top_ai``: the votes of the most-voted human and of the AI judged
+        (human-tie); ``p_value``: its binomial test (chance); ``detection_pct`` (threshold).
+        """
+        if self.name == "human-tie":
+            passed = np.asarray(top_human) >= np.asarray(top_ai)
+        elif self.name == "chance":
+            passed = np.asarray(p_value) >= self.alpha
+        else:
+            passed = np.asarray(detection_pct) <= self.threshold_pct
+        return pd.array(np.where(voted, passed, None), dtype="boolean")
+
+
+def _rounds(votes, cast, roster, chance, rule: _PassRule) -> tuple[pd.DataFrame, pd.DataFrame]:
     round_ids = np.sort(votes["round"].unique())
     counts = (
         cast.groupby(["round", "vote"]).size().unstack(fill_value=0)
@@ -185,13 +237,9 @@ def _rounds(votes, cast, roster, chance, pass_rule, alpha, threshold_pct) -> tup
     leader = roster.index.to_numpy()[counts.argmax(axis=1)]
     single_leader = (counts == most[:, None]).sum(axis=1) == 1
     majority = most > voters / 2
-    if pass_rule == "human-tie":
-        passed = counts[:, ~is_ai].max(axis=1, initial=0) >= counts[:, is_ai].max(axis=1, initial=0)
-    elif pass_rule == "chance":
-        passed = p_value >= alpha
-    else:
-        passed = detection <= threshold_pct
     voted = cast_votes > 0
+    passed = rule.passed(counts[:, ~is_ai].max(axis=1, initial=0), counts[:, is_ai].max(axis=1, initial=0),
+                         detection, p_value, voted)
 
     rounds = pd.DataFrame({
         "round": round_ids,
@@ -207,7 +255,7 @@ def _rounds(votes, cast, roster, chance, pass_rule, alpha, threshold_pct) -> tup
         # with several slots two players can both pass half of the voters: then nobody is named
         "majority_player": pd.Series(np.where(majority & single_leader, leader, None), dtype=object),
         "top_player": pd.Series(np.where(single_leader & voted, leader, None), dtype=object),
-        "ai_passed": pd.array(np.where(voted, passed, None), dtype="boolean"),
+        "ai_passed": passed,
         "p_value": p_value,
         "ci_low": ci_low,
         "ci_high": ci_high,
@@ -224,39 +272,61 @@ def _rounds(votes, cast, roster, chance, pass_rule, alpha, threshold_pct) -> tup
     return rounds, tally
 
 
-def _juror_groups(votes: pd.DataFrame) -> pd.Series:
-    """Each row's group as the juror's one label (None without any); raises on a juror in two groups."""
-    if "group" not in votes.columns:
-        return pd.Series(None, index=votes.index, dtype=object)
-    labels = votes["group"].astype(object).where(votes["group"].notna(), None)
-    labels = labels.where(labels.astype("string").str.strip().ne("").fillna(False), None)
-    per_juror = labels.groupby(votes["juror"])
-    several = per_juror.nunique()
-    if (several > 1).any():
-        raise ValueError(f"juror {several.index[several > 1][0]!r} is in more than one group")
-    group = per_juror.transform("first")
-    return group.astype(object).where(group.notna(), None)
-
-
-def _groups(cast: pd.DataFrame) -> pd.DataFrame:
-    grouped = cast.dropna(subset=["group"]).groupby("group")["right"].agg(votes="size", ai_votes="sum")
-    grouped = grouped.reset_index().astype({"votes": int, "ai_votes": int})
-    ci_low, ci_high = _wilson(grouped["ai_votes"].to_numpy(), grouped["votes"].to_numpy())
-    return grouped.assign(
-        detection_pct=_percent(grouped["ai_votes"], grouped["votes"]), ci_low=ci_low, ci_high=ci_high
+def _ai_rounds(rounds: pd.DataFrame, tally: pd.DataFrame, blind_share: float, rule: _PassRule) -> pd.DataFrame:
+    """Each AI player in each round judged alone; ``blind_share`` = 1 / players (the chance of one AI)."""
+    ai = tally[tally["kind"] == "ai"].reset_index(drop=True)
+    cast_votes = ai["round"].map(rounds.set_index("round")["votes"]).to_numpy()
+    top_human = ai["round"].map(tally[tally["kind"] == "human"].groupby("round")["votes"].max()).fillna(0)
+    detection = _percent(ai["votes"], cast_votes)
+    p_value = _p_greater(ai["votes"], cast_votes, blind_share)
+    return ai[["round", "player", "votes", "share_pct"]].assign(
+        detection_pct=detection,
+        passed=rule.passed(top_human, ai["votes"], detection, p_value, cast_votes > 0),
     )
 
 
-def _jurors(votes: pd.DataFrame, cast: pd.DataFrame) -> pd.DataFrame:
-    jurors = pd.DataFrame({"juror": votes["juror"].drop_duplicates().to_numpy()})
-    group = jurors["juror"].map(votes["group"].groupby(votes["juror"]).first())
-    jurors["group"] = group.astype(object).where(group.notna(), None)  # None, as in the votes frame
+def _juror_facets(votes: pd.DataFrame) -> pd.DataFrame:
+    """The facet columns present, each row holding its juror's one label (None without any).
+
+    Raises ValueError on a cell that is no label of its facet and on a juror with two labels.
+    """
+    facets = {}
+    for facet in (name for name in JUROR_FACETS if name in votes.columns):
+        labels, not_a_label = facet_labels(votes[facet], facet)
+        if not_a_label.any():
+            first = votes[not_a_label].iloc[0]
+            raise ValueError(f"juror {first['juror']!r}: {facet} must be {EXPERT_VALUES}, not {first[facet]!r}")
+        facets[facet], two_labels = juror_labels(labels, votes["juror"])
+        if two_labels.any():
+            raise ValueError(several_labels_message(facet, votes["juror"][two_labels].iloc[0]))
+    return pd.DataFrame(facets, index=votes.index)
+
+
+def _jurors(votes: pd.DataFrame, cast: pd.DataFrame, facets: list[str]) -> pd.DataFrame:
+    jurors = votes.drop_duplicates("juror")[["juror", *facets]].reset_index(drop=True)  # labels are per juror
     by_juror = cast.groupby("juror")
     jurors["rounds"] = jurors["juror"].map(by_juror["round"].nunique()).fillna(0).astype(int)
     jurors["votes"] = jurors["juror"].map(by_juror.size()).fillna(0).astype(int)
     jurors["hits"] = jurors["juror"].map(by_juror["right"].sum()).fillna(0).astype(int)
     jurors["hit_rate_pct"] = _percent(jurors["hits"], jurors["votes"])
     return jurors
+
+
+def _groups(jurors: pd.DataFrame, facets: list[str]) -> pd.DataFrame:
+    """Per facet and label: the jurors carrying it and their votes, summed from ``jurors``."""
+    # one row per (juror, facet) with a label; "label", not "group": melt refuses a name the frame has
+    labelled = jurors.melt(id_vars=["votes", "hits"], value_vars=facets, var_name="facet", value_name="label")
+    labelled = labelled.dropna(subset=["label"]).assign(
+        facet=lambda frame: pd.Categorical(frame["facet"], categories=facets),  # blocks in facet order
+    )
+    grouped = labelled.groupby(["facet", "label"], observed=True).agg(
+        jurors=("votes", "size"), votes=("votes", "sum"), ai_votes=("hits", "sum"),
+    ).reset_index().rename(columns={"label": "group"})
+    grouped = grouped.astype({"facet": str, "group": str, "jurors": int, "votes": int, "ai_votes": int})
+    ci_low, ci_high = _wilson(grouped["ai_votes"].to_numpy(), grouped["votes"].to_numpy())
+    return grouped.assign(
+        detection_pct=_percent(grouped["ai_votes"], grouped["votes"]), ci_low=ci_low, ci_high=ci_high
+    )
 
 
 def _confidence(cast: pd.DataFrame, chance: float) -> dict:

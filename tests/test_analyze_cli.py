@@ -210,3 +210,27 @@ def test_characters_the_font_cannot_show_are_a_warning(tmp_path):
     assert json.loads(result.stdout)["players"][2]["name"] == "Agent_😀"
     assert "warning: the PDFs' font cannot show 1 character(s)" in result.stderr
     assert "U+1F600 😀" in result.stderr
+
+
+def test_juror_facets_from_files_leave_the_json_as_it_is(tmp_path):
+    """The case study's 16 jurors with expert (6 experts) and age_band columns instead of group."""
+    common = ["--questions", str(DATA / "spec_examples.csv"), "--answers", str(DATA / "case_study_answers.csv"),
+              "--ai", "AI", "--json"]
+    plain = invoke(*common, "--votes", str(DATA / "case_study_votes.csv"))
+    out = tmp_path / "report"
+    faceted = invoke(*common, "--votes", str(DATA / "case_study_votes_facets.csv"), "--out", str(out))
+    assert faceted.exit_code == 0, faceted.output
+    assert faceted.stdout == plain.stdout  # facets add tables, not JSON keys
+    groups = (out / "groups.csv").read_text(encoding="utf-8").splitlines()
+    # experts J01-J06 25 of 30 votes on the AI, the others 10 of 43; 20s 9 of 23, 30s 13 of 23, 40s 13 of 27
+    assert [line.split(",")[:5] for line in groups] == [
+        ["facet", "group", "jurors", "votes", "ai_votes"],
+        ["expert", "expert", "6", "30", "25"], ["expert", "non-expert", "10", "43", "10"],
+        ["age_band", "20s", "5", "23", "9"], ["age_band", "30s", "5", "23", "13"], ["age_band", "40s", "6", "27", "13"],
+    ]
+    jurors = (out / "jurors.csv").read_text(encoding="utf-8").splitlines()
+    assert jurors[0] == "juror,expert,age_band,rounds,votes,hits,hit_rate_pct"
+    assert jurors[1] == "J01,expert,20s,5,5,5,100.0"
+    ai_rounds = (out / "ai_rounds.csv").read_text(encoding="utf-8").splitlines()
+    assert ai_rounds[0] == "round,player,votes,share_pct,detection_pct,passed"
+    assert ai_rounds[1:4] == ["1,AI,10,62.5,62.5,False", "2,AI,12,75.0,75.0,False", "3,AI,6,37.5,37.5,True"]

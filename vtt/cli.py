@@ -319,7 +319,7 @@ def login_banner(url: str) -> str:
 @click.option("--answers", "answers_file", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="CSV player,qid,answer[,correct][,kind].")
 @click.option("--votes", "votes_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="CSV round,juror,vote[,confidence][,group][,slot]; an empty vote abstains.")
+              help="CSV round,juror,vote[,confidence][,slot][,group][,expert][,age_band][,sex]; an empty vote abstains.")
 @click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="auto", show_default=True,
               help="Format of the questions file.")
 @click.option("--method", type=click.Choice(["uniform", "cogsci2024", "frontiers2022"]), default="cogsci2024",

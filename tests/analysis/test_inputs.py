@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -149,7 +151,7 @@ def test_votes_are_read(tmp_path):
         "2,j2,Kid,,",
     ]) + "\n")
     votes = read_votes(path, PLAYERS)
-    assert list(votes.columns) == list(VOTE_COLUMNS)
+    assert list(votes.columns) == [*VOTE_COLUMNS, "group"]  # the facet columns the file has
     assert votes["round"].tolist() == [1, 1, 1, 2, 2]
     assert votes["juror"].tolist() == ["j1", "j2", "j3", "j1", "j2"]
     assert votes["vote"].tolist() == [KOREAN, "AI", None, "AI", "Kid"]
@@ -240,6 +242,57 @@ def test_a_blank_group_cell_takes_the_jurors_label(tmp_path):
     votes = read_votes(path, PLAYERS)
     assert votes["group"].tolist() == ["expert", "expert", None, None]
     assert vote_stats(votes, PLAYERS).groups.set_index("group").loc["expert", "votes"] == 2
+
+
+DATA = Path(__file__).parents[1] / "data"
+CASE_STUDY_PLAYERS = ["Kid4", "Kid10", "Teen14", "Adult20", "AI"]
+
+
+def test_juror_facets_are_read_from_the_case_study_file():
+    """expert (yes/no) on every row, age_band on the round-1 rows only: later rows take the juror's band."""
+    votes = read_votes(DATA / "case_study_votes_facets.csv", CASE_STUDY_PLAYERS)
+    assert list(votes.columns) == [*VOTE_COLUMNS, "expert", "age_band"]  # no group column in the file
+    per_juror = votes.drop_duplicates("juror").set_index("juror")
+    assert (per_juror["expert"] == "expert").sum() == 6 and per_juror.loc["J07", "expert"] == "non-expert"
+    assert per_juror["age_band"].value_counts().to_dict() == {"40s": 6, "20s": 5, "30s": 5}
+    assert votes.loc[votes["round"] == 5, "age_band"].tolist()[:2] == ["20s", "30s"]  # J01, J02 in round 5
+    players = pd.DataFrame({"name": CASE_STUDY_PLAYERS, "kind": ["human"] * 4 + ["ai"]})
+    groups = vote_stats(votes, players).groups
+    # experts J01-J06 25 of 30 votes on the AI, the others 10 of 43; by age band see tests/analysis/test_votes.py
+    assert groups[["facet", "group", "jurors", "votes", "ai_votes"]].values.tolist() == [
+        ["expert", "expert", 6, 30, 25], ["expert", "non-expert", 10, 43, 10],
+        ["age_band", "20s", 5, 23, 9], ["age_band", "30s", 5, 23, 13], ["age_band", "40s", 6, 27, 13],
+    ]
+
+
+def test_every_facet_column_is_read_and_checked(tmp_path):
+    path = write(tmp_path, "votes.csv", "\n".join([
+        "round,juror,vote,Sex,Age_Band,expert,group",
+        "1,j1,AI,F,20s,Yes,panel",
+        "2,j1,Kid,,,TRUE,",          # blank cells take j1's labels; Yes and TRUE are one label
+        "1,j2,AI,,30s,0,online",
+        "2,j2,AI,,,non-expert,",
+    ]) + "\n")
+    votes = read_votes(path, PLAYERS)
+    assert list(votes.columns) == [*VOTE_COLUMNS, "group", "expert", "age_band", "sex"]  # the report order
+    assert votes[["group", "expert", "age_band", "sex"]].values.tolist() == [
+        ["panel", "expert", "20s", "F"], ["panel", "expert", "20s", "F"],
+        ["online", "non-expert", "30s", None], ["online", "non-expert", "30s", None],
+    ]
+    bad = write(tmp_path, "bad.csv", "\n".join([
+        "round,juror,vote,expert,age_band",
+        "1,j1,AI,maybe,20s",         # row 2: not a yes/no
+        "2,j1,Kid,,30s",             # rows 2, 3: j1 in two age bands
+        "1,j2,AI,yes,",              # rows 4, 5: j2 both expert and not
+        "2,j2,AI,no,",
+    ]) + "\n")
+    with pytest.raises(InputError) as excinfo:
+        read_votes(bad, PLAYERS)
+    assert problems_of(excinfo) == [
+        f"{bad}: rows 2, 3, age_band: juror 'j1' is in more than one age_band group",
+        f"{bad}: row 2, expert: must be yes/no, true/false, 1/0 or expert/non-expert, not 'maybe'",
+        f"{bad}: rows 4, 5, expert: juror 'j2' is in more than one expert group",
+    ]
 
 
 SHEET_PLAYERS = PLAYERS["name"].tolist()

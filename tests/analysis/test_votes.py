@@ -169,10 +169,14 @@ def test_juror_hit_rates(case_study):
 
 
 def test_detection_by_juror_group(case_study):
+    assert list(case_study.groups.columns) == [
+        "facet", "group", "jurors", "votes", "ai_votes", "detection_pct", "ci_low", "ci_high",
+    ]
+    assert case_study.groups["facet"].tolist() == ["group", "group"]  # a plain group column is facet "group"
     groups = case_study.groups.set_index("group")
-    assert list(case_study.groups.columns) == ["group", "votes", "ai_votes", "detection_pct", "ci_low", "ci_high"]
     # experts J01-J06: 30 cast votes, 5 + 5 + 4 + 4 + 4 + 3 = 25 hits
     # others J07-J16: 3 x 5 + 7 x 4 = 43 cast votes, 4 x 2 + 2 x 1 = 10 hits
+    assert groups["jurors"].tolist() == [6, 10]
     assert groups.loc["expert", ["votes", "ai_votes"]].tolist() == [30, 25]
     assert groups.loc["non-expert", ["votes", "ai_votes"]].tolist() == [43, 10]
     assert groups["detection_pct"].tolist() == pytest.approx([100 * 25 / 30, 100 * 10 / 43])
@@ -192,8 +196,8 @@ def test_confidence_means_and_brier(case_study):
 def test_confidence_absent_gives_none():
     stats = vote_stats(case_study_votes().drop(columns=["confidence", "group"]), PLAYERS)
     assert stats.confidence == {"votes": 0, "mean_right": None, "mean_wrong": None, "brier": None}
-    assert stats.groups.empty
-    assert stats.jurors["group"].isna().all()
+    assert stats.groups.empty and stats.facets == ()
+    assert list(stats.jurors.columns) == ["juror", "rounds", "votes", "hits", "hit_rate_pct"]  # no facet column
 
 
 def test_confidence_outside_the_scale_is_refused():
@@ -203,9 +207,12 @@ def test_confidence_outside_the_scale_is_refused():
         vote_stats(votes, PLAYERS)
 
 
-def test_several_ai_players_and_slots():
-    players = pd.DataFrame({"name": ["H1", "H2", "AI1", "AI2"], "kind": ["human", "human", "ai", "ai"]})
-    votes = pd.DataFrame(
+TWO_AI_PLAYERS = pd.DataFrame({"name": ["H1", "H2", "AI1", "AI2"], "kind": ["human", "human", "ai", "ai"]})
+
+
+def two_ai_votes() -> pd.DataFrame:
+    """4 jurors, 2 slots, 2 rounds with the players of ``TWO_AI_PLAYERS``."""
+    return pd.DataFrame(
         [
             # round 1: AI1 3, AI2 1, H1 2, H2 1, one abstained slot
             (1, "J1", "AI1", 1), (1, "J1", "AI2", 2), (1, "J2", "AI1", 1), (1, "J2", "H1", 2),
@@ -216,7 +223,10 @@ def test_several_ai_players_and_slots():
         ],
         columns=["round", "juror", "vote", "slot"],
     )
-    stats = vote_stats(votes, players)
+
+
+def test_several_ai_players_and_slots():
+    stats = vote_stats(two_ai_votes(), TWO_AI_PLAYERS)
     rounds = stats.rounds
     assert rounds["votes"].tolist() == [7, 8]
     assert rounds["abstentions"].tolist() == [1, 0]
@@ -258,6 +268,9 @@ def test_round_where_everyone_abstained_is_undefined_not_an_error():
     # the empty round does not move the summary
     assert stats.summary["mean_detection_pct"] == pytest.approx((62.5 + 75 + 37.5 + 500 / 9 + 12.5) / 5)
     assert stats.summary["rounds"] == 6 and stats.summary["rounds_passed"] == 2
+    silent_ai = stats.ai_rounds.iloc[-1]
+    assert (silent_ai["round"], silent_ai["votes"]) == (6, 0)
+    assert np.isnan(silent_ai["detection_pct"]) and pd.isna(silent_ai["passed"])
 
 
 def test_session_without_any_cast_vote():
@@ -413,3 +426,159 @@ def test_exposure_baseline_is_the_share_of_ai_answers():
     assert list(result.columns) == ["qid", "marks", "ai_marks", "exposure_pct", "chance_pct"]
     assert result["exposure_pct"].tolist() == [50.0, 100.0]
     assert result["chance_pct"].tolist() == pytest.approx([100 / 3, 0.0])
+
+
+# ------------------------------------------------------------------------------- juror facets
+
+# Age bands of the 16 case-study jurors (tests/data/case_study_votes_facets.csv has the same):
+#   20s J01 J07 J08 J13 J14: 5 + 5 + 5 + 4 + 4 = 23 votes, 5 + 2 + 2 + 0 + 0 = 9 hits
+#   30s J02 J03 J09 J10 J15: 5 + 5 + 5 + 4 + 4 = 23 votes, 5 + 4 + 2 + 2 + 0 = 13 hits
+#   40s J04 J05 J06 J11 J12 J16: 5 + 5 + 5 + 4 + 4 + 4 = 27 votes, 4 + 4 + 3 + 1 + 1 + 0 = 13 hits
+AGE_BANDS = {"20s": ["J01", "J07", "J08", "J13", "J14"], "30s": ["J02", "J03", "J09", "J10", "J15"],
+             "40s": ["J04", "J05", "J06", "J11", "J12", "J16"]}
+AGE_BAND_OF = {juror: band for band, jurors in AGE_BANDS.items() for juror in jurors}
+
+
+def case_study_with_facets() -> pd.DataFrame:
+    """The case study with all four facets, columns deliberately out of the report order.
+
+    sex: only J01, J13 (F) and J02 (M) say; expert in every spelling the frame accepts; age_band
+    given in round 1 only (later rows take the juror's label); group: J01-J08 "panel", J09-J16 "online".
+    """
+    votes = case_study_votes().drop(columns=["group"])
+    expert_spellings = {True: [True, "YES", 1, 1.0, "true", "expert"], False: [False, "no", 0, "0", "Non-Expert"]}
+    expert = [expert_spellings[juror in EXPERTS][i % len(expert_spellings[juror in EXPERTS])]
+              for i, juror in enumerate(votes["juror"])]
+    return votes.assign(
+        sex=votes["juror"].map({"J01": "F", "J13": "F", "J02": "M"}),
+        age_band=np.where(votes["round"] == 1, votes["juror"].map(AGE_BAND_OF), ""),
+        expert=pd.Series(expert, index=votes.index, dtype=object),
+        group=np.where(votes["juror"] <= "J08", "panel", "online"),
+    )
+
+
+def test_detection_by_every_juror_facet():
+    stats = vote_stats(case_study_with_facets(), PLAYERS)
+    assert stats.facets == ("group", "expert", "age_band", "sex")
+    groups = stats.groups
+    assert list(groups.columns) == ["facet", "group", "jurors", "votes", "ai_votes", "detection_pct", "ci_low",
+                                    "ci_high"]
+    # group: panel J01-J08 8 x 5 = 40 votes, 5 + 5 + 4 + 4 + 4 + 3 + 2 + 2 = 29 hits;
+    #        online J09-J16 5 + 7 x 4 = 33 votes, 2 + 2 + 1 + 1 = 6 hits
+    # expert as in test_detection_by_juror_group; sex: F = J01 (5 of 5) and J13 (0 of 4), M = J02 (5 of 5)
+    assert groups[["facet", "group", "jurors", "votes", "ai_votes"]].values.tolist() == [
+        ["group", "online", 8, 33, 6], ["group", "panel", 8, 40, 29],
+        ["expert", "expert", 6, 30, 25], ["expert", "non-expert", 10, 43, 10],
+        ["age_band", "20s", 5, 23, 9], ["age_band", "30s", 5, 23, 13], ["age_band", "40s", 6, 27, 13],
+        ["sex", "F", 2, 9, 5], ["sex", "M", 1, 5, 5],
+    ]
+    assert groups["detection_pct"].tolist() == pytest.approx(
+        [100 * 6 / 33, 100 * 29 / 40, 100 * 25 / 30, 100 * 10 / 43, 100 * 9 / 23, 100 * 13 / 23, 100 * 13 / 27,
+         100 * 5 / 9, 100.0])
+    twenties = groups.iloc[4]
+    assert (twenties["ci_low"], twenties["ci_high"]) == pytest.approx(wilson_by_hand(9, 23))
+    # p = 9/23, z² = 3.8415: centre (p + z²/46) / (1 + z²/23) = 0.4069, half-width 0.1853
+    assert (round(twenties["ci_low"], 1), round(twenties["ci_high"], 1)) == (22.2, 59.2)
+    # every facet pools all 73 cast votes, except sex, which 13 of the 16 jurors left blank
+    assert groups.groupby("facet", sort=False)["votes"].sum().to_dict() == {
+        "group": 73, "expert": 73, "age_band": 73, "sex": 14}
+
+    jurors = stats.jurors.set_index("juror")
+    assert list(stats.jurors.columns) == ["juror", "group", "expert", "age_band", "sex", "rounds", "votes", "hits",
+                                          "hit_rate_pct"]
+    assert jurors.loc["J01", ["group", "expert", "age_band", "sex"]].tolist() == ["panel", "expert", "20s", "F"]
+    assert jurors.loc["J16", ["group", "expert", "age_band", "sex"]].tolist() == ["online", "non-expert", "40s", None]
+    for facet in stats.facets:  # groups and jurors count the same jurors and votes
+        by_label = jurors.groupby(facet).agg(jurors=("votes", "size"), votes=("votes", "sum"), ai_votes=("hits", "sum"))
+        block = groups[groups["facet"] == facet].set_index("group")[["jurors", "votes", "ai_votes"]]
+        assert block.to_dict() == by_label.to_dict()
+    # facets change nothing else
+    plain = vote_stats(case_study_votes(), PLAYERS)
+    assert stats.rounds.equals(plain.rounds) and stats.summary == plain.summary
+
+
+def test_a_facet_without_any_label_has_no_block():
+    votes = case_study_votes().assign(sex="", age_band=None)
+    stats = vote_stats(votes, PLAYERS)
+    assert stats.facets == ("group", "age_band", "sex")  # present columns, even blank ones
+    assert stats.groups["facet"].tolist() == ["group", "group"]
+    assert stats.jurors["sex"].isna().all() and stats.jurors["age_band"].isna().all()
+
+
+def test_expert_cells_must_be_a_yes_or_no():
+    votes = pd.DataFrame({"round": 1, "juror": ["J1", "J2"], "vote": ["AI", "Kid4"], "expert": ["yes", "maybe"]})
+    with pytest.raises(ValueError, match=r"juror 'J2': expert must be yes/no, true/false, 1/0 or expert/non-expert, "
+                                         r"not 'maybe'"):
+        vote_stats(votes, PLAYERS)
+
+
+def test_a_juror_with_two_labels_of_a_facet_is_refused():
+    votes = pd.DataFrame({"round": [1, 2, 1, 2], "juror": ["J1", "J1", "J2", "J2"], "vote": ["AI", "Kid4", "AI", "AI"],
+                          "expert": [True, "yes", "no", None], "age_band": ["20s", None, "30s", "40s"]})
+    with pytest.raises(ValueError, match="juror 'J2' is in more than one age_band group"):
+        vote_stats(votes, PLAYERS)
+    with pytest.raises(ValueError, match="juror 'J1' is in more than one expert group"):
+        vote_stats(votes.assign(expert=[True, "no", "no", None], age_band=None), PLAYERS)
+    fine = vote_stats(votes.assign(age_band=["20s", None, "30s", "30s"]), PLAYERS)
+    # True and "yes" are one label; J2's blank expert cell takes "non-expert"
+    assert fine.jurors[["expert", "age_band"]].values.tolist() == [["expert", "20s"], ["non-expert", "30s"]]
+    assert fine.groups[["facet", "group", "votes", "ai_votes"]].values.tolist() == [
+        ["expert", "expert", 2, 1], ["expert", "non-expert", 2, 2], ["age_band", "20s", 2, 1],
+        ["age_band", "30s", 2, 2]]
+
+
+# -------------------------------------------------------------------------------- several AIs
+
+def test_ai_rounds_judge_each_ai_alone():
+    stats = vote_stats(two_ai_votes(), TWO_AI_PLAYERS)
+    ai_rounds = stats.ai_rounds
+    assert list(ai_rounds.columns) == ["round", "player", "votes", "share_pct", "detection_pct", "passed"]
+    assert ai_rounds[["round", "player", "votes"]].values.tolist() == [
+        [1, "AI1", 3], [1, "AI2", 1], [2, "AI1", 1], [2, "AI2", 2]]
+    # shares of the 4 voting jurors; detection out of the 7 and 8 cast votes
+    assert ai_rounds["share_pct"].tolist() == [75.0, 25.0, 25.0, 50.0]
+    assert ai_rounds["detection_pct"].tolist() == pytest.approx([300 / 7, 100 / 7, 12.5, 25.0])
+    # human-tie: top human 2 in round 1 (H1) is beaten by AI1's 3 only; round 2's H1 3 beats both
+    assert ai_rounds["passed"].tolist() == [False, True, True, True]
+    assert stats.rounds["ai_passed"].tolist() == [False, True]  # the round: judged by the best-detected AI
+    # threshold 40 %: AI1's 42.9 % in round 1 is above; pooled, round 1 (57.1 %) is detected, round 2 (37.5 %) not
+    strict = vote_stats(two_ai_votes(), TWO_AI_PLAYERS, pass_rule="threshold", threshold_pct=40)
+    assert strict.ai_rounds["passed"].tolist() == [False, True, True, True]
+    assert strict.rounds["ai_passed"].tolist() == [False, True]
+
+
+def test_ai_rounds_under_the_chance_rule_test_each_ai_against_one_in_players():
+    """10 jurors, 2 slots, 5 players: AI1 9, AI2 2, H1 4, H2 3, H3 2 of 20 cast votes.
+
+    Pooled, 11 AI votes of 20 against 2 / 5: P(X >= 11) = 0.128, the round passes.  Alone, against
+    1 / 5: AI1 P(X >= 9 | 20, 0.2) = 0.00998 (detected), AI2 P(X >= 2 | 20, 0.2) = 0.931 (passed).
+    """
+    players = pd.DataFrame({"name": ["H1", "H2", "H3", "AI1", "AI2"], "kind": ["human"] * 3 + ["ai"] * 2})
+    jurors = [f"J{n}" for n in range(1, 11)]
+    first = ["AI1"] * 9 + ["AI2"]
+    second = ["AI2"] + ["H1"] * 4 + ["H2"] * 3 + ["H3"] * 2
+    votes = pd.DataFrame({"round": 1, "juror": jurors * 2, "vote": first + second, "slot": [1] * 10 + [2] * 10})
+    stats = vote_stats(votes, players, pass_rule="chance")
+    assert binomial_tail(11, 20, 0.4) == pytest.approx(0.1275, abs=5e-5)
+    assert stats.rounds["p_value"][0] == pytest.approx(binomial_tail(11, 20, 0.4), rel=1e-9)
+    assert stats.rounds["ai_passed"].tolist() == [True]
+    assert stats.ai_rounds["player"].tolist() == ["AI1", "AI2"]
+    assert stats.ai_rounds["votes"].tolist() == [9, 2]
+    assert stats.ai_rounds["share_pct"].tolist() == [90.0, 20.0]  # of the 10 jurors
+    assert stats.ai_rounds["detection_pct"].tolist() == [45.0, 10.0]  # of the 20 cast votes
+    assert binomial_tail(9, 20, 0.2) == pytest.approx(0.00998, abs=5e-6)
+    assert binomial_tail(2, 20, 0.2) == pytest.approx(0.9308, abs=5e-5)
+    assert stats.ai_rounds["passed"].tolist() == [False, True]
+    # AI1's p = 0.00998 lies between 0.005 and 0.05
+    assert vote_stats(votes, players, pass_rule="chance", alpha=0.005).ai_rounds["passed"].tolist() == [True, True]
+
+
+@pytest.mark.parametrize("rule", PASS_RULES)
+def test_with_one_ai_player_ai_rounds_repeat_the_rounds(rule):
+    stats = vote_stats(case_study_votes(), PLAYERS, pass_rule=rule)
+    ai_rounds, rounds = stats.ai_rounds, stats.rounds
+    assert (ai_rounds["player"] == "AI").all()
+    assert ai_rounds["round"].tolist() == rounds["round"].tolist()
+    assert ai_rounds["votes"].tolist() == rounds["ai_votes"].tolist()
+    assert ai_rounds["detection_pct"].tolist() == pytest.approx(rounds["detection_pct"].tolist())
+    assert ai_rounds["passed"].tolist() == rounds["ai_passed"].tolist()
