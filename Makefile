@@ -31,6 +31,8 @@ test: install system-deps
 bench: install
 	$(BIN)/python bench/bench_profiles.py
 	$(BIN)/python bench/bench_report.py
+	$(BIN)/python bench/bench_builder.py
+	$(BIN)/python bench/bench_import.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
