@@ -11,31 +11,9 @@ from pathlib import Path
 
 import click
 
+from .clitools import fail, redact, session_factory, settings
+
 FORMAT_CHOICES = ["auto", "csv", "json", "dramaqa", "tvqa", "cinepile", "moviecore"]
-
-
-def _settings():
-    from .config import Settings
-
-    return Settings.from_env()
-
-
-def _session_factory():
-    from .db import make_engine, make_session_factory
-
-    return make_session_factory(make_engine(_settings().database_url))
-
-
-def _fail(error, consequence: str = "nothing was written") -> None:
-    """Print an input error with every problem it lists, and exit 1."""
-    problems = getattr(error, "problems", None)
-    if problems:
-        click.echo(f"error: {len(problems)} problem{'s' if len(problems) != 1 else ''}; {consequence}", err=True)
-        for problem in problems:
-            click.echo(f"  {problem}", err=True)
-    else:
-        click.echo(f"error: {error}", err=True)
-    sys.exit(1)
 
 
 class _Commands(click.Group):
@@ -55,7 +33,7 @@ def _environment_problem(error: Exception) -> str | None:
     from alembic.util.exc import CommandError
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, ProgrammingError
 
-    url = _redact(_settings().database_url)
+    url = redact(settings().database_url)
     if isinstance(error, (ArgumentError, NoSuchModuleError)):
         return f"DATABASE_URL is not a usable database URL ({url}): {error}"
     if isinstance(error, OperationalError | ProgrammingError):
@@ -101,9 +79,9 @@ def db_upgrade(revision: str) -> None:
     """Apply migrations up to REVISION (default: the newest)."""
     from .db import current_revision, upgrade
 
-    url = _settings().database_url
+    url = settings().database_url
     upgrade(url, revision)
-    click.echo(f"database at revision {current_revision(url)} ({_redact(url)})")
+    click.echo(f"database at revision {current_revision(url)} ({redact(url)})")
 
 
 @db.command("downgrade")
@@ -112,7 +90,7 @@ def db_downgrade(revision: str) -> None:
     """Revert migrations down to REVISION ("base" empties the database)."""
     from .db import current_revision, downgrade
 
-    url = _settings().database_url
+    url = settings().database_url
     downgrade(url, revision)
     click.echo(f"database at revision {current_revision(url) or 'base'}")
 
@@ -122,13 +100,7 @@ def db_current() -> None:
     """Print the database's revision."""
     from .db import current_revision
 
-    click.echo(current_revision(_settings().database_url) or "base (empty)")
-
-
-def _redact(url: str) -> str:
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)
+    click.echo(current_revision(settings().database_url) or "base (empty)")
 
 
 # --- questions ----------------------------------------------------------------------------------
@@ -172,7 +144,7 @@ def questions_check(file: Path, fmt: str) -> None:
     try:
         result = _read(file, fmt)
     except InputError as error:
-        _fail(error, "the file is not valid")
+        fail(error, "the file is not valid")
     click.echo(f"{file.name}: {len(result.records)} questions, format {result.format}, no problems")
     _print_balance(result.records)
 
@@ -190,10 +162,10 @@ def questions_import(file: Path, fmt: str, bank_name: str | None) -> None:
     bank_name = bank_name or file.stem
     try:
         result = _read(file, fmt)
-        with transaction(_session_factory()) as session:
+        with transaction(session_factory()) as session:
             import_bank(session, result, bank_name)
     except InputError as error:
-        _fail(error, "nothing was imported")
+        fail(error, "nothing was imported")
     click.echo(f"imported {len(result.records)} questions ({result.format}) into bank {bank_name!r}; "
                f"{len(result.untagged)} without CogME tags")
     _print_balance(result.records)
@@ -212,13 +184,13 @@ def questions_tag(file: Path, bank_name: str) -> None:
 
     try:
         tags = read_tag_file(file)
-        with transaction(_session_factory()) as session:
+        with transaction(session_factory()) as session:
             bank = bank_by_name(session, bank_name)
             if bank is None:
-                _fail(f"no question bank named {bank_name!r}")
+                fail(f"no question bank named {bank_name!r}")
             count = apply_tags(session, bank, tags, file.name)
     except InputError as error:
-        _fail(error, "no tag was changed")
+        fail(error, "no tag was changed")
     click.echo(f"tagged {count} questions in bank {bank_name!r}")
 
 
@@ -239,15 +211,15 @@ def questions_build(bank_name: str, count: int, rounds: int, mcq: int | None, sh
     from .banks import bank_by_name, bank_records, records_frame
     from .banks.writers import write_native_csv
 
-    with _session_factory()() as session:
+    with session_factory()() as session:
         bank = bank_by_name(session, bank_name)
         if bank is None:
-            _fail(f"no question bank named {bank_name!r}")
+            fail(f"no question bank named {bank_name!r}")
         records = {r.qid: r for r in bank_records(session, bank)}
     try:
         built = build_set(records_frame(list(records.values())), count, rounds, mcq=mcq, shot=shot, seed=seed)
     except ValueError as error:
-        _fail(error)
+        fail(error)
     chosen = built.questions
     click.echo(f"{len(chosen)} questions from {bank_name!r} in {rounds} rounds (seed {seed})")
     for note in built.notes:
@@ -271,7 +243,7 @@ def questions_list() -> None:
 
     from .models import Question, QuestionBank
 
-    with _session_factory()() as session:
+    with session_factory()() as session:
         rows = session.execute(select(QuestionBank.name, func.count(Question.id)).outerjoin(Question)
                                .group_by(QuestionBank.id).order_by(QuestionBank.name)).all()
     if not rows:
@@ -293,7 +265,7 @@ def demo_load() -> None:
     from .db import transaction
     from .demo import load_demo
 
-    with transaction(_session_factory()) as session:
+    with transaction(session_factory()) as session:
         for line in load_demo(session):
             click.echo(line)
 
@@ -306,9 +278,9 @@ def host_login(url: str) -> None:
 
 
 def login_banner(url: str) -> str:
-    settings = _settings()
+    current = settings()
     return (f"Host console: {url}/host/login\n"
-            f"Host password: {settings.host_password}   (from {settings.host_password_source})")
+            f"Host password: {current.host_password}   (from {current.host_password_source})")
 
 
 # --- analyze ------------------------------------------------------------------------------------
@@ -360,12 +332,12 @@ def analyze(questions_file: Path, answers_file: Path, votes_file: Path | None, f
         if (votes_file or sheet_file) and not (players["kind"] == "ai").any():
             needs = " and the ".join(what for what, file in (("votes", votes_file), ("judgment sheet", sheet_file))
                                      if file)
-            _fail(f"no AI player in {answers_file.name}, and the {needs} need one (detection is the share naming "
+            fail(f"no AI player in {answers_file.name}, and the {needs} need one (detection is the share naming "
                   "the AI): name the AI with --ai NAME or a kind column (human/ai) in the answers file")
         votes = read_votes(votes_file, players) if votes_file else None
         sheet = read_sheet(sheet_file, questions, players) if sheet_file else None
     except (InputError, FileError) as error:
-        _fail(error)
+        fail(error)
     result = cogme_profiles(questions, answers, method)
     stats = vote_stats(votes, players, pass_rule, alpha, threshold) if votes is not None else None
     if out_dir:

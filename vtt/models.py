@@ -27,6 +27,7 @@ from sqlalchemy import (
     event,
     text,
 )
+from sqlalchemy.types import TypeDecorator
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
 from analysis.taxonomy import Module
@@ -45,9 +46,34 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
+class UTCDateTime(TypeDecorator):
+    """A timezone-aware UTC timestamp on every backend.
+
+    PostgreSQL keeps the zone itself; SQLite stores text without one, so values are converted to
+    UTC before they are written and come back marked as UTC (naive datetimes are taken as UTC).
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, _dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc)
+
+    def process_result_value(self, value: datetime | None, _dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc)
+
+
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
-    type_annotation_map = {datetime: DateTime(timezone=True), dict[str, Any]: JSON, list[Any]: JSON}
+    type_annotation_map = {datetime: UTCDateTime(), dict[str, Any]: JSON, list[Any]: JSON}
 
 
 def _enum(cls: type[enum.Enum], name: str) -> Enum:
@@ -75,6 +101,23 @@ class SessionStatus(enum.StrEnum):
     DRAFT = "draft"        # configured, nobody admitted yet
     LOBBY = "lobby"        # players and jurors may join
     RUNNING = "running"
+    FINISHED = "finished"
+
+
+class Phase(enum.StrEnum):
+    """Where the live flow of a session stands (see ``vtt.engine.rules`` for the moves between them)."""
+
+    DRAFT = "draft"                    # configured, nobody admitted yet
+    LOBBY = "lobby"                    # players and jurors join and wait
+    ROUND = "round"                    # a round has begun: aliases dealt, no question on screen yet
+    CLIP = "clip"                      # a question and its clip are shown
+    ANSWERING = "answering"            # players answer (until the deadline, if any)
+    ANSWERS_CLOSED = "answers_closed"  # the host checks the answers before the jury sees them
+    JUDGING = "judging"                # the answers are revealed to the jury, who fill their sheets
+    VOTING = "voting"                  # "who is the AI?" for this round
+    VOTE_CLOSED = "vote_closed"        # the tally is computed, not yet shown
+    TALLY = "tally"                    # the tally is on screen
+    IDENTITIES = "identities"          # identities revealed after the round (per-round reveal policy)
     FINISHED = "finished"
 
 
@@ -211,7 +254,7 @@ class VttSession(Base):
     status: Mapped[SessionStatus] = mapped_column(_enum(SessionStatus, "session_status"), default=SessionStatus.DRAFT)
     rounds: Mapped[int] = mapped_column(default=5)
     questions_per_round: Mapped[int] = mapped_column(default=6)
-    seed: Mapped[int] = mapped_column(default=0)  # recorded so every shuffle can be replayed
+    seed: Mapped[int]  # drawn at random when the design gives none; recorded so every shuffle can be replayed
     answer_seconds: Mapped[int | None]  # None: no time limit
     vote_seconds: Mapped[int | None]
     reveal_policy: Mapped[RevealPolicy] = mapped_column(_enum(RevealPolicy, "reveal_policy"), default=RevealPolicy.END)
@@ -221,9 +264,17 @@ class VttSession(Base):
     ai_votes_per_juror: Mapped[int] = mapped_column(default=1)  # "who is the AI" picks per juror per round
     scoring_method: Mapped[ScoringMethod] = mapped_column(
         _enum(ScoringMethod, "scoring_method"), default=ScoringMethod.COGSCI2024)
+    open_join: Mapped[bool] = mapped_column(default=False)  # jurors may join with the code and a nickname
+    design: Mapped[dict[str, Any]] = mapped_column(default=dict)  # the frozen, pre-registered design
+    design_hash: Mapped[str] = mapped_column(String(64), default="")  # sha256 of the canonical design JSON
+    phase: Mapped[Phase] = mapped_column(_enum(Phase, "phase"), default=Phase.DRAFT)
+    phase_deadline_at: Mapped[datetime | None]  # an expired deadline closes its phase by itself
     current_round: Mapped[int | None]
     current_position: Mapped[int | None]
-    state_version: Mapped[int] = mapped_column(default=0)  # bumped on every state change; snapshots carry it
+    state_version: Mapped[int] = mapped_column(default=0)  # bumped on every accepted action; snapshots carry it
+    # The state_version of the last message each audience (host, player, juror, stage) was sent:
+    # a message carries it as prev_version, so a client that missed one sees the gap.
+    audience_versions: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
@@ -240,6 +291,19 @@ class VttSession(Base):
         back_populates="session", cascade="all, delete-orphan", order_by="Juror.id")
 
 
+def _session_keys(table: str, *targets: str) -> tuple[ForeignKeyConstraint, ...]:
+    """Composite foreign keys ``(session_id, X_id) -> X(session_id, id)``: a row can only point at its own session's rows."""
+    columns = {"player": "player_id", "juror": "juror_id", "session_question": "session_question_id"}
+    return tuple(ForeignKeyConstraint(["session_id", columns[target]], [f"{target}.session_id", f"{target}.id"],
+                                      ondelete="CASCADE", name=f"fk_{table}_session_{target}") for target in targets)
+
+
+def _round_key(table: str) -> ForeignKeyConstraint:
+    """``(session_id, round) -> session_round(session_id, number)``: only rounds the session has."""
+    return ForeignKeyConstraint(["session_id", "round"], ["session_round.session_id", "session_round.number"],
+                                ondelete="CASCADE", name=f"fk_{table}_session_round")
+
+
 class SessionRound(Base):
     __tablename__ = "session_round"
     __table_args__ = (UniqueConstraint("session_id", "number"), CheckConstraint("number >= 1", name="number_positive"))
@@ -249,9 +313,11 @@ class SessionRound(Base):
     number: Mapped[int]
     theme: Mapped[str | None] = mapped_column(String(200))
     status: Mapped[RoundStatus] = mapped_column(_enum(RoundStatus, "round_status"), default=RoundStatus.PENDING)
+    participants: Mapped[list[Any] | None]  # player ids who play this round; None: everyone
     vote_opened_at: Mapped[datetime | None]
     vote_closed_at: Mapped[datetime | None]
     revealed_at: Mapped[datetime | None]
+    tally: Mapped[dict[str, Any] | None]  # computed when the vote closes (part 2's statistics)
 
     session: Mapped[VttSession] = relationship(back_populates="round_states")
 
@@ -263,6 +329,8 @@ class SessionQuestion(Base):
     __table_args__ = (
         UniqueConstraint("session_id", "round", "position"),
         UniqueConstraint("session_id", "question_id"),
+        UniqueConstraint("session_id", "id"),  # target of (session_id, session_question_id) keys
+        _round_key("session_question"),
         CheckConstraint("round >= 1 AND position >= 1", name="place_positive"),
     )
 
@@ -278,7 +346,10 @@ class SessionQuestion(Base):
 
     session: Mapped[VttSession] = relationship(back_populates="questions")
     question: Mapped[Question] = relationship()
-    answers: Mapped[list[Answer]] = relationship(back_populates="session_question", cascade="all, delete-orphan")
+    answers: Mapped[list[Answer]] = relationship(
+        back_populates="session_question", cascade="all, delete-orphan",
+        primaryjoin="and_(SessionQuestion.id == foreign(Answer.session_question_id), "
+                    "SessionQuestion.session_id == Answer.session_id)")
 
 
 class Player(Base):
@@ -311,8 +382,8 @@ class RoundAlias(Base):
     __table_args__ = (
         UniqueConstraint("session_id", "round", "alias"),
         UniqueConstraint("session_id", "round", "player_id"),
-        ForeignKeyConstraint(["session_id", "player_id"], ["player.session_id", "player.id"], ondelete="CASCADE",
-                             name="fk_round_alias_session_player"),
+        *_session_keys("round_alias", "player"),
+        _round_key("round_alias"),
         CheckConstraint("round >= 1", name="round_positive"),
         CheckConstraint("alias <> ''", name="alias_not_empty"),
     )
@@ -338,6 +409,7 @@ class Juror(Base):
     age_band: Mapped[str | None] = mapped_column(String(24))
     sex: Mapped[str | None] = mapped_column(String(24))
     expert: Mapped[bool | None]  # AI expert or not
+    juror_group: Mapped[str | None] = mapped_column(String(40))  # e.g. "panel", or "open" for open joins
     joined_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     session: Mapped[VttSession] = relationship(back_populates="jurors")
@@ -347,22 +419,30 @@ class Answer(Base):
     __tablename__ = "answer"
     __table_args__ = (
         UniqueConstraint("session_question_id", "player_id"),
+        UniqueConstraint("player_id", "client_key"),
+        *_session_keys("answer", "session_question", "player"),
         CheckConstraint("latency_ms IS NULL OR latency_ms >= 0", name="latency_positive"),
         CheckConstraint("choice_index IS NULL OR choice_index >= 0", name="choice_index_positive"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    session_question_id: Mapped[int] = mapped_column(ForeignKey("session_question.id", ondelete="CASCADE"))
-    player_id: Mapped[int] = mapped_column(ForeignKey("player.id", ondelete="CASCADE"), index=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"), index=True)
+    session_question_id: Mapped[int] = mapped_column(index=True)
+    player_id: Mapped[int] = mapped_column(index=True)
     text: Mapped[str] = mapped_column(Text, default="")
     choice_index: Mapped[int | None]
     submitted_at: Mapped[datetime] = mapped_column(default=utcnow)
     latency_ms: Mapped[int | None]  # never leaves the host side: it would unblind the jury
     late: Mapped[bool] = mapped_column(default=False)
-    client_key: Mapped[str | None] = mapped_column(String(64))  # the client's retry key
+    redacted: Mapped[bool] = mapped_column(default=False)  # blanked by the host before the reveal
+    edited_at: Mapped[datetime | None]  # the host edited it before the reveal (the original is in the event log)
+    client_key: Mapped[str] = mapped_column(String(64))  # the latest write's client id: replays are recognised
 
-    session_question: Mapped[SessionQuestion] = relationship(back_populates="answers")
-    player: Mapped[Player] = relationship()
+    session_question: Mapped[SessionQuestion] = relationship(
+        back_populates="answers", primaryjoin="and_(SessionQuestion.id == foreign(Answer.session_question_id), "
+                                              "SessionQuestion.session_id == Answer.session_id)")
+    player: Mapped[Player] = relationship(
+        primaryjoin="and_(Player.id == foreign(Answer.player_id), Player.session_id == Answer.session_id)")
     grade: Mapped[Grade | None] = relationship(back_populates="answer", cascade="all, delete-orphan")
 
 
@@ -395,25 +475,31 @@ class SheetEntry(Base):
     __tablename__ = "sheet_entry"
     __table_args__ = (
         UniqueConstraint("juror_id", "session_question_id", "player_id"),
+        UniqueConstraint("juror_id", "client_key"),
+        *_session_keys("sheet_entry", "juror", "session_question", "player"),
         CheckConstraint("human_likeness IS NULL OR (human_likeness >= 1 AND human_likeness <= 5)",
                         name="human_likeness_1_to_5"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    juror_id: Mapped[int] = mapped_column(ForeignKey("juror.id", ondelete="CASCADE"))
-    session_question_id: Mapped[int] = mapped_column(
-        ForeignKey("session_question.id", ondelete="CASCADE"), index=True)
-    player_id: Mapped[int] = mapped_column(ForeignKey("player.id", ondelete="CASCADE"))
+    session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"), index=True)
+    juror_id: Mapped[int] = mapped_column(index=True)
+    session_question_id: Mapped[int] = mapped_column(index=True)
+    player_id: Mapped[int] = mapped_column(index=True)
     alias: Mapped[str] = mapped_column(String(8))  # as the juror saw it
     note: Mapped[str] = mapped_column(Text, default="")
     human_likeness: Mapped[int | None]
     looks_like_ai: Mapped[bool] = mapped_column(default=False)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
-    client_key: Mapped[str | None] = mapped_column(String(64))
+    client_key: Mapped[str] = mapped_column(String(64))  # the latest write's client id
 
-    juror: Mapped[Juror] = relationship()
-    session_question: Mapped[SessionQuestion] = relationship()
-    player: Mapped[Player] = relationship()
+    juror: Mapped[Juror] = relationship(
+        primaryjoin="and_(Juror.id == foreign(SheetEntry.juror_id), Juror.session_id == SheetEntry.session_id)")
+    session_question: Mapped[SessionQuestion] = relationship(
+        primaryjoin="and_(SessionQuestion.id == foreign(SheetEntry.session_question_id), "
+                    "SessionQuestion.session_id == SheetEntry.session_id)")
+    player: Mapped[Player] = relationship(
+        primaryjoin="and_(Player.id == foreign(SheetEntry.player_id), Player.session_id == SheetEntry.session_id)")
 
 
 class Vote(Base):
@@ -423,10 +509,9 @@ class Vote(Base):
     __table_args__ = (
         UniqueConstraint("session_id", "round", "juror_id", "slot"),
         UniqueConstraint("session_id", "round", "juror_id", "player_id"),  # nobody is named twice in a round
-        ForeignKeyConstraint(["session_id", "juror_id"], ["juror.session_id", "juror.id"], ondelete="CASCADE",
-                             name="fk_vote_session_juror"),
-        ForeignKeyConstraint(["session_id", "player_id"], ["player.session_id", "player.id"], ondelete="CASCADE",
-                             name="fk_vote_session_player"),
+        UniqueConstraint("juror_id", "client_key"),
+        *_session_keys("vote", "juror", "player"),
+        _round_key("vote"),
         CheckConstraint("round >= 1", name="round_positive"),
         CheckConstraint("slot >= 1", name="slot_positive"),
         CheckConstraint("confidence IS NULL OR (confidence >= 1 AND confidence <= 5)", name="confidence_1_to_5"),
@@ -443,7 +528,7 @@ class Vote(Base):
     confidence: Mapped[int | None]
     reason: Mapped[str] = mapped_column(Text, default="")
     cast_at: Mapped[datetime] = mapped_column(default=utcnow)
-    client_key: Mapped[str | None] = mapped_column(String(64))
+    client_key: Mapped[str] = mapped_column(String(64))  # the latest write's client id
 
     # Both keys include session_id, so a juror of one session cannot vote for a player of another;
     # the relationships write only juror_id / player_id (session_id is the vote's own).
@@ -453,11 +538,35 @@ class Vote(Base):
         primaryjoin="and_(Player.id == foreign(Vote.player_id), Player.session_id == Vote.session_id)")
 
 
+class IdentityReveal(Base):
+    """A player's identity revealed to the jury after a round (per the session's reveal policy)."""
+
+    __tablename__ = "identity_reveal"
+    __table_args__ = (
+        UniqueConstraint("session_id", "round", "player_id"),
+        *_session_keys("identity_reveal", "player"),
+        _round_key("identity_reveal"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"))
+    round: Mapped[int]
+    player_id: Mapped[int] = mapped_column(index=True)
+    revealed_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class Event(Base):
-    """Append-only log of everything that happened (who did what, when); never updated or deleted."""
+    """Append-only log of everything that happened (who did what, when); never updated or deleted.
+
+    An accepted client action is logged with the client's id for it (``client_key``), unique per
+    actor: the log is also what recognises a replayed action.
+    """
 
     __tablename__ = "event"
-    __table_args__ = (Index("ix_event_session_at", "session_id", "id"),)
+    __table_args__ = (
+        Index("ix_event_session_at", "session_id", "id"),
+        UniqueConstraint("session_id", "actor", "client_key"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     session_id: Mapped[int | None]  # no foreign key: the history outlives a deleted session
@@ -465,6 +574,7 @@ class Event(Base):
     kind: Mapped[str] = mapped_column(String(60))
     actor: Mapped[str] = mapped_column(String(120), default="system")
     payload: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    client_key: Mapped[str | None] = mapped_column(String(64))
 
 
 class AppendOnlyError(RuntimeError):
