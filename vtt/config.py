@@ -50,6 +50,8 @@ class Settings:
     secret_key: str
     host_password: str
     host_password_source: str  # where the host finds it again: the file, or the variable
+    base_url: str | None  # what players' and jurors' links start with (VTT_BASE_URL); None: derived from the server
+    audit_log: str | None  # VTT_AUDIT_LOG: every message sent to clients, one JSON line each
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -68,6 +70,8 @@ class Settings:
             secret_key=env.get("SECRET_KEY") or _kept_secret(instance / "secret_key", lambda: secrets.token_hex(32)),
             host_password=password or _kept_secret(instance / "host_password", lambda: secrets.token_urlsafe(9)),
             host_password_source="VTT_HOST_PASSWORD" if password else str(instance / "host_password"),
+            base_url=(env.get("VTT_BASE_URL") or "").rstrip("/") or None,
+            audit_log=env.get("VTT_AUDIT_LOG") or None,
         )
 
     def flask_config(self) -> dict:
@@ -77,6 +81,8 @@ class Settings:
             "REDIS_URL": self.redis_url,
             "HOST_PASSWORD": self.host_password,
             "INSTANCE_PATH": str(self.instance_path),
+            "BASE_URL": self.base_url,
+            "AUDIT_LOG": self.audit_log,
             "SESSION_COOKIE_HTTPONLY": True,
             "SESSION_COOKIE_SAMESITE": "Lax",
             "MAX_CONTENT_LENGTH": 64 * 1024 * 1024,
