@@ -85,6 +85,46 @@ def test_host_login_banner(run):
     assert "http://127.0.0.1:5000/host/login" in output and f"Host password: {HOST_PASSWORD}" in output
 
 
+def test_host_login_follows_the_host_and_port(monkeypatch):
+    import vtt.netaddr
+
+    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
+    monkeypatch.delenv("VTT_BASE_URL", raising=False)
+    runner = CliRunner()
+
+    def console(*args: str) -> str:
+        result = runner.invoke(main, ["host-login", *args], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.output.splitlines()[0]
+
+    assert console("--port", "8081") == "Host console: http://127.0.0.1:8081/host/login"
+    # Listening on every interface: print the address phones on the LAN can reach.
+    assert console("--host", "0.0.0.0", "--port", "8081") == "Host console: http://192.168.7.23:8081/host/login"
+    assert console("--host", "::") == "Host console: http://192.168.7.23:5000/host/login"
+    assert console("--url", "http://vtt.lan:9000/", "--port", "8081") == "Host console: http://vtt.lan:9000/host/login"
+    monkeypatch.setenv("VTT_BASE_URL", "https://vtt.example.org/")
+    assert console("--host", "0.0.0.0") == "Host console: https://vtt.example.org/host/login"
+
+
+def _commands(group, path=()):
+    import click
+
+    for name, command in group.commands.items():
+        yield (*path, name), command
+        if isinstance(command, click.Group):
+            yield from _commands(command, (*path, name))
+
+
+def test_help_shows_no_doubled_percent_signs():
+    runner = CliRunner()
+    analyze = runner.invoke(main, ["analyze", "--help"])
+    assert analyze.exit_code == 0 and "%%" not in analyze.output
+    assert "Detection % at or below" in " ".join(analyze.output.split())
+    for path, _command in [((), main), *_commands(main)]:
+        result = runner.invoke(main, [*path, "--help"])
+        assert result.exit_code == 0 and "%%" not in result.output, path
+
+
 def test_generated_secrets_are_kept_in_the_instance_folder(instance, monkeypatch):
     from vtt.config import Settings
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import urllib.request
@@ -12,7 +13,7 @@ from sqlalchemy import func, select
 
 from vtt.cli import main
 from vtt.models import Player, PlayerKind, Question, QuestionBank, SessionQuestion, VttSession
-from tests.conftest import HOST_PASSWORD, ROOT, ServedApp
+from tests.conftest import HOST_PASSWORD, ROOT, ServedApp, free_port
 
 
 def test_demo_loads_once(database_url, db):
@@ -59,3 +60,68 @@ def test_serving_an_unmigrated_database_says_what_to_do(tmp_path):
                             text=True, timeout=60)
     assert result.returncode == 1
     assert "the database is at revision base (empty), this code needs 0001: run `vtt db upgrade` first" in result.stderr
+
+
+def test_a_busy_port_is_one_line_not_a_traceback(database_url):
+    env = {**os.environ, "VTT_ASYNC_MODE": "gevent"}  # VTT_INSTANCE_PATH and DATABASE_URL come from the fixtures
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run([sys.executable, "run.py", "--port", str(port)], env=env, cwd=ROOT,
+                                capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "Host console" not in result.stdout
+    message = result.stderr.strip()
+    assert len(message.splitlines()) == 1, message
+    assert f"port {port} is busy on 127.0.0.1" in message
+    assert f"make run PORT={port + 1}" in message and f"--port {port + 1}" in message
+
+
+def test_the_banner_on_all_interfaces_shows_the_lan_address(database_url, monkeypatch, capsys, tmp_path):
+    """``vtt serve --host 0.0.0.0`` prints an address phones can use, not 127.0.0.1."""
+    import vtt.netaddr
+    import vtt.server
+    from vtt.app import create_app
+
+    served = {}
+    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
+    monkeypatch.delenv("VTT_BASE_URL", raising=False)
+    # No gevent in the test process, and no real serving: keep the app the server would run.
+    monkeypatch.setattr(vtt.server, "create_app",
+                        lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}))
+    monkeypatch.setattr(vtt.server.socketio, "run", lambda app, **options: served.update(app=app, **options))
+    port = free_port()
+    log = str(tmp_path / "audit.jsonl")
+    vtt.server.serve("0.0.0.0", port, audit_log=log)
+    output = capsys.readouterr().out
+    assert f"Host console: http://192.168.7.23:{port}/host/login" in output
+    assert f"Serving on http://0.0.0.0:{port}" in output
+    assert (served["host"], served["port"]) == ("0.0.0.0", port)
+    assert served["app"].config["AUDIT_LOG"] == log
+    assert (served["app"].config["SERVE_HOST"], served["app"].config["SERVE_PORT"]) == ("0.0.0.0", port)
+
+    monkeypatch.setenv("VTT_BASE_URL", "https://vtt.example.org")
+    vtt.server.serve("0.0.0.0", port)
+    assert "Host console: https://vtt.example.org/host/login" in capsys.readouterr().out
+
+
+def test_a_port_taken_after_the_check_is_still_one_line(database_url, monkeypatch):
+    import errno
+
+    import click
+    import pytest
+
+    import vtt.server
+    from vtt.app import create_app
+
+    def taken(app, **options):
+        raise OSError(errno.EADDRINUSE, "Address already in use")
+
+    monkeypatch.setattr(vtt.server, "create_app",
+                        lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}))
+    monkeypatch.setattr(vtt.server.socketio, "run", taken)
+    port = free_port()
+    with pytest.raises(click.ClickException, match=f"port {port} is busy on 127.0.0.1"):
+        vtt.server.serve("127.0.0.1", port)

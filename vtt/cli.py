@@ -55,15 +55,18 @@ def main() -> None:
 
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on (0.0.0.0 for a LAN).")
-@click.option("--port", default=5000, show_default=True, type=int)
-def serve(host: str, port: int) -> None:
+@click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--audit-log", type=click.Path(dir_okay=False),
+              help="Append every message the server sends to clients to this file, one JSON line each "
+                   "(default: VTT_AUDIT_LOG).")
+def serve(host: str, port: int, audit_log: str | None) -> None:
     """Serve the app with gevent (websockets included)."""
     from gevent import monkey
 
     monkey.patch_all()
     from .server import serve as run_server
 
-    run_server(host, port)
+    run_server(host, port, audit_log)
 
 
 # --- db -----------------------------------------------------------------------------------------
@@ -271,10 +274,16 @@ def demo_load() -> None:
 
 
 @main.command("host-login")
-@click.option("--url", default="http://127.0.0.1:5000", show_default=True)
-def host_login(url: str) -> None:
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The host the server listens on (as given to serve); 0.0.0.0 prints this machine's LAN address.")
+@click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535),
+              help="The port the server listens on.")
+@click.option("--url", help="Print this address instead (e.g. behind a proxy); VTT_BASE_URL does the same.")
+def host_login(host: str, port: int, url: str | None) -> None:
     """Print where and how the host signs in."""
-    click.echo(login_banner(url))
+    from .netaddr import base_url
+
+    click.echo(login_banner(url.rstrip("/") if url else base_url(host, port, settings().base_url)))
 
 
 def login_banner(url: str) -> str:
@@ -301,7 +310,7 @@ def login_banner(url: str) -> str:
 @click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True),
               help="Significance level of the chance rule.")
 @click.option("--threshold", default=70.0, show_default=True, type=click.FloatRange(0, 100),
-              help="Detection %% at or below which the AI passes (threshold rule).")
+              help="Detection % at or below which the AI passes (threshold rule).")
 @click.option("--ai", "ai_names", multiple=True, help="A player who is an AI (repeat for several).")
 @click.option("--sheet", "sheet_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="CSV juror,qid,player,looks_like_ai of the judgment sheets: adds exposure.csv and an exposure "

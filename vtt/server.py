@@ -2,23 +2,63 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import socket
+
 import click
 
 from .app import create_app
 from .db import current_revision, head_revision
 from .extensions import socketio
+from .netaddr import base_url
 
 
-def serve(host: str = "127.0.0.1", port: int = 5000) -> None:
+def serve(host: str = "127.0.0.1", port: int = 5000, audit_log: str | None = None) -> None:
     from .cli import login_banner
 
-    app = create_app({"SOCKETIO_ASYNC_MODE": "gevent"})
+    overrides: dict = {"SOCKETIO_ASYNC_MODE": "gevent", "SERVE_HOST": host, "SERVE_PORT": port}
+    if audit_log:
+        overrides["AUDIT_LOG"] = audit_log
+    app = create_app(overrides)
     found, expected = current_revision(app.config["DATABASE_URL"]), head_revision()
     if found != expected:
         # Serving an old schema would answer every page with a 500; say what to do instead.
         raise click.ClickException(f"the database is at revision {found or 'base (empty)'}, this code needs "
                                    f"{expected}: run `vtt db upgrade` first (make run does)")
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    click.echo(login_banner(f"http://{shown}:{port}"))
+    check_port(host, port)
+    click.echo(login_banner(base_url(host, port, app.config.get("BASE_URL"))))
     click.echo(f"Serving on http://{host}:{port} (gevent, {socketio.server.eio.async_mode}); Ctrl-C stops.")
-    socketio.run(app, host=host, port=port, log_output=False, use_reloader=False)
+    try:
+        socketio.run(app, host=host, port=port, log_output=False, use_reloader=False)
+    except OSError as error:  # taken between the check and now
+        if error.errno not in _BIND_ERRORS:
+            raise
+        raise click.ClickException(port_problem(host, port, error)) from error
+
+
+_BIND_ERRORS = (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL)
+
+
+def check_port(host: str, port: int) -> None:
+    """Bind (and release) ``host:port`` as the server will, so a busy port is one line, not a traceback."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET  # as gevent's server decides
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            if os.name != "nt":  # the server reuses addresses too, so a port in TIME_WAIT is not "busy"
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as error:
+        raise click.ClickException(port_problem(host, port, error)) from error
+
+
+def port_problem(host: str, port: int, error: OSError) -> str:
+    other = port + 1 if port < 65535 else 8080
+    pick = f"serve on another port with `make run PORT={other}` or `--port {other}`"
+    if error.errno == errno.EADDRINUSE:
+        return f"port {port} is busy on {host} (another program is listening there): {pick}"
+    if error.errno == errno.EACCES:
+        return f"not allowed to listen on port {port} (ports below 1024 need root): {pick}"
+    reason = error.strerror or str(error)
+    return (f"cannot listen on {host}:{port} ({reason}): give --host an address of this machine "
+            "(127.0.0.1, or 0.0.0.0 for the LAN: `make run HOST=0.0.0.0`)")
