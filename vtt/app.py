@@ -15,6 +15,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     register_config(app, test_config)
     register_extensions(app)
     register_blueprints(app)
+    register_realtime(app)
     register_template_helpers(app)
     return app
 
@@ -39,6 +40,13 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(host.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("host.dashboard")))
     app.add_url_rule("/healthz", "healthz", lambda: {"status": "ok"})
+
+
+def register_realtime(app: Flask) -> None:
+    from .realtime import handlers  # noqa: F401 - registers the Socket.IO handlers (once per process)
+    from .realtime.live import Live
+
+    app.extensions["vtt.live"] = Live(app, socketio, db.factory(app))
 
 
 def register_template_helpers(app: Flask) -> None:

@@ -22,6 +22,33 @@ def make_engine(url: str, **kwargs) -> Engine:
     return create_engine(url, **kwargs)
 
 
+def make_writer_engine(url: str) -> Engine:
+    """The engine of a process's one writer.
+
+    On SQLite every transaction starts with ``BEGIN IMMEDIATE`` (the write lock is taken first,
+    so check-then-insert is atomic) and never waits for the lock inside SQLite: a busy database
+    fails at once and the writer retries after yielding (under gevent a wait inside C would
+    freeze every greenlet of the server).
+    """
+    if not url.startswith("sqlite"):
+        return make_engine(url)
+    engine = create_engine(url, connect_args={"timeout": 0, "isolation_level": None})
+    event.listen(engine, "connect", _sqlite_pragmas)
+    event.listen(engine, "connect", _no_busy_wait)
+    event.listen(engine, "begin", lambda connection: connection.exec_driver_sql("BEGIN IMMEDIATE"))
+    return engine
+
+
+def _no_busy_wait(dbapi_connection, _record) -> None:
+    dbapi_connection.execute("PRAGMA busy_timeout=0")
+
+
+def is_locked(error: Exception) -> bool:
+    """Whether a database error only means another writer holds SQLite's lock (retry later)."""
+    text = str(getattr(error, "orig", error)).lower()
+    return "database is locked" in text or "database is busy" in text
+
+
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     in_memory = dbapi_connection.execute("PRAGMA database_list").fetchone()[2] == ""
@@ -29,7 +56,7 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA synchronous=FULL")  # an acknowledged write is on disk
     cursor.close()
 
 

@@ -1,0 +1,211 @@
+"""What each audience may see: the only place payloads for jurors and the stage are built.
+
+Blinding is an allowlist, not a filter: every juror/stage payload below is assembled field by
+field from plain values.  No model object and no player record is ever serialised, so a player's
+name, id, kind, token, age, stage and answer time cannot reach the jury by accident.  After a
+round's reveal the jury learns what the host chose to reveal (:func:`identities`), by alias.
+
+Host payloads (names, kinds, latencies, tells) are built here too, so one module says who sees what.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ..models import Phase, PlayerKind, QuestionType
+from .state import AnswerInfo, LiveState, QuestionInfo
+from .tells import identity_tells
+
+# Phases in which the current round's tally is on screen (or was, and the round is over).
+TALLY_SHOWN = (Phase.TALLY, Phase.IDENTITIES, Phase.FINISHED)
+
+
+def iso(moment: datetime | None) -> str | None:
+    return moment.isoformat().replace("+00:00", "Z") if moment else None
+
+
+# --- shared by every audience ------------------------------------------------------------------
+
+def status(state: LiveState) -> dict[str, Any]:
+    """Where the flow stands: the same for everyone."""
+    current = state.current_round
+    return {
+        "phase": state.phase.value,
+        "round": state.round,
+        "rounds": state.rounds,
+        "position": state.position,
+        "questions_in_round": len(state.round_questions(state.round)) if state.round else 0,
+        "deadline": iso(state.deadline),
+        "theme": current.theme if current else None,
+        "vote_slots": state.ai_votes_per_juror,
+        "open_join": state.open_join,
+    }
+
+
+def question(item: QuestionInfo) -> dict[str, Any]:
+    """A question as players, jurors and the stage see it: no key."""
+    return {
+        "id": item.id,
+        "round": item.round,
+        "position": item.position,
+        "text": item.text,
+        "type": item.type.value,
+        "choices": list(item.choices),
+        "clip": {"src": item.clip_source, "start": item.clip_start, "end": item.clip_end, "kind": item.clip_kind},
+    }
+
+
+def round_card(state: LiveState, number: int | None) -> dict[str, Any] | None:
+    """A round's aliases, sorted (which alias is whom is never part of it)."""
+    if number is None:
+        return None
+    info = state.round_info[number]
+    return {"round": number, "theme": info.theme, "aliases": sorted(info.aliases.values())}
+
+
+# --- jury and stage ---------------------------------------------------------------------------
+
+def revealed_answers(state: LiveState, item: QuestionInfo) -> dict[str, Any]:
+    """All answers to one question, in the recorded shuffled order, every one the same shape."""
+    by_alias = state.round_info[item.round].aliases
+    answers = state.answers.get(item.id, {})
+    rows = []
+    for alias in item.reveal_order or []:
+        player = next(pid for pid, name in by_alias.items() if name == alias)
+        answer = answers.get(player)
+        rows.append(_blind_answer(alias, item, answer))
+    return {"question": item.id, "round": item.round, "position": item.position, "answers": rows}
+
+
+def _blind_answer(alias: str, item: QuestionInfo, answer: AnswerInfo | None) -> dict[str, Any]:
+    choice = answer.choice_index if answer else None
+    choice_text = item.choices[choice] if choice is not None and choice < len(item.choices) else None
+    text = answer.text if answer else ""
+    if item.type is QuestionType.MCQ and choice_text is not None:
+        text = choice_text
+    return {"alias": alias, "text": text, "choice": choice, "answered": bool(answer and (text or choice is not None))}
+
+
+def blind_tally(tally: dict[str, Any]) -> dict[str, Any]:
+    """A round's tally by alias only: counts, abstentions, who had a majority."""
+    return {
+        "round": tally["round"],
+        "votes": [{"alias": row["alias"], "votes": row["votes"]} for row in tally["players"]],
+        "cast": tally["cast"],
+        "abstentions": tally["abstentions"],
+        "majority": tally["majority_alias"],
+    }
+
+
+def identities(state: LiveState, number: int) -> dict[str, Any]:
+    """What the jury is told about a round's revealed players: alias -> AI or human (age, stage)."""
+    info = state.round_info[number]
+    rows = []
+    for player_id in sorted(info.revealed, key=lambda pid: info.aliases.get(pid, "")):
+        player = state.players[player_id]
+        rows.append({"alias": info.aliases.get(player_id), "is_ai": player.kind is PlayerKind.AI,
+                     "age": player.age if player.kind is PlayerKind.HUMAN else None,
+                     "stage": player.stage if player.kind is PlayerKind.HUMAN else None})
+    return {"round": number, "revealed": rows}
+
+
+def vote_count(state: LiveState) -> dict[str, Any]:
+    """How many jurors have voted in the round (not for whom)."""
+    return {"round": state.round, "voted": state.voted_jurors(), "jurors": len(state.juror_labels)}
+
+
+def jury_view(state: LiveState) -> dict[str, Any]:
+    """Everything the jury (and the stage) may see now, for snapshots."""
+    current = state.current_question
+    revealed = [revealed_answers(state, q) for q in state.round_questions(state.round) if q.revealed_at]
+    shown_tallies = []
+    for number, info in sorted(state.round_info.items()):
+        if info.tally and (number < (state.round or 0) or state.phase in TALLY_SHOWN):
+            shown_tallies.append(blind_tally(info.tally))
+    return {
+        "status": status(state),
+        "round": round_card(state, state.round),
+        "question": question(current) if current and current.shown_at else None,
+        "revealed": revealed,
+        "tallies": shown_tallies,
+        "identities": [identities(state, n) for n, info in sorted(state.round_info.items()) if info.revealed],
+    }
+
+
+def stage_snapshot(state: LiveState) -> dict[str, Any]:
+    return {"role": "stage", "session": {"code": state.code, "name": state.name}, **jury_view(state),
+            "votes": vote_count(state) if state.phase is Phase.VOTING else None}
+
+
+def juror_snapshot(state: LiveState, label: str, sheet: list[dict[str, Any]], votes: list[dict[str, Any]]) -> dict[str, Any]:
+    """``sheet`` and ``votes`` are the juror's own rows of the current round (alias, never player)."""
+    mine_sheet = [{"question": row["question"], "alias": row["alias"], "note": row["note"],
+                   "human_likeness": row["human_likeness"], "looks_like_ai": row["looks_like_ai"]} for row in sheet]
+    mine_votes = [{"round": row["round"], "slot": row["slot"], "alias": row["alias"],
+                   "confidence": row["confidence"], "reason": row["reason"]} for row in votes]
+    return {"role": "juror", "session": {"code": state.code, "name": state.name}, "me": {"label": label},
+            **jury_view(state), "sheet": mine_sheet, "votes": mine_votes}
+
+
+# --- players -----------------------------------------------------------------------------------
+
+def player_snapshot(state: LiveState, player_id: int) -> dict[str, Any]:
+    current = state.current_question
+    playing = state.round is not None and player_id in state.participants(state.round)
+    mine = state.answers.get(current.id, {}).get(player_id) if current else None
+    return {
+        "role": "player",
+        "session": {"code": state.code, "name": state.name},
+        "me": {"name": state.players[player_id].name},
+        "status": status(state),
+        "playing": playing,
+        "question": question(current) if current and current.shown_at and playing else None,
+        "answer": {"question": current.id, "text": mine.text, "choice": mine.choice_index} if mine else None,
+    }
+
+
+# --- host ------------------------------------------------------------------------------------------
+
+def host_question(item: QuestionInfo) -> dict[str, Any]:
+    return {**question(item), "qid": item.qid, "answer_index": item.answer_index,
+            "reference_answer": item.reference_answer}
+
+
+def host_answer(state: LiveState, item: QuestionInfo, answer: AnswerInfo) -> dict[str, Any]:
+    player = state.players[answer.player_id]
+    alias = state.round_info[item.round].aliases.get(answer.player_id)
+    return {"question": item.id, "player": {"id": player.id, "name": player.name, "kind": player.kind.value},
+            "alias": alias, "text": answer.text, "choice": answer.choice_index, "latency_ms": answer.latency_ms,
+            "redacted": answer.redacted, "edited": answer.edited, "tells": identity_tells(answer.text)}
+
+
+def host_tells(state: LiveState, item: QuestionInfo) -> dict[str, Any]:
+    """Answers of a question that would give their player away, for the host to redact or edit."""
+    warnings = [host_answer(state, item, answer) for answer in state.answers.get(item.id, {}).values()
+                if identity_tells(answer.text)]
+    return {"question": item.id, "warnings": warnings}
+
+
+def host_snapshot(state: LiveState, connected: dict[str, Any] | None = None) -> dict[str, Any]:
+    current = state.current_question
+    round_answers = {}
+    for item in state.round_questions(state.round):
+        round_answers[item.id] = [host_answer(state, item, a) for a in state.answers.get(item.id, {}).values()]
+    return {
+        "role": "host",
+        "session": {"id": state.session_id, "code": state.code, "name": state.name, "seed": state.seed,
+                    "reveal_policy": state.reveal_policy.value},
+        "status": status(state),
+        "players": [{"id": p.id, "name": p.name, "kind": p.kind.value, "age": p.age, "stage": p.stage}
+                    for p in state.players.values()],
+        "rounds": [{"round": n, "theme": info.theme, "participants": state.participants(n),
+                    "aliases": {str(pid): alias for pid, alias in info.aliases.items()},
+                    "tally": info.tally, "revealed": sorted(info.revealed)}
+                   for n, info in sorted(state.round_info.items())],
+        "questions": [host_question(q) for q in sorted(state.questions.values(), key=lambda q: (q.round, q.position))],
+        "question": host_question(current) if current else None,
+        "answers": round_answers,
+        "votes": vote_count(state),
+        "connected": connected or {},
+    }

@@ -1,0 +1,524 @@
+"""The rules of a Video Turing Test: which action fits which state, and what follows from it.
+
+``decide(state, action, now, tally)`` checks an action of the host, a player, a juror, a guest
+(open join) or the system clock against the state and the actor's role.  A misfit raises
+:class:`Refusal` with a code and a sentence, and changes nothing.  An accepted action returns an
+:class:`Outcome`: the effects (applied to ``state`` before returning, and written to the database
+by the caller), the messages per audience, and what the actor's acknowledgement carries.
+
+Flow: draft -> lobby -> per round [round -> per question (clip -> answering -> answers_closed ->
+judging) -> voting -> vote_closed -> tally -> (identities)] -> finished.  Deadlines are data: an
+expired one closes its phase on the next action or clock tick (``decide`` runs the clock first).
+
+Every shuffle derives from the session's recorded seed: the aliases of a round and the order of
+a question's answers can be recomputed from the seed alone.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..models import Phase, QuestionType, RevealPolicy
+from . import audiences
+from .state import (
+    AddJuror,
+    DealAliases,
+    Effect,
+    EditAnswer,
+    LiveState,
+    LogEvent,
+    MarkQuestion,
+    MarkRound,
+    RevealIdentity,
+    SaveAnswer,
+    SaveSheet,
+    SaveVote,
+    SetOpenJoin,
+    SetParticipants,
+    SetPhase,
+    SetTally,
+    apply_effect,
+)
+
+ALIASES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+MAX_TEXT = 4000  # an answer, a note or a reason
+MAX_EXTEND_SECONDS = 3600
+
+Tally = Callable[[LiveState, int], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Actor:
+    role: str  # host | player | juror | guest | system
+    id: int | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.role}:{self.id}" if self.id is not None else self.role
+
+
+SYSTEM = Actor("system")
+
+
+@dataclass(frozen=True)
+class Action:
+    actor: Actor
+    name: str
+    args: dict[str, Any] = field(default_factory=dict, hash=False)
+    client_key: str | None = None
+
+
+@dataclass(frozen=True)
+class Message:
+    """One event for one audience; ``replaces`` lets a later message of a batch supersede it."""
+
+    audience: str
+    event: str
+    payload: dict[str, Any]
+    replaces: str | None = None
+
+
+@dataclass
+class Outcome:
+    """What an accepted action does; ``announce`` builds its messages from the state after it."""
+
+    effects: list[Effect] = field(default_factory=list)
+    reply: dict[str, Any] = field(default_factory=dict)
+    announce: Callable[[LiveState], list[Message]] | None = None
+    status_changed: bool = False
+    messages: list[Message] = field(default_factory=list)
+
+
+class Refusal(Exception):
+    """An action that does not fit: ``code`` for programs, ``message`` for people."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+        self.before: list[Outcome] = []  # the clock's outcome when a deadline expired just before
+
+    def as_error(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+# --- the entry point ---------------------------------------------------------------------------
+
+def decide(state: LiveState, action: Action, now: datetime, tally: Tally) -> list[Outcome]:
+    """The outcomes of ``action`` (an expired deadline's own outcome first, if any).
+
+    Each outcome is already applied to ``state`` and counted in ``state_version``.  Raises
+    :class:`Refusal` when the action does not fit; the clock's outcome, if any, still stands
+    (the refusal carries it as ``before``).  The action ``tick`` only runs the clock.
+    """
+    outcomes = []
+    expired = _expire(state, now, tally)
+    if expired:
+        outcomes.append(expired)
+    if action.name == "tick":
+        return outcomes
+    handler = _HANDLERS.get(action.name)
+    try:
+        if handler is None:
+            raise Refusal("unknown_action", f"there is no action called {action.name!r}")
+        roles, function = handler
+        if action.actor.role not in roles:
+            raise Refusal("not_allowed", f"a {action.actor.role} cannot {action.name.replace('_', ' ')}")
+        outcome = function(state, action, now, tally)
+    except Refusal as refusal:
+        refusal.before = outcomes
+        raise
+    outcome.effects.append(LogEvent(action.name, action.actor.label, _loggable(action.args), action.client_key, now))
+    _commit(state, outcome)
+    outcomes.append(outcome)
+    return outcomes
+
+
+def _commit(state: LiveState, outcome: Outcome) -> None:
+    for effect in outcome.effects:
+        apply_effect(state, effect)
+    state.state_version += 1
+    outcome.reply.setdefault("state_version", state.state_version)
+    if outcome.status_changed:
+        outcome.messages += _to_everyone("status", audiences.status(state))
+    if outcome.announce:
+        outcome.messages += outcome.announce(state)
+
+
+def _loggable(args: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in args.items() if key != "token"}
+
+
+def _expire(state: LiveState, now: datetime, tally: Tally) -> Outcome | None:
+    """Close the current phase when its deadline has passed."""
+    if state.deadline is None or now < state.deadline:
+        return None
+    if state.phase is Phase.ANSWERING:
+        outcome = _close_answering_outcome(state, now)
+    elif state.phase is Phase.VOTING:
+        outcome = _close_vote_outcome(state, now, tally)
+    else:
+        return None
+    outcome.effects.append(LogEvent("deadline", SYSTEM.label, {"phase": state.phase.value}, None, now))
+    _commit(state, outcome)
+    return outcome
+
+
+# --- helpers --------------------------------------------------------------------------------------
+
+def _require(condition: bool, code: str, message: str) -> None:
+    if not condition:
+        raise Refusal(code, message)
+
+
+def _phase(state: LiveState, *phases: Phase, doing: str) -> None:
+    if state.phase not in phases:
+        raise Refusal("wrong_phase", f"cannot {doing} now: the session is at {state.phase.value.replace('_', ' ')}")
+
+
+def _to_everyone(event: str, payload: dict[str, Any]) -> list[Message]:
+    return [Message(audience, event, payload) for audience in ("host", "player", "juror", "stage")]
+
+
+def _move(state: LiveState, outcome: Outcome, phase: Phase, round_: int | None, position: int | None,
+          deadline: datetime | None) -> None:
+    outcome.effects.append(SetPhase(phase, round_, position, deadline))
+    outcome.status_changed = True
+
+
+def _seconds(value: Any, default: int | None) -> int | None:
+    if value is None:
+        return default
+    _require(isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_EXTEND_SECONDS,
+             "bad_seconds", f"seconds must be a whole number from 1 to {MAX_EXTEND_SECONDS}")
+    return value
+
+
+def _text(value: Any, name: str, *, required: bool = False) -> str:
+    text = "" if value is None else value
+    _require(isinstance(text, str), "bad_field", f"{name} must be text")
+    text = text.strip()
+    _require(len(text) <= MAX_TEXT, "too_long", f"{name} is longer than {MAX_TEXT} characters")
+    _require(bool(text) or not required, "empty", f"{name} is empty")
+    return text
+
+
+def _whole(value: Any, name: str, low: int, high: int, *, optional: bool = True) -> int | None:
+    if value is None and optional:
+        return None
+    _require(isinstance(value, int) and not isinstance(value, bool) and low <= value <= high,
+             "bad_field", f"{name} must be a whole number from {low} to {high}")
+    return value
+
+
+def alias_order(seed: int, round_: int, players: list[int]) -> list[tuple[int, str]]:
+    """The round's aliases: players (sorted by id) dealt a shuffled run of letters, from the seed."""
+    letters = list(ALIASES[:len(players)])
+    random.Random(f"{seed}/aliases/{round_}").shuffle(letters)
+    return list(zip(sorted(players), letters))
+
+
+def answer_order(seed: int, round_: int, position: int, aliases: list[str]) -> list[str]:
+    """The order a question's answers are listed in, from the seed."""
+    order = sorted(aliases)
+    random.Random(f"{seed}/answers/{round_}/{position}").shuffle(order)
+    return order
+
+
+# --- host: the flow ------------------------------------------------------------------------------
+
+def _open_lobby(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _phase(state, Phase.DRAFT, doing="open the lobby")
+    outcome = Outcome()
+    _move(state, outcome, Phase.LOBBY, None, None, None)
+    return outcome
+
+
+def _start_round(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _phase(state, Phase.LOBBY, Phase.VOTE_CLOSED, Phase.TALLY, Phase.IDENTITIES, doing="start a round")
+    number = (state.round or 0) + 1
+    _require(number <= state.rounds, "no_more_rounds", f"round {state.round} was the last: finish the session")
+    outcome = Outcome()
+    outcome.effects.append(DealAliases(number, tuple(alias_order(state.seed, number, state.participants(number)))))
+    _move(state, outcome, Phase.ROUND, number, None, None)
+    outcome.announce = lambda after: [Message(audience, "round", audiences.round_card(after, number))
+                                      for audience in ("juror", "stage")]
+    outcome.reply["round"] = number
+    return outcome
+
+
+def _set_participants(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    number = _whole(action.args.get("round"), "round", 1, state.rounds, optional=False)
+    _require(not state.round_info[number].aliases, "round_started",
+             f"round {number} has begun: its players are fixed")
+    chosen = action.args.get("players")
+    if chosen is not None:
+        _require(isinstance(chosen, list) and all(isinstance(p, int) and not isinstance(p, bool) for p in chosen),
+                 "bad_field", "players must be a list of player ids, or null for everyone")
+        unknown = sorted(set(chosen) - set(state.players))
+        _require(not unknown, "unknown_player", f"no player with id {unknown[0] if unknown else ''} in this session")
+        _require(len(set(chosen)) >= 2, "too_few_players", "a round needs at least two players")
+        chosen = tuple(sorted(set(chosen)))
+    return Outcome(effects=[SetParticipants(number, chosen)], reply={"round": number})
+
+
+def _show_question(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _phase(state, Phase.ROUND, Phase.JUDGING, doing="show the next question")
+    position = (state.position or 0) + 1
+    item = next((q for q in state.round_questions(state.round) if q.position == position), None)
+    _require(item is not None, "round_done", f"round {state.round} has no more questions: open the vote")
+    outcome = Outcome(effects=[MarkQuestion(item.id, "shown_at", now)])
+    _move(state, outcome, Phase.CLIP, state.round, position, None)
+    outcome.announce = lambda after: _question_messages(after, item)
+    return outcome
+
+
+def _question_messages(state: LiveState, item) -> list[Message]:
+    shown = audiences.question(item)
+    playing = Message("player", "question", shown)  # a player sitting this round out ignores it (snapshot: playing)
+    return [playing, Message("juror", "question", shown), Message("stage", "question", shown),
+            Message("host", "question", audiences.host_question(item))]
+
+
+def _open_answering(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _phase(state, Phase.CLIP, doing="open answering")
+    seconds = _seconds(action.args.get("seconds"), state.answer_seconds)
+    outcome = Outcome()
+    _move(state, outcome, Phase.ANSWERING, state.round, state.position,
+          now + timedelta(seconds=seconds) if seconds else None)
+    return outcome
+
+
+def _extend(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _phase(state, Phase.ANSWERING, Phase.VOTING, doing="extend the time")
+    seconds = _seconds(action.args.get("seconds"), None)
+    _require(seconds is not None, "bad_seconds", "say by how many seconds")
+    start = state.deadline if state.deadline and state.deadline > now else now
+    outcome = Outcome()
+    _move(state, outcome, state.phase, state.round, state.position, start + timedelta(seconds=seconds))
+    return outcome
+
+
+def _close_answering(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _phase(state, Phase.ANSWERING, doing="close answering")
+    return _close_answering_outcome(state, now)
+
+
+def _close_answering_outcome(state: LiveState, now: datetime) -> Outcome:
+    item = state.current_question
+    outcome = Outcome(effects=[MarkQuestion(item.id, "answers_closed_at", now)])
+    _move(state, outcome, Phase.ANSWERS_CLOSED, state.round, state.position, None)
+    outcome.announce = lambda after: [Message("host", "tells", audiences.host_tells(after, item))]
+    return outcome
+
+
+def _edit_answer(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _phase(state, Phase.ANSWERING, Phase.ANSWERS_CLOSED, doing="edit an answer (only before the reveal)")
+    item = state.current_question
+    player = action.args.get("player")
+    answer = state.answers.get(item.id, {}).get(player)
+    _require(answer is not None, "no_answer", f"player {player!r} has no answer to this question")
+    redact = action.args.get("redact") is True
+    text = "" if redact else _text(action.args.get("text"), "text", required=True)
+    _require(item.type is QuestionType.OPEN or redact, "mcq_answer",
+             "a multiple-choice answer can be redacted, not rewritten")
+    outcome = Outcome(effects=[EditAnswer(item.id, player, text, redact, now)])
+    outcome.effects.append(LogEvent("answer.original", action.actor.label,
+                                    {"question": item.id, "player": player, "text": answer.text,
+                                     "choice": answer.choice_index}, None, now))
+    outcome.announce = lambda after: [Message("host", "answer", audiences.host_answer(
+        after, item, after.answers[item.id][player]))]
+    return outcome
+
+
+def _reveal(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _phase(state, Phase.ANSWERS_CLOSED, doing="reveal the answers")
+    item = state.current_question
+    aliases = list(state.round_info[state.round].aliases.values())
+    order = tuple(answer_order(state.seed, item.round, item.position, aliases))
+    outcome = Outcome(effects=[MarkQuestion(item.id, "revealed_at", now, order)])
+    _move(state, outcome, Phase.JUDGING, state.round, state.position, None)
+
+    def announce(after: LiveState) -> list[Message]:
+        shown = audiences.revealed_answers(after, item)  # all answers of the question, in one message
+        return [Message("juror", "answers", shown), Message("stage", "answers", shown),
+                Message("host", "answers", shown)]
+
+    outcome.announce = announce
+    return outcome
+
+
+def _open_vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _phase(state, Phase.JUDGING, Phase.ROUND, doing="open the vote")
+    remaining = [q for q in state.round_questions(state.round) if not q.revealed_at]
+    _require(not remaining, "questions_left",
+             f"round {state.round} still has {len(remaining)} question(s) to show and reveal")
+    seconds = _seconds(action.args.get("seconds"), state.vote_seconds)
+    outcome = Outcome(effects=[MarkRound(state.round, "vote_opened_at", now)])
+    _move(state, outcome, Phase.VOTING, state.round, state.position,
+          now + timedelta(seconds=seconds) if seconds else None)
+    outcome.announce = _vote_count_messages
+    return outcome
+
+
+def _vote_count_messages(state: LiveState) -> list[Message]:
+    payload = audiences.vote_count(state)
+    return [Message("host", "votes", payload, replaces="votes"), Message("stage", "votes", payload, replaces="votes")]
+
+
+def _close_vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _phase(state, Phase.VOTING, doing="close the vote")
+    return _close_vote_outcome(state, now, tally)
+
+
+def _close_vote_outcome(state: LiveState, now: datetime, tally: Tally) -> Outcome:
+    result = tally(state, state.round)
+    outcome = Outcome(effects=[MarkRound(state.round, "vote_closed_at", now), SetTally(state.round, result)])
+    _move(state, outcome, Phase.VOTE_CLOSED, state.round, state.position, None)
+    outcome.announce = lambda after: [Message("host", "tally", result)]
+    return outcome
+
+
+def _show_tally(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _phase(state, Phase.VOTE_CLOSED, doing="show the tally")
+    outcome = Outcome()
+    _move(state, outcome, Phase.TALLY, state.round, state.position, None)
+    shown = audiences.blind_tally(state.round_info[state.round].tally)
+    outcome.announce = lambda after: [Message("juror", "tally", shown), Message("stage", "tally", shown)]
+    return outcome
+
+
+def _reveal_identities(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _phase(state, Phase.TALLY, doing="reveal identities")
+    _require(state.reveal_policy is RevealPolicy.PER_ROUND, "reveal_policy",
+             "this session reveals identities only at the end (reveal policy 'end')")
+    result = state.round_info[state.round].tally
+    top = [row["player_id"] for row in result["players"] if row["votes"] and row["votes"] == result["top_votes"]]
+    outcome = Outcome(effects=[RevealIdentity(state.round, pid, now) for pid in top])
+    _move(state, outcome, Phase.IDENTITIES, state.round, state.position, None)
+    number = state.round
+    outcome.announce = lambda after: _to_everyone("identities", audiences.identities(after, number))
+    return outcome
+
+
+def _finish(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    over = state.round == state.rounds and state.phase in (Phase.VOTE_CLOSED, Phase.TALLY, Phase.IDENTITIES)
+    forced = action.args.get("force") is True and state.phase is not Phase.FINISHED
+    _require(over or forced, "not_over",
+             "the session is not over: finish after the last round's vote (or with force to stop early)")
+    outcome = Outcome()
+    for number, info in sorted(state.round_info.items()):
+        for player_id in sorted(info.aliases):
+            if player_id not in info.revealed:
+                outcome.effects.append(RevealIdentity(number, player_id, now))
+    _move(state, outcome, Phase.FINISHED, state.round, state.position, None)
+    outcome.announce = lambda after: [message for number, info in sorted(after.round_info.items()) if info.revealed
+                                      for message in _to_everyone("identities", audiences.identities(after, number))]
+    return outcome
+
+
+def _set_open_join(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    value = action.args.get("open")
+    _require(isinstance(value, bool), "bad_field", "open must be true or false")
+    return Outcome(effects=[SetOpenJoin(value)], status_changed=True)
+
+
+# --- players and jurors -----------------------------------------------------------------------
+
+def _answer(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _require(state.phase is Phase.ANSWERING, "answering_closed", "answering is closed")
+    item = state.current_question
+    _require(action.args.get("question") == item.id, "wrong_question",
+             "that is not the question being answered now")
+    player = action.actor.id
+    _require(player in state.participants(state.round), "not_playing", "you do not play in this round")
+    if item.type is QuestionType.MCQ:
+        choice = _whole(action.args.get("choice"), "choice", 0, len(item.choices) - 1, optional=False)
+        text = ""
+    else:
+        choice = None
+        text = _text(action.args.get("text"), "text", required=True)
+    latency = int((now - item.shown_at).total_seconds() * 1000) if item.shown_at else None
+    outcome = Outcome(effects=[SaveAnswer(item.id, player, text, choice, max(latency or 0, 0),
+                                          action.client_key or "", now)])
+    outcome.reply["question"] = item.id
+    outcome.announce = lambda after: [Message("host", "answer", audiences.host_answer(
+        after, item, after.answers[item.id][player]))]
+    return outcome
+
+
+def _sheet(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    args = action.args
+    item = state.questions.get(args.get("question"))
+    _require(item is not None and item.round == state.round and item.revealed_at is not None,
+             "not_revealed", "that question's answers are not in front of the jury")
+    info = state.round_info[item.round]
+    _require(info.vote_closed_at is None, "round_closed", "this round's vote is closed: the sheet is final")
+    player = info.player_of(args.get("alias"))
+    _require(player is not None, "unknown_alias", f"no player is called {args.get('alias')!r} in this round")
+    likeness = _whole(args.get("human_likeness"), "human_likeness", 1, 5)
+    marked = args.get("looks_like_ai", False)
+    _require(isinstance(marked, bool), "bad_field", "looks_like_ai must be true or false")
+    effect = SaveSheet(action.actor.id, item.id, player, args["alias"], _text(args.get("note"), "note"), likeness,
+                       marked, action.client_key or "", now)
+    return Outcome(effects=[effect])
+
+
+def _vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    args = action.args
+    _require(state.phase is Phase.VOTING and args.get("round") == state.round, "vote_closed",
+             "voting is closed" if state.phase is not Phase.VOTING else f"the vote open now is round {state.round}'s")
+    slot = _whole(args.get("slot", 1), "slot", 1, state.ai_votes_per_juror, optional=False)
+    alias = args.get("alias")
+    info = state.round_info[state.round]
+    player = None
+    if alias is not None:
+        player = info.player_of(alias)
+        _require(player is not None, "unknown_alias", f"no player is called {alias!r} in this round")
+        others = state.votes.get(action.actor.id, {})
+        _require(all(v.player_id != player for s, v in others.items() if s != slot), "named_twice",
+                 f"you have already named {alias} in another slot")
+    confidence = _whole(args.get("confidence"), "confidence", 1, 5)
+    effect = SaveVote(state.round, action.actor.id, slot, player, alias, confidence,
+                      _text(args.get("reason"), "reason"), action.client_key or "", now)
+    return Outcome(effects=[effect], announce=_vote_count_messages)
+
+
+def _join(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _require(state.open_join, "join_closed", "this session does not take open joins")
+    _require(state.phase is not Phase.FINISHED, "finished", "the session has finished")
+    nickname = _text(action.args.get("nickname"), "nickname", required=True)[:30]
+    label, number = nickname, 2
+    while label in state.juror_labels:
+        label, number = f"{nickname} ({number})", number + 1
+    token = secrets.token_urlsafe(18)
+    return Outcome(effects=[AddJuror(label, token, "open")], reply={"label": label, "token": token})
+
+
+_HOST = frozenset({"host"})
+_HANDLERS: dict[str, tuple[frozenset[str], Callable[..., Outcome]]] = {
+    "open_lobby": (_HOST, _open_lobby),
+    "start_round": (_HOST, _start_round),
+    "set_participants": (_HOST, _set_participants),
+    "show_question": (_HOST, _show_question),
+    "open_answering": (_HOST, _open_answering),
+    "extend": (_HOST, _extend),
+    "close_answering": (_HOST, _close_answering),
+    "edit_answer": (_HOST, _edit_answer),
+    "reveal": (_HOST, _reveal),
+    "open_vote": (_HOST, _open_vote),
+    "close_vote": (_HOST, _close_vote),
+    "show_tally": (_HOST, _show_tally),
+    "reveal_identities": (_HOST, _reveal_identities),
+    "finish": (_HOST, _finish),
+    "set_open_join": (_HOST, _set_open_join),
+    "answer": (frozenset({"player"}), _answer),
+    "sheet": (frozenset({"juror"}), _sheet),
+    "vote": (frozenset({"juror"}), _vote),
+    "join": (frozenset({"guest"}), _join),
+}
+HOST_ACTIONS = tuple(name for name, (roles, _f) in _HANDLERS.items() if roles == _HOST)

@@ -1,0 +1,171 @@
+"""One batch of actions, one transaction: decide each, write all effects, commit, then answer.
+
+``run_batch`` is the whole commit path without Socket.IO: the writer (``vtt.realtime.writer``)
+feeds it what clients sent and, after it returns, acknowledges and emits.  Nothing here yields
+while the transaction is open: no network, no sleeping, no emitting.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from ..db import is_locked
+from ..engine.rules import Action, Message, Outcome, Refusal, decide
+from ..engine.state import LiveState
+from .store import current_version, load_state, seen_client_keys, write_effects
+from .tally import round_tally
+
+log = logging.getLogger(__name__)
+
+LOCK_RETRY_SECONDS = 30  # how long a batch keeps retrying a database another process holds
+
+
+@dataclass
+class Submission:
+    """An action for one VTT session, and (after the batch) the reply for its sender."""
+
+    session_id: int
+    action: Action
+    reply: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A message to emit after the commit: to the audience's room of one session."""
+
+    session_id: int
+    audience: str
+    event: str
+    payload: dict[str, Any]
+
+
+@dataclass
+class BatchResult:
+    submissions: list[Submission]
+    messages: list[Outgoing] = field(default_factory=list)
+
+
+class StateCache:
+    """Live states by session, valid while the database's state_version matches."""
+
+    def __init__(self) -> None:
+        self._states: dict[int, LiveState] = {}
+
+    def fresh(self, db: Session, session_id: int) -> LiveState:
+        version = current_version(db, session_id, lock=True)
+        if version is None:
+            raise LookupError(f"no session with id {session_id}")
+        state = self._states.get(session_id)
+        if state is None or state.state_version != version:
+            state = self._states[session_id] = load_state(db, session_id)
+        return state
+
+    def forget(self, session_ids) -> None:
+        for session_id in session_ids:
+            self._states.pop(session_id, None)
+
+
+def run_batch(factory: sessionmaker[Session], submissions: list[Submission], cache: StateCache,
+              sleep: Callable[[float], None], now: Callable[[], datetime] | None = None) -> BatchResult:
+    """Apply ``submissions`` in one transaction; every submission gets its ``reply``.
+
+    A database held by another process (SQLite's lock) is retried after ``sleep`` (which yields
+    under gevent); any other failure rolls the whole batch back and answers every action with
+    an error, so clients retry.
+    """
+    clock = now or (lambda: datetime.now(timezone.utc))
+    waited = 0.0
+    delay = 0.002
+    while True:
+        try:
+            with factory() as db, db.begin():
+                result = _decide_and_write(db, submissions, cache, clock())
+            return result
+        except Exception as error:  # noqa: BLE001 - a batch must answer, whatever happened
+            cache.forget({s.session_id for s in submissions})
+            if is_locked(error) and waited < LOCK_RETRY_SECONDS:
+                sleep(delay)
+                waited += delay
+                delay = min(delay * 2, 0.05)
+                continue
+            log.exception("a batch of %d actions failed", len(submissions))
+            for submission in submissions:
+                submission.reply = {"ok": False, "error": {"code": "server_error",
+                                                           "message": "the server could not save this; try again"}}
+            return BatchResult(submissions)
+
+
+def _decide_and_write(db: Session, submissions: list[Submission], cache: StateCache, now: datetime) -> BatchResult:
+    by_session: dict[int, list[Submission]] = {}
+    for submission in submissions:
+        by_session.setdefault(submission.session_id, []).append(submission)
+    result = BatchResult(submissions)
+    for session_id, items in by_session.items():
+        try:
+            state = cache.fresh(db, session_id)
+        except LookupError:
+            for item in items:
+                item.reply = {"ok": False, "error": {"code": "no_session", "message": "that session does not exist"}}
+            continue
+        outcomes = _decide_all(db, state, items, now)
+        effects = [effect for outcome in outcomes for effect in outcome.effects]
+        result.messages += _stamped(state, outcomes)
+        new_jurors = write_effects(db, state, effects)
+        for item in items:
+            if item.reply and item.reply.get("ok") and "label" in item.reply and item.reply["label"] in new_jurors:
+                item.reply["juror"] = new_jurors[item.reply["label"]]
+    return result
+
+
+def _decide_all(db: Session, state: LiveState, items: list[Submission], now: datetime) -> list[Outcome]:
+    keyed = [(item.action.actor.label, item.action.client_key) for item in items if item.action.client_key]
+    seen = seen_client_keys(db, state.session_id, keyed)
+    outcomes: list[Outcome] = []
+    for item in items:
+        action = item.action
+        key = (action.actor.label, action.client_key)
+        if action.client_key and key in seen:
+            item.reply = {"ok": True, "duplicate": True, "state_version": state.state_version}
+            continue
+        try:
+            done = decide(state, action, now, round_tally)
+        except Refusal as refusal:
+            outcomes += refusal.before
+            item.reply = {"ok": False, "error": refusal.as_error(), "state_version": state.state_version}
+            continue
+        outcomes += done
+        if action.client_key:
+            seen.add(key)
+        item.reply = {"ok": True, **(done[-1].reply if done else {"state_version": state.state_version})}
+    return outcomes
+
+
+def _stamped(state: LiveState, outcomes: list[Outcome]) -> list[Outgoing]:
+    """The batch's messages, later ones replacing earlier ones where they say so, each carrying
+    its ``state_version`` and the ``prev_version`` of the message its audience got before it."""
+    chosen: list[tuple[int, Message]] = []
+    replaced: dict[tuple[str, str], int] = {}
+    for outcome in outcomes:
+        version = outcome.reply["state_version"]
+        for message in outcome.messages:
+            if message.replaces:
+                slot = (message.audience, message.replaces)
+                if slot in replaced:
+                    chosen[replaced[slot]] = (-1, message)  # superseded: dropped below
+                replaced[slot] = len(chosen)
+            chosen.append((version, message))
+    stamped = []
+    for version, message in chosen:
+        if version < 0:
+            continue
+        previous = state.audience_versions.get(message.audience, 0)
+        state.audience_versions[message.audience] = version
+        payload = {**message.payload, "state_version": version, "prev_version": previous}
+        stamped.append(Outgoing(state.session_id, message.audience, message.event, payload))
+    return stamped

@@ -1,0 +1,246 @@
+"""The database side of the live state: load a :class:`LiveState`, write the engine's effects.
+
+``write_effects`` turns a batch's effects into few statements (one ``executemany`` per kind of
+row), which is what lets one transaction carry thousands of votes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Iterable
+
+from sqlalchemy import select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from ..engine.state import (
+    AUDIENCES,
+    AddJuror,
+    AnswerInfo,
+    DealAliases,
+    Effect,
+    EditAnswer,
+    LiveState,
+    LogEvent,
+    MarkQuestion,
+    MarkRound,
+    PlayerInfo,
+    QuestionInfo,
+    RevealIdentity,
+    RoundInfo,
+    SaveAnswer,
+    SaveSheet,
+    SaveVote,
+    SetOpenJoin,
+    SetParticipants,
+    SetPhase,
+    SetTally,
+    VoteInfo,
+)
+from ..models import (
+    Answer,
+    Event,
+    IdentityReveal,
+    Juror,
+    Phase,
+    Player,
+    Question,
+    RoundAlias,
+    SessionQuestion,
+    SessionRound,
+    SessionStatus,
+    SheetEntry,
+    Vote,
+    VttSession,
+)
+
+STATUS_OF_PHASE = {Phase.DRAFT: SessionStatus.DRAFT, Phase.LOBBY: SessionStatus.LOBBY,
+                   Phase.FINISHED: SessionStatus.FINISHED}
+
+
+def load_state(db: Session, session_id: int) -> LiveState:
+    """The whole live state of a session, read in a handful of queries."""
+    row = db.get(VttSession, session_id)
+    if row is None:
+        raise LookupError(f"no session with id {session_id}")
+    players = {p.id: PlayerInfo(p.id, p.name, p.kind, p.age, p.stage)
+               for p in db.scalars(select(Player).where(Player.session_id == session_id))}
+    questions = {}
+    for placed, q in db.execute(select(SessionQuestion, Question).join(Question)
+                                .where(SessionQuestion.session_id == session_id)):
+        questions[placed.id] = QuestionInfo(
+            placed.id, placed.round, placed.position, q.qid, q.text, q.type, [str(c) for c in q.choices],
+            q.answer_index, q.reference_answer, q.clip_source, q.clip_start, q.clip_end,
+            q.clip_kind.value if q.clip_kind else None, placed.shown_at, placed.answers_closed_at, placed.revealed_at,
+            list(placed.reveal_order) if placed.reveal_order is not None else None)
+    rounds = {r.number: RoundInfo(r.number, r.theme, r.participants, {}, r.vote_opened_at, r.vote_closed_at, r.tally)
+              for r in db.scalars(select(SessionRound).where(SessionRound.session_id == session_id))}
+    for alias in db.scalars(select(RoundAlias).where(RoundAlias.session_id == session_id)):
+        rounds[alias.round].aliases[alias.player_id] = alias.alias
+    for reveal in db.scalars(select(IdentityReveal).where(IdentityReveal.session_id == session_id)):
+        rounds[reveal.round].revealed.add(reveal.player_id)
+    answers: dict[int, dict[int, AnswerInfo]] = defaultdict(dict)
+    for a in db.scalars(select(Answer).where(Answer.session_id == session_id)):
+        answers[a.session_question_id][a.player_id] = AnswerInfo(
+            a.player_id, a.text, a.choice_index, a.latency_ms, a.submitted_at, a.redacted, a.edited_at is not None)
+    votes: dict[int, dict[int, VoteInfo]] = defaultdict(dict)
+    if row.current_round is not None:
+        for v in db.scalars(select(Vote).where(Vote.session_id == session_id, Vote.round == row.current_round)):
+            votes[v.juror_id][v.slot] = VoteInfo(v.player_id, v.alias, v.confidence, v.reason)
+    labels = set(db.scalars(select(Juror.label).where(Juror.session_id == session_id)))
+    return LiveState(
+        session_id=row.id, code=row.join_code, name=row.name, seed=row.seed, rounds=row.rounds,
+        answer_seconds=row.answer_seconds, vote_seconds=row.vote_seconds, reveal_policy=row.reveal_policy,
+        ai_votes_per_juror=row.ai_votes_per_juror, open_join=row.open_join, phase=row.phase,
+        deadline=row.phase_deadline_at, round=row.current_round, position=row.current_position,
+        state_version=row.state_version,
+        audience_versions={a: int(row.audience_versions.get(a, 0)) for a in AUDIENCES},
+        players=players, questions=questions, round_info=rounds, answers=dict(answers), votes=dict(votes),
+        juror_labels=labels, pass_rule=row.pass_rule.value, pass_alpha=row.pass_alpha,
+        pass_threshold_pct=row.pass_threshold_pct)
+
+
+def current_version(db: Session, session_id: int, *, lock: bool = False) -> int | None:
+    """The session's state_version in the database (``lock``: hold the row until commit, PostgreSQL)."""
+    query = select(VttSession.state_version).where(VttSession.id == session_id)
+    if lock and db.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update()
+    return db.scalar(query)
+
+
+def _insert(db: Session, model):
+    dialect = db.get_bind().dialect.name
+    return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(model)
+
+
+def _upsert(db: Session, model, rows: list[dict[str, Any]], keys: list[str], updated: list[str]) -> None:
+    if not rows:
+        return
+    statement = _insert(db, model)
+    statement = statement.on_conflict_do_update(index_elements=keys,
+                                                set_={name: statement.excluded[name] for name in updated})
+    db.execute(statement, rows)
+
+
+def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> dict[str, int]:
+    """Write ``effects`` (in order) and the session row as ``state`` now has it; returns new juror ids by label."""
+    sid = state.session_id
+    answers_rows: list[dict[str, Any]] = []
+    sheets: list[dict[str, Any]] = []
+    votes: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
+    new_jurors: dict[str, int] = {}
+    for effect in effects:
+        match effect:
+            case SetPhase():
+                pass  # the session row is written once, from the state, below
+            case MarkQuestion():
+                values = {effect.field: effect.at}
+                if effect.reveal_order is not None:
+                    values["reveal_order"] = list(effect.reveal_order)
+                db.execute(update(SessionQuestion).where(SessionQuestion.id == effect.question_id).values(**values))
+            case MarkRound():
+                db.execute(update(SessionRound).where(SessionRound.session_id == sid,
+                                                      SessionRound.number == effect.round)
+                           .values({effect.field: effect.at}))
+            case SetParticipants():
+                db.execute(update(SessionRound).where(SessionRound.session_id == sid, SessionRound.number == effect.round)
+                           .values(participants=None if effect.player_ids is None else list(effect.player_ids)))
+            case DealAliases():
+                db.execute(_insert(db, RoundAlias), [{"session_id": sid, "round": effect.round, "player_id": pid,
+                                                      "alias": alias} for pid, alias in effect.aliases])
+            case SaveAnswer():
+                _flush_answers(db, answers_rows)
+                answers_rows.append({"session_id": sid, "session_question_id": effect.question_id,
+                                     "player_id": effect.player_id, "text": effect.text,
+                                     "choice_index": effect.choice_index, "latency_ms": effect.latency_ms,
+                                     "submitted_at": effect.at, "client_key": effect.client_key,
+                                     "late": False, "redacted": False, "edited_at": None})
+            case EditAnswer():
+                _flush_answers(db, answers_rows)
+                values = {"text": effect.text, "redacted": effect.redacted, "edited_at": effect.at}
+                if effect.redacted:
+                    values["choice_index"] = None
+                db.execute(update(Answer).where(Answer.session_question_id == effect.question_id,
+                                                Answer.player_id == effect.player_id).values(**values))
+            case SaveSheet():
+                sheets.append({"session_id": sid, "juror_id": effect.juror_id,
+                               "session_question_id": effect.question_id, "player_id": effect.player_id,
+                               "alias": effect.alias, "note": effect.note, "human_likeness": effect.human_likeness,
+                               "looks_like_ai": effect.looks_like_ai, "updated_at": effect.at,
+                               "client_key": effect.client_key})
+            case SaveVote():
+                votes.append({"session_id": sid, "round": effect.round, "juror_id": effect.juror_id,
+                              "slot": effect.slot, "alias": effect.alias, "player_id": effect.player_id,
+                              "confidence": effect.confidence, "reason": effect.reason, "cast_at": effect.at,
+                              "client_key": effect.client_key})
+            case SetTally():
+                db.execute(update(SessionRound).where(SessionRound.session_id == sid, SessionRound.number == effect.round)
+                           .values(tally=effect.tally))
+            case RevealIdentity():
+                db.execute(_insert(db, IdentityReveal).values(session_id=sid, round=effect.round,
+                                                              player_id=effect.player_id, revealed_at=effect.at))
+            case SetOpenJoin():
+                pass  # on the session row, below
+            case AddJuror():
+                juror = Juror(session_id=sid, label=effect.label, token=effect.token, juror_group=effect.group)
+                db.add(juror)
+                db.flush()
+                new_jurors[effect.label] = juror.id
+            case LogEvent():
+                events.append({"session_id": sid, "at": effect.at, "kind": effect.kind, "actor": effect.actor,
+                               "payload": effect.payload, "client_key": effect.client_key})
+            case _:
+                raise TypeError(f"no database write for {effect!r}")
+    _flush_answers(db, answers_rows)
+    _upsert(db, SheetEntry, _last_per_key(sheets, ("juror_id", "session_question_id", "player_id")),
+            ["juror_id", "session_question_id", "player_id"],
+            ["alias", "note", "human_likeness", "looks_like_ai", "updated_at", "client_key"])
+    _upsert(db, Vote, _last_per_key(votes, ("session_id", "round", "juror_id", "slot")),
+            ["session_id", "round", "juror_id", "slot"],
+            ["alias", "player_id", "confidence", "reason", "cast_at", "client_key"])
+    if events:
+        db.execute(_insert(db, Event), events)
+    db.execute(update(VttSession).where(VttSession.id == sid).values(
+        phase=state.phase, phase_deadline_at=state.deadline, current_round=state.round,
+        current_position=state.position, state_version=state.state_version,
+        audience_versions=dict(state.audience_versions), open_join=state.open_join,
+        status=STATUS_OF_PHASE.get(state.phase, SessionStatus.RUNNING)))
+    return new_jurors
+
+
+def _flush_answers(db: Session, rows: list[dict[str, Any]]) -> None:
+    _upsert(db, Answer, _last_per_key(rows, ("session_question_id", "player_id")),
+            ["session_question_id", "player_id"],
+            ["text", "choice_index", "latency_ms", "submitted_at", "client_key", "redacted", "edited_at"])
+    rows.clear()
+
+
+def _last_per_key(rows: list[dict[str, Any]], key: tuple[str, ...]) -> list[dict[str, Any]]:
+    """One row per key, the last written (an upsert statement may not touch a row twice)."""
+    latest = {tuple(row[k] for k in key): row for row in rows}
+    return list(latest.values())
+
+
+def seen_client_keys(db: Session, session_id: int, keys: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Which ``(actor, client key)`` pairs the event log already holds: replays to acknowledge again."""
+    if not keys:
+        return set()
+    wanted = {key for _actor, key in keys}
+    found = db.execute(select(Event.actor, Event.client_key).where(
+        Event.session_id == session_id, Event.client_key.in_(wanted)))
+    return {(actor, key) for actor, key in found} & set(keys)
+
+
+def juror_rows(db: Session, session_id: int, juror_id: int, round_: int | None) -> tuple[list[dict], list[dict]]:
+    """A juror's own sheet entries and votes of ``round_`` (for the juror's snapshot)."""
+    if round_ is None:
+        return [], []
+    sheet = db.execute(select(SheetEntry.session_question_id, SheetEntry.alias, SheetEntry.note,
+                              SheetEntry.human_likeness, SheetEntry.looks_like_ai)
+                       .join(SessionQuestion, SessionQuestion.id == SheetEntry.session_question_id)
+                       .where(SheetEntry.juror_id == juror_id, SessionQuestion.round == round_)).all()
+    votes = db.execute(select(Vote.round, Vote.slot, Vote.alias, Vote.confidence, Vote.reason)
+                       .where(Vote.session_id == session_id, Vote.juror_id == juror_id, Vote.round == round_)).all()
+    return ([{"question": q, "alias": a, "note": n, "human_likeness": h, "looks_like_ai": m} for q, a, n, h, m in sheet],
+            [{"round": r, "slot": s, "alias": a, "confidence": c, "reason": why} for r, s, a, c, why in votes])

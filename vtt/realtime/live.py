@@ -1,0 +1,122 @@
+"""The live side of one app: who each Socket.IO connection is, snapshots, and the process's writer.
+
+Three things are called "session" here and are named apart: a VTT session (``vtt_session``,
+``session_id``), a database session (``db``), and a Socket.IO connection (``sid``).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask
+from flask_socketio import SocketIO
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from ..db import make_session_factory, make_writer_engine
+from ..engine import audiences
+from ..engine.rules import Action, Actor, Refusal
+from ..live.store import juror_rows, load_state
+from ..models import Juror, Player, VttSession
+from .outbox import Outbox
+from .schemas import Auth
+from .writer import Writer
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a connection is: role, VTT session, and the player's or juror's id."""
+
+    role: str  # host | player | juror | stage
+    session_id: int
+    actor_id: int | None = None
+    label: str = ""
+    token: str | None = None  # handed back to an open-join juror so a reconnect finds them again
+
+    @property
+    def actor(self) -> Actor:
+        return Actor(self.role, self.actor_id)
+
+
+class Live:
+    def __init__(self, app: Flask, socketio: SocketIO, reader: sessionmaker[Session]):
+        self.socketio = socketio
+        self.reader = reader
+        self.database_url = app.config["DATABASE_URL"]
+        self.outbox = Outbox(socketio, app.config.get("AUDIT_LOG"))
+        self.connections: dict[str, Identity] = {}
+        self._writer: Writer | None = None
+        self._lock = threading.Lock()
+
+    # --- the writer ---------------------------------------------------------------------------
+
+    @property
+    def writer(self) -> Writer:
+        with self._lock:
+            if self._writer is None:
+                engine = make_writer_engine(self.database_url)
+                self._writer = Writer(self.socketio, make_session_factory(engine), self.reader, self.outbox)
+                self._writer.start()
+            return self._writer
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._writer is not None:
+                self._writer.stop()
+                self._writer.factory.kw["bind"].dispose()
+                self._writer = None
+
+    def submit(self, who: Identity, name: str, args: dict[str, Any], client_key: str | None) -> dict[str, Any]:
+        return self.writer.submit(who.session_id, Action(who.actor, name, args, client_key))
+
+    # --- connections ----------------------------------------------------------------------------
+
+    def authenticate(self, auth: Auth, is_host: bool) -> Identity:
+        """The identity a connection's ``auth`` proves; raises :class:`Refusal` otherwise."""
+        with self.reader() as db:
+            if auth.token:
+                player = db.scalar(select(Player).where(Player.token == auth.token))
+                if player is not None:
+                    return Identity("player", player.session_id, player.id, player.name)
+                juror = db.scalar(select(Juror).where(Juror.token == auth.token))
+                if juror is not None:
+                    return Identity("juror", juror.session_id, juror.id, juror.label)
+                raise Refusal("bad_token", "this link is not valid (no player or juror has that token)")
+            session_id = db.scalar(select(VttSession.id).where(VttSession.join_code == auth.code.strip().upper()))
+        if session_id is None:
+            raise Refusal("bad_code", f"no session has the code {auth.code!r}")
+        if auth.role == "host":
+            if not is_host:
+                raise Refusal("not_host", "sign in as the host first")
+            return Identity("host", session_id, None, "host")
+        if auth.role == "stage":
+            return Identity("stage", session_id, None, "stage")
+        reply = self.submit(Identity("guest", session_id), "join", {"nickname": auth.nickname}, None)
+        if not reply.get("ok"):
+            raise Refusal(reply["error"]["code"], reply["error"]["message"])
+        return Identity("juror", session_id, reply["juror"], reply["label"], reply["token"])
+
+    def presence(self, session_id: int) -> dict[str, Any]:
+        here = [who for who in self.connections.values() if who.session_id == session_id]
+        return {"players": sorted({w.actor_id for w in here if w.role == "player"}),
+                "jurors": len({w.actor_id for w in here if w.role == "juror"}),
+                "stage": sum(w.role == "stage" for w in here), "hosts": sum(w.role == "host" for w in here)}
+
+    def snapshot(self, who: Identity) -> dict[str, Any]:
+        """All the connection's role may see now, with the state_version it is valid for."""
+        with self.reader() as db:
+            state = load_state(db, who.session_id)
+            if who.role == "juror":
+                sheet, votes = juror_rows(db, who.session_id, who.actor_id, state.round)
+                view = audiences.juror_snapshot(state, who.label, sheet, votes)
+                if who.token:
+                    view["me"]["token"] = who.token
+            elif who.role == "player":
+                view = audiences.player_snapshot(state, who.actor_id)
+            elif who.role == "stage":
+                view = audiences.stage_snapshot(state)
+            else:
+                view = audiences.host_snapshot(state, self.presence(who.session_id))
+        return {**view, "state_version": state.state_version}

@@ -1,0 +1,57 @@
+"""Every message the server sends goes out here: to a room or one connection, and to the audit log.
+
+``vtt serve --audit-log FILE`` (or ``VTT_AUDIT_LOG``) appends each message as one JSON line
+``{"t", "audience", "room", "event", "payload"}``, so a lab can show reviewers exactly what the
+jurors and the stage screen were sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from flask_socketio import SocketIO
+
+
+def room(session_id: int, audience: str) -> str:
+    """The Socket.IO room of one audience (host, player, juror, stage) of one VTT session."""
+    return f"vtt:{session_id}:{audience}"
+
+
+class AuditLog:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+
+    def write(self, audience: str, target: str, event: str, payload: Any) -> None:
+        line = json.dumps({"t": datetime.now(timezone.utc).isoformat(), "audience": audience, "room": target,
+                           "event": event, "payload": payload}, ensure_ascii=False, default=str)
+        with self._lock, self.path.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+
+
+class Outbox:
+    def __init__(self, socketio: SocketIO, audit_path: str | None):
+        self.socketio = socketio
+        self.audit = AuditLog(audit_path) if audit_path else None
+
+    def to_audience(self, session_id: int, audience: str, event: str, payload: dict[str, Any]) -> None:
+        target = room(session_id, audience)
+        if self.audit:
+            self.audit.write(audience, target, event, payload)
+        self.socketio.emit(event, payload, to=target)
+
+    def to_connection(self, sid: str, audience: str, event: str, payload: dict[str, Any]) -> None:
+        if self.audit:
+            self.audit.write(audience, sid, event, payload)
+        self.socketio.emit(event, payload, to=sid)
+
+    def record_ack(self, sid: str, audience: str, event: str, reply: dict[str, Any]) -> dict[str, Any]:
+        """Acknowledgements are messages too: logged as ``ack:<event>``, then returned to Socket.IO."""
+        if self.audit:
+            self.audit.write(audience, sid, f"ack:{event}", reply)
+        return reply

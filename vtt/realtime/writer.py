@@ -1,0 +1,108 @@
+"""The one writer of a process: a queue drained by one greenlet (or thread), a batch per transaction.
+
+Handlers ``submit`` an action and wait; the writer takes everything queued (up to
+``MAX_BATCH``), runs it through ``vtt.live.batch.run_batch`` in one transaction, and only after
+the commit wakes each waiting handler with its reply (the acknowledgement) and emits the
+batch's messages.  A ticker submits a ``tick`` for every session whose deadline has passed, so
+an expired phase closes by itself even when nobody acts.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+from typing import Any
+
+from flask_socketio import SocketIO
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from ..engine.rules import SYSTEM, Action
+from ..live.batch import StateCache, Submission, run_batch
+from ..models import VttSession
+from .outbox import Outbox
+
+log = logging.getLogger(__name__)
+
+MAX_BATCH = 5000
+TICK_SECONDS = 0.25
+REPLY_TIMEOUT = 60
+
+
+class Writer:
+    def __init__(self, socketio: SocketIO, factory: sessionmaker[Session], reader: sessionmaker[Session],
+                 outbox: Outbox):
+        self.socketio = socketio
+        self.factory = factory  # the writer engine's sessions (BEGIN IMMEDIATE on SQLite)
+        self.reader = reader
+        self.outbox = outbox
+        self.cache = StateCache()
+        eio = socketio.server.eio
+        self._queue = eio.create_queue()
+        self._make_event = eio.create_event
+        self._pending_ticks: set[int] = set()
+        self._running = False
+        self.batches = 0
+
+    def start(self) -> None:
+        if not self._running:
+            self._running = True
+            self.socketio.start_background_task(self._drain)
+            self.socketio.start_background_task(self._tick)
+
+    def stop(self) -> None:
+        self._running = False
+        self._queue.put(None)
+
+    def submit(self, session_id: int, action: Action) -> dict[str, Any]:
+        """Queue ``action`` and wait until its batch has committed; returns the reply for the client."""
+        done = self._make_event()
+        submission = Submission(session_id, action)
+        self._queue.put((submission, done))
+        if not done.wait(REPLY_TIMEOUT):
+            return {"ok": False, "error": {"code": "timeout", "message": "the server is busy; try again"}}
+        return submission.reply
+
+    def _drain(self) -> None:
+        while self._running:
+            first = self._queue.get()
+            if first is None:
+                break
+            batch = [first]
+            while len(batch) < MAX_BATCH:
+                try:
+                    item = self._queue.get_nowait()
+                except Exception:  # noqa: BLE001 - queue.Empty of whichever queue class the async mode uses
+                    break
+                if item is None:
+                    self._running = False
+                    break
+                batch.append(item)
+            self._apply(batch)
+
+    def _apply(self, batch: list[tuple[Submission, Any]]) -> None:
+        submissions = [submission for submission, _done in batch]
+        result = run_batch(self.factory, submissions, self.cache, self.socketio.sleep)
+        self.batches += 1
+        for submission, done in batch:
+            if submission.action.name == "tick":
+                self._pending_ticks.discard(submission.session_id)
+            if done is not None:
+                done.set()
+        for message in result.messages:
+            self.outbox.to_audience(message.session_id, message.audience, message.event, message.payload)
+
+    def _tick(self) -> None:
+        while self._running:
+            self.socketio.sleep(TICK_SECONDS)
+            try:
+                with self.reader() as db:
+                    due = db.scalars(select(VttSession.id).where(
+                        VttSession.phase_deadline_at <= datetime.now(timezone.utc))).all()
+            except Exception:  # noqa: BLE001 - the clock must keep going; the next tick retries
+                log.exception("deadline check failed")
+                continue
+            for session_id in due:
+                if session_id not in self._pending_ticks:
+                    self._pending_ticks.add(session_id)
+                    self._queue.put((Submission(session_id, Action(SYSTEM, "tick")), None))
