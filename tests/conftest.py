@@ -63,7 +63,9 @@ def db(db_factory):
 
 @pytest.fixture
 def app(database_url):
-    return create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
+    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
+    yield app
+    app.extensions["vtt.live"].stop()  # the writer thread of this app
 
 
 @pytest.fixture

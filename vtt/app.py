@@ -28,6 +28,10 @@ def register_config(app: Flask, test_config: dict | None) -> None:
 
 
 def register_extensions(app: Flask) -> None:
+    # The Socket.IO handlers must be declared before the first init_app: Flask-SocketIO re-applies
+    # only handlers declared while it had no server, to the server each init_app creates.
+    from .realtime import handlers  # noqa: F401
+
     db.init_app(app)
     # Same-origin websockets only (the default); REDIS_URL lets several processes share broadcasts.
     socketio.init_app(app, async_mode=app.config["SOCKETIO_ASYNC_MODE"], message_queue=app.config.get("REDIS_URL"))
@@ -43,7 +47,6 @@ def register_blueprints(app: Flask) -> None:
 
 
 def register_realtime(app: Flask) -> None:
-    from .realtime import handlers  # noqa: F401 - registers the Socket.IO handlers (once per process)
     from .realtime.live import Live
 
     app.extensions["vtt.live"] = Live(app, socketio, db.factory(app))

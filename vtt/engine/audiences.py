@@ -52,7 +52,7 @@ def question(item: QuestionInfo) -> dict[str, Any]:
         "text": item.text,
         "type": item.type.value,
         "choices": list(item.choices),
-        "clip": {"src": item.clip_source, "start": item.clip_start, "end": item.clip_end, "kind": item.clip_kind},
+        "clip": {"src": item.clip_source, "start": item.clip_start, "end": item.clip_end, "type": item.clip_kind},
     }
 
 
@@ -134,7 +134,7 @@ def jury_view(state: LiveState) -> dict[str, Any]:
 
 
 def stage_snapshot(state: LiveState) -> dict[str, Any]:
-    return {"role": "stage", "session": {"code": state.code, "name": state.name}, **jury_view(state),
+    return {"role": "stage", "session": {"code": state.code, "title": state.name}, **jury_view(state),
             "votes": vote_count(state) if state.phase is Phase.VOTING else None}
 
 
@@ -144,7 +144,7 @@ def juror_snapshot(state: LiveState, label: str, sheet: list[dict[str, Any]], vo
                    "human_likeness": row["human_likeness"], "looks_like_ai": row["looks_like_ai"]} for row in sheet]
     mine_votes = [{"round": row["round"], "slot": row["slot"], "alias": row["alias"],
                    "confidence": row["confidence"], "reason": row["reason"]} for row in votes]
-    return {"role": "juror", "session": {"code": state.code, "name": state.name}, "me": {"label": label},
+    return {"role": "juror", "session": {"code": state.code, "title": state.name}, "me": {"label": label},
             **jury_view(state), "sheet": mine_sheet, "votes": mine_votes}
 
 
@@ -156,7 +156,7 @@ def player_snapshot(state: LiveState, player_id: int) -> dict[str, Any]:
     mine = state.answers.get(current.id, {}).get(player_id) if current else None
     return {
         "role": "player",
-        "session": {"code": state.code, "name": state.name},
+        "session": {"code": state.code, "title": state.name},
         "me": {"name": state.players[player_id].name},
         "status": status(state),
         "playing": playing,

@@ -1,0 +1,140 @@
+"""A whole live session over Flask-SocketIO's test client: every role, acks after commit, blinding."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from tests.conftest import login
+from tests.live_helpers import Role, client_id, identity_leaks, make_session
+from vtt.extensions import socketio
+from vtt.models import Answer, Event, SheetEntry, Vote
+
+
+def connect_all(app, client, people):
+    login(client)
+    host = Role(socketio, app, {"code": people.code, "role": "host"}, flask_client=client)
+    stage = Role(socketio, app, {"code": people.code, "role": "stage"})
+    players = {name: Role(socketio, app, {"token": token}) for name, token in people.players.items()}
+    jurors = {label: Role(socketio, app, {"token": token}) for label, token in people.jurors.items()}
+    return host, stage, players, jurors
+
+
+def test_a_two_round_session_for_every_role(app, client, db_factory):
+    people = make_session(db_factory)
+    host, stage, players, jurors = connect_all(app, client, people)
+    assert host.connected and stage.connected and all(p.connected for p in players.values())
+    assert host.last("snapshot")["status"]["phase"] == "draft"
+    assert jurors["J1"].last("snapshot")["me"] == {"label": "J1"}
+    assert players["Mina"].last("snapshot")["me"] == {"name": "Mina"}
+
+    host.host("open_lobby")
+    for number in (1, 2):
+        started = host.host("start_round")
+        assert started["round"] == number
+        card = jurors["J1"].last("round")
+        assert card["round"] == number and card["aliases"] == ["A", "B", "C"]
+        for position in (1, 2):
+            host.host("show_question")
+            question = players["Mina"].last("question")
+            assert question["position"] == position and "answer_index" not in question
+            host.host("open_answering")
+            for name, player in players.items():
+                answer = ({"choice": 1} if question["type"] == "mcq" else {"text": f"she looks sad ({len(name)})"})
+                reply = player.send("answer", {"id": client_id(), "question": question["id"], **answer})
+                assert reply["ok"], reply
+            host.host("close_answering")
+            late = players["Mina"].send("answer", {"id": client_id(), "question": question["id"], "choice": 0,
+                                                   "text": "late"})
+            assert late["ok"] is False and late["error"]["code"] == "answering_closed"
+            host.host("reveal")
+            shown = jurors["J2"].last("answers")
+            assert shown["question"] == question["id"] and len(shown["answers"]) == 3
+            assert sorted(a["alias"] for a in shown["answers"]) == ["A", "B", "C"]
+            for label, juror in jurors.items():
+                reply = juror.send("sheet", {"id": client_id(), "question": question["id"], "alias": "A",
+                                             "note": "too fast", "human_likeness": 2, "looks_like_ai": True})
+                assert reply["ok"], reply
+        host.host("open_vote")
+        for index, (label, juror) in enumerate(jurors.items()):
+            alias = None if index == 3 else ("B" if index == 0 else "A")
+            reply = juror.send("vote", {"id": client_id(), "round": number, "alias": alias, "confidence": 4})
+            assert reply["ok"], reply
+        assert host.last("votes") == {**host.last("votes"), "round": number, "voted": 4, "jurors": 4}
+        host.host("close_vote")
+        tally = host.last("tally")
+        assert tally["cast"] == 3 and tally["abstentions"] == 1
+        assert {row["alias"]: row["votes"] for row in tally["players"]} == {"A": 2, "B": 1, "C": 0}
+        host.host("show_tally")
+        blind = jurors["J1"].last("tally")
+        assert blind["votes"] == [{"alias": "A", "votes": 2}, {"alias": "B", "votes": 1}, {"alias": "C", "votes": 0}]
+        host.host("reveal_identities")
+        revealed = stage.last("identities")
+        assert revealed["round"] == number and [r["alias"] for r in revealed["revealed"]] == ["A"]
+    host.host("finish")
+    assert stage.last("status")["phase"] == "finished"
+
+    with db_factory() as db:
+        assert db.scalar(select(func.count()).select_from(Answer)) == 3 * 4
+        assert db.scalar(select(func.count()).select_from(SheetEntry)) == 4 * 4
+        assert db.scalar(select(func.count()).select_from(Vote)) == 4 * 2
+    for role in [stage, *jurors.values()]:
+        role.received()
+        for message in role.seen:
+            payload = message["args"][0] if message["args"] else None
+            assert not identity_leaks(payload, people, allow_reveal=message["name"] == "identities"), message
+
+
+def test_a_replayed_vote_is_acknowledged_again_with_no_second_row(app, client, db_factory):
+    people = make_session(db_factory, rounds=1, per_round=1)
+    host, _stage, players, jurors = connect_all(app, client, people)
+    host.host("open_lobby")
+    host.host("start_round")
+    host.host("show_question")
+    host.host("open_answering")
+    host.host("close_answering")
+    host.host("reveal")
+    host.host("open_vote")
+    vote = {"id": "vote-once", "round": 1, "alias": "B", "confidence": 3}
+    first = jurors["J1"].send("vote", vote)
+    again = jurors["J1"].send("vote", vote)
+    assert first["ok"] and again == {"ok": True, "duplicate": True, "state_version": first["state_version"]}
+    # the ack was "lost": the juror reconnects and resends
+    jurors["J1"].client.disconnect()
+    back = Role(socketio, app, {"token": people.jurors["J1"]})
+    assert back.last("snapshot")["votes"] == [{"round": 1, "slot": 1, "alias": "B", "confidence": 3, "reason": ""}]
+    assert back.send("vote", vote)["duplicate"] is True
+    with db_factory() as db:
+        assert db.scalar(select(func.count()).select_from(Vote)) == 1
+        assert db.scalar(select(func.count()).select_from(Event).where(Event.client_key == "vote-once")) == 1
+
+
+def test_bad_messages_get_clear_errors_and_the_connection_stays(app, client, db_factory):
+    people = make_session(db_factory, rounds=1, per_round=1)
+    juror = Role(socketio, app, {"token": people.jurors["J1"]})
+    reply = juror.send("vote", {"id": "x", "round": 1, "alias": "A", "confidence": 9})
+    assert reply["ok"] is False and reply["error"]["code"] == "invalid" and "confidence" in reply["error"]["message"]
+    assert juror.send("vote", ["not", "an", "object"])["error"]["message"].startswith("expected a JSON object")
+    assert juror.send("vote", {"id": "y", "round": 1, "alias": "A", "extra": 1})["error"]["code"] == "invalid"
+    assert juror.send("vote", {"id": "z", "round": 1, "alias": "A"})["error"]["code"] == "vote_closed"
+    assert juror.send("host", {"id": "h", "action": "open_lobby"})["error"]["code"] == "not_allowed"
+    assert juror.send("nonsense", {})["error"]["code"] == "unknown_event"
+    assert juror.connected
+
+
+def test_connections_without_valid_credentials_are_refused(app, client, db_factory):
+    people = make_session(db_factory, rounds=1, per_round=1)
+    assert not Role(socketio, app, {"token": "nope"}).connected
+    assert not Role(socketio, app, {"code": people.code, "role": "host"}).connected  # no login cookie
+    assert not Role(socketio, app, {"code": "ZZZZZZ", "role": "stage"}).connected
+    assert not Role(socketio, app, {"code": people.code, "role": "juror", "nickname": "Kim"}).connected  # closed
+
+
+def test_open_join_gives_a_juror_a_token_to_come_back_with(app, client, db_factory):
+    people = make_session(db_factory, rounds=1, per_round=1, open_join=True)
+    guest = Role(socketio, app, {"code": people.code, "role": "juror", "nickname": "Kim"})
+    me = guest.last("snapshot")["me"]
+    assert me["label"] == "Kim" and me["token"]
+    twin = Role(socketio, app, {"code": people.code.lower(), "role": "juror", "nickname": "Kim"})
+    assert twin.last("snapshot")["me"]["label"] == "Kim (2)"
+    back = Role(socketio, app, {"token": me["token"]})
+    assert back.last("snapshot")["me"] == {"label": "Kim"}
