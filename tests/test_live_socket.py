@@ -2,12 +2,31 @@
 
 from __future__ import annotations
 
+import time
+
+import pytest
 from sqlalchemy import func, select
 
 from tests.conftest import login
 from tests.live_helpers import Role, client_id, identity_leaks, make_session
+from vtt.app import create_app
+from vtt.db import make_engine, make_session_factory, upgrade
 from vtt.extensions import socketio
 from vtt.models import Answer, Event, SheetEntry, Vote
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def backend(request, database_url):
+    """(app, db_factory) on SQLite, and on PostgreSQL too (required when CI=true)."""
+    url = database_url
+    if request.param == "postgresql":
+        url = request.getfixturevalue("postgres_url")
+        upgrade(url)
+    app = create_app({"TESTING": True, "DATABASE_URL": url, "SOCKETIO_ASYNC_MODE": "threading"})
+    engine = make_engine(url)
+    yield app, make_session_factory(engine)
+    app.extensions["vtt.live"].stop()
+    engine.dispose()
 
 
 def connect_all(app, client, people):
@@ -19,7 +38,9 @@ def connect_all(app, client, people):
     return host, stage, players, jurors
 
 
-def test_a_two_round_session_for_every_role(app, client, db_factory):
+def test_a_two_round_session_for_every_role(backend):
+    app, db_factory = backend
+    client = app.test_client()
     people = make_session(db_factory)
     host, stage, players, jurors = connect_all(app, client, people)
     assert host.connected and stage.connected and all(p.connected for p in players.values())
@@ -138,3 +159,52 @@ def test_open_join_gives_a_juror_a_token_to_come_back_with(app, client, db_facto
     assert twin.last("snapshot")["me"]["label"] == "Kim (2)"
     back = Role(socketio, app, {"token": me["token"]})
     assert back.last("snapshot")["me"] == {"label": "Kim"}
+
+
+def test_a_new_app_on_the_same_database_resumes_where_the_session_was(app, client, db_factory, database_url):
+    people = make_session(db_factory, rounds=1, per_round=1)
+    host, _stage, _players, jurors = connect_all(app, client, people)
+    for move in ("open_lobby", "start_round", "show_question", "open_answering", "close_answering", "reveal"):
+        host.host(move)
+    question = jurors["J1"].last("answers")["question"]
+    assert jurors["J1"].send("sheet", {"id": "s1", "question": question, "alias": "C", "note": "odd"})["ok"]
+    host.host("open_vote")
+    assert jurors["J1"].send("vote", {"id": "v1", "round": 1, "alias": "C", "confidence": 5})["ok"]
+    for role in [host, *jurors.values()]:
+        role.client.disconnect()
+    app.extensions["vtt.live"].stop()  # the process goes away
+
+    restarted = create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
+    try:
+        juror = Role(socketio, restarted, {"token": people.jurors["J1"]})
+        snapshot = juror.last("snapshot")
+        assert snapshot["status"]["phase"] == "voting" and snapshot["status"]["round"] == 1
+        assert snapshot["votes"] == [{"round": 1, "slot": 1, "alias": "C", "confidence": 5, "reason": ""}]
+        assert snapshot["sheet"] == [{"question": question, "alias": "C", "note": "odd", "human_likeness": None,
+                                      "looks_like_ai": False}]
+        assert sorted(a["alias"] for a in snapshot["revealed"][0]["answers"]) == ["A", "B", "C"]
+        assert juror.send("vote", {"id": "v1", "round": 1, "alias": "C", "confidence": 5})["duplicate"] is True
+        host_client = restarted.test_client()
+        login(host_client)
+        host = Role(socketio, restarted, {"code": people.code, "role": "host"}, flask_client=host_client)
+        assert host.last("snapshot")["votes"]["voted"] == 1
+        host.host("close_vote")
+        assert {row["alias"]: row["votes"] for row in host.last("tally")["players"]}["C"] == 1
+    finally:
+        restarted.extensions["vtt.live"].stop()
+
+
+def test_an_expired_deadline_closes_answering_by_itself(app, client, db_factory):
+    people = make_session(db_factory, rounds=1, per_round=1, answer_seconds=1)
+    host, stage, players, _jurors = connect_all(app, client, people)
+    for move in ("open_lobby", "start_round", "show_question", "open_answering"):
+        host.host(move)
+    assert stage.last("status")["phase"] == "answering" and stage.last("status")["deadline"]
+    deadline = time.monotonic() + 5
+    while stage.last("status")["phase"] != "answers_closed" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert stage.last("status")["phase"] == "answers_closed"
+    question = players["Mina"].last("question")
+    late = players["Mina"].send("answer", {"id": "late", "question": question["id"], "choice": 0, "text": "x"})
+    assert late["error"]["code"] == "answering_closed"
+    assert host.last("tells") == {**host.last("tells"), "question": question["id"]}

@@ -119,3 +119,9 @@ def parse(model: type[_Message], data: Any) -> _Message:
 
 def json_schemas() -> dict[str, dict[str, Any]]:
     return {"auth": Auth.model_json_schema(), **{name: m.model_json_schema() for name, m in CLIENT_MESSAGES.items()}}
+
+
+if __name__ == "__main__":  # python -m vtt.realtime.schemas: the schemas docs/protocol.md publishes
+    import json
+
+    print(json.dumps(json_schemas(), indent=2, ensure_ascii=False))
