@@ -399,5 +399,13 @@ def _print_analysis(summary: dict) -> None:
                    f"mean detection {pct(summary['mean_detection_pct'])}")
 
 
+# --- report, export (a live session's data) ---------------------------------------------------
+
+from .cli_reports import export, report  # noqa: E402
+
+main.add_command(report)
+main.add_command(export)
+
+
 if __name__ == "__main__":
     main()

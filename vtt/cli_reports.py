@@ -1,0 +1,151 @@
+"""``vtt report CODE`` and ``vtt export CODE``: a live session's reports and raw tables.
+
+Registered on the ``vtt`` group by ``vtt/cli.py``; this module imports ``vtt.clitools`` and lower
+modules only.  Heavy imports stay inside the commands.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .clitools import fail, session_factory
+
+
+def _session_or_fail(db, code: str):
+    from .session_data import session_by_code
+
+    session = session_by_code(db, code)
+    if session is None:
+        fail(f"no session with join code {code.strip().upper()!r} (`vtt report` and `vtt export` take the "
+             "session's join code)")
+    return session
+
+
+@click.command("report")
+@click.argument("code")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Write profiles.pdf, tallies.pdf, report.pdf and a CSV per table here.")
+@click.option("--title", help="The PDFs' title (default: the session's name).")
+def report(code: str, out_dir: Path, title: str | None) -> None:
+    """Part 2's PDFs and CSVs from the data of the session with join code CODE.
+
+    Scoring method and pass rule are the session's own.  Open answers not graded yet are left out
+    of accuracy, listed in ungraded.csv and named on the terminal.
+    """
+    from analysis.report import write_reports
+    from analysis.votes import exposure, vote_stats
+
+    from .session_data import session_frames, session_profiles
+
+    with session_factory()() as db:
+        session = _session_or_fail(db, code)
+        frames = session_frames(db, session)
+        info = _session_info(session, frames)
+        method, rule = session.scoring_method.value, session.pass_rule.value
+        alpha, threshold = session.pass_alpha, session.pass_threshold_pct
+        name, join_code = session.name, session.join_code
+    if frames.answers.empty:
+        fail(f"session {join_code} has no graded answers yet: nothing to profile"
+             + (f" ({len(frames.ungraded)} open answers wait for a grade)" if len(frames.ungraded) else ""))
+    profiles = session_profiles(frames, method)
+    stats = vote_stats(frames.votes, frames.players, rule, alpha, threshold) if len(frames.votes) else None
+    sheet_exposure = exposure(frames.sheet, frames.players, frames.answers) if len(frames.sheet) else None
+    written = write_reports(out_dir, questions=frames.questions, answers=frames.answers, profiles=profiles,
+                            stats=stats, title=title or f"{name} - Video Turing Test report", session_info=info,
+                            exposure=sheet_exposure)
+    info_path = out_dir / "session_info.csv"
+    _info_frame(info).to_csv(info_path, index=False, encoding="utf-8")
+    written["session_info.csv"] = info_path
+    if len(frames.ungraded):
+        written["ungraded.csv"] = out_dir / "ungraded.csv"
+        frames.ungraded.to_csv(written["ungraded.csv"], index=False, encoding="utf-8")
+    else:
+        (out_dir / "ungraded.csv").unlink(missing_ok=True)  # an earlier run's list would mislead
+    click.echo(f"wrote {len(written)} files to {out_dir}: {', '.join(sorted(written))}")
+    if stats is None:
+        click.echo("no votes yet: tallies without vote statistics" if sheet_exposure is not None
+                   else "no votes yet: profiles only")
+    if len(frames.ungraded):
+        click.echo(_ungraded_line(frames.ungraded))
+    missing = getattr(written, "missing_characters", ())
+    if missing:
+        shown = ", ".join(f"U+{ord(ch):04X} {ch}" for ch in missing[:20]) + (" ..." if len(missing) > 20 else "")
+        click.echo(f"warning: the PDFs' font cannot show {len(missing)} character(s), printed as blanks or boxes "
+                   f"(the CSVs keep them; each PDF's cover lists them): {shown}", err=True)
+
+
+def _ungraded_line(ungraded) -> str:
+    count = len(ungraded)
+    named = ", ".join(f"{row.player} {row.qid}" for row in ungraded.itertuples(index=False))
+    return f"{count} open answer{'s' if count != 1 else ''} not graded yet, left out of accuracy: {named}"
+
+
+def _session_info(session, frames) -> dict[str, str]:
+    """The cover table of the PDFs: which session, when, how it was designed and scored."""
+    when = session.started_at or session.created_at
+    players = "; ".join(_player_text(p) for p in session.players)
+    themes = [r.theme for r in session.round_states if r.theme]
+    rounds = f"{session.rounds} x {session.questions_per_round} questions ({len(frames.questions)} placed)"
+    if themes:
+        rounds += "; " + "; ".join(f"round {r.number}: {r.theme}" for r in session.round_states if r.theme)
+    rule = session.pass_rule.value
+    rule += {"chance": f" (alpha {session.pass_alpha:g})",
+             "threshold": f" (AI passes at detection <= {session.pass_threshold_pct:g} %)"}.get(rule, "")
+    ungraded = len(frames.ungraded)
+    return {
+        "Session": session.name,
+        "Join code": session.join_code,
+        "Date": when.strftime("%Y-%m-%d %H:%M UTC") if when else "not started",
+        "Seed": str(session.seed),
+        "Rounds": rounds,
+        "Players": players,
+        "Jurors": str(len(session.jurors)),
+        "Scoring method": session.scoring_method.value,
+        "Pass rule": rule,
+        "Design hash": session.design_hash or "none recorded",
+        "Ungraded open answers": _ungraded_text(frames.ungraded) if ungraded else "none",
+    }
+
+
+def _ungraded_text(ungraded, shown: int = 20) -> str:
+    names = [f"{row.player} {row.qid}" for row in ungraded.itertuples(index=False)]
+    more = f", ... ({len(names) - shown} more)" if len(names) > shown else ""
+    return f"{len(names)}, left out of accuracy (ungraded.csv lists them): {', '.join(names[:shown])}{more}"
+
+
+def _player_text(player) -> str:
+    facts = [player.kind.value if player.kind.value == "human" else "AI"]
+    if player.age is not None:
+        facts.append(f"{player.age} y")
+    if player.stage:
+        facts.append(player.stage)
+    return f"{player.name} ({', '.join(facts)})"
+
+
+def _info_frame(info: dict[str, str]):
+    import pandas as pd
+
+    return pd.DataFrame({"key": list(info), "value": list(info.values())})
+
+
+@click.command("export")
+@click.argument("code")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Write one CSV per table and CODE_wide.csv here.")
+def export(code: str, out_dir: Path) -> None:
+    """Every table of the session with join code CODE as CSV, plus one wide file (oTree style).
+
+    Each file carries the session's join code and design hash; login tokens are never written.
+    """
+    from .session_data import export_tables
+
+    with session_factory()() as db:
+        session = _session_or_fail(db, code)
+        tables = export_tables(db, session)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, frame in tables.items():
+        frame.to_csv(out_dir / name, index=False, encoding="utf-8")
+    counts = ", ".join(f"{name} ({len(frame)})" for name, frame in tables.items())
+    click.echo(f"wrote {len(tables)} files to {out_dir}: {counts}")
