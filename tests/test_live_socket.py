@@ -208,3 +208,28 @@ def test_an_expired_deadline_closes_answering_by_itself(app, client, db_factory)
     late = players["Mina"].send("answer", {"id": "late", "question": question["id"], "choice": 0, "text": "x"})
     assert late["error"]["code"] == "answering_closed"
     assert host.last("tells") == {**host.last("tells"), "question": question["id"]}
+
+
+def test_several_ai_players_take_one_vote_per_slot(app, client, db_factory):
+    people = make_session(db_factory, rounds=1, per_round=1, ai_votes=2, players=[
+        {"name": "Mina", "kind": "human", "age": 10}, {"name": "Grace", "kind": "human", "age": 31},
+        {"name": "Agent", "kind": "ai"}, {"name": "Bot", "kind": "ai"}])
+    host, stage, _players, jurors = connect_all(app, client, people)
+    for move in ("open_lobby", "start_round", "show_question", "open_answering", "close_answering", "reveal",
+                 "open_vote"):
+        host.host(move)
+    assert stage.last("status")["vote_slots"] == 2
+    juror = jurors["J1"]
+    assert juror.send("vote", {"id": "a", "round": 1, "slot": 1, "alias": "A"})["ok"]
+    twice = juror.send("vote", {"id": "b", "round": 1, "slot": 2, "alias": "A"})
+    assert twice["error"]["code"] == "named_twice"
+    assert juror.send("vote", {"id": "c", "round": 1, "slot": 2, "alias": "B"})["ok"]
+    assert juror.send("vote", {"id": "d", "round": 1, "slot": 3, "alias": "C"})["error"]["code"] == "bad_field"
+    assert jurors["J2"].send("vote", {"id": "e", "round": 1, "slot": 1, "alias": "D"})["ok"]
+    assert stage.last("votes")["voted"] == 2
+    host.host("close_vote")
+    tally = host.last("tally")
+    assert tally["cast"] == 3 and tally["voters"] == 2
+    with db_factory() as db:
+        rows = db.execute(select(Vote.juror_id, Vote.slot, Vote.alias).order_by(Vote.juror_id, Vote.slot)).all()
+    assert [(slot, alias) for _juror, slot, alias in rows] == [(1, "A"), (2, "B"), (1, "D")]

@@ -18,7 +18,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from ..db import make_session_factory, make_writer_engine
 from ..engine import audiences
 from ..engine.rules import Action, Actor, Refusal
-from ..live.store import juror_rows, load_state
+from ..engine.state import LiveState
+from ..live.store import current_version, juror_rows, load_state
 from ..models import Juror, Player, VttSession
 from .outbox import Outbox
 from .schemas import Auth
@@ -47,6 +48,7 @@ class Live:
         self.database_url = app.config["DATABASE_URL"]
         self.outbox = Outbox(socketio, app.config.get("AUDIT_LOG"))
         self.connections: dict[str, Identity] = {}
+        self._read_states: dict[int, LiveState] = {}  # per session, for snapshots; never changed once read
         self._writer: Writer | None = None
         self._lock = threading.Lock()
 
@@ -107,7 +109,7 @@ class Live:
     def snapshot(self, who: Identity) -> dict[str, Any]:
         """All the connection's role may see now, with the state_version it is valid for."""
         with self.reader() as db:
-            state = load_state(db, who.session_id)
+            state = self._state_for_reading(db, who.session_id)
             if who.role == "juror":
                 sheet, votes = juror_rows(db, who.session_id, who.actor_id, state.round)
                 view = audiences.juror_snapshot(state, who.label, sheet, votes)
@@ -120,3 +122,12 @@ class Live:
             else:
                 view = audiences.host_snapshot(state, self.presence(who.session_id))
         return {**view, "state_version": state.state_version}
+
+    def _state_for_reading(self, db: Session, session_id: int) -> LiveState:
+        """The session's state, read again only when its state_version has moved (a thousand jurors
+        connecting at once cost one full read)."""
+        cached = self._read_states.get(session_id)
+        if cached is not None and cached.state_version == current_version(db, session_id):
+            return cached
+        state = self._read_states[session_id] = load_state(db, session_id)
+        return state
