@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import pytest
 from sqlalchemy import func, select
 
 from vtt.banks import InputError, import_bank, read_bank
-from vtt.engine.setup import SessionConfig, create_session
-from vtt.models import Event, PlayerKind, Question, SessionQuestion
+from vtt.engine.setup import (
+    JurorConfig,
+    SessionConfig,
+    create_session,
+    design_hash,
+    numbered_jurors,
+    read_jurors_csv,
+)
+from vtt.models import Event, Juror, PlayerKind, Question, SessionQuestion, VttSession
 from tests.conftest import DATA
 
 PLAYERS = [{"name": "Child", "kind": "human", "age": 4, "stage": "pre-operational"},
@@ -105,3 +115,120 @@ def test_a_session_needs_enough_questions_and_a_known_bank(db):
     with pytest.raises(InputError, match="no question bank named 'Nope'"):
         create_session(db, SessionConfig.from_dict({"name": "S", "bank": "Nope", "players": PLAYERS}))
     assert db.scalar(select(func.count()).select_from(SessionQuestion)) == 0
+
+
+def test_jurors_open_join_and_every_bad_juror_field_are_named():
+    assert problems({"name": "x", "bank": "b", "players": PLAYERS, "open_join": "yes", "jurors": [
+        {"label": "J01", "age_band": "20s", "sex": "female", "expert": True, "group": "panel"},
+        {"label": " J01 "}, {"age_band": "30s"}, {"label": "J" * 41}, {"label": 7}, "J06",
+        {"label": "J07", "expert": "yes", "sex": "x" * 25, "group": "g" * 41, "age_band": 30, "agee": 3},
+    ]}) == [
+        "session.json: field 'open_join': must be true or false, not 'yes'",
+        "session.json: field 'jurors[1].label': 'J01' appears twice",
+        "session.json: field 'jurors[2].label': is required",
+        "session.json: field 'jurors[3].label': is 41 characters long; at most 40",
+        "session.json: field 'jurors[4].label': must be a text, not 7",
+        "session.json: field 'jurors[5]': must be an object with a label (and optionally age_band, sex, expert, group)",
+        "session.json: field 'jurors[6].agee': is not a known setting",
+        "session.json: field 'jurors[6].age_band': must be a text, not 30",
+        "session.json: field 'jurors[6].sex': is 25 characters long; at most 24",
+        "session.json: field 'jurors[6].group': is 41 characters long; at most 40",
+        "session.json: field 'jurors[6].expert': must be true, false or null, not 'yes'",
+    ]
+    assert problems({"name": "x", "bank": "b", "players": PLAYERS, "jurors": {"label": "J01"}}) == [
+        "session.json: field 'jurors': must be a list of jurors (objects with a label)"]
+    assert problems({"name": "x", "bank": "b", "players": [{**PLAYERS[0], "stage": float("nan")}, PLAYERS[1]]}) == [
+        "session.json: contains NaN or Infinity, which JSON does not allow"]
+    config = SessionConfig.from_dict({"name": "x", "bank": "b", "players": PLAYERS, "open_join": True, "jurors": [
+        {"label": " J01 ", "age_band": "20s", "sex": "female", "expert": True, "group": "panel"},
+        {"label": "J02", "expert": None, "sex": ""}]})
+    assert config.open_join is True and config.seed is None
+    assert config.jurors == [JurorConfig("J01", "20s", "female", True, "panel"), JurorConfig("J02")]
+    assert config.design["jurors"][0]["label"] == " J01 "  # the design is kept as given
+
+
+def test_numbered_jurors_and_a_jurors_csv(tmp_path):
+    assert [j["label"] for j in numbered_jurors(3)] == ["J01", "J02", "J03"]
+    assert [j["label"] for j in numbered_jurors(120)][::50] == ["J001", "J051", "J101"]
+    assert numbered_jurors(0) == []
+    good = tmp_path / "jurors.csv"
+    good.write_text("label,age_band,sex,expert,group\nJ01,20s,female,yes,panel\nJ02,30s,male,No,\n\n"
+                    "J03,,,,\nJ04,40s,,TRUE,\nJ05,50s,,0,\n", encoding="utf-8")
+    assert read_jurors_csv(good) == [
+        {"label": "J01", "age_band": "20s", "sex": "female", "expert": True, "group": "panel"},
+        {"label": "J02", "age_band": "30s", "sex": "male", "expert": False},
+        {"label": "J03"}, {"label": "J04", "age_band": "40s", "expert": True},
+        {"label": "J05", "age_band": "50s", "expert": False}]
+    short = tmp_path / "short.csv"
+    short.write_text("label\nA\nB\n", encoding="utf-8")
+    assert read_jurors_csv(short) == [{"label": "A"}, {"label": "B"}]
+
+    def csv_problems(text: str) -> list[str]:
+        path = tmp_path / "bad.csv"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(InputError) as caught:
+            read_jurors_csv(path)
+        return [str(p) for p in caught.value.problems]
+
+    assert csv_problems("label,age_band,sex,expert\nJ01,20s,f,yes\nJ02,30s,m,maybe\n,40s,,no\nJ01,,,\n"
+                        "J05,,,,extra\nJ06,way too long an age band!,,\n") == [
+        "bad.csv: row 3: field 'expert': must be yes, no, true, false, 1, 0 or empty, not 'maybe'",
+        "bad.csv: row 4: field 'label': is required",
+        "bad.csv: row 5: field 'label': 'J01' appears twice",
+        "bad.csv: row 6: has 5 cells for 4 columns",
+        "bad.csv: row 7: field 'age_band': is 25 characters long; at most 24",
+    ]
+    assert csv_problems("lable,expert,expert\nJ01,yes,yes\n") == [
+        "bad.csv: row 1: field 'lable': is not a known column (did you mean 'label'?)",
+        "bad.csv: row 1: field 'expert': appears twice",
+        "bad.csv: row 1: field 'label': column is missing",
+    ]
+    assert csv_problems("") == ["bad.csv: row 1: needs a header row: label,age_band,sex,expert,group"]
+
+
+def test_the_design_hash_is_the_sha256_of_the_canonical_json():
+    design = {"name": "Pilot", "players": [{"name": "지수", "kind": "human"}], "rounds": 2}
+    canonical = '{"name":"Pilot","players":[{"kind":"human","name":"지수"}],"rounds":2}'
+    assert design_hash(design) == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    assert design_hash(dict(reversed(design.items()))) == design_hash(design)  # key order does not matter
+    assert design_hash({**design, "name": "Pilot 2"}) != design_hash(design)
+
+
+def test_a_session_stores_its_design_hash_jurors_and_a_drawn_seed(db):
+    import_bank(db, read_bank(DATA / "spec_examples.csv"), "Spec")
+    design = {"name": "S", "bank": "Spec", "rounds": 1, "questions_per_round": 5, "players": PLAYERS,
+              "open_join": True, "jurors": [{"label": "J01", "age_band": "20s", "sex": "female", "expert": True,
+                                             "group": "panel"}, {"label": "J02"}]}
+    first = create_session(db, SessionConfig.from_dict(design))
+    second = create_session(db, SessionConfig.from_dict({**design, "name": "T"}))
+    db.commit()
+    assert first.design == design and first.design_hash == design_hash(design)
+    assert second.design_hash == design_hash({**design, "name": "T"}) != first.design_hash
+    assert first.open_join is True
+    assert 0 <= first.seed < 2**31 - 1 and first.seed != second.seed  # drawn, and 1 in 2**31 to collide
+    jurors = db.scalars(select(Juror).where(Juror.session_id == first.id).order_by(Juror.id)).all()
+    assert [(j.label, j.age_band, j.sex, j.expert, j.juror_group) for j in jurors] == [
+        ("J01", "20s", "female", True, "panel"), ("J02", None, None, None, None)]
+    tokens = [j.token for j in jurors] + [p.token for p in first.players]
+    assert len(set(tokens)) == 4 and all(len(t) == 24 for t in tokens)
+    payload = db.scalar(select(Event.payload).where(Event.kind == "session.created", Event.session_id == first.id))
+    assert payload["seed"] == first.seed and payload["seed_drawn"] is True
+    assert payload["design_hash"] == first.design_hash and payload["jurors"] == 2
+    stored = db.scalar(select(VttSession).where(VttSession.name == "S"))
+    assert stored.seed == first.seed and stored.design == design
+
+
+def test_a_seeded_design_keeps_its_seed_and_a_config_built_in_code_gets_a_design(db):
+    import_bank(db, read_bank(DATA / "spec_examples.csv"), "Spec")
+    seeded = create_session(db, SessionConfig.from_dict({"name": "S", "bank": "Spec", "rounds": 1,
+                                                         "questions_per_round": 5, "seed": 0, "players": PLAYERS}))
+    assert seeded.seed == 0 and seeded.open_join is False and seeded.jurors == []
+    config = SessionConfig.from_dict({"name": "C", "bank": "Spec", "rounds": 1, "questions_per_round": 5,
+                                      "seed": 4, "players": PLAYERS})
+    config.design = {}
+    config.jurors = [JurorConfig("J01", expert=False)]
+    built = create_session(db, config)
+    assert built.design["name"] == "C" and built.design["seed"] == 4
+    assert built.design["jurors"] == [{"label": "J01", "expert": False}]
+    assert built.design["players"][1]["kind"] == "ai" and built.design_hash == design_hash(built.design)
+    json.dumps(built.design)  # plain JSON

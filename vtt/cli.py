@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from .clitools import fail, redact, session_factory, settings
+from .cli_session import session as session_group
 
 FORMAT_CHOICES = ["auto", "csv", "json", "dramaqa", "tvqa", "cinepile", "moviecore"]
 
@@ -397,6 +398,9 @@ def _print_analysis(summary: dict) -> None:
         silent_text = f" ({silent} round{'s' if silent != 1 else ''} without votes)" if silent else ""
         click.echo(f"  AI passed {sum(row['ai_passed'] for row in judged)} of {len(judged)} rounds{silent_text}, "
                    f"mean detection {pct(summary['mean_detection_pct'])}")
+
+
+main.add_command(session_group)
 
 
 # --- report, export (a live session's data) ---------------------------------------------------

@@ -1,4 +1,4 @@
-"""The demo: a tagged question bank about one drama episode and a session configured on it."""
+"""The demo: a tagged question bank about one drama episode and a session configured on it (16 jurors, open join)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,9 @@ def load_demo(db: Session) -> list[str]:
     existing = db.scalar(select(VttSession).where(VttSession.name == config.name))
     if existing is None:
         session = create_session(db, config, actor="demo")
-        lines.append(f"demo session {config.name!r}: created, join code {session.join_code}")
+        lines.append(f"demo session {config.name!r}: created, join code {session.join_code}, "
+                     f"{len(session.players)} players, {len(session.jurors)} jurors "
+                     f"(`vtt session show {session.join_code}` prints their links)")
     else:
         lines.append(f"demo session {config.name!r}: already there, join code {existing.join_code}")
     return lines

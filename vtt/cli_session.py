@@ -1,0 +1,220 @@
+"""``vtt session``: create a session from a design file, list the sessions, show one with its links.
+
+Imports only from :mod:`vtt.clitools` and below (never from :mod:`vtt.cli`, which registers this group).
+Heavy imports stay inside the commands so ``vtt serve`` can monkey-patch for gevent first.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .clitools import fail, session_factory, settings
+
+SHORT_HASH = 12  # hex characters of the design hash in text output
+
+
+def _base_url(given: str | None) -> str:
+    from .links import choose_base_url
+
+    if given and not re.match(r"^https?://[^/\s]+", given):
+        raise click.BadParameter(f"{given!r} is not an http:// or https:// address", param_hint="--base-url")
+    return choose_base_url(given, settings().base_url)
+
+
+base_url_option = click.option(
+    "--base-url", help="What the links start with (default: VTT_BASE_URL, else http://127.0.0.1:5000).")
+
+
+@click.group()
+def session() -> None:
+    """Sessions: create one from a design file, list them, show one with everyone's link."""
+
+
+def _jurors_from_option(value: str) -> list[dict[str, Any]]:
+    from .engine.setup import numbered_jurors, read_jurors_csv
+    from .problems import InputError, Problem
+
+    if re.fullmatch(r"[0-9]+", value.strip()):
+        return numbered_jurors(int(value))
+    path = Path(value)
+    if not path.is_file():
+        raise InputError([Problem("--jurors", None, None,
+                                  f"{value!r} is neither a number of jurors nor an existing CSV file")])
+    return read_jurors_csv(path)
+
+
+@session.command("create")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--jurors", "jurors_option", metavar="N|FILE.csv",
+              help="N: N jurors labelled J01..JN; FILE.csv: columns label,age_band,sex,expert[,group] (expert: "
+                   "yes/no/true/false/1/0 or empty). Either replaces the design's own jurors list.")
+@click.option("--name", help="Use this session name instead of the design's (the name is part of the hashed design).")
+@base_url_option
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object: code, name, seed, design hash, links, each player's and juror's token.")
+def session_create(file: Path, jurors_option: str | None, name: str | None, base_url: str | None,
+                   as_json: bool) -> None:
+    """Create a session from the JSON design FILE (as vtt/demo/session.json) and print everyone's link.
+
+    The design (with the jurors given by --jurors, if any) is stored with the session and its sha256 recorded:
+    the session's frozen, pre-registered design. A design without a seed gets one drawn at random, recorded too.
+    A design with any problem is refused whole, with every problem listed.
+    """
+    from .db import transaction
+    from .engine.setup import SessionConfig, create_session
+    from .links import person_links
+    from .problems import InputError, load_json
+
+    base = _base_url(base_url)
+    problems = []
+    jurors = None
+    if jurors_option is not None:
+        try:
+            jurors = _jurors_from_option(jurors_option)
+        except InputError as error:
+            problems += error.problems
+    try:
+        data = load_json(file)
+    except InputError as error:
+        fail(InputError(problems + error.problems))
+    if isinstance(data, dict):
+        if name is not None:
+            data["name"] = name
+        if jurors_option is not None:
+            data.pop("jurors", None)  # replaced: the file's own list is neither checked nor kept
+            if jurors is not None:
+                data["jurors"] = jurors
+    try:
+        config = SessionConfig.from_dict(data, source=file.name)
+    except InputError as error:
+        problems += error.problems
+    if problems:
+        fail(InputError(problems), "no session was created")
+    try:
+        with transaction(session_factory()) as db:
+            created = create_session(db, config, actor="cli")
+            summary = _summary(created, person_links(created, base))
+    except InputError as error:
+        fail(error, "no session was created")
+    if as_json:
+        click.echo(json.dumps(summary, ensure_ascii=False))
+        return
+    seed_source = "from the design" if config.seed is not None else "drawn at random, recorded"
+    click.echo(f"created session {summary['name']!r}")
+    click.echo(f"join code:   {summary['code']}")
+    click.echo(f"seed:        {summary['seed']} ({seed_source})")
+    click.echo(f"design hash: {summary['design_hash'][:SHORT_HASH]} (sha256; `vtt session show "
+               f"{summary['code']}` prints it whole)")
+    _print_links(summary)
+
+
+def _width(text: str) -> int:
+    """Columns a text takes in a terminal: East Asian wide characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - _width(text))
+
+
+def _summary(vtt, links: dict[str, Any]) -> dict[str, Any]:
+    return {"code": vtt.join_code, "name": vtt.name, "seed": vtt.seed, "design_hash": vtt.design_hash, **links}
+
+
+def _print_links(summary: dict[str, Any], facets: dict[str, str] | None = None) -> None:
+    click.echo(f"stage screen: {summary['stage_url']}")
+    click.echo(f"open join:    {summary['join_url'] or 'off (only the jurors below)'}")
+    players = summary["players"]
+    click.echo(f"players ({len(players)}):")
+    width = max((_width(p["label"]) for p in players), default=0)
+    for player in players:
+        click.echo(f"  {_pad(player['label'], width)}  {player['kind']:<5}  {player['url']}")
+    jurors = summary["jurors"]
+    click.echo(f"jurors ({len(jurors)}):" if jurors else "jurors: none yet")
+    width = max((_width(j["label"]) for j in jurors), default=0)
+    for juror in jurors:
+        about = (facets or {}).get(juror["label"], "")
+        click.echo(f"  {_pad(juror['label'], width)}  {juror['url']}" + (f"  ({about})" if about else ""))
+
+
+@session.command("list")
+def session_list() -> None:
+    """One line per session: code, name, phase, rounds, players, jurors, created (UTC)."""
+    from sqlalchemy import func, select
+
+    from .models import Juror, Player, VttSession
+
+    players = (select(func.count(Player.id)).where(Player.session_id == VttSession.id)
+               .correlate(VttSession).scalar_subquery())
+    jurors = (select(func.count(Juror.id)).where(Juror.session_id == VttSession.id)
+              .correlate(VttSession).scalar_subquery())
+    with session_factory()() as db:
+        rows = db.execute(select(VttSession.join_code, VttSession.name, VttSession.phase, VttSession.rounds,
+                                 players, jurors, VttSession.created_at)
+                          .order_by(VttSession.created_at, VttSession.id)).all()
+    if not rows:
+        click.echo("no sessions yet (`vtt session create FILE` makes one)")
+        return
+    table = [("code", "name", "phase", "rounds", "players", "jurors", "created")]
+    table += [(code, name, str(phase), str(rounds), str(n_players), str(n_jurors),
+               created.strftime("%Y-%m-%d %H:%M UTC")) for code, name, phase, rounds, n_players, n_jurors, created
+              in rows]
+    widths = [max(_width(row[i]) for row in table) for i in range(len(table[0]))]
+    for row in table:
+        click.echo("  ".join(cell.rjust(w) if i in (3, 4, 5) else _pad(cell, w)
+                             for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
+
+
+@session.command("show")
+@click.argument("code")
+@base_url_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the state, everyone's token and link).")
+def session_show(code: str, base_url: str | None, as_json: bool) -> None:
+    """A session's state, design hash, players and jurors with their links (CODE: the join code)."""
+    from sqlalchemy import select
+
+    from .links import person_links
+    from .models import VttSession
+
+    base = _base_url(base_url)
+    wanted = code.strip().upper()
+    with session_factory()() as db:
+        vtt = db.scalar(select(VttSession).where(VttSession.join_code == wanted))
+        if vtt is None:
+            fail(f"no session with join code {wanted!r} (`vtt session list` shows every session)")
+        summary = _summary(vtt, person_links(vtt, base))
+        state = {"phase": str(vtt.phase), "status": str(vtt.status), "current_round": vtt.current_round,
+                 "current_position": vtt.current_position, "state_version": vtt.state_version,
+                 "created_at": vtt.created_at.isoformat()}
+        facets = {j.label: _facets(j) for j in vtt.jurors}
+        about = {"bank": vtt.bank.name if vtt.bank else None, "rounds": vtt.rounds,
+                 "questions_per_round": vtt.questions_per_round}
+    if as_json:
+        click.echo(json.dumps({**summary, **state, **about}, ensure_ascii=False))
+        return
+    if state["current_round"] is None:
+        where = "not started"
+    elif state["current_position"] is None:
+        where = f"round {state['current_round']}, no question yet"
+    else:
+        where = f"round {state['current_round']}, question {state['current_position']}"
+    click.echo(f"session {summary['name']!r}  join code {summary['code']}")
+    click.echo(f"phase:         {state['phase']} ({where}); state version {state['state_version']}")
+    click.echo(f"design:        {about['rounds']} rounds x {about['questions_per_round']} questions "
+               f"from bank {about['bank']!r}")
+    click.echo(f"seed:          {summary['seed']}")
+    click.echo(f"design hash:   {summary['design_hash'] or '(none recorded)'}")
+    click.echo(f"created:       {state['created_at']}")
+    _print_links(summary, facets)
+
+
+def _facets(juror) -> str:
+    expert = {True: "AI expert", False: "not an AI expert", None: None}[juror.expert]
+    return ", ".join(part for part in (juror.age_band, juror.sex, expert, juror.juror_group and
+                                       f"group {juror.juror_group}") if part)

@@ -1,0 +1,33 @@
+"""The links people open: each player's and juror's private page, the open join page, the stage screen.
+
+One place builds them, for the command line and the host console alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DEFAULT_BASE_URL = "http://127.0.0.1:5000"
+
+
+def choose_base_url(given: str | None = None, configured: str | None = None) -> str:
+    """What links start with: ``given`` (e.g. ``--base-url``), else ``configured`` (VTT_BASE_URL), else the default."""
+    return (given or configured or DEFAULT_BASE_URL).rstrip("/")
+
+
+def person_links(session, base: str) -> dict[str, Any]:
+    """Every link of a session (a :class:`vtt.models.VttSession`) under ``base``.
+
+    ``{"stage_url", "join_url" (None unless open join), "players": [{"label", "kind", "token", "url"}],
+    "jurors": [{"label", "token", "url"}]}``, players and jurors in the order they were created.
+    """
+    base = base.rstrip("/")
+    code = session.join_code
+    return {
+        "stage_url": f"{base}/stage/{code}",
+        "join_url": f"{base}/join/{code}" if session.open_join else None,
+        "players": [{"label": player.name, "kind": str(player.kind), "token": player.token,
+                     "url": f"{base}/play/{player.token}"} for player in session.players],
+        "jurors": [{"label": juror.label, "token": juror.token, "url": f"{base}/jury/{juror.token}"}
+                   for juror in session.jurors],
+    }
