@@ -38,11 +38,30 @@ def run_migrations_online() -> None:
 
 
 def _run(connection) -> None:
-    # Batch mode lets ALTER-style migrations work on SQLite by copying the table.
-    context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True,
-                      compare_type=True)
-    with context.begin_transaction():
-        context.run_migrations()
+    # Batch mode lets ALTER-style migrations work on SQLite by copying the table: create a new table, copy the
+    # rows, DROP the old one, rename.  With foreign keys on, that DROP deletes the old rows first and cascades
+    # into every child table (ON DELETE CASCADE), so they are off while migrations run; a migration that copies
+    # tables checks them itself (PRAGMA foreign_key_check) before it commits.  The PRAGMA is a no-op inside a
+    # transaction: a caller's connection already in one is left alone (such a migration then refuses to run).
+    foreign_keys = False
+    if connection.dialect.name == "sqlite" and not connection.in_transaction():
+        foreign_keys = bool(connection.exec_driver_sql("PRAGMA foreign_keys").scalar())
+        if foreign_keys:
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+        connection.commit()  # end the autobegun transaction: Alembic then runs each migration in its own
+    try:
+        # compare_type needs no custom callable for UTCDateTime: Alembic compares the DDL a type compiles to,
+        # and a TypeDecorator compiles as its impl, DateTime(timezone=True) (TIMESTAMP WITH TIME ZONE, DATETIME on
+        # SQLite).  So the migrated schema compares clean, and a real difference (a TIMESTAMP WITHOUT TIME ZONE
+        # column on PostgreSQL) is still reported.
+        context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True,
+                          compare_type=True)
+        with context.begin_transaction():
+            context.run_migrations()
+    finally:
+        if foreign_keys:
+            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+            connection.commit()
 
 
 if context.is_offline_mode():

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import pytest
+from datetime import datetime, timezone
+
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from alembic.util import CommandError
+from sqlalchemy import inspect, select, text
+from sqlalchemy.exc import DatabaseError, IntegrityError
 
-from vtt.db import current_revision, downgrade, make_engine, upgrade
-from vtt.models import Base
+from vtt.db import current_revision, downgrade, make_engine, make_session_factory, upgrade
+from vtt.models import Base, Event, Phase, Vote, VttSession
 
 TABLES = {"question_bank", "question", "question_tag", "vtt_session", "session_round", "session_question",
-          "player", "round_alias", "juror", "answer", "grade", "sheet_entry", "vote", "event", "alembic_version"}
+          "player", "round_alias", "juror", "answer", "grade", "sheet_entry", "vote", "identity_reveal", "event",
+          "alembic_version"}
+HEAD = "0002"
 
 
 def assert_schema_matches_models(url: str) -> None:
@@ -28,7 +34,7 @@ def assert_schema_matches_models(url: str) -> None:
 def round_trip(url: str) -> None:
     assert current_revision(url) is None
     upgrade(url)
-    assert current_revision(url) == "0001"
+    assert current_revision(url) == HEAD
     assert_schema_matches_models(url)
     downgrade(url, "base")
     assert current_revision(url) is None
@@ -37,7 +43,7 @@ def round_trip(url: str) -> None:
         assert set(inspect(connection).get_table_names()) <= {"alembic_version"}
     engine.dispose()
     upgrade(url)
-    assert current_revision(url) == "0001"
+    assert current_revision(url) == HEAD
 
 
 def test_sqlite_from_empty(tmp_path):
@@ -47,6 +53,201 @@ def test_sqlite_from_empty(tmp_path):
 @pytest.mark.postgres
 def test_postgresql_from_empty(postgres_url):
     round_trip(postgres_url)
+
+
+# --- 0001 -> 0002 with data -----------------------------------------------------------------
+
+SESSION_COLUMNS = ("rounds, questions_per_round, seed, reveal_policy, pass_rule, pass_alpha, pass_threshold_pct, "
+                   "ai_votes_per_juror, scoring_method, state_version, created_at")
+SESSION_VALUES = "2, 1, 7, 'end', 'human-tie', 0.05, 70, 1, 'cogsci2024', 3, :at"
+# status -> the phase 0002 derives from it
+SESSIONS = {1: ("running", "round"), 2: ("lobby", "lobby"), 3: ("draft", "draft"), 4: ("finished", "finished")}
+
+
+def insert_0001_data(url: str) -> None:
+    """What a 0001 database holds after a round was played: written with plain SQL, as 0001 knew it."""
+    at = "2024-05-01 10:00:00" if url.startswith("sqlite") else "2024-05-01 10:00:00+00"
+    statements = [
+        "INSERT INTO question_bank (id, name, description, source_format, created_at) "
+        "VALUES (1, 'bank', '', 'csv', :at)",
+        "INSERT INTO question (id, bank_id, qid, text, type, choices, answer_index, reference_answer, source) "
+        "VALUES (1, 1, 'q1', 'Who?', 'mcq', '[\"a\", \"b\"]', 0, '', '{}')",
+        *(f"INSERT INTO vtt_session (id, name, join_code, status, {SESSION_COLUMNS}) "
+          f"VALUES ({n}, 'session {n}', 'CODE{n}', '{status}', {SESSION_VALUES})"
+          for n, (status, _) in SESSIONS.items()),
+        "INSERT INTO session_round (id, session_id, number, status) VALUES (1, 1, 1, 'closed'), (2, 1, 2, 'pending')",
+        "INSERT INTO session_question (id, session_id, question_id, round, position, shown_at) "
+        "VALUES (1, 1, 1, 1, 1, :at)",
+        "INSERT INTO player (id, session_id, name, kind, backends, details, token) "
+        "VALUES (1, 1, 'Minjun', 'human', '{}', '{}', 't-human'), (2, 1, 'AI', 'ai', '{\"mcq\": \"m\"}', '{}', 't-ai')",
+        "INSERT INTO juror (id, session_id, label, token, joined_at) VALUES (1, 1, 'J01', 't-j1', :at)",
+        "INSERT INTO round_alias (id, session_id, round, player_id, alias) VALUES (1, 1, 1, 1, 'A'), (2, 1, 1, 2, 'B')",
+        "INSERT INTO answer (id, session_question_id, player_id, text, choice_index, submitted_at, late, client_key) "
+        "VALUES (1, 1, 1, 'a', 0, :at, false, NULL), (2, 1, 2, 'b', 1, :at, false, 'k-ai')",
+        "INSERT INTO grade (id, answer_id, correct, automatic, graded_at) VALUES (1, 1, true, true, :at)",
+        "INSERT INTO sheet_entry (id, juror_id, session_question_id, player_id, alias, note, looks_like_ai, "
+        "updated_at, client_key) VALUES (1, 1, 1, 2, 'B', 'too fast', true, :at, NULL)",
+        "INSERT INTO vote (id, session_id, round, juror_id, slot, alias, player_id, confidence, reason, cast_at, "
+        "client_key) VALUES (1, 1, 1, 1, 1, 'B', 2, 4, 'instant', :at, NULL)",
+        "INSERT INTO event (id, session_id, at, kind, actor, payload) "
+        "VALUES (1, 1, :at, 'session.created', 'host', '{}'), (2, 1, :at, 'vote.cast', 'J01', '{\"round\": 1}')",
+    ]
+    engine = make_engine(url)
+    try:
+        with engine.begin() as connection:
+            for statement in statements:
+                connection.execute(text(statement), {"at": at} if ":at" in statement else {})
+    finally:
+        engine.dispose()
+
+
+def query(url: str, sql: str) -> list[tuple]:
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            return [tuple(row) for row in connection.execute(text(sql))]
+    finally:
+        engine.dispose()
+
+
+def row_counts(url: str) -> dict[str, int]:
+    tables = ("question_bank", "question", "vtt_session", "session_round", "session_question", "player", "juror",
+              "round_alias", "answer", "grade", "sheet_entry", "vote", "event")
+    return {table: query(url, f"SELECT COUNT(*) FROM {table}")[0][0] for table in tables}
+
+
+def assert_event_log_append_only(url: str) -> None:
+    engine = make_engine(url)
+    try:
+        for statement in ("UPDATE event SET kind = 'tampered'", "DELETE FROM event"):
+            with engine.connect() as connection, pytest.raises(DatabaseError, match="append-only"):
+                connection.execute(text(statement))
+    finally:
+        engine.dispose()
+    assert query(url, "SELECT kind FROM event ORDER BY id") == [("session.created",), ("vote.cast",)]
+
+
+def assert_0002_data(url: str) -> None:
+    assert query(url, "SELECT id, session_id, client_key, redacted, edited_at FROM answer ORDER BY id") == [
+        (1, 1, "legacy-1", False, None), (2, 1, "k-ai", False, None)]
+    assert query(url, "SELECT id, session_id, juror_id, player_id, client_key, note FROM sheet_entry") == [
+        (1, 1, 1, 2, "legacy-1", "too fast")]
+    assert query(url, "SELECT id, round, player_id, client_key FROM vote") == [(1, 1, 2, "legacy-1")]
+    assert query(url, "SELECT participants, tally FROM session_round WHERE id = 1") == [(None, None)]
+    assert query(url, "SELECT juror_group FROM juror") == [(None,)]
+    assert query(url, "SELECT client_key FROM event ORDER BY id") == [(None,), (None,)]
+    engine = make_engine(url)
+    try:
+        with make_session_factory(engine)() as db:
+            sessions = {s.id: s for s in db.scalars(select(VttSession))}
+            assert {n: s.phase for n, s in sessions.items()} == {n: Phase(p) for n, (_, p) in SESSIONS.items()}
+            for s in sessions.values():
+                assert (s.open_join, s.design, s.design_hash, s.audience_versions, s.phase_deadline_at) == (
+                    False, {}, "", {}, None)
+                assert s.seed == 7 and s.state_version == 3
+            # timestamps come back timezone-aware UTC on both backends
+            expected = datetime(2024, 5, 1, 10, 0, tzinfo=timezone.utc)
+            assert db.scalar(select(Event.at).where(Event.id == 1)) == expected
+            assert db.scalar(select(Event.at).where(Event.id == 1)).utcoffset().total_seconds() == 0
+            assert db.scalar(select(Vote.cast_at)) == expected
+        # the new phase column has its CHECK constraint
+        with engine.connect() as connection, pytest.raises(IntegrityError):
+            connection.execute(text("UPDATE vtt_session SET phase = 'bogus' WHERE id = 1"))
+    finally:
+        engine.dispose()
+
+
+def upgrade_with_data(url: str) -> None:
+    upgrade(url, "0001")
+    insert_0001_data(url)
+    counts = row_counts(url)
+
+    upgrade(url)
+    assert current_revision(url) == HEAD
+    assert row_counts(url) == counts
+    assert_0002_data(url)
+    assert_schema_matches_models(url)
+    assert_event_log_append_only(url)
+
+    downgrade(url, "0001")
+    assert current_revision(url) == "0001"
+    assert row_counts(url) == counts
+    # the keys 0002 filled in are NULL again; a key the client gave stays
+    assert query(url, "SELECT id, client_key FROM answer ORDER BY id") == [(1, None), (2, "k-ai")]
+    assert query(url, "SELECT client_key FROM sheet_entry") == [(None,)]
+    assert query(url, "SELECT client_key FROM vote") == [(None,)]
+    assert query(url, "SELECT status FROM vtt_session ORDER BY id") == [(s,) for s, _ in SESSIONS.values()]
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        inspector = inspect(connection)
+        assert "identity_reveal" not in inspector.get_table_names()
+        assert "phase" not in {c["name"] for c in inspector.get_columns("vtt_session")}
+        assert "session_id" not in {c["name"] for c in inspector.get_columns("answer")}
+    engine.dispose()
+    assert_event_log_append_only(url)
+
+    upgrade(url)
+    assert current_revision(url) == HEAD
+    assert row_counts(url) == counts
+    assert_0002_data(url)
+    assert_schema_matches_models(url)
+    assert_event_log_append_only(url)
+
+
+def test_sqlite_upgrade_keeps_0001_data(tmp_path):
+    upgrade_with_data(f"sqlite:///{tmp_path / 'data.db'}")
+
+
+@pytest.mark.postgres
+def test_postgresql_upgrade_keeps_0001_data(postgres_url):
+    upgrade_with_data(postgres_url)
+
+
+def refuse_rows_the_new_keys_would_break(url: str) -> None:
+    upgrade(url, "0001")
+    insert_0001_data(url)
+    bad = [
+        # a vote and an alias in round 3, which session 1 has no session_round row for
+        "INSERT INTO vote (id, session_id, round, juror_id, slot, reason, cast_at, client_key) "
+        "VALUES (2, 1, 3, 1, 1, '', :at, 'k-v2')",
+        "INSERT INTO round_alias (id, session_id, round, player_id, alias) VALUES (3, 1, 3, 1, 'A')",
+        # an answer from a player of another session
+        "INSERT INTO player (id, session_id, name, kind, backends, details, token) "
+        "VALUES (3, 2, 'Stranger', 'human', '{}', '{}', 't-stranger')",
+        "INSERT INTO answer (id, session_question_id, player_id, text, submitted_at, late, client_key) "
+        "VALUES (3, 1, 3, 'x', :at, false, 'k3')",
+        # the juror's two votes with one client key
+        "INSERT INTO vote (id, session_id, round, juror_id, slot, reason, cast_at, client_key) "
+        "VALUES (3, 1, 2, 1, 1, '', :at, 'legacy-1')",
+    ]
+    at = "2024-05-01 10:00:00" if url.startswith("sqlite") else "2024-05-01 10:00:00+00"
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        for statement in bad:
+            connection.execute(text(statement), {"at": at} if ":at" in statement else {})
+    engine.dispose()
+    counts = row_counts(url)
+
+    with pytest.raises(CommandError) as refused:
+        upgrade(url)
+    message = str(refused.value)
+    for named in ("vote id=2 (session 1, round 3)", "round_alias id=3 (session 1, round 3)",
+                  "answer id=3 (session question of session 1, player of session 2)",
+                  "vote id=1 (juror_id 1, client_key 'legacy-1')", "vote id=3 (juror_id 1, client_key 'legacy-1')"):
+        assert named in message
+    assert "vote id=1 (session" not in message  # round 1 exists
+    assert current_revision(url) == "0001"
+    assert row_counts(url) == counts
+    assert query(url, "SELECT client_key FROM answer WHERE id = 1") == [(None,)]
+
+
+def test_sqlite_upgrade_refuses_rows_the_new_keys_would_break(tmp_path):
+    refuse_rows_the_new_keys_would_break(f"sqlite:///{tmp_path / 'bad.db'}")
+
+
+@pytest.mark.postgres
+def test_postgresql_upgrade_refuses_rows_the_new_keys_would_break(postgres_url):
+    refuse_rows_the_new_keys_would_break(postgres_url)
 
 
 def test_sqlite_connections_use_wal_foreign_keys_and_busy_timeout(database_url):
