@@ -10,6 +10,7 @@ import socketio as socketio_client
 from flask_socketio import SocketIO
 
 from tests.conftest import IN_CI, ServedApp
+from tests.live_helpers import make_session
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 
@@ -27,12 +28,14 @@ def redis_url():
     return REDIS_URL
 
 
-def test_a_broadcast_from_another_process_reaches_a_websocket_client(database_url, redis_url):
+def test_a_broadcast_from_another_process_reaches_a_websocket_client(database_url, db_factory, redis_url):
+    people = make_session(db_factory, rounds=1, per_round=1)
     with ServedApp({"DATABASE_URL": database_url, "REDIS_URL": redis_url}) as served:
         client = socketio_client.Client(reconnection=False)
         heard = threading.Event()
         client.on("hello", lambda data: heard.set() if data == {"from": "worker 2"} else None)
-        client.connect(served.url, transports=["websocket"], wait_timeout=10)
+        client.connect(served.url, auth={"code": people.code, "role": "stage"}, transports=["websocket"],
+                       wait_timeout=10)
         try:
             other_process = SocketIO(message_queue=redis_url)
             deadline = time.monotonic() + 10

@@ -453,6 +453,7 @@ def _answer(state: LiveState, action: Action, now: datetime, tally: Tally) -> Ou
 
 def _sheet(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
     args = action.args
+    _require(state.phase is not Phase.FINISHED, "finished", "the session has finished: the sheet is final")
     item = state.questions.get(args.get("question"))
     _require(item is not None and item.round == state.round and item.revealed_at is not None,
              "not_revealed", "that question's answers are not in front of the jury")

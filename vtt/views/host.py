@@ -1,4 +1,4 @@
-"""The host console: question banks and session configurations (the live console comes in part 3)."""
+"""The host console: question banks and session configurations (the live console comes in part 5)."""
 
 from __future__ import annotations
 
