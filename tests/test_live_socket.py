@@ -233,3 +233,43 @@ def test_several_ai_players_take_one_vote_per_slot(app, client, db_factory):
     with db_factory() as db:
         rows = db.execute(select(Vote.juror_id, Vote.slot, Vote.alias).order_by(Vote.juror_id, Vote.slot)).all()
     assert [(slot, alias) for _juror, slot, alias in rows] == [(1, "A"), (2, "B"), (1, "D")]
+
+
+def test_the_live_tallies_and_the_report_agree(app, client, db_factory, tmp_path):
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from vtt.cli import main
+
+    people = make_session(db_factory, rounds=2, per_round=1, reveal="end")
+    host, _stage, players, jurors = connect_all(app, client, people)
+    host.host("open_lobby")
+    picks = {1: ["A", "A", "B", None], 2: ["C", "B", "B", "B"]}
+    live = {}
+    for number in (1, 2):
+        for move in ("start_round", "show_question", "open_answering"):
+            host.host(move)
+        question = players["Mina"].last("question")
+        for player in players.values():
+            answer = {"choice": 2} if question["type"] == "mcq" else {"text": "she is embarrassed"}
+            assert player.send("answer", {"id": client_id(), "question": question["id"], **answer})["ok"]
+        for move in ("close_answering", "reveal", "open_vote"):
+            host.host(move)
+        for juror, alias in zip(jurors.values(), picks[number]):
+            assert juror.send("vote", {"id": client_id(), "round": number, "alias": alias, "confidence": 3})["ok"]
+        host.host("close_vote")
+        live[number] = host.last("tally")
+        host.host("show_tally")
+    host.host("finish")
+
+    result = CliRunner().invoke(main, ["report", people.code, "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    rounds = pd.read_csv(tmp_path / "rounds.csv").set_index("round")
+    tally = pd.read_csv(tmp_path / "tally.csv")
+    for number, figures in live.items():
+        assert figures["cast"] == rounds.loc[number, "votes"]
+        assert figures["abstentions"] == rounds.loc[number, "abstentions"]
+        assert figures["detection_pct"] == pytest.approx(rounds.loc[number, "detection_pct"])
+        assert figures["ai_passed"] == bool(rounds.loc[number, "ai_passed"])
+        in_report = tally[tally["round"] == number].set_index("player")["votes"].to_dict()
+        assert {row["name"]: row["votes"] for row in figures["players"]} == in_report

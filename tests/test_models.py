@@ -278,3 +278,21 @@ def test_timestamps_come_back_timezone_aware_utc(any_db):
     for value in (*times.values(), cast_at, created_at):
         assert value.tzinfo is timezone.utc
     assert abs(datetime.now(timezone.utc) - cast_at) < timedelta(minutes=5)
+
+
+def test_deleting_a_session_removes_everything_of_it(db_factory):
+    from sqlalchemy import func, select
+
+    from tests.live_helpers import make_session
+    from vtt.models import Answer, Juror, SessionQuestion, SessionRound, VttSession
+
+    people = make_session(db_factory, rounds=2, per_round=1)
+    with db_factory() as db:
+        question = db.scalars(select(SessionQuestion)).first()
+        db.add(Answer(session_id=people.session_id, session_question_id=question.id,
+                      player_id=people.player_ids["Mina"], text="x", client_key="k"))
+        db.commit()
+        db.delete(db.get(VttSession, people.session_id))
+        db.commit()
+        for model in (SessionRound, SessionQuestion, Answer, Juror):
+            assert db.scalar(select(func.count()).select_from(model)) == 0

@@ -280,15 +280,17 @@ class VttSession(Base):
     finished_at: Mapped[datetime | None]
 
     bank: Mapped[QuestionBank | None] = relationship()
+    # passive_deletes: deleting a session leaves its rows to the database's ON DELETE CASCADE, which
+    # knows the order the composite keys need (the ORM would delete rounds before their questions).
     questions: Mapped[list[SessionQuestion]] = relationship(
-        back_populates="session", cascade="all, delete-orphan",
+        back_populates="session", cascade="all, delete-orphan", passive_deletes=True,
         order_by="(SessionQuestion.round, SessionQuestion.position)")
     round_states: Mapped[list[SessionRound]] = relationship(
-        back_populates="session", cascade="all, delete-orphan", order_by="SessionRound.number")
+        back_populates="session", cascade="all, delete-orphan", passive_deletes=True, order_by="SessionRound.number")
     players: Mapped[list[Player]] = relationship(
-        back_populates="session", cascade="all, delete-orphan", order_by="Player.id")
+        back_populates="session", cascade="all, delete-orphan", passive_deletes=True, order_by="Player.id")
     jurors: Mapped[list[Juror]] = relationship(
-        back_populates="session", cascade="all, delete-orphan", order_by="Juror.id")
+        back_populates="session", cascade="all, delete-orphan", passive_deletes=True, order_by="Juror.id")
 
 
 def _session_keys(table: str, *targets: str) -> tuple[ForeignKeyConstraint, ...]:
@@ -347,7 +349,7 @@ class SessionQuestion(Base):
     session: Mapped[VttSession] = relationship(back_populates="questions")
     question: Mapped[Question] = relationship()
     answers: Mapped[list[Answer]] = relationship(
-        back_populates="session_question", cascade="all, delete-orphan",
+        back_populates="session_question", cascade="all, delete-orphan", passive_deletes=True,
         primaryjoin="and_(SessionQuestion.id == foreign(Answer.session_question_id), "
                     "SessionQuestion.session_id == Answer.session_id)")
 
