@@ -69,6 +69,20 @@ def app(database_url):
 
 
 @pytest.fixture
+def run(database_url):
+    """``run("questions", "list")``: the vtt command line on this test's database."""
+    from click.testing import CliRunner
+
+    from vtt.cli import main
+
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        return runner.invoke(main, list(args), catch_exceptions=False)
+    return invoke
+
+
+@pytest.fixture
 def client(app):
     return app.test_client()
 

@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 
-import pytest
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
@@ -14,15 +13,6 @@ from vtt.banks import read_bank
 from vtt.cli import main
 from vtt.models import Event, Question, QuestionBank, QuestionTag
 from tests.conftest import DATA, HOST_PASSWORD
-
-
-@pytest.fixture
-def run(database_url):
-    runner = CliRunner()
-
-    def invoke(*args: str):
-        return runner.invoke(main, list(args), catch_exceptions=False)
-    return invoke
 
 
 def test_import_then_check_prints_the_balance(run, db):

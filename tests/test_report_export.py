@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import secrets
 import shutil
 import subprocess
@@ -141,15 +140,6 @@ def finished(db, tmp_path):
     db.commit()
     tokens = [p.token for p in session.players] + [j.token for j in jurors.values()]
     return {"code": session.join_code, "hash": session.design_hash, "tokens": tokens, "id": session.id}
-
-
-@pytest.fixture
-def run(database_url):
-    runner = CliRunner()
-
-    def invoke(*args: str):
-        return runner.invoke(main, list(args), catch_exceptions=False)
-    return invoke
 
 
 def test_session_frames_follow_the_analysis_contract(db, finished):

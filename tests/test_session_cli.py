@@ -8,25 +8,14 @@ import re
 import shutil
 
 import pytest
-from click.testing import CliRunner
 from sqlalchemy import func, select
 
 from vtt.banks import import_bank, read_bank
-from vtt.cli import main
 from vtt.db import make_engine, make_session_factory
 from vtt.demo import BANK_FILE, SESSION_FILE
 from vtt.models import Event, Juror, Player, VttSession
 
 BASE = "https://vtt.example.org"
-
-
-@pytest.fixture
-def run(database_url):
-    runner = CliRunner()
-
-    def invoke(*args: str):
-        return runner.invoke(main, list(args), catch_exceptions=False)
-    return invoke
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ Heavy imports stay inside the commands so ``vtt serve`` can monkey-patch for gev
 
 from __future__ import annotations
 
-import sys
 from dataclasses import replace
 from pathlib import Path
 

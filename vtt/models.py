@@ -56,19 +56,17 @@ class UTCDateTime(TypeDecorator):
     impl = DateTime(timezone=True)
     cache_ok = True
 
-    def process_bind_param(self, value: datetime | None, _dialect) -> datetime | None:
+    @staticmethod
+    def _in_utc(value: datetime | None) -> datetime | None:
         if value is None:
             return None
-        if value.tzinfo is None:
-            return value.replace(tzinfo=timezone.utc)
-        return value.astimezone(timezone.utc)
+        return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+    def process_bind_param(self, value: datetime | None, _dialect) -> datetime | None:
+        return self._in_utc(value)
 
     def process_result_value(self, value: datetime | None, _dialect) -> datetime | None:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            return value.replace(tzinfo=timezone.utc)
-        return value.astimezone(timezone.utc)
+        return self._in_utc(value)
 
 
 class Base(DeclarativeBase):
