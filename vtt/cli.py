@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from .clitools import fail, redact, session_factory, settings
+from .clitools import fail, login_banner, redact, session_factory, settings
 from .cli_session import session as session_group
 
 FORMAT_CHOICES = ["auto", "csv", "json", "dramaqa", "tvqa", "cinepile", "moviecore"]
@@ -284,12 +284,6 @@ def host_login(host: str, port: int, url: str | None) -> None:
     from .netaddr import base_url
 
     click.echo(login_banner(url.rstrip("/") if url else base_url(host, port, settings().base_url)))
-
-
-def login_banner(url: str) -> str:
-    current = settings()
-    return (f"Host console: {url}/host/login\n"
-            f"Host password: {current.host_password}   (from {current.host_password_source})")
 
 
 # --- analyze ------------------------------------------------------------------------------------

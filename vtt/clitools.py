@@ -38,3 +38,10 @@ def redact(url: str) -> str:
     from sqlalchemy.engine import make_url
 
     return make_url(url).render_as_string(hide_password=True)
+
+
+def login_banner(url: str) -> str:
+    """Where the host signs in and with which password (``make run``, ``vtt serve``, ``vtt host-login``)."""
+    current = settings()
+    return (f"Host console: {url}/host/login\n"
+            f"Host password: {current.host_password}   (from {current.host_password_source})")

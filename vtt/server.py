@@ -9,13 +9,13 @@ import socket
 import click
 
 from .app import create_app
+from .clitools import login_banner
 from .db import current_revision, head_revision
 from .extensions import socketio
 from .netaddr import base_url
 
 
 def serve(host: str = "127.0.0.1", port: int = 5000, audit_log: str | None = None) -> None:
-    from .cli import login_banner
 
     overrides: dict = {"SOCKETIO_ASYNC_MODE": "gevent", "SERVE_HOST": host, "SERVE_PORT": port}
     if audit_log:
