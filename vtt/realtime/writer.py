@@ -78,19 +78,31 @@ class Writer:
                     self._running = False
                     break
                 batch.append(item)
-            self._apply(batch)
+            try:
+                self._apply(batch)
+            except Exception:  # noqa: BLE001 - the writer must outlive any one batch
+                log.exception("a batch of %d actions failed", len(batch))
 
     def _apply(self, batch: list[tuple[Submission, Any]]) -> None:
         submissions = [submission for submission, _done in batch]
-        result = run_batch(self.factory, submissions, self.cache, self.socketio.sleep)
-        self.batches += 1
-        for submission, done in batch:
-            if submission.action.name == "tick":
-                self._pending_ticks.discard(submission.session_id)
-            if done is not None:
-                done.set()
-        for message in result.messages:
-            self.outbox.to_audience(message.session_id, message.audience, message.event, message.payload)
+        messages = []
+        try:
+            messages = run_batch(self.factory, submissions, self.cache, self.socketio.sleep).messages
+            self.batches += 1
+        finally:  # whatever happened, nobody waits for a reply that will not come
+            for submission, done in batch:
+                if submission.action.name == "tick":
+                    self._pending_ticks.discard(submission.session_id)
+                if submission.reply is None:
+                    submission.reply = {"ok": False, "error": {"code": "server_error",
+                                                               "message": "the server could not save this; try again"}}
+                if done is not None:
+                    done.set()
+        for message in messages:
+            try:
+                self.outbox.to_audience(message.session_id, message.audience, message.event, message.payload)
+            except Exception:  # noqa: BLE001 - a failed emit is healed by the client's gap check
+                log.exception("emitting %s to %s failed", message.event, message.audience)
 
     def _tick(self) -> None:
         while self._running:
