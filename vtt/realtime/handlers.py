@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import current_app, request, session
+from flask import current_app, request
+from flask import session as http_session
 from flask_socketio import join_room
 
 from ..engine.rules import Refusal
@@ -34,7 +35,7 @@ def _error(code: str, message: str) -> dict[str, Any]:
 def on_connect(auth: Any = None) -> None:
     live = _live()
     try:
-        who = live.authenticate(parse(Auth, auth or {}), bool(session.get("host")))
+        who = live.authenticate(parse(Auth, auth or {}), bool(http_session.get("host")))
     except (Invalid, Refusal) as refused:
         # The client's connect_error carries {code, message}; the connection is refused, not dropped silently.
         raise ConnectionRefusedError(refused.as_error()) from None
