@@ -1,0 +1,870 @@
+"""The session engine over plain data: a whole session through ``decide``, refusals, deadlines, blinding.
+
+No database: a :class:`LiveState` is built by hand, every action goes through
+``vtt.engine.rules.decide`` with the real tally (``vtt.live.tally.round_tally``).  The helpers
+(``make_state``, ``Run``, ``assert_blind``) are shared with ``tests/test_engine_stateful.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from vtt.engine import audiences
+from vtt.engine.rules import ALIASES, MAX_TEXT, SYSTEM, Action, Actor, Outcome, Refusal, decide
+from vtt.engine.state import (
+    AUDIENCES,
+    EditAnswer,
+    LiveState,
+    LogEvent,
+    PlayerInfo,
+    QuestionInfo,
+    RevealIdentity,
+    RoundInfo,
+    SaveSheet,
+    SetPhase,
+)
+from vtt.live.tally import round_tally
+from vtt.models import ClipKind, Phase, PlayerKind, QuestionType, RevealPolicy
+
+T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+HOST = Actor("host")
+GUEST = Actor("guest")
+
+# Player ids are chosen far from every other number a payload carries (question ids, rounds,
+# positions, counts, versions), so "no player id anywhere" can be checked on every value.
+H1, H2, AI = 9001, 9002, 9003
+PLAYER_IDS = (H1, H2, AI)
+JURORS = (701, 702, 703, 704)
+J1, J2, J3, J4 = JURORS
+Q11, Q12, Q21, Q22 = 11, 12, 21, 22  # round 1: mcq, open; round 2: open, mcq
+CHOICES = ["a red umbrella", "a blue kettle", "a green bicycle", "a yellow hat", "a white cat"]
+
+
+def make_players() -> dict[int, PlayerInfo]:
+    return {
+        H1: PlayerInfo(H1, "Hildegard Brunnhuber", PlayerKind.HUMAN, age=10, stage="middle concrete"),
+        H2: PlayerInfo(H2, "Bartholomew Quince", PlayerKind.HUMAN, age=24, stage="formal"),
+        AI: PlayerInfo(AI, "Skynet Mk7", PlayerKind.AI),
+    }
+
+
+def make_questions() -> dict[int, QuestionInfo]:
+    def mcq(qid: int, round_: int, position: int) -> QuestionInfo:
+        return QuestionInfo(qid, round_, position, f"q{qid}", "What does the man carry?", QuestionType.MCQ,
+                            list(CHOICES), answer_index=2, clip_source="clip.mp4", clip_start=1.0, clip_end=9.5,
+                            clip_kind=ClipKind.SHOT.value)
+
+    def open_(qid: int, round_: int, position: int) -> QuestionInfo:
+        return QuestionInfo(qid, round_, position, f"q{qid}", "Why is the woman upset?", QuestionType.OPEN, [],
+                            reference_answer="Her brother forgot her birthday.", clip_source="scene.mp4",
+                            clip_kind=ClipKind.SCENE.value)
+
+    return {Q11: mcq(Q11, 1, 1), Q12: open_(Q12, 1, 2), Q21: open_(Q21, 2, 1), Q22: mcq(Q22, 2, 2)}
+
+
+def make_state(*, seed: int = 1234, reveal_policy: RevealPolicy = RevealPolicy.PER_ROUND,
+               ai_votes_per_juror: int = 1, open_join: bool = False, answer_seconds: int | None = None,
+               vote_seconds: int | None = None) -> LiveState:
+    return LiveState(
+        session_id=1, code="ABC123", name="Engine test session", seed=seed, rounds=2,
+        answer_seconds=answer_seconds, vote_seconds=vote_seconds, reveal_policy=reveal_policy,
+        ai_votes_per_juror=ai_votes_per_juror, open_join=open_join, phase=Phase.DRAFT, deadline=None,
+        round=None, position=None, state_version=0, audience_versions={a: 0 for a in AUDIENCES},
+        players=make_players(), questions=make_questions(),
+        round_info={1: RoundInfo(1, theme="emotion recognition"), 2: RoundInfo(2, theme="dialogue context")},
+        juror_labels={"J1", "J2", "J3", "J4"},
+    )
+
+
+# --- blinding ----------------------------------------------------------------------------------
+
+# Keys that would carry identity (or the answer time) to the jury.
+FORBIDDEN_KEYS = {"kind", "name", "token", "latency_ms", "submitted_at", "player", "player_id", "age", "stage",
+                  "is_ai", "players", "participants", "qid", "answer_index", "reference_answer", "tells"}
+IDENTITY_KEYS = {"is_ai", "age", "stage"}  # what the identities event may say, by alias
+CLIP_KINDS = {kind.value for kind in ClipKind} | {None}
+
+
+def assert_blind(audience: str, event: str, payload: Any, players: dict[int, PlayerInfo], *,
+                 snapshot: bool = False) -> None:
+    """A juror/stage payload carries no player name, no player id, no identity or timing key.
+
+    Only the ``identities`` event may carry is_ai/age/stage (by alias); in a snapshot
+    (``snapshot=True``) the same goes for its ``identities`` list, and the session's own ``name``
+    may be there.  A clip's ``kind`` (shot/scene) is the one ``kind`` key allowed: it says nothing
+    about a player.
+    """
+    names = [player.name.casefold() for player in players.values()]
+    ids = {player.id for player in players.values()}
+    id_words = re.compile(r"\b(" + "|".join(str(i) for i in ids) + r")\b") if ids else None
+    where = f"{audience}/{event}"
+
+    def text_ok(text: str, path: str) -> None:
+        folded = text.casefold()
+        assert not any(name in folded for name in names), f"{where}: a player's name in {path}: {text!r}"
+        assert not (id_words and id_words.search(text)), f"{where}: a player's id in {path}: {text!r}"
+
+    def walk(value: Any, path: str, parent_key: str | None, identity_ok: bool) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                assert isinstance(key, str), f"{where}: a non-text key {key!r} at {path}"
+                text_ok(key, path)
+                if key == "kind" and parent_key == "clip":
+                    assert item in CLIP_KINDS, f"{where}: clip kind {item!r} at {path}"
+                elif key == "name" and parent_key == "session" and snapshot:
+                    pass
+                else:
+                    allowed = key in IDENTITY_KEYS and identity_ok
+                    assert key not in FORBIDDEN_KEYS or allowed, f"{where}: key {key!r} at {path}"
+                walk(item, f"{path}.{key}", key, identity_ok or (snapshot and key == "identities"))
+        elif isinstance(value, (list, tuple)):
+            for index, item in enumerate(value):
+                walk(item, f"{path}[{index}]", parent_key, identity_ok)
+        elif isinstance(value, bool) or value is None:
+            pass
+        elif isinstance(value, (int, float)):
+            assert value not in ids, f"{where}: a player's id {value!r} at {path}"
+        elif isinstance(value, str):
+            text_ok(value, path)
+        else:  # anything but plain JSON (a dataclass, a datetime, an enum object...) has no place here
+            raise AssertionError(f"{where}: a {type(value).__name__} at {path}: {value!r}")
+
+    walk(payload, "payload", None, event == "identities")
+
+
+def assert_identities_payload(payload: dict[str, Any], state: LiveState) -> None:
+    """An identities event: by alias, exactly the round's revealed players."""
+    assert set(payload) == {"round", "revealed"}
+    info = state.round_info[payload["round"]]
+    assert [row["alias"] for row in payload["revealed"]] == sorted(info.aliases[pid] for pid in info.revealed)
+    for row in payload["revealed"]:
+        assert set(row) == {"alias", "is_ai", "age", "stage"}
+        player = state.players[info.player_of(row["alias"])]
+        assert row["is_ai"] is (player.kind is PlayerKind.AI)
+        assert (row["age"], row["stage"]) == ((None, None) if row["is_ai"] else (player.age, player.stage))
+
+
+# --- driving the engine ------------------------------------------------------------------------
+
+class Run:
+    """One session driven through ``decide`` with a clock; keeps every message and effect."""
+
+    def __init__(self, state: LiveState, now: datetime = T0):
+        self.state, self.now = state, now
+        self.outcomes: list[Outcome] = []
+
+    def at(self, seconds: float) -> datetime:
+        return T0 + timedelta(seconds=seconds)
+
+    def do(self, actor: Actor, name: str, *, advance: float = 1, at: datetime | None = None,
+           key: str | None = None, **args: Any) -> list[Outcome]:
+        """An action that must be accepted: its outcomes (the clock's first, if any)."""
+        self.now = at or self.now + timedelta(seconds=advance)
+        version = self.state.state_version
+        try:
+            outcomes = decide(self.state, Action(actor, name, args, key), self.now, round_tally)
+        except Refusal as refusal:
+            raise AssertionError(f"{actor.label} {name} {args} refused: {refusal.code}: {refusal.message}")
+        assert self.state.state_version == version + len(outcomes)
+        assert [o.reply["state_version"] for o in outcomes] == list(range(version + 1, version + 1 + len(outcomes)))
+        if name != "tick":
+            assert outcomes and isinstance(outcomes[-1].effects[-1], LogEvent)
+            assert outcomes[-1].effects[-1].kind == name
+        self.outcomes += outcomes
+        return outcomes
+
+    def refuse(self, actor: Actor, name: str, code: str, *, advance: float = 1, at: datetime | None = None,
+               **args: Any) -> Refusal:
+        """An action that must be refused with ``code``, changing nothing (no deadline runs out meanwhile)."""
+        self.now = at or self.now + timedelta(seconds=advance)
+        before = copy.deepcopy(self.state)
+        with pytest.raises(Refusal) as caught:
+            decide(self.state, Action(actor, name, args), self.now, round_tally)
+        refusal = caught.value
+        assert refusal.code == code, f"{actor.label} {name} {args}: {refusal.code} ({refusal.message}), not {code}"
+        assert refusal.message and refusal.as_error() == {"code": code, "message": refusal.message}
+        assert refusal.before == []
+        assert self.state.state_version == before.state_version
+        assert self.state == before
+        return refusal
+
+    # --- reading what was sent ---
+
+    def messages(self, audience: str | None = None, event: str | None = None):
+        return [m for o in self.outcomes for m in o.messages
+                if (audience is None or m.audience == audience) and (event is None or m.event == event)]
+
+    def effects(self, kind: type | None = None) -> list:
+        return [e for o in self.outcomes for e in o.effects if kind is None or isinstance(e, kind)]
+
+    def assert_all_blind(self) -> None:
+        for message in self.messages():
+            if message.audience in ("juror", "stage"):
+                assert_blind(message.audience, message.event, message.payload, self.state.players)
+
+    # --- bits of the flow ---
+
+    def alias(self, player: int, round_: int | None = None) -> str:
+        return self.state.round_info[round_ or self.state.round].aliases[player]
+
+    def question(self, answers: dict[int, dict[str, Any]] | list[tuple[int, dict[str, Any]]],
+                 seconds: int | None = None) -> dict[str, Any]:
+        """show_question -> open_answering -> answers -> close_answering -> reveal; the jury's answers payload."""
+        self.do(HOST, "show_question")
+        item = self.state.current_question
+        assert self.state.phase is Phase.CLIP and item.shown_at == self.now
+        self.do(HOST, "open_answering", **({"seconds": seconds} if seconds else {}))
+        assert self.state.phase is Phase.ANSWERING
+        for player, args in (answers.items() if isinstance(answers, dict) else answers):
+            self.do(Actor("player", player), "answer", question=item.id, **args)
+        self.do(HOST, "close_answering")
+        assert self.state.phase is Phase.ANSWERS_CLOSED and item.answers_closed_at == self.now
+        self.do(HOST, "reveal")
+        assert self.state.phase is Phase.JUDGING and item.revealed_at == self.now
+        shown = self.outcomes[-1].messages
+        jury = [m for m in shown if m.audience == "juror" and m.event == "answers"]
+        stage = [m for m in shown if m.audience == "stage" and m.event == "answers"]
+        assert len(jury) == 1 and len(stage) == 1 and jury[0].payload == stage[0].payload
+        return jury[0].payload
+
+    def sheets(self, question: int) -> None:
+        """Every juror fills the judgment sheet for every alias of the question."""
+        aliases = sorted(self.state.round_info[self.state.round].aliases.values())
+        for n, juror in enumerate(JURORS):
+            for alias in aliases:
+                self.do(Actor("juror", juror), "sheet", question=question, alias=alias, note=f"note {n} on {alias}",
+                        human_likeness=1 + (n + ord(alias)) % 5, looks_like_ai=(n + ord(alias)) % 2 == 0)
+
+    def vote(self, juror: int, alias: str | None, **args: Any) -> None:
+        self.do(Actor("juror", juror), "vote", round=self.state.round, alias=alias, **args)
+
+
+def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return 100 * (centre - half), 100 * (centre + half)
+
+
+def assert_permutation(state: LiveState, number: int, players: list[int]) -> None:
+    aliases = state.round_info[number].aliases
+    assert sorted(aliases) == sorted(players)
+    assert sorted(aliases.values()) == list(ALIASES[:len(players)])
+
+
+# --- the whole session ---------------------------------------------------------------------------
+
+def test_whole_session_per_round_reveal():
+    run = Run(make_state(seed=1234, reveal_policy=RevealPolicy.PER_ROUND))
+    state = run.state
+
+    run.do(HOST, "open_lobby")
+    assert state.phase is Phase.LOBBY and state.round is None
+    run.do(HOST, "set_participants", round=1, players=[AI, H2, H1, H1])
+    assert state.round_info[1].participants == [H1, H2, AI]
+    run.do(HOST, "set_participants", round=2, players=None)
+    assert state.round_info[2].participants is None
+
+    # --- round 1 ---
+    (outcome,) = run.do(HOST, "start_round")
+    assert outcome.reply["round"] == 1
+    assert (state.phase, state.round, state.position) == (Phase.ROUND, 1, None)
+    assert_permutation(state, 1, [H1, H2, AI])
+    round1 = dict(state.round_info[1].aliases)
+    cards = [m for m in outcome.messages if m.event == "round"]
+    assert {m.audience for m in cards} == {"juror", "stage"}
+    assert all(m.payload["aliases"] == ["A", "B", "C"] for m in cards)
+
+    shown = run.question({H1: {"choice": 0}, H2: {"choice": 1}, AI: {"choice": 2}})
+    assert shown["question"] == Q11 and len(shown["answers"]) == 3
+    assert sorted(row["alias"] for row in shown["answers"]) == ["A", "B", "C"]
+    assert [row["alias"] for row in shown["answers"]] == state.questions[Q11].reveal_order
+    texts = {row["alias"]: (row["text"], row["choice"], row["answered"]) for row in shown["answers"]}
+    assert texts == {round1[H1]: (CHOICES[0], 0, True), round1[H2]: (CHOICES[1], 1, True),
+                     round1[AI]: (CHOICES[2], 2, True)}
+    run.sheets(Q11)
+    sheets = run.effects(SaveSheet)
+    assert len(sheets) == 3 * len(JURORS)
+    assert all(round1[s.player_id] == s.alias and s.question_id == Q11 for s in sheets)
+
+    # an open question; H1 changes the answer (the last one stands), H2 does not answer
+    shown = run.question([(H1, {"text": "She is angry"}), (AI, {"text": "  Her brother forgot her birthday.  "}),
+                          (H1, {"text": "She is sad"})])
+    assert state.answers[Q12].keys() == {H1, AI}
+    assert shown["question"] == Q12
+    texts = {row["alias"]: (row["text"], row["answered"]) for row in shown["answers"]}
+    assert texts == {round1[H1]: ("She is sad", True), round1[AI]: ("Her brother forgot her birthday.", True),
+                     round1[H2]: ("", False)}
+    assert all(set(row) == {"alias", "text", "choice", "answered"} for row in shown["answers"])
+    run.sheets(Q12)
+
+    run.do(HOST, "open_vote")
+    assert state.phase is Phase.VOTING and state.round_info[1].vote_opened_at == run.now
+    run.vote(J1, round1[AI], confidence=4, reason="too fluent")
+    run.vote(J2, round1[H1], confidence=2)
+    run.vote(J2, round1[AI], confidence=5)  # changed: the last write wins
+    run.vote(J3, round1[H2])
+    run.vote(J4, None)  # an abstention
+    assert state.votes[J2][1].player_id == AI and state.votes[J2][1].confidence == 5
+    assert state.votes[J4][1].player_id is None
+    counts = [m.payload for m in run.messages("stage", "votes")]
+    assert counts[-1]["voted"] == 4 and counts[-1]["jurors"] == 4
+
+    run.do(HOST, "close_vote")
+    assert state.phase is Phase.VOTE_CLOSED and state.round_info[1].vote_closed_at == run.now
+    tally = state.round_info[1].tally
+    assert run.messages("host", "tally")[-1].payload == tally
+    votes = {row["player_id"]: row["votes"] for row in tally["players"]}
+    assert votes == {AI: 2, H1: 0, H2: 1}
+    assert [row["alias"] for row in tally["players"]] == ["A", "B", "C"]
+    assert (tally["cast"], tally["abstentions"], tally["voters"], tally["top_votes"]) == (3, 1, 3, 2)
+    assert tally["majority_alias"] == round1[AI]  # 2 of 3 voters: more than half
+    assert tally["detection_pct"] == pytest.approx(100 * 2 / 3, abs=1e-5)
+    assert tally["p_value"] == pytest.approx(7 / 27, abs=1e-5)  # P(X >= 2), X ~ Bin(3, 1/3)
+    low, high = wilson(2, 3)
+    assert (tally["ci_low"], tally["ci_high"]) == (pytest.approx(low, abs=1e-4), pytest.approx(high, abs=1e-4))
+    assert tally["ai_passed"] is False  # human-tie: the best human (1) drew fewer votes than the AI (2)
+    assert not run.messages("juror", "tally")  # not shown yet
+
+    run.do(HOST, "show_tally")
+    assert state.phase is Phase.TALLY
+    shown_tally = run.messages("juror", "tally")[-1].payload
+    assert shown_tally == run.messages("stage", "tally")[-1].payload
+    by_alias = sorted((alias, player) for player, alias in round1.items())
+    assert shown_tally == {"round": 1, "votes": [{"alias": alias, "votes": votes[player]} for alias, player in by_alias],
+                           "cast": 3, "abstentions": 1, "majority": round1[AI]}
+
+    assert not run.messages(event="identities")
+    (outcome,) = run.do(HOST, "reveal_identities")
+    assert state.phase is Phase.IDENTITIES and state.round_info[1].revealed == {AI}
+    assert [e.player_id for e in outcome.effects if isinstance(e, RevealIdentity)] == [AI]
+    identities = [m for m in outcome.messages if m.event == "identities"]
+    assert {m.audience for m in identities} == {"host", "player", "juror", "stage"}
+    for message in identities:
+        assert message.payload == {"round": 1, "revealed": [
+            {"alias": round1[AI], "is_ai": True, "age": None, "stage": None}]}
+        assert_identities_payload(message.payload, state)
+
+    # --- round 2: aliases re-dealt, votes start empty ---
+    run.do(HOST, "start_round")
+    assert (state.phase, state.round, state.position, state.votes) == (Phase.ROUND, 2, None, {})
+    assert_permutation(state, 2, [H1, H2, AI])
+    assert state.round_info[1].aliases == round1  # round 1's stay as they were
+    round2 = dict(state.round_info[2].aliases)
+
+    shown = run.question({H1: {"text": "Because the dog ran away"}, H2: {"text": "she lost her keys"},
+                          AI: {"text": "Her brother forgot."}})
+    assert {row["alias"]: row["text"] for row in shown["answers"]} == {
+        round2[H1]: "Because the dog ran away", round2[H2]: "she lost her keys", round2[AI]: "Her brother forgot."}
+    run.sheets(Q21)
+    shown = run.question({H1: {"choice": 4}, H2: {"choice": 4}, AI: {"choice": 2}})
+    run.sheets(Q22)
+
+    run.do(HOST, "open_vote")
+    run.vote(J1, round2[H1], confidence=3)
+    run.vote(J2, round2[H1])
+    run.vote(J3, round2[AI], confidence=5)
+    run.vote(J4, round2[H2], confidence=1)
+    run.do(HOST, "close_vote")
+    tally = state.round_info[2].tally
+    assert {row["player_id"]: row["votes"] for row in tally["players"]} == {H1: 2, H2: 1, AI: 1}
+    assert (tally["cast"], tally["abstentions"], tally["voters"], tally["top_votes"]) == (4, 0, 4, 2)
+    assert tally["majority_alias"] is None  # 2 of 4 is not more than half
+    assert tally["detection_pct"] == pytest.approx(25.0)
+    assert tally["ai_passed"] is True  # human-tie: a human drew at least as many votes as the AI
+    assert state.round_info[1].tally["cast"] == 3  # round 1's tally untouched
+    run.do(HOST, "show_tally")
+    (outcome,) = run.do(HOST, "reveal_identities")
+    assert state.round_info[2].revealed == {H1}  # the most-voted player: a human
+    (message,) = [m for m in outcome.messages if m.event == "identities" and m.audience == "juror"]
+    assert message.payload == {"round": 2, "revealed": [
+        {"alias": round2[H1], "is_ai": False, "age": 10, "stage": "middle concrete"}]}
+
+    run.refuse(HOST, "start_round", "no_more_rounds")
+    (outcome,) = run.do(HOST, "finish")
+    assert state.phase is Phase.FINISHED
+    assert all(info.revealed == {H1, H2, AI} for info in state.round_info.values())
+    assert sorted((e.round, e.player_id) for e in outcome.effects if isinstance(e, RevealIdentity)) == [
+        (1, H1), (1, H2), (2, H2), (2, AI)]
+    final = [m for m in outcome.messages if m.event == "identities" and m.audience == "juror"]
+    assert [m.payload["round"] for m in final] == [1, 2]
+    for message in final:
+        assert len(message.payload["revealed"]) == 3
+        assert_identities_payload(message.payload, state)
+    run.refuse(HOST, "finish", "not_over", force=True)  # finished is final
+    run.refuse(HOST, "open_lobby", "wrong_phase")
+
+    run.assert_all_blind()
+    versions = [o.reply["state_version"] for o in run.outcomes]
+    assert versions == list(range(1, len(run.outcomes) + 1)) and state.state_version == len(run.outcomes)
+
+
+def test_reveal_policy_end_refuses_per_round_reveal():
+    run = Run(make_state(reveal_policy=RevealPolicy.END))
+    state = run.state
+    run.do(HOST, "open_lobby")
+    run.do(HOST, "start_round")
+    run.question({H1: {"choice": 1}, AI: {"choice": 2}})
+    run.question({H2: {"text": "no idea"}})
+    run.do(HOST, "open_vote")
+    for juror in JURORS:
+        run.vote(juror, run.alias(AI))
+    run.do(HOST, "close_vote")
+    run.do(HOST, "show_tally")
+    run.refuse(HOST, "reveal_identities", "reveal_policy")
+    assert not run.messages(event="identities")
+    run.refuse(HOST, "finish", "not_over")  # round 1 of 2
+    (outcome,) = run.do(HOST, "finish", force=True)  # stop early: every dealt round's identities
+    assert state.phase is Phase.FINISHED
+    assert state.round_info[1].revealed == {H1, H2, AI} and state.round_info[2].revealed == set()
+    final = [m for m in outcome.messages if m.event == "identities"]
+    assert {m.audience for m in final} == {"host", "player", "juror", "stage"}
+    assert all(m.payload["round"] == 1 for m in final)
+    run.assert_all_blind()
+
+
+def two_rounds_of_aliases(seed: int) -> tuple[dict[int, str], dict[int, str]]:
+    """Round 1's and round 2's aliases of a session with ``seed`` (quickest way through round 1)."""
+    run = Run(make_state(seed=seed))
+    run.do(HOST, "open_lobby")
+    run.do(HOST, "start_round")
+    run.question({})
+    run.question({})
+    run.do(HOST, "open_vote")
+    run.do(HOST, "close_vote")
+    run.do(HOST, "start_round")
+    assert_permutation(run.state, 1, [H1, H2, AI])
+    assert_permutation(run.state, 2, [H1, H2, AI])
+    return dict(run.state.round_info[1].aliases), dict(run.state.round_info[2].aliases)
+
+
+def test_aliases_derive_from_the_seed():
+    assert two_rounds_of_aliases(1234) == two_rounds_of_aliases(1234)
+    seen = {seed: two_rounds_of_aliases(seed) for seed in range(12)}
+    # another seed -> another deal (3 players: 6 ways per round; 12 seeds all alike is ~1e-17)
+    assert len({tuple(sorted(r1.items())) + tuple(sorted(r2.items())) for r1, r2 in seen.values()}) > 1
+    # and the aliases are re-shuffled between rounds (not the same deal every round)
+    assert any(r1 != r2 for r1, r2 in seen.values())
+
+
+def test_answer_order_derives_from_the_seed():
+    def orders(seed: int) -> list[list[str]]:
+        run = Run(make_state(seed=seed))
+        run.do(HOST, "open_lobby")
+        run.do(HOST, "start_round")
+        run.question({})
+        run.question({})
+        return [run.state.questions[Q11].reveal_order, run.state.questions[Q12].reveal_order]
+
+    assert orders(77) == orders(77)
+    assert all(sorted(order) == ["A", "B", "C"] for order in orders(77))
+    assert len({tuple(map(tuple, orders(seed))) for seed in range(12)}) > 1
+
+
+# --- refusals ----------------------------------------------------------------------------------
+
+def test_refusals_through_a_round():
+    run = Run(make_state())
+    state = run.state
+    player, juror = Actor("player", H1), Actor("juror", J1)
+
+    run.refuse(HOST, "finish", "not_over")
+    run.refuse(player, "open_lobby", "not_allowed")
+    run.refuse(juror, "start_round", "not_allowed")
+    run.refuse(GUEST, "show_question", "not_allowed")
+    run.refuse(Actor("player", AI), "finish", "not_allowed", force=True)
+    run.refuse(HOST, "answer", "not_allowed", question=Q11, choice=1)
+    run.refuse(HOST, "vote", "not_allowed", round=1, alias="A")
+    run.refuse(SYSTEM, "close_vote", "not_allowed")
+    run.refuse(HOST, "dance", "unknown_action")
+    run.refuse(GUEST, "join", "join_closed", nickname="Mallory")
+    run.refuse(HOST, "start_round", "wrong_phase")
+    run.refuse(HOST, "set_open_join", "bad_field", open="yes")
+    run.refuse(HOST, "set_participants", "bad_field", round=3, players=None)
+    run.refuse(HOST, "set_participants", "unknown_player", round=1, players=[H1, 4242])
+    run.refuse(HOST, "set_participants", "too_few_players", round=1, players=[H1, H1])
+    run.refuse(HOST, "set_participants", "bad_field", round=1, players=[H1, True])
+
+    run.do(HOST, "open_lobby")
+    run.refuse(HOST, "open_lobby", "wrong_phase")
+    run.refuse(HOST, "show_question", "wrong_phase")
+    run.do(HOST, "start_round")
+    run.refuse(HOST, "set_participants", "round_started", round=1, players=[H1, H2])
+    run.refuse(HOST, "open_vote", "questions_left")
+    run.refuse(juror, "vote", "vote_closed", round=1, alias="A")
+    run.refuse(HOST, "open_answering", "wrong_phase")
+
+    run.do(HOST, "show_question")
+    run.refuse(player, "answer", "answering_closed", question=Q11, choice=1)  # not open yet
+    run.refuse(HOST, "open_answering", "bad_seconds", seconds=0)
+    run.refuse(HOST, "open_answering", "bad_seconds", seconds=99999)
+    run.do(HOST, "open_answering")
+    run.refuse(player, "answer", "bad_field", question=Q11, choice=9)
+    run.refuse(player, "answer", "bad_field", question=Q11, choice=-1)
+    run.refuse(player, "answer", "bad_field", question=Q11, choice=True)
+    run.refuse(player, "answer", "bad_field", question=Q11)
+    run.refuse(player, "answer", "wrong_question", question=Q12, text="hello")
+    run.refuse(Actor("player", 4242), "answer", "not_playing", question=Q11, choice=1)
+    run.refuse(HOST, "extend", "bad_seconds")
+    run.refuse(HOST, "edit_answer", "no_answer", player=H1, text="x")
+    run.do(player, "answer", question=Q11, choice=3)
+    run.do(Actor("player", AI), "answer", question=Q11, choice=2)
+    run.do(HOST, "close_answering")
+    run.refuse(player, "answer", "answering_closed", question=Q11, choice=1)  # after the close
+    run.refuse(HOST, "close_answering", "wrong_phase")
+    run.refuse(HOST, "edit_answer", "mcq_answer", player=H1, text="a red umbrella")
+    run.refuse(juror, "sheet", "not_revealed", question=Q11, alias="A")
+    run.do(HOST, "reveal")
+    run.refuse(HOST, "edit_answer", "wrong_phase", player=H1, redact=True)  # after the reveal
+    run.refuse(HOST, "open_vote", "questions_left")
+    run.refuse(juror, "sheet", "bad_field", question=Q11, alias="A", human_likeness=0)
+    run.refuse(juror, "sheet", "bad_field", question=Q11, alias="A", human_likeness=6)
+    run.refuse(juror, "sheet", "bad_field", question=Q11, alias="A", looks_like_ai="yes")
+    run.refuse(juror, "sheet", "unknown_alias", question=Q11, alias="Z")
+    run.refuse(juror, "sheet", "unknown_alias", question=Q11, alias=None)
+    run.refuse(juror, "sheet", "not_revealed", question=Q12, alias="A")
+    run.refuse(juror, "sheet", "not_revealed", question=Q21, alias="A")
+    run.refuse(juror, "sheet", "too_long", question=Q11, alias="A", note="n" * (MAX_TEXT + 1))
+    run.do(juror, "sheet", question=Q11, alias="A", note="n" * MAX_TEXT, human_likeness=5)
+
+    run.do(HOST, "show_question")
+    run.do(HOST, "open_answering")
+    run.refuse(player, "answer", "too_long", question=Q12, text="x" * (MAX_TEXT + 1))
+    run.refuse(player, "answer", "empty", question=Q12, text="   ")
+    run.refuse(player, "answer", "bad_field", question=Q12, text=42)
+    run.refuse(player, "answer", "wrong_question", question=Q11, choice=1)
+    run.do(player, "answer", question=Q12, text="x" * MAX_TEXT)
+    run.do(HOST, "close_answering")
+    run.do(HOST, "reveal")
+    run.refuse(HOST, "show_question", "round_done")
+    run.refuse(HOST, "close_vote", "wrong_phase")
+
+    run.do(HOST, "open_vote")
+    run.refuse(HOST, "show_question", "wrong_phase")
+    run.refuse(juror, "vote", "bad_field", round=1, alias="A", confidence=9)
+    run.refuse(juror, "vote", "bad_field", round=1, alias="A", confidence=0)
+    run.refuse(juror, "vote", "unknown_alias", round=1, alias="Z")
+    run.refuse(juror, "vote", "vote_closed", round=2, alias="A")
+    run.refuse(juror, "vote", "vote_closed", alias="A")  # the round is part of a vote
+    run.refuse(juror, "vote", "bad_field", round=1, alias="A", slot=2)  # one slot in this session
+    run.refuse(juror, "vote", "too_long", round=1, alias="A", reason="r" * (MAX_TEXT + 1))
+    run.refuse(HOST, "finish", "not_over")
+    run.do(juror, "vote", round=1, alias="A", confidence=5)
+    run.do(HOST, "close_vote")
+    run.refuse(juror, "vote", "vote_closed", round=1, alias="B")  # after the close
+    run.refuse(juror, "sheet", "round_closed", question=Q11, alias="A")  # the round's sheet is final
+    run.refuse(HOST, "extend", "wrong_phase", seconds=10)
+    run.refuse(HOST, "reveal_identities", "wrong_phase")
+    run.refuse(HOST, "finish", "not_over")  # round 1 of 2
+    assert state.phase is Phase.VOTE_CLOSED
+    run.assert_all_blind()
+
+
+def test_two_ai_votes_per_juror():
+    run = Run(make_state(ai_votes_per_juror=2))
+    state = run.state
+    juror = Actor("juror", J1)
+    run.do(HOST, "open_lobby")
+    run.do(HOST, "start_round")
+    run.question({})
+    run.question({})
+    run.do(HOST, "open_vote")
+    a, b, c = (run.alias(p) for p in (AI, H1, H2))
+    run.do(juror, "vote", round=1, slot=1, alias=a)
+    run.refuse(juror, "vote", "named_twice", round=1, slot=2, alias=a)
+    run.refuse(juror, "vote", "bad_field", round=1, slot=3, alias=b)
+    run.refuse(juror, "vote", "bad_field", round=1, slot=0, alias=b)
+    run.do(juror, "vote", round=1, slot=2, alias=b)
+    run.refuse(juror, "vote", "named_twice", round=1, slot=1, alias=b)
+    run.do(juror, "vote", round=1, slot=1, alias=a)  # the same name again in its own slot
+    run.do(juror, "vote", round=1, slot=1, alias=None)  # slot 1 abstains now
+    run.do(juror, "vote", round=1, slot=2, alias=a)  # so slot 2 may take A
+    run.do(juror, "vote", round=1, slot=1, alias=c)
+    run.do(Actor("juror", J2), "vote", round=1, slot=1, alias=a)
+    assert {s: v.player_id for s, v in state.votes[J1].items()} == {1: H2, 2: AI}
+    run.do(HOST, "close_vote")
+    tally = state.round_info[1].tally
+    assert {row["player_id"]: row["votes"] for row in tally["players"]} == {AI: 2, H1: 0, H2: 1}
+    assert (tally["cast"], tally["voters"], tally["abstentions"]) == (3, 2, 0)
+    assert tally["majority_alias"] == a  # named by both voters
+
+
+def test_open_join():
+    run = Run(make_state(open_join=False))
+    run.refuse(GUEST, "join", "join_closed", nickname="Mallory")
+    run.do(HOST, "set_open_join", open=True)
+    assert run.outcomes[-1].messages and run.messages("juror", "status")[-1].payload["open_join"] is True
+    run.refuse(GUEST, "join", "empty", nickname="  ")
+    run.refuse(GUEST, "join", "bad_field", nickname=7)
+    (outcome,) = run.do(GUEST, "join", nickname="J1")
+    assert outcome.reply["label"] == "J1 (2)" and outcome.reply["token"]
+    (outcome,) = run.do(GUEST, "join", nickname="J1")
+    assert outcome.reply["label"] == "J1 (3)"
+    assert {"J1 (2)", "J1 (3)"} <= run.state.juror_labels
+    log = outcome.effects[-1]
+    assert isinstance(log, LogEvent) and "token" not in log.payload
+    run.do(HOST, "finish", force=True)
+    run.refuse(GUEST, "join", "finished", nickname="late")
+    run.assert_all_blind()
+
+
+# --- deadlines -----------------------------------------------------------------------------------
+
+def to_answering(seconds: int = 10, **state_args: Any) -> Run:
+    run = Run(make_state(**state_args))
+    run.do(HOST, "open_lobby")
+    run.do(HOST, "start_round")
+    run.do(HOST, "show_question")
+    run.do(HOST, "open_answering", seconds=seconds, at=run.at(0))
+    return run
+
+
+def test_late_answer_is_refused_and_the_clock_closes_answering():
+    run = to_answering(seconds=10)
+    state = run.state
+    assert state.phase is Phase.ANSWERING and state.deadline == run.at(10)
+    run.do(Actor("player", H1), "answer", question=Q11, choice=1, at=run.at(9))
+    assert run.do(HOST, "tick", at=run.at(9.999)) == []  # not yet
+    version = state.state_version
+    with pytest.raises(Refusal) as caught:
+        decide(state, Action(Actor("player", H2), "answer", {"question": Q11, "choice": 2}), run.at(11), round_tally)
+    refusal = caught.value
+    assert refusal.code == "answering_closed"
+    (closed,) = refusal.before
+    run.outcomes += refusal.before
+    phases = [e for e in closed.effects if isinstance(e, SetPhase)]
+    assert [p.phase for p in phases] == [Phase.ANSWERS_CLOSED] and phases[0].deadline is None
+    assert any(isinstance(e, LogEvent) and e.kind == "deadline" for e in closed.effects)
+    assert state.phase is Phase.ANSWERS_CLOSED and state.deadline is None
+    assert state.questions[Q11].answers_closed_at == run.at(11)
+    assert state.state_version == version + 1 == closed.reply["state_version"]
+    assert state.answers[Q11].keys() == {H1}
+    assert any(m.event == "status" and m.payload["phase"] == "answers_closed" for m in closed.messages)
+    run.assert_all_blind()
+
+
+def test_tick_closes_answering_at_the_deadline():
+    run = to_answering(seconds=10)
+    (closed,) = run.do(HOST, "tick", at=run.at(11))
+    assert run.state.phase is Phase.ANSWERS_CLOSED and closed.reply["state_version"] == run.state.state_version
+    assert run.do(HOST, "tick", at=run.at(20)) == []  # nothing left to expire
+    run.do(HOST, "reveal")
+
+
+def test_extend_moves_the_answer_deadline():
+    run = to_answering(seconds=10)
+    run.do(HOST, "extend", seconds=30, at=run.at(5))
+    assert run.state.deadline == run.at(40)  # added to the running deadline
+    run.do(Actor("player", H1), "answer", question=Q11, choice=1, at=run.at(39))
+    run.refuse(HOST, "extend", "bad_seconds", seconds=True, at=run.at(39.5))
+    assert run.do(HOST, "tick", at=run.at(40))[0].reply["state_version"] == run.state.state_version
+    assert run.state.phase is Phase.ANSWERS_CLOSED
+
+
+def test_the_session_default_answer_time_applies():
+    run = Run(make_state(answer_seconds=20))
+    run.do(HOST, "open_lobby")
+    run.do(HOST, "start_round")
+    run.do(HOST, "show_question")
+    run.do(HOST, "open_answering", at=run.at(100))
+    assert run.state.deadline == run.at(120)
+
+
+def to_voting(seconds: int = 30, **state_args: Any) -> Run:
+    run = Run(make_state(**state_args))
+    run.do(HOST, "open_lobby")
+    run.do(HOST, "start_round")
+    run.question({H1: {"choice": 1}})
+    run.question({AI: {"text": "Because he left."}})
+    run.do(HOST, "open_vote", seconds=seconds, at=run.at(1000))
+    assert run.state.deadline == run.at(1000 + seconds)
+    return run
+
+
+def test_vote_deadline_runs_the_tally_on_a_tick():
+    run = to_voting(seconds=30)
+    state = run.state
+    run.vote(J1, run.alias(AI), at=run.at(1010))
+    run.vote(J2, run.alias(H1), at=run.at(1029))
+    (closed,) = run.do(HOST, "tick", at=run.at(1031))
+    assert state.phase is Phase.VOTE_CLOSED and state.deadline is None
+    assert state.round_info[1].vote_closed_at == run.at(1031)
+    tally = state.round_info[1].tally
+    assert tally["cast"] == 2 and tally["detection_pct"] == pytest.approx(50.0)
+    assert any(m.audience == "host" and m.event == "tally" and m.payload == tally for m in closed.messages)
+    run.do(HOST, "show_tally")
+    run.assert_all_blind()
+
+
+def test_late_vote_is_refused_after_the_tally():
+    run = to_voting(seconds=30)
+    state = run.state
+    run.vote(J1, run.alias(AI), at=run.at(1010))
+    with pytest.raises(Refusal) as caught:
+        decide(state, Action(Actor("juror", J2), "vote", {"round": 1, "alias": run.alias(H2)}), run.at(1030),
+               round_tally)
+    assert caught.value.code == "vote_closed"
+    (closed,) = caught.value.before
+    run.outcomes += caught.value.before
+    run.assert_all_blind()
+    assert state.phase is Phase.VOTE_CLOSED and state.round_info[1].tally["cast"] == 1
+    assert J2 not in state.votes
+    assert [e.round for e in closed.effects if type(e).__name__ == "SetTally"] == [1]
+
+
+def test_session_default_vote_time_and_no_limit():
+    run = to_voting(seconds=45, vote_seconds=90)
+    assert run.state.deadline == run.at(1045)  # the host's seconds win over the session's default
+    run = Run(make_state(vote_seconds=90))
+    run.do(HOST, "open_lobby")
+    run.do(HOST, "start_round")
+    run.question({})
+    run.question({})
+    run.do(HOST, "open_vote", at=run.at(0))
+    assert run.state.deadline == run.at(90)
+    run = Run(make_state())
+    run.do(HOST, "open_lobby")
+    run.do(HOST, "start_round")
+    run.question({})
+    run.question({})
+    run.do(HOST, "open_vote", at=run.at(0))
+    assert run.state.deadline is None
+    assert run.do(HOST, "tick", at=run.at(10 ** 6)) == []
+    assert run.state.phase is Phase.VOTING
+
+
+# --- a humans-only control round --------------------------------------------------------------
+
+def test_humans_only_control_round():
+    run = Run(make_state())
+    state = run.state
+    run.do(HOST, "open_lobby")
+    run.do(HOST, "set_participants", round=1, players=[H2, H1])
+    run.do(HOST, "start_round")
+    assert_permutation(state, 1, [H1, H2])
+    assert AI not in state.round_info[1].aliases
+    assert state.participants(1) == [H1, H2] and state.participants(2) == [H1, H2, AI]
+    run.do(HOST, "show_question")
+    run.do(HOST, "open_answering")
+    run.refuse(Actor("player", AI), "answer", "not_playing", question=Q11, choice=2)
+    run.do(Actor("player", H1), "answer", question=Q11, choice=0)
+    run.do(Actor("player", H2), "answer", question=Q11, choice=1)
+    run.do(HOST, "close_answering")
+    run.do(HOST, "reveal")
+    shown = run.messages("juror", "answers")[-1].payload
+    assert sorted(row["alias"] for row in shown["answers"]) == ["A", "B"]
+    run.refuse(Actor("juror", J1), "sheet", "unknown_alias", question=Q11, alias="C")
+    run.question({H1: {"text": "tired"}})
+    run.do(HOST, "open_vote")
+    run.refuse(Actor("juror", J1), "vote", "unknown_alias", round=1, alias="C")
+    run.vote(J1, run.alias(H1))
+    run.vote(J2, run.alias(H1))
+    run.vote(J3, run.alias(H2))
+    run.do(HOST, "close_vote")
+    tally = state.round_info[1].tally
+    assert {row["player_id"]: row["votes"] for row in tally["players"]} == {H1: 2, H2: 1}
+    assert tally["detection_pct"] == 0.0 and tally["majority_alias"] == run.alias(H1)
+    run.do(HOST, "show_tally")
+    run.do(HOST, "reveal_identities")
+    assert state.round_info[1].revealed == {H1}
+
+    run.do(HOST, "start_round")  # round 2: everyone again, the AI included
+    assert_permutation(state, 2, [H1, H2, AI])
+    run.do(HOST, "show_question")
+    run.do(HOST, "open_answering")
+    run.do(Actor("player", AI), "answer", question=Q21, text="She is upset about the birthday.")
+    run.do(HOST, "finish", force=True)
+    assert state.round_info[1].revealed == {H1, H2} and state.round_info[2].revealed == {H1, H2, AI}
+    run.assert_all_blind()
+
+
+# --- editing and redacting before the reveal ----------------------------------------------------
+
+def test_edit_and_redact_before_the_reveal():
+    run = Run(make_state())
+    state = run.state
+    run.do(HOST, "open_lobby")
+    run.do(HOST, "start_round")
+    run.do(HOST, "show_question")
+    run.do(HOST, "open_answering")
+    run.do(Actor("player", H1), "answer", question=Q11, choice=0)
+    run.do(Actor("player", H2), "answer", question=Q11, choice=1)
+    run.do(HOST, "close_answering")
+    (outcome,) = run.do(HOST, "edit_answer", player=H2, redact=True)
+    original = [e for e in outcome.effects if isinstance(e, LogEvent) and e.kind == "answer.original"]
+    assert [e.payload for e in original] == [{"question": Q11, "player": H2, "text": "", "choice": 1}]
+    answer = state.answers[Q11][H2]
+    assert (answer.text, answer.choice_index, answer.redacted, answer.edited) == ("", None, True, True)
+    run.do(HOST, "reveal")
+    rows = {row["alias"]: row for row in run.messages("juror", "answers")[-1].payload["answers"]}
+    assert rows[run.alias(H2)] == {"alias": run.alias(H2), "text": "", "choice": None, "answered": False}
+    assert rows[run.alias(H1)]["text"] == CHOICES[0]
+
+    told = "As an AI language model, I cannot watch the video, but she seems upset."
+    run.do(HOST, "show_question")
+    run.do(HOST, "open_answering")
+    run.do(Actor("player", AI), "answer", question=Q12, text=told)
+    run.do(Actor("player", H1), "answer", question=Q12, text="she is upset")
+    (closed,) = run.do(HOST, "close_answering")
+    (tells,) = [m for m in closed.messages if m.event == "tells"]
+    assert tells.audience == "host"
+    assert [w["player"]["id"] for w in tells.payload["warnings"]] == [AI]
+    assert "language model" in tells.payload["warnings"][0]["tells"]
+    run.refuse(HOST, "edit_answer", "empty", player=AI, text="  ")
+    run.refuse(HOST, "edit_answer", "no_answer", player=H2, text="x")
+    (outcome,) = run.do(HOST, "edit_answer", player=AI, text="She seems upset.")
+    edits = [e for e in outcome.effects if isinstance(e, EditAnswer)]
+    assert [(e.question_id, e.player_id, e.text, e.redacted) for e in edits] == [(Q12, AI, "She seems upset.", False)]
+    original = [e for e in outcome.effects if isinstance(e, LogEvent) and e.kind == "answer.original"]
+    assert [e.payload for e in original] == [{"question": Q12, "player": AI, "text": told, "choice": None}]
+    assert [m.audience for m in outcome.messages if m.event == "answer"] == ["host"]
+    run.do(HOST, "reveal")
+    rows = {row["alias"]: row for row in run.messages("juror", "answers")[-1].payload["answers"]}
+    assert rows[run.alias(AI)]["text"] == "She seems upset." and rows[run.alias(AI)]["answered"] is True
+    jury_text = repr([m.payload for m in run.messages() if m.audience in ("juror", "stage")])
+    assert "language model" not in jury_text
+    run.refuse(HOST, "edit_answer", "wrong_phase", player=AI, text="changed after the reveal")
+    assert state.answers[Q12][AI].text == "She seems upset."
+    run.assert_all_blind()
+
+
+def test_blind_checker_catches_leaks():
+    players = make_players()
+    assert_blind("juror", "answers", {"answers": [{"alias": "A", "text": "hi"}], "clip": {"kind": "shot"}}, players)
+    assert_blind("juror", "identities", {"round": 1, "revealed": [{"alias": "A", "is_ai": True, "age": None,
+                                                                   "stage": None}]}, players)
+    leaks = [{"player_id": 1}, {"x": [{"kind": "ai"}]}, {"n": AI}, {"t": "by Skynet MK7"}, {"age": 10},
+             {"note": f"player {H1}"}, {"latency_ms": 5}, {"token": "t"}, {"when": T0}, {"clip": {"kind": "ai"}},
+             {"is_ai": True}, {str(H2): "A"}]
+    for leak in leaks:
+        with pytest.raises(AssertionError):
+            assert_blind("stage", "answers", leak, players)
+
+
+def test_blind_checker_on_snapshots():
+    run = Run(make_state())
+    run.do(HOST, "open_lobby")
+    run.do(HOST, "start_round")
+    run.question({H1: {"choice": 1}})
+    run.do(HOST, "finish", force=True)
+    snapshot = audiences.stage_snapshot(run.state)
+    assert snapshot["identities"]
+    assert_blind("stage", "snapshot", snapshot, run.state.players, snapshot=True)
+    with pytest.raises(AssertionError):  # the identities list is allowed in a snapshot only
+        assert_blind("stage", "snapshot", snapshot, run.state.players)
+
+
+def test_no_sheet_after_a_forced_finish():
+    run = Run(make_state())
+    run.do(HOST, "open_lobby")
+    run.do(HOST, "start_round")
+    run.question({H1: {"choice": 1}, AI: {"choice": 2}})
+    run.do(HOST, "finish", force=True)
+    assert run.state.round_info[1].revealed == {H1, H2, AI}
+    run.refuse(Actor("juror", J1), "sheet", "finished", question=Q11, alias=run.alias(AI), looks_like_ai=True)
