@@ -512,12 +512,13 @@ def test_refusals_through_a_round():
     run.refuse(player, "answer", "wrong_question", question=Q12, text="hello")
     run.refuse(Actor("player", 4242), "answer", "not_playing", question=Q11, choice=1)
     run.refuse(HOST, "extend", "bad_seconds")
-    run.refuse(HOST, "edit_answer", "no_answer", player=H1, text="x")
+    run.refuse(HOST, "edit_answer", "wrong_phase", player=H1, text="x")  # not while players may answer again
     run.do(player, "answer", question=Q11, choice=3)
     run.do(Actor("player", AI), "answer", question=Q11, choice=2)
     run.do(HOST, "close_answering")
     run.refuse(player, "answer", "answering_closed", question=Q11, choice=1)  # after the close
     run.refuse(HOST, "close_answering", "wrong_phase")
+    run.refuse(HOST, "edit_answer", "no_answer", player=H2, text="x")
     run.refuse(HOST, "edit_answer", "mcq_answer", player=H1, text="a red umbrella")
     run.refuse(juror, "sheet", "not_revealed", question=Q11, alias="A")
     run.do(HOST, "reveal")
@@ -770,6 +771,7 @@ def test_humans_only_control_round():
     tally = state.round_info[1].tally
     assert {row["player_id"]: row["votes"] for row in tally["players"]} == {H1: 2, H2: 1}
     assert tally["detection_pct"] == 0.0 and tally["majority_alias"] == run.alias(H1)
+    assert tally["control"] is True
     run.do(HOST, "show_tally")
     run.do(HOST, "reveal_identities")
     assert state.round_info[1].revealed == {H1}

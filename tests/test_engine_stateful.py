@@ -198,7 +198,7 @@ class EngineMachine(RuleBasedStateMachine):
             Phase.LOBBY: ["start_round", "set_participants"],
             Phase.ROUND: ["show_question"],
             Phase.CLIP: ["open_answering"],
-            Phase.ANSWERING: ["close_answering", "edit_answer", "extend"],
+            Phase.ANSWERING: ["close_answering", "extend"],
             Phase.ANSWERS_CLOSED: ["reveal", "edit_answer"],
             Phase.JUDGING: ["open_vote", "show_question"] if last else ["show_question", "open_vote"],
             Phase.VOTING: ["close_vote", "extend"],

@@ -317,7 +317,8 @@ def _close_answering_outcome(state: LiveState, now: datetime) -> Outcome:
 
 
 def _edit_answer(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    _phase(state, Phase.ANSWERING, Phase.ANSWERS_CLOSED, doing="edit an answer (only before the reveal)")
+    # Only once answering is closed: a player answering again would otherwise undo the host's redaction.
+    _phase(state, Phase.ANSWERS_CLOSED, doing="edit an answer (after answering closes, before the reveal)")
     item = state.current_question
     player = action.args.get("player")
     answer = state.answers.get(item.id, {}).get(player)

@@ -45,6 +45,8 @@ def round_tally(state: LiveState, number: int) -> dict[str, Any]:
         "voters": len([j for j, slots in state.votes.items() if any(v.player_id is not None for v in slots.values())]),
         "abstentions": abstentions,
         "top_votes": top,
+        # a control round: no AI played it, so detection is 0 % by construction (the report counts it the same way)
+        "control": not any(state.players[pid].kind.value == "ai" for pid in info.aliases),
         "majority_alias": None,
         "detection_pct": None, "ci_low": None, "ci_high": None, "p_value": None, "ai_passed": None,
     }
