@@ -33,6 +33,7 @@ bench: install
 	$(BIN)/python bench/bench_report.py
 	$(BIN)/python bench/bench_builder.py
 	$(BIN)/python bench/bench_import.py
+	$(BIN)/python bench/bench_live.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
