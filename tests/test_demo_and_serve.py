@@ -93,7 +93,7 @@ def test_the_banner_on_all_interfaces_shows_the_lan_address(database_url, monkey
     # No gevent in the test process, and no real serving: keep the app the server would run.
     monkeypatch.setattr(vtt.server, "create_app",
                         lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}))
-    monkeypatch.setattr(vtt.server.socketio, "run", lambda app, **options: served.update(app=app, **options))
+    monkeypatch.setattr(vtt.server, "serve_forever", lambda app, host, port: served.update(app=app, host=host, port=port))
     port = free_port()
     log = str(tmp_path / "audit.jsonl")
     vtt.server.serve("0.0.0.0", port, audit_log=log)
@@ -118,12 +118,12 @@ def test_a_port_taken_after_the_check_is_still_one_line(database_url, monkeypatc
     import vtt.server
     from vtt.app import create_app
 
-    def taken(app, **options):
+    def taken(app, host, port):
         raise OSError(errno.EADDRINUSE, "Address already in use")
 
     monkeypatch.setattr(vtt.server, "create_app",
                         lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}))
-    monkeypatch.setattr(vtt.server.socketio, "run", taken)
+    monkeypatch.setattr(vtt.server, "serve_forever", taken)
     port = free_port()
     with pytest.raises(click.ClickException, match=f"port {port} is busy on 127.0.0.1"):
         vtt.server.serve("127.0.0.1", port)

@@ -9,15 +9,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import pandas as pd
-
-from analysis.votes import vote_stats
-
 from ..engine.state import LiveState
 
 
 def round_tally(state: LiveState, number: int) -> dict[str, Any]:
     """The tally of round ``number`` from the votes in ``state`` (the current round's), by the session's pass rule."""
+    import pandas as pd  # here, not at the top: pandas and scipy cost a server seconds of start-up
+
+    from analysis.votes import vote_stats
+
     pass_rule, alpha, threshold_pct = state.pass_rule, state.pass_alpha, state.pass_threshold_pct
     info = state.round_info[number]
     players = pd.DataFrame({"name": [p.name for p in state.players.values()],
@@ -62,4 +62,4 @@ def round_tally(state: LiveState, number: int) -> dict[str, Any]:
 
 
 def _number(value) -> float | None:
-    return None if value is None or pd.isna(value) else round(float(value), 6)
+    return None if value is None or math.isnan(float(value)) else round(float(value), 6)

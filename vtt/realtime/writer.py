@@ -24,7 +24,7 @@ from .outbox import Outbox
 
 log = logging.getLogger(__name__)
 
-MAX_BATCH = 5000
+MAX_BATCH = 500  # a batch holds the loop while it is decided and written: keep it short
 TICK_SECONDS = 0.25
 REPLY_TIMEOUT = 60
 
@@ -82,13 +82,22 @@ class Writer:
                 self._apply(batch)
             except Exception:  # noqa: BLE001 - the writer must outlive any one batch
                 log.exception("a batch of %d actions failed", len(batch))
+            self.socketio.sleep(0)  # let the woken handlers and the connections run before the next batch
 
     def _apply(self, batch: list[tuple[Submission, Any]]) -> None:
+        """Run a batch; after its commit, emit what it caused, then wake the senders (their acks).
+
+        Emitting first means a client never holds an ack for a change whose broadcast is still to come.
+        """
         submissions = [submission for submission, _done in batch]
-        messages = []
         try:
             messages = run_batch(self.factory, submissions, self.cache, self.socketio.sleep).messages
             self.batches += 1
+            for message in messages:
+                try:
+                    self.outbox.to_audience(message.session_id, message.audience, message.event, message.payload)
+                except Exception:  # noqa: BLE001 - a failed emit is healed by the client's gap check
+                    log.exception("emitting %s to %s failed", message.event, message.audience)
         finally:  # whatever happened, nobody waits for a reply that will not come
             for submission, done in batch:
                 if submission.action.name == "tick":
@@ -98,11 +107,6 @@ class Writer:
                                                                "message": "the server could not save this; try again"}}
                 if done is not None:
                     done.set()
-        for message in messages:
-            try:
-                self.outbox.to_audience(message.session_id, message.audience, message.event, message.payload)
-            except Exception:  # noqa: BLE001 - a failed emit is healed by the client's gap check
-                log.exception("emitting %s to %s failed", message.event, message.audience)
 
     def _tick(self) -> None:
         while self._running:
