@@ -403,6 +403,10 @@ from .cli_reports import export, report  # noqa: E402
 main.add_command(report)
 main.add_command(export)
 
+from .cli_simulate import simulate  # noqa: E402
+
+main.add_command(simulate)
+
 
 if __name__ == "__main__":
     main()

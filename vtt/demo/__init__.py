@@ -16,16 +16,20 @@ BANK_FILE = DEMO_DIR / "bank.csv"
 SESSION_FILE = DEMO_DIR / "session.json"
 
 
+def ensure_demo_bank(db: Session) -> str:
+    """Import the demo bank unless it is there; says which it was."""
+    name = SessionConfig.from_file(SESSION_FILE).bank
+    if bank_by_name(db, name) is not None:
+        return f"demo bank {name!r}: already there"
+    result = read_bank(BANK_FILE)
+    import_bank(db, result, name, description="Demo: 30 CogME-tagged questions on one drama episode")
+    return f"demo bank {name!r}: {len(result.records)} questions imported"
+
+
 def load_demo(db: Session) -> list[str]:
     """Create the demo bank and session unless they exist; returns what it did, line by line."""
     config = SessionConfig.from_file(SESSION_FILE)
-    lines = []
-    if bank_by_name(db, config.bank) is None:
-        result = read_bank(BANK_FILE)
-        import_bank(db, result, config.bank, description="Demo: 30 CogME-tagged questions on one drama episode")
-        lines.append(f"demo bank {config.bank!r}: {len(result.records)} questions imported")
-    else:
-        lines.append(f"demo bank {config.bank!r}: already there")
+    lines = [ensure_demo_bank(db)]
     existing = db.scalar(select(VttSession).where(VttSession.name == config.name))
     if existing is None:
         session = create_session(db, config, actor="demo")

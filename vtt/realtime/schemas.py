@@ -59,7 +59,7 @@ class SheetIn(_Message):
     id: ClientId
     question: int
     alias: Alias
-    note: Text = ""
+    note: Text | None = ""
     human_likeness: Score | None = None
     looks_like_ai: bool = False
 
@@ -72,7 +72,7 @@ class VoteIn(_Message):
     slot: int = Field(1, ge=1)
     alias: Alias | None
     confidence: Score | None = None
-    reason: Text = ""
+    reason: Text | None = Field(None, description="why (optional)")
 
 
 class HostIn(_Message):

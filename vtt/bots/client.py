@@ -1,0 +1,177 @@
+"""One bot's connection: python-socketio's asyncio client, a :class:`View`, and sends that retry until acked.
+
+A bot behaves as the pages must: every action carries an id of its own, is resent with the same
+id until the server acknowledges it (a lost ack costs a duplicate reply, never a second row), and
+a dropped connection is re-opened, after which the server's snapshot says where things stand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import socketio
+
+from .view import View
+
+CALL_TIMEOUT = 20.0  # seconds one try at an action may wait for its ack
+GIVE_UP_AFTER = 120.0  # seconds an action is retried before it counts as an error
+RETRYABLE = {"server_error", "timeout", "not_connected"}  # the server could not save it: send it again
+ACTION_KINDS = {"vote": "votes", "sheet": "sheets", "answer": "answers", "host": "host"}
+
+
+@dataclass
+class Ledger:
+    """What the bots of one run sent and had acknowledged (the server's own counts are read back apart)."""
+
+    acked: Counter = field(default_factory=Counter)  # kind -> actions acknowledged (each id once)
+    latencies: dict[str, list[float]] = field(default_factory=dict)  # kind -> seconds from first send to ack
+    refused: Counter = field(default_factory=Counter)  # "kind: code" -> refusals the bot did not expect
+    errors: Counter = field(default_factory=Counter)  # "kind: what" -> actions never acknowledged, failed connects
+    examples: list[str] = field(default_factory=list)
+    reconnects: int = 0
+    refreshes: int = 0
+
+    def error(self, kind: str, detail: str) -> None:
+        self.errors[kind] += 1
+        if len(self.examples) < 10:
+            self.examples.append(f"{kind}: {detail}"[:300])
+
+
+class Connection:
+    """A socket that reopens itself; ``send`` returns the ok-reply, or None when refused or given up."""
+
+    def __init__(self, url: str, auth: dict[str, Any], ledger: Ledger, id_prefix: str,
+                 headers: dict[str, str] | None = None):
+        self.url, self.auth, self.headers, self.ledger = url, auth, headers or {}, ledger
+        self.id_prefix = id_prefix
+        self.view = View()
+        self.changed = asyncio.Event()  # set whenever the view moves
+        self._sequence = 0
+        self._client: socketio.AsyncClient | None = None
+        self._refusal: dict[str, Any] | None = None
+
+    # --- connecting --------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        client = socketio.AsyncClient(reconnection=True, reconnection_delay=0.2, reconnection_delay_max=2,
+                                      randomization_factor=0.5)
+        client.on("*", self._on_event)
+        client.on("connect_error", self._on_connect_error)
+        self._client = client
+        deadline = time.monotonic() + GIVE_UP_AFTER
+        while True:
+            self._refusal = None
+            try:
+                await client.connect(self.url, auth=self.auth, headers=self.headers, transports=["websocket"],
+                                     wait_timeout=CALL_TIMEOUT)
+                return
+            except socketio.exceptions.ConnectionError as failure:
+                if self._refusal is not None:  # the server said no (bad token, not host, ...): final
+                    raise Refused(self._refusal) from failure
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.5)
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.disconnect()
+            self._client = None
+
+    async def refresh(self) -> None:
+        """What a page reload does: drop the socket, forget the view, connect again."""
+        self.ledger.refreshes += 1
+        await self.close()
+        self.view = View()
+        await self.open()
+
+    async def drop(self) -> None:
+        """Lose the network for a moment: the websocket closes under the client, which reconnects by itself
+        (a clean ``disconnect`` would not: the client takes that as meant)."""
+        if self._client is not None and self._client.connected and self._client.eio.ws is not None:
+            self.ledger.reconnects += 1
+            await self._client.eio.ws.close()
+
+    async def _on_connect_error(self, data: Any = None) -> None:
+        if isinstance(data, dict) and "code" in data:
+            self._refusal = data
+
+    async def _on_event(self, event: str, payload: Any = None) -> None:
+        if event == "snapshot":
+            self.view.snapshot(payload)
+        elif not self.view.event(event, payload):
+            if self.view.stale and self._client is not None and self._client.connected:
+                asyncio.get_running_loop().create_task(self.resync())
+            return
+        self.changed.set()
+
+    async def resync(self) -> None:
+        reply = await self.send("snapshot", None, record=False)
+        if reply is not None:
+            self.view.snapshot(reply["snapshot"])
+            self.changed.set()
+
+    async def wait_change(self, timeout: float) -> None:
+        """Until the view moves (or ``timeout`` seconds pass)."""
+        self.changed.clear()
+        try:
+            await asyncio.wait_for(self.changed.wait(), timeout)
+        except TimeoutError:
+            pass
+
+    # --- acting --------------------------------------------------------------------------------
+
+    def new_id(self) -> str:
+        self._sequence += 1
+        return f"{self.id_prefix}-{self._sequence}"
+
+    async def send(self, event: str, payload: dict[str, Any] | None, *, record: bool = True,
+                   expected: frozenset[str] = frozenset()) -> dict[str, Any] | None:
+        """Send ``event`` until it is acknowledged; refusals in ``expected`` are not counted as surprises."""
+        kind = ACTION_KINDS.get(event, event)
+        message = None if payload is None else {"id": self.new_id(), **payload}
+        started = time.monotonic()
+        last = "no reply"
+        while time.monotonic() - started < GIVE_UP_AFTER:
+            client = self._client
+            if client is None or not client.connected:
+                await asyncio.sleep(0.2)
+                continue
+            try:
+                reply = await client.call(event, message, timeout=CALL_TIMEOUT)
+            except (TimeoutError, socketio.exceptions.SocketIOError) as failure:
+                last = type(failure).__name__
+                await asyncio.sleep(0.2)
+                continue
+            if not isinstance(reply, dict):
+                last = f"unexpected reply {reply!r}"
+                break
+            if reply.get("ok"):
+                if record:
+                    self.ledger.acked[kind] += 1
+                    self.ledger.latencies.setdefault(kind, []).append(time.monotonic() - started)
+                return reply
+            code = reply.get("error", {}).get("code")
+            if code in RETRYABLE:
+                last = code
+                await asyncio.sleep(0.2)
+                continue
+            if code not in expected:
+                self.ledger.refused[f"{kind}: {code}"] += 1
+                if len(self.ledger.examples) < 10:
+                    self.ledger.examples.append(f"{kind} refused: {reply['error']}"[:300])
+            return None
+        if record:
+            self.ledger.error(f"{kind}: {last}", f"{message} not acknowledged after {GIVE_UP_AFTER:.0f} s")
+        return None
+
+
+class Refused(Exception):
+    """The server refused the connection: ``args[0]`` is its ``{code, message}``."""
+
+    @property
+    def error(self) -> dict[str, Any]:
+        return self.args[0]

@@ -1,0 +1,233 @@
+"""The simulated people: jurors, players (human or AI) and a host who drives the session.
+
+Each bot reads its :class:`~vtt.bots.view.View` and does the next thing a person in its place
+would do, one action at a time; after a refresh or a reconnect the snapshot tells it what is
+already done.  The host bot decides its move from the phase alone, so it can also take over a
+session that is already under way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import datetime, timezone
+from typing import Any
+
+from .behaviour import Behaviour
+from .client import Connection
+
+ROUND_OVER = frozenset({"round_closed", "vote_closed", "finished"})  # a bot was too slow: not a fault
+
+
+class Bot:
+    idle = 2.0  # seconds a bot waits for news before looking at its view again
+
+    def __init__(self, connection: Connection, behaviour: Behaviour):
+        self.connection = connection
+        self.behaviour = behaviour
+
+    @property
+    def view(self):
+        return self.connection.view
+
+    async def pause(self, low: float, high: float) -> None:
+        await asyncio.sleep(self.behaviour.think(low, high))
+
+    async def play(self) -> None:
+        """Take the next step whenever there is one, until the session has finished."""
+        while True:
+            if self.view.stale:  # waiting for a snapshot
+                await self.connection.wait_change(0.5)
+                continue
+            if self.view.phase == "finished":
+                return
+            if not await self.step():
+                await self.connection.wait_change(self.idle)
+
+    async def step(self) -> bool:
+        """Do the next thing, if there is one now; False to wait for news."""
+        raise NotImplementedError
+
+
+class JurorBot(Bot):
+    """Writes a sheet line about most revealed answers (sometimes saving a draft first), then votes."""
+
+    def __init__(self, connection: Connection, behaviour: Behaviour):
+        super().__init__(connection, behaviour)
+        self.noted: set[tuple[int, str]] = set()  # (question, alias) lines done or passed over
+        self.likeness: dict[int, dict[str, int]] = {}  # round -> alias -> the human-likeness this juror gave
+        self.voted: set[int] = set()
+
+    async def step(self) -> bool:
+        data, number = self.view.data, self.view.status.get("round")
+        self.noted |= {(row["question"], row["alias"]) for row in data.get("sheet", [])}
+        self.voted |= {row["round"] for row in data.get("votes", [])}
+        todo = [(shown["question"], answer["alias"]) for shown in data.get("revealed", [])
+                for answer in shown["answers"] if (shown["question"], answer["alias"]) not in self.noted]
+        if todo and number not in self.voted:
+            question, alias = todo[0]
+            self.noted.add((question, alias))
+            if self.behaviour.chance(self.behaviour.habits.note_share):
+                self.likeness.setdefault(number, {})[alias] = await self._write_line(question, alias)
+            return True
+        if self.view.phase == "voting" and number not in self.voted:
+            self.voted.add(number)
+            await self._vote(number, self.likeness.get(number, {}))
+            return True
+        return False
+
+    async def _write_line(self, question: int, alias: str) -> int:
+        behaviour = self.behaviour
+        line = {"question": question, "alias": alias, "note": behaviour.note(), "human_likeness": behaviour.likeness(),
+                "looks_like_ai": behaviour.chance(0.3)}
+        await self.pause(0.3, 2.0)
+        if behaviour.chance(behaviour.habits.typing_saves):  # a draft saved while typing
+            await self.connection.send("sheet", {**line, "note": line["note"][: len(line["note"]) // 2]},
+                                       expected=ROUND_OVER)
+            await self.pause(0.2, 1.0)
+        await self.connection.send("sheet", line, expected=ROUND_OVER)
+        return line["human_likeness"]
+
+    async def _vote(self, number: int, likeness: dict[str, int]) -> None:
+        behaviour, habits = self.behaviour, self.behaviour.habits
+        if behaviour.chance(habits.refresh):
+            await self.connection.refresh()
+        elif behaviour.chance(habits.drop):
+            await self.connection.drop()
+        await self.pause(0.5, 3.0)
+        aliases = list((self.view.data.get("round") or {}).get("aliases", []))
+        slots = self.view.status.get("vote_slots") or 1
+        picks = behaviour.suspects(aliases, likeness, slots)
+        for slot, alias in enumerate(picks, start=1):
+            chosen = None if behaviour.chance(habits.abstain) else alias
+            vote = {"round": number, "slot": slot, "alias": chosen, "confidence": behaviour.confidence(),
+                    "reason": behaviour.reason()}
+            await self.connection.send("vote", vote, expected=ROUND_OVER)
+        if picks and len(aliases) > len(picks) and behaviour.chance(habits.change_vote):
+            await self.pause(0.5, 2.0)
+            other = behaviour.random.choice([a for a in aliases if a not in picks])
+            await self.connection.send("vote", {"round": number, "slot": 1, "alias": other,
+                                                "confidence": behaviour.confidence(), "reason": "changed my mind"},
+                                       expected=ROUND_OVER)
+
+
+class PlayerBot(Bot):
+    """Answers each question of the rounds it plays in, within the time limit; sometimes changes its answer."""
+
+    def __init__(self, connection: Connection, behaviour: Behaviour, kind: str):
+        super().__init__(connection, behaviour)
+        self.kind = kind
+        self.answered: set[int] = set()
+        self.seen_round: int | None = None
+
+    async def step(self) -> bool:
+        data, number = self.view.data, self.view.status.get("round")
+        if number != self.seen_round:  # a new round: the snapshot says whether this player plays in it
+            self.seen_round = number
+            await self.connection.resync()
+            return True
+        if data.get("answer"):
+            self.answered.add(data["answer"]["question"])
+        question = data.get("question")
+        if self.view.phase == "answering" and data.get("playing") and question and question["id"] not in self.answered:
+            self.answered.add(question["id"])
+            await self._answer(question)
+            return True
+        return False
+
+    async def _answer(self, question: dict[str, Any]) -> None:
+        await asyncio.sleep(min(self.behaviour.think(0.5, 3.0), self._time_left() * 0.5))
+        await self.connection.send("answer", self._content(question), expected=frozenset({"answering_closed"}))
+        if self.behaviour.chance(self.behaviour.habits.change_answer) and self.view.phase == "answering":
+            await asyncio.sleep(min(self.behaviour.think(0.3, 1.0), self._time_left() * 0.5))
+            await self.connection.send("answer", self._content(question), expected=frozenset({"answering_closed"}))
+
+    def _content(self, question: dict[str, Any]) -> dict[str, Any]:
+        if question["type"] == "mcq":
+            return {"question": question["id"], "choice": self.behaviour.choice(len(question["choices"]))}
+        return {"question": question["id"], "text": self.behaviour.open_answer(self.kind)}
+
+    def _time_left(self) -> float:
+        deadline = self.view.status.get("deadline")
+        if not deadline:
+            return 60.0
+        moment = datetime.fromisoformat(deadline.replace("Z", "+00:00"))
+        return max(0.0, (moment - datetime.now(timezone.utc)).total_seconds())
+
+
+class HostBot(Bot):
+    """Drives the session to its end: the next move follows from the phase, waits are bounded.
+
+    Answering closes when every playing player has answered (or its deadline passes), the vote when
+    every juror has voted (or ``vote_wait`` seconds pass); the jury gets ``judge_seconds`` per question.
+    """
+
+    def __init__(self, connection: Connection, behaviour: Behaviour, *, judge_seconds: float = 2.0,
+                 answer_wait: float = 60.0, vote_wait: float = 120.0):
+        super().__init__(connection, behaviour)
+        self.judge_seconds, self.answer_wait, self.vote_wait = judge_seconds, answer_wait, vote_wait
+        self._entered: tuple[Any, ...] | None = None  # (phase, round, position) and when it began
+        self._since = 0.0
+
+    idle = 0.25  # the host's waits are timed: look often
+
+    async def step(self) -> bool:
+        move = self.next_move()
+        if move is None:
+            return False
+        reply = await self.connection.send("host", move, expected=frozenset({"wrong_phase"}))
+        if reply is None:  # the phase moved under us (a deadline): look again
+            await self.connection.resync()
+        return True
+
+    def next_move(self) -> dict[str, Any] | None:
+        """The host's next move now, or None to wait a little."""
+        data, status = self.view.data, self.view.status
+        phase, number = status.get("phase"), status.get("round")
+        here = (phase, number, status.get("position"))
+        if here != self._entered:
+            self._entered, self._since = here, time.monotonic()
+        waited = time.monotonic() - self._since
+        if phase == "draft":
+            return {"action": "open_lobby"}
+        if phase in ("lobby", "identities"):
+            return self._after_round(number, status)
+        if phase == "round":
+            return {"action": "show_question"}
+        if phase == "clip":
+            return {"action": "open_answering"}
+        if phase == "answering":
+            everyone = self._all_answered(number)
+            return {"action": "close_answering"} if everyone or waited > self.answer_wait else None
+        if phase == "answers_closed":
+            return {"action": "reveal"}
+        if phase == "judging":
+            if waited < self.judge_seconds * self.behaviour.habits.pace:
+                return None
+            more = (status.get("position") or 0) < status.get("questions_in_round", 0)
+            return {"action": "show_question" if more else "open_vote"}
+        if phase == "voting":
+            count = data.get("votes") or {}
+            everyone = count.get("round") == number and count.get("voted", 0) >= count.get("jurors", 0)
+            return {"action": "close_vote"} if everyone or waited > self.vote_wait else None
+        if phase == "vote_closed":
+            return {"action": "show_tally"}
+        if phase == "tally":
+            if data.get("session", {}).get("reveal_policy") == "per-round":
+                return {"action": "reveal_identities"}
+            return self._after_round(number, status)
+        return None
+
+    @staticmethod
+    def _after_round(number: int | None, status: dict[str, Any]) -> dict[str, Any]:
+        return {"action": "start_round"} if (number or 0) < status.get("rounds", 0) else {"action": "finish"}
+
+    def _all_answered(self, number: int) -> bool:
+        data = self.view.data
+        question = data.get("question")
+        rounds = {card["round"]: card for card in data.get("rounds", [])}
+        if not question or number not in rounds:
+            return False
+        playing = set(rounds[number]["participants"])
+        answered = {row["player"]["id"] for row in data.get("answers", {}).get(str(question["id"]), [])}
+        return playing <= answered
