@@ -33,7 +33,7 @@ bench: install
 	$(BIN)/python bench/bench_report.py
 	$(BIN)/python bench/bench_builder.py
 	$(BIN)/python bench/bench_import.py
-	$(BIN)/python bench/bench_live.py
+	$(BIN)/python bench/bench_load.py --jurors 200,2000
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

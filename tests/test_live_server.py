@@ -142,6 +142,8 @@ def test_fifty_jurors_vote_at_once_on_a_gevent_server(database_url, db_factory):
 
     with ServedApp({"DATABASE_URL": database_url}) as served:
         replies, opening, counted = run(scenario(served.url))
+        with urllib.request.urlopen(f"{served.url}/healthz?reset=1", timeout=10) as response:
+            loop = json.load(response)["loop"]
     assert [reply["ok"] for reply in replies] == [True] * 50, [r for r in replies if not r["ok"]][:3]
     assert not any(reply.get("duplicate") for reply in replies)
     assert all(status["phase"] == "voting" and status["round"] == 1 for status in opening)
@@ -149,6 +151,7 @@ def test_fifty_jurors_vote_at_once_on_a_gevent_server(database_url, db_factory):
     assert count(db_factory, Vote) == 50
     assert count(db_factory, Event, Event.kind == "vote") == 50
     assert "Traceback" not in served.output, served.output
+    assert loop["watching"] is True and 0 <= loop["max_stall_ms"] < 5000 and loop["window_seconds"] > 0
 
 
 # --- b: a restart in the middle of a round ----------------------------------------------------

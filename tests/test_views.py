@@ -27,7 +27,8 @@ def test_pages_require_the_host(client, spec_bank):
         response = client.get(path)
         assert response.status_code == 302 and "/host/login" in response.headers["Location"]
     assert client.get("/").headers["Location"].endswith("/host/")
-    assert client.get("/healthz").json == {"status": "ok"}
+    health = client.get("/healthz").json
+    assert health["status"] == "ok" and health["loop"]["watching"] is False  # only a served app watches its loop
 
 
 def test_login_rejects_wrong_password_and_forged_forms(client):

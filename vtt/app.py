@@ -30,11 +30,12 @@ def register_config(app: Flask, test_config: dict | None) -> None:
 def register_extensions(app: Flask) -> None:
     # The Socket.IO handlers must be declared before the first init_app: Flask-SocketIO re-applies
     # only handlers declared while it had no server, to the server each init_app creates.
-    from .realtime import handlers  # noqa: F401
+    from .realtime import handlers, wirejson  # noqa: F401
 
     db.init_app(app)
     # Same-origin websockets only (the default); REDIS_URL lets several processes share broadcasts.
-    socketio.init_app(app, async_mode=app.config["SOCKETIO_ASYNC_MODE"], message_queue=app.config.get("REDIS_URL"))
+    socketio.init_app(app, async_mode=app.config["SOCKETIO_ASYNC_MODE"], message_queue=app.config.get("REDIS_URL"),
+                      json=wirejson)
 
 
 def register_blueprints(app: Flask) -> None:
@@ -43,13 +44,23 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(auth.bp)
     app.register_blueprint(host.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("host.dashboard")))
-    app.add_url_rule("/healthz", "healthz", lambda: {"status": "ok"})
+    app.add_url_rule("/healthz", "healthz", healthz)
+
+
+def healthz() -> dict:
+    """Up, and how late the event loop has run at worst (``?reset=1`` starts a new window)."""
+    from flask import current_app, request
+
+    watch = current_app.extensions["vtt.live"].loop_watch
+    return {"status": "ok", "loop": watch.report(reset=request.args.get("reset") == "1")}
 
 
 def register_realtime(app: Flask) -> None:
+    from .realtime.handlers import attach
     from .realtime.live import Live
 
-    app.extensions["vtt.live"] = Live(app, socketio, db.factory(app))
+    live = app.extensions["vtt.live"] = Live(app, socketio, db.factory(app))
+    attach(socketio.server, live)
 
 
 def register_template_helpers(app: Flask) -> None:

@@ -6,10 +6,11 @@ row), which is what lets one transaction carry thousands of votes.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from typing import Any, Iterable
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -53,6 +54,9 @@ from ..models import (
     Vote,
     VttSession,
 )
+
+# Core tables for updates: the ORM's update path (session synchronisation) costs more than the statement.
+_QUESTIONS, _ROUNDS, _ANSWERS, _SESSIONS = (m.__table__ for m in (SessionQuestion, SessionRound, Answer, VttSession))
 
 STATUS_OF_PHASE = {Phase.DRAFT: SessionStatus.DRAFT, Phase.LOBBY: SessionStatus.LOBBY,
                    Phase.FINISHED: SessionStatus.FINISHED}
@@ -102,24 +106,45 @@ def load_state(db: Session, session_id: int) -> LiveState:
 
 def current_version(db: Session, session_id: int, *, lock: bool = False) -> int | None:
     """The session's state_version in the database (``lock``: hold the row until commit, PostgreSQL)."""
-    query = select(VttSession.state_version).where(VttSession.id == session_id)
-    if lock and db.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update()
-    return db.scalar(query)
+    locking = lock and db.get_bind().dialect.name == "postgresql"
+    return db.scalar(_VERSION_FOR_UPDATE if locking else _VERSION, {"session_id": session_id})
+
+
+# Statements the writer runs in every batch, built once (building one costs more than running it).
+_VERSION = select(VttSession.state_version).where(VttSession.id == bindparam("session_id"))
+_VERSION_FOR_UPDATE = _VERSION.with_for_update()
+_SEEN_KEYS = select(Event.actor, Event.client_key).where(
+    Event.session_id == bindparam("session_id"), Event.client_key.in_(bindparam("keys", expanding=True)))
+
+
+@functools.cache
+def _insert_statement(dialect: str, model):
+    """A Core insert into ``model``'s table: executemany without the ORM's bulk path (~5x less CPU)."""
+    return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(model.__table__)
+
+
+@functools.cache
+def _upsert_statement(dialect: str, model, keys: tuple[str, ...], updated: tuple[str, ...]):
+    # Built once: an ON CONFLICT statement with its "excluded" columns cost ~1 ms to build, per batch.
+    statement = _insert_statement(dialect, model)
+    return statement.on_conflict_do_update(index_elements=list(keys),
+                                           set_={name: statement.excluded[name] for name in updated})
 
 
 def _insert(db: Session, model):
-    dialect = db.get_bind().dialect.name
-    return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(model)
+    return _insert_statement(db.get_bind().dialect.name, model)
 
 
 def _upsert(db: Session, model, rows: list[dict[str, Any]], keys: list[str], updated: list[str]) -> None:
-    if not rows:
-        return
-    statement = _insert(db, model)
-    statement = statement.on_conflict_do_update(index_elements=keys,
-                                                set_={name: statement.excluded[name] for name in updated})
-    db.execute(statement, rows)
+    if rows:
+        db.execute(_upsert_statement(db.get_bind().dialect.name, model, tuple(keys), tuple(updated)), rows)
+
+
+# The session row as the state has it, written at the end of every batch (parameters bound per batch).
+_SESSION_FIELDS = ("phase", "phase_deadline_at", "current_round", "current_position", "state_version",
+                   "audience_versions", "open_join", "status")
+_WRITE_SESSION = (update(_SESSIONS).where(_SESSIONS.c.id == bindparam("session_id"))
+                  .values({name: bindparam(f"new_{name}") for name in _SESSION_FIELDS}))
 
 
 def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> dict[str, int]:
@@ -138,13 +163,13 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
                 values = {effect.field: effect.at}
                 if effect.reveal_order is not None:
                     values["reveal_order"] = list(effect.reveal_order)
-                db.execute(update(SessionQuestion).where(SessionQuestion.id == effect.question_id).values(**values))
+                db.execute(update(_QUESTIONS).where(SessionQuestion.id == effect.question_id).values(**values))
             case MarkRound():
-                db.execute(update(SessionRound).where(SessionRound.session_id == sid,
+                db.execute(update(_ROUNDS).where(SessionRound.session_id == sid,
                                                       SessionRound.number == effect.round)
                            .values({effect.field: effect.at}))
             case SetParticipants():
-                db.execute(update(SessionRound).where(SessionRound.session_id == sid, SessionRound.number == effect.round)
+                db.execute(update(_ROUNDS).where(SessionRound.session_id == sid, SessionRound.number == effect.round)
                            .values(participants=None if effect.player_ids is None else list(effect.player_ids)))
             case DealAliases():
                 db.execute(_insert(db, RoundAlias), [{"session_id": sid, "round": effect.round, "player_id": pid,
@@ -161,7 +186,7 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
                 values = {"text": effect.text, "redacted": effect.redacted, "edited_at": effect.at}
                 if effect.redacted:
                     values["choice_index"] = None
-                db.execute(update(Answer).where(Answer.session_question_id == effect.question_id,
+                db.execute(update(_ANSWERS).where(Answer.session_question_id == effect.question_id,
                                                 Answer.player_id == effect.player_id).values(**values))
             case SaveSheet():
                 sheets.append({"session_id": sid, "juror_id": effect.juror_id,
@@ -175,7 +200,7 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
                               "confidence": effect.confidence, "reason": effect.reason, "cast_at": effect.at,
                               "client_key": effect.client_key})
             case SetTally():
-                db.execute(update(SessionRound).where(SessionRound.session_id == sid, SessionRound.number == effect.round)
+                db.execute(update(_ROUNDS).where(SessionRound.session_id == sid, SessionRound.number == effect.round)
                            .values(tally=effect.tally))
             case RevealIdentity():
                 db.execute(_insert(db, IdentityReveal).values(session_id=sid, round=effect.round,
@@ -201,11 +226,11 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
             ["alias", "player_id", "confidence", "reason", "cast_at", "client_key"])
     if events:
         db.execute(_insert(db, Event), events)
-    db.execute(update(VttSession).where(VttSession.id == sid).values(
-        phase=state.phase, phase_deadline_at=state.deadline, current_round=state.round,
-        current_position=state.position, state_version=state.state_version,
-        audience_versions=dict(state.audience_versions), open_join=state.open_join,
-        status=STATUS_OF_PHASE.get(state.phase, SessionStatus.RUNNING)))
+    values = {"phase": state.phase, "phase_deadline_at": state.deadline, "current_round": state.round,
+              "current_position": state.position, "state_version": state.state_version,
+              "audience_versions": dict(state.audience_versions), "open_join": state.open_join,
+              "status": STATUS_OF_PHASE.get(state.phase, SessionStatus.RUNNING)}
+    db.execute(_WRITE_SESSION, {"session_id": sid, **{f"new_{name}": value for name, value in values.items()}})
     return new_jurors
 
 
@@ -226,9 +251,7 @@ def seen_client_keys(db: Session, session_id: int, keys: list[tuple[str, str]]) 
     """Which ``(actor, client key)`` pairs the event log already holds: replays to acknowledge again."""
     if not keys:
         return set()
-    wanted = {key for _actor, key in keys}
-    found = db.execute(select(Event.actor, Event.client_key).where(
-        Event.session_id == session_id, Event.client_key.in_(wanted)))
+    found = db.execute(_SEEN_KEYS, {"session_id": session_id, "keys": sorted({key for _actor, key in keys})})
     return {(actor, key) for actor, key in found} & set(keys)
 
 

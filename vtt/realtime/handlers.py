@@ -1,8 +1,11 @@
 """Socket.IO handlers: validate -> submit to the writer -> acknowledge after the commit.
 
-Registered once on the process's SocketIO object; each handler finds its app's :class:`Live`
-through ``current_app``.  Client actions: ``answer`` (players), ``sheet`` and ``vote`` (jurors),
-``host`` (the host's moves), ``snapshot`` (anyone).  See ``docs/protocol.md``.
+``connect`` and ``disconnect`` go through Flask-SocketIO (once per connection; ``connect`` reads
+the host's login cookie from the HTTP session).  The client actions are registered on the
+python-socketio server directly by :func:`attach`: they need no Flask request context, and
+building one per message cost a fifth of a loaded server's CPU.  Client actions: ``answer``
+(players), ``sheet`` and ``vote`` (jurors), ``host`` (the host's moves), ``snapshot`` (anyone).
+See ``docs/protocol.md``.
 """
 
 from __future__ import annotations
@@ -23,17 +26,13 @@ from .schemas import CLIENT_MESSAGES, Auth, Invalid, parse
 log = logging.getLogger(__name__)
 
 
-def _live() -> Live:
-    return current_app.extensions["vtt.live"]
-
-
 def _error(code: str, message: str) -> dict[str, Any]:
     return {"ok": False, "error": {"code": code, "message": message}}
 
 
 @socketio.on("connect")
 def on_connect(auth: Any = None) -> None:
-    live = _live()
+    live: Live = current_app.extensions["vtt.live"]
     try:
         who = live.authenticate(parse(Auth, auth or {}), bool(http_session.get("host")))
     except (Invalid, Refusal) as refused:
@@ -46,49 +45,45 @@ def on_connect(auth: Any = None) -> None:
 
 @socketio.on("disconnect")
 def on_disconnect(*_reason: Any) -> None:
-    _live().connections.pop(request.sid, None)
+    current_app.extensions["vtt.live"].connections.pop(request.sid, None)
 
 
-@socketio.on("snapshot")
-def on_snapshot(_data: Any = None) -> dict[str, Any]:
-    live = _live()
-    who = live.connections.get(request.sid)
-    if who is None:
-        return _error("not_connected", "connect with a token or code first")
-    return live.outbox.record_ack(request.sid, who.role, "snapshot", {"ok": True, "snapshot": live.snapshot(who)})
+def attach(server, live: Live) -> None:
+    """Register the client actions, ``snapshot`` and the catch-all on ``server`` (python-socketio's)."""
 
-
-def _action_handler(event: str):
-    schema = CLIENT_MESSAGES[event]
-
-    def handle(data: Any = None) -> dict[str, Any]:
-        live = _live()
-        who = live.connections.get(request.sid)
+    def on_snapshot(sid: str, _data: Any = None) -> dict[str, Any]:
+        who = live.connections.get(sid)
         if who is None:
             return _error("not_connected", "connect with a token or code first")
-        try:
-            message = parse(schema, data)
-        except Invalid as invalid:
-            reply = {"ok": False, "error": invalid.as_error()}
-        else:
-            fields = message.model_dump(exclude={"id", "action"})
-            name = getattr(message, "action", event)
+        return live.outbox.record_ack(sid, who.role, "snapshot", {"ok": True, "snapshot": live.snapshot(who)})
+
+    def action_handler(event: str):
+        schema = CLIENT_MESSAGES[event]
+
+        def handle(sid: str, data: Any = None) -> dict[str, Any]:
+            who = live.connections.get(sid)
+            if who is None:
+                return _error("not_connected", "connect with a token or code first")
             try:
-                reply = live.submit(who, name, fields, message.id)
-            except Exception:  # noqa: BLE001 - a client gets an error, never a dropped connection
-                log.exception("%s from %s failed", event, who)
-                reply = _error("server_error", "the server could not handle this; try again")
-        return live.outbox.record_ack(request.sid, who.role, event, reply)
+                message = parse(schema, data)
+            except Invalid as invalid:
+                reply = {"ok": False, "error": invalid.as_error()}
+            else:
+                fields = message.model_dump(exclude={"id", "action"})
+                try:
+                    reply = live.submit(who, getattr(message, "action", event), fields, message.id)
+                except Exception:  # noqa: BLE001 - a client gets an error, never a dropped connection
+                    log.exception("%s from %s failed", event, who)
+                    reply = _error("server_error", "the server could not handle this; try again")
+            return live.outbox.record_ack(sid, who.role, event, reply)
 
-    handle.__name__ = f"on_{event}"
-    return handle
+        return handle
 
+    def on_unknown(event: str, _sid: str, *_data: Any) -> dict[str, Any]:
+        known = ", ".join(["snapshot", *CLIENT_MESSAGES])
+        return _error("unknown_event", f"there is no event {event!r}; the events are {known}")
 
-for _event in CLIENT_MESSAGES:
-    socketio.on_event(_event, _action_handler(_event))
-
-
-@socketio.on("*")
-def on_unknown(event: str, *_data: Any) -> dict[str, Any]:
-    known = ", ".join(["snapshot", *CLIENT_MESSAGES])
-    return _error("unknown_event", f"there is no event {event!r}; the events are {known}")
+    server.on("snapshot", on_snapshot)
+    for event in CLIENT_MESSAGES:
+        server.on(event, action_handler(event))
+    server.on("*", on_unknown)

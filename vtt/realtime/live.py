@@ -21,6 +21,7 @@ from ..engine.rules import Action, Actor, Refusal
 from ..engine.state import LiveState
 from ..live.store import current_version, juror_rows, load_state
 from ..models import Juror, Player, VttSession
+from .loopwatch import LoopWatch, QuietCollector
 from .outbox import Outbox
 from .schemas import Auth
 from .writer import Writer
@@ -51,6 +52,8 @@ class Live:
         self._read_states: dict[int, LiveState] = {}  # per session, for snapshots; never changed once read
         self._writer: Writer | None = None
         self._lock = threading.Lock()
+        self.loop_watch = LoopWatch(socketio)  # both started by the server (vtt serve), not in tests' apps
+        self.collector = QuietCollector(socketio, lambda: self._writer.batches if self._writer else 0)
 
     # --- the writer ---------------------------------------------------------------------------
 
@@ -64,6 +67,7 @@ class Live:
             return self._writer
 
     def stop(self) -> None:
+        self.loop_watch.running = self.collector.running = False
         with self._lock:
             if self._writer is not None:
                 self._writer.stop()

@@ -25,6 +25,9 @@ from .outbox import Outbox
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 500  # a batch holds the loop while it is decided and written: keep it short
+# After the first action of a batch, wait this long for more: a transaction costs ~1 ms of loop
+# time however small, so at a few hundred actions a second, batches of one would use up the loop.
+GATHER_SECONDS = 0.003
 TICK_SECONDS = 0.25
 REPLY_TIMEOUT = 60
 
@@ -68,6 +71,7 @@ class Writer:
             first = self._queue.get()
             if first is None:
                 break
+            self.socketio.sleep(GATHER_SECONDS)
             batch = [first]
             while len(batch) < MAX_BATCH:
                 try:

@@ -1,0 +1,542 @@
+"""Load one server process with N jurors and hold it to part 4's targets, beside a bare reference server.
+
+    python bench/bench_load.py [--jurors 200,1000,2000,5000] [--servers vtt,reference] [--seed 1]
+
+For each N and each server: a fresh server (vtt: ``python run.py``, gevent, a new SQLite file with
+a 3-round session of N jurors; reference: ``bench/reference_server.py``, python-socketio ASGI
+under uvicorn, votes in memory), N jurors connected from one load process (``loadclient.py``,
+the same lean client for both), then three rounds, each opened by the host:
+
+- ``paced``: every juror votes once at a random moment within the window (5 s; 10 s from 5,000);
+- ``burst``: every juror votes at the same instant;
+- ``sheets``: every juror saves 5 judgment-sheet lines while typing (each line twice: a draft,
+  then the whole) and votes once, all at random moments within the window.
+
+Printed per round: vote (and sheet) ack p50/p95/p99/max, votes/s, recorded == acked (vtt: rows
+and event log read back from the database; reference: its in-memory count), errors, server CPU
+seconds and RSS, and the longest event-loop stall (the server's own 10 ms heartbeat, read from
+``/healthz``).  Then the targets, checked.  Everything stays on 127.0.0.1; every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import random
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from loadclient import LeanClient, Refused  # noqa: E402
+
+DEMO_BANK = ROOT / "vtt" / "demo" / "bank.csv"
+ROUNDS = ("paced", "burst", "sheets")
+CONNECTS_AT_ONCE = 200
+CALL_TIMEOUT = 30.0
+SHEET_LINES = 5
+REFERENCE_COOKIE = "vtt-bench-host=yes"
+
+
+# --- servers ---------------------------------------------------------------------------------------
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Served:
+    """A server process on 127.0.0.1 (its output in a file), stopped, then killed, on exit."""
+
+    def __init__(self, command: list[str], env: dict[str, str], folder: Path):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.command = [part.replace("{port}", str(self.port)) for part in command]
+        self.env, self.log = env, folder / f"server-{self.port}.log"
+
+    def __enter__(self) -> Served:
+        self._out = self.log.open("w")
+        self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=self._out,
+                                        stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                self.health(reset=True)
+                return self
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.__exit__()
+                    raise SystemExit(f"the server did not come up:\n{self.log.read_text()[-3000:]}")
+                time.sleep(0.2)
+
+    def __exit__(self, *_exc) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+        self._out.close()
+
+    def health(self, reset: bool = False) -> dict[str, Any]:
+        with urllib.request.urlopen(f"{self.url}/healthz{'?reset=1' if reset else ''}", timeout=10) as response:
+            return json.load(response)
+
+    def stall_ms(self, reset: bool = False) -> float:
+        body = self.health(reset)
+        return (body.get("loop") or body)["max_stall_ms"]
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def memory_mib(self, key: str = "VmRSS") -> float:
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        return int(re.search(rf"^{key}:\s+(\d+) kB", status, re.MULTILINE).group(1)) / 1024
+
+
+@dataclass
+class Target:
+    """One server under test: how to start it, its jurors' tokens, the host's way in, and its record."""
+
+    name: str
+    command: list[str]
+    env: dict[str, str]
+    tokens: list[str]
+    host_auth: dict[str, Any]
+    folder: Path
+    database_url: str | None = None
+    session_id: int | None = None
+    password: str | None = None
+
+    def host_cookie(self, url: str) -> str:
+        if self.password is None:
+            return REFERENCE_COOKIE
+        import requests
+
+        with requests.Session() as http:
+            page = http.get(f"{url}/host/login", timeout=10).text
+            csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+            signed_in = http.post(f"{url}/host/login", data={"password": self.password, "csrf": csrf},
+                                  allow_redirects=False, timeout=10)
+            if signed_in.status_code != 302:
+                raise SystemExit(f"host login failed: HTTP {signed_in.status_code}")
+            return "; ".join(f"{name}={value}" for name, value in http.cookies.items())
+
+    def recorded(self, number: int, host_reply: dict[str, Any]) -> dict[str, int]:
+        """Votes and sheet lines the server holds for round ``number``: rows and logged events (vtt)."""
+        if self.database_url is None:
+            return {"votes": host_reply["votes_in_round"], "sheets": host_reply["sheets"]}
+        from sqlalchemy import func, select
+
+        from vtt.db import make_engine, make_session_factory
+        from vtt.models import Event, SessionQuestion, SheetEntry, Vote
+
+        engine = make_engine(self.database_url)
+        try:
+            with make_session_factory(engine)() as db:
+                sid = self.session_id
+                placed = select(SessionQuestion.id).where(SessionQuestion.session_id == sid,
+                                                          SessionQuestion.round == number)
+                votes = db.scalar(select(func.count()).select_from(Vote).where(Vote.session_id == sid,
+                                                                                Vote.round == number))
+                sheets = db.scalar(select(func.count()).select_from(SheetEntry).where(
+                    SheetEntry.session_id == sid, SheetEntry.session_question_id.in_(placed)))
+                events = dict(db.execute(select(Event.kind, func.count()).where(
+                    Event.session_id == sid, Event.kind.in_(["vote", "sheet"]),
+                    Event.client_key.like(f"r{number}-%")).group_by(Event.kind)).all())
+            return {"votes": votes, "sheets": sheets, "vote_events": events.get("vote", 0),
+                    "sheet_events": events.get("sheet", 0)}
+        finally:
+            engine.dispose()
+
+
+def vtt_target(jurors: int, folder: Path) -> Target:
+    from sqlalchemy import select
+
+    from vtt.banks import bank_by_name, import_bank, read_bank
+    from vtt.db import make_engine, make_session_factory, transaction
+    from vtt.engine.setup import SessionConfig, create_session
+    from vtt.models import Juror
+
+    url = f"sqlite:///{folder / 'bench.db'}"
+    password = secrets.token_urlsafe(12)
+    env = {**os.environ, "DATABASE_URL": url, "VTT_INSTANCE_PATH": str(folder / "instance"),
+           "VTT_HOST_PASSWORD": password, "VTT_ASYNC_MODE": "gevent"}
+    for name in ("REDIS_URL", "VTT_AUDIT_LOG", "VTT_BASE_URL"):
+        env.pop(name, None)
+    subprocess.run([str(Path(sys.executable).parent / "vtt"), "db", "upgrade"], env=env, cwd=ROOT, check=True,
+                   capture_output=True, timeout=120)
+    engine = make_engine(url)
+    try:
+        with transaction(make_session_factory(engine)) as db:
+            import_bank(db, read_bank(DEMO_BANK), "Demo drama bank")
+            config = SessionConfig.from_dict({
+                "name": "Load bench", "bank": "Demo drama bank", "rounds": len(ROUNDS), "questions_per_round": 2,
+                "seed": 7, "reveal_policy": "end", "players": [
+                    {"name": "Mina", "kind": "human", "age": 10}, {"name": "Grace", "kind": "human", "age": 31},
+                    {"name": "Agent", "kind": "ai"}]})
+            created = create_session(db, config)
+            db.add_all(Juror(session_id=created.id, label=f"J{n:05d}", token=secrets.token_urlsafe(12))
+                       for n in range(1, jurors + 1))
+            db.flush()
+            tokens = list(db.scalars(select(Juror.token).where(Juror.session_id == created.id)))
+            session_id, code = created.id, created.join_code
+    finally:
+        engine.dispose()
+    return Target("vtt", [sys.executable, "run.py", "--host", "127.0.0.1", "--port", "{port}"], env, tokens,
+                  {"code": code, "role": "host"}, folder, url, session_id, password)
+
+
+def reference_target(jurors: int, folder: Path) -> Target:
+    tokens = [secrets.token_urlsafe(12) for _ in range(jurors)]
+    token_file = folder / "tokens.txt"
+    token_file.write_text("\n".join(tokens))
+    command = [sys.executable, str(ROOT / "bench" / "reference_server.py"), "--port", "{port}", "--tokens",
+               str(token_file), "--host-cookie", REFERENCE_COOKIE]
+    return Target("reference", command, dict(os.environ), tokens, {"code": "BENCH", "role": "host"}, folder)
+
+
+# --- the load process -------------------------------------------------------------------------------
+
+def load_process(conn, url: str, tokens: list[str], seed: int) -> None:
+    try:
+        asyncio.run(_load(conn, url, tokens, seed))
+    except Exception as error:  # noqa: BLE001 - the parent must hear of it rather than wait
+        conn.send(("failed", f"{type(error).__name__}: {error}"))
+    finally:
+        conn.close()
+
+
+async def _load(conn, url: str, tokens: list[str], seed: int) -> None:
+    import aiohttp
+
+    rng = random.Random(seed)
+    connector = aiohttp.TCPConnector(limit=0, force_close=False)
+    async with aiohttp.ClientSession(connector=connector) as http:
+        jurors = [LeanClient(http, url, {"token": token}) for token in tokens]
+        gate = asyncio.Semaphore(CONNECTS_AT_ONCE)
+        failures: list[str] = []
+
+        async def connect(juror: LeanClient) -> bool:
+            async with gate:
+                try:
+                    await juror.connect(CALL_TIMEOUT)
+                    return True
+                except (Refused, OSError, TimeoutError, aiohttp.ClientError) as failure:
+                    failures.append(repr(failure))
+                    return False
+
+        started = time.monotonic()
+        connected = await asyncio.gather(*(connect(juror) for juror in jurors))
+        conn.send(("connected", time.monotonic() - started, sum(connected), failures[:5]))
+        jurors = [juror for juror, ok in zip(jurors, connected) if ok]
+        while True:
+            order = await asyncio.to_thread(_receive_order, conn)
+            if order is None:
+                break
+            conn.send(("done", await _round(jurors, rng, **order)))
+        await asyncio.gather(*(juror.close() for juror in jurors), return_exceptions=True)
+
+
+def _receive_order(conn):
+    if not conn.poll(600):
+        return None
+    return conn.recv()
+
+
+async def _round(jurors: list[LeanClient], rng: random.Random, *, kind: str, number: int, go: float, window: float,
+                 questions: list[int], aliases: list[str]) -> dict[str, Any]:
+    latencies: dict[str, list[float]] = {"vote": [], "sheet": []}
+    acked = {"vote": 0, "sheet": 0}
+    errors: dict[str, int] = {}
+    last_ack = [go]
+
+    async def send(juror: LeanClient, event: str, payload: dict[str, Any], at: float) -> None:
+        delay = at - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        sent = time.monotonic()
+        try:
+            reply = await juror.call(event, payload, CALL_TIMEOUT)
+        except (TimeoutError, ConnectionError, OSError) as failure:
+            errors[f"{event}: {type(failure).__name__}"] = errors.get(f"{event}: {type(failure).__name__}", 0) + 1
+            return
+        now = time.monotonic()
+        latencies[event].append(now - sent)
+        last_ack[0] = max(last_ack[0], now)
+        if isinstance(reply, dict) and reply.get("ok") and not reply.get("duplicate"):
+            acked[event] += 1
+        else:
+            code = (reply or {}).get("error", {}).get("code", repr(reply)[:60])
+            errors[f"{event}: {code}"] = errors.get(f"{event}: {code}", 0) + 1
+
+    async def juror_round(index: int, juror: LeanClient) -> None:
+        vote = {"id": f"r{number}-v{index}", "round": number, "slot": 1, "alias": rng.choice(aliases),
+                "confidence": rng.randint(1, 5), "reason": "too fluent"}
+        if kind == "burst":
+            await send(juror, "vote", vote, go)
+            return
+        if kind == "paced":
+            await send(juror, "vote", vote, go + rng.uniform(0, window))
+            return
+        lines = rng.sample([(q, a) for q in questions for a in aliases], SHEET_LINES)
+        moments = sorted(rng.uniform(0, window) for _ in range(2 * SHEET_LINES + 1))
+        steps = []
+        for line, (question, alias) in enumerate(lines):
+            whole = {"question": question, "alias": alias, "note": "answers too evenly for a child",
+                     "human_likeness": rng.randint(1, 5), "looks_like_ai": rng.random() < 0.4}
+            steps.append(("sheet", {**whole, "id": f"r{number}-s{index}-{line}a", "note": whole["note"][:9]}))
+            steps.append(("sheet", {**whole, "id": f"r{number}-s{index}-{line}b"}))
+        steps.insert(rng.randrange(len(steps) + 1), ("vote", vote))
+        for moment, (event, payload) in zip(moments, steps):
+            await send(juror, event, payload, go + moment)
+
+    await asyncio.gather(*(juror_round(i, juror) for i, juror in enumerate(jurors)))
+    return {"latencies": latencies, "acked": acked, "errors": errors, "last_ack": last_ack[0]}
+
+
+# --- the host and one server's run -----------------------------------------------------------------
+
+@dataclass
+class RoundResult:
+    kind: str
+    window: float
+    latencies: dict[str, list[float]]
+    acked: dict[str, int]
+    errors: dict[str, int]
+    seconds: float  # from go to the last ack
+    recorded: dict[str, int]
+    cpu: float
+    stall_ms: float
+    rss_mib: float
+
+
+@dataclass
+class ServerResult:
+    name: str
+    jurors: int
+    connected: int = 0
+    connect_seconds: float = 0.0
+    connect_failures: list[str] = field(default_factory=list)
+    rss_idle: float = 0.0
+    rss_connected: float = 0.0
+    rounds: list[RoundResult] = field(default_factory=list)
+
+
+async def host_moves(host: LeanClient, target: Target, number: int) -> tuple[list[int], list[str]]:
+    """Bring the round to an open vote; (question ids, aliases)."""
+    counter = iter(range(1, 1000))
+
+    async def move(action: str) -> dict:
+        reply = await host.call("host", {"id": f"h{number}-{next(counter)}", "action": action}, CALL_TIMEOUT)
+        if not reply.get("ok"):
+            raise SystemExit(f"host {action} failed on {target.name}: {reply}")
+        return reply
+
+    if target.name == "reference":
+        await move("open_vote")
+        return [1, 2], ["A", "B", "C"]
+    if number == 1:
+        await move("open_lobby")
+    await move("start_round")
+    for _ in range(2):
+        for action in ("show_question", "open_answering", "close_answering", "reveal"):
+            await move(action)
+    snapshot = (await host.call("snapshot", {}, CALL_TIMEOUT))["snapshot"]
+    questions = [q["id"] for q in snapshot["questions"] if q["round"] == number]
+    aliases = sorted(snapshot["rounds"][number - 1]["aliases"].values())
+    await move("open_vote")
+    return questions, aliases
+
+
+async def close_round(host: LeanClient, target: Target, number: int) -> dict[str, Any]:
+    reply = await host.call("host", {"id": f"h{number}-close", "action": "close_vote"}, CALL_TIMEOUT)
+    if not reply.get("ok"):
+        raise SystemExit(f"close_vote failed on {target.name}: {reply}")
+    return reply
+
+
+def window_for(jurors: int) -> float:
+    return 10.0 if jurors >= 5000 else 5.0
+
+
+def run_server(target: Target, seed: int) -> ServerResult:
+    import aiohttp
+
+    result = ServerResult(target.name, len(target.tokens))
+    context = multiprocessing.get_context("spawn")
+    with Served(target.command, target.env, target.folder) as served:
+        result.rss_idle = served.memory_mib()
+        parent, child = context.Pipe()
+        worker = context.Process(target=load_process, args=(child, served.url, target.tokens, seed), daemon=True)
+        worker.start()
+        try:
+            message = _expect(parent, "connected", 60 + len(target.tokens) * 0.05)
+            result.connect_seconds, result.connected, result.connect_failures = message[1], message[2], message[3]
+            result.rss_connected = served.memory_mib()
+            cookie = target.host_cookie(served.url)
+
+            async def drive() -> None:
+                async with aiohttp.ClientSession() as http:
+                    host = LeanClient(http, served.url, target.host_auth, {"Cookie": cookie})
+                    await host.connect()
+                    for number, kind in enumerate(ROUNDS, start=1):
+                        questions, aliases = await host_moves(host, target, number)
+                        window = 0.0 if kind == "burst" else window_for(len(target.tokens))
+                        await asyncio.sleep(0.5)  # the opening status reaches every juror
+                        cpu, _ = served.cpu_seconds(), served.stall_ms(reset=True)
+                        go = time.monotonic() + 0.3
+                        parent.send({"kind": kind, "number": number, "go": go, "window": window,
+                                     "questions": questions, "aliases": aliases})
+                        report = (await asyncio.to_thread(_expect, parent, "done", window + 4 * CALL_TIMEOUT))[1]
+                        stall, cpu = served.stall_ms(), served.cpu_seconds() - cpu
+                        reply = await close_round(host, target, number)
+                        result.rounds.append(RoundResult(
+                            kind, window, report["latencies"], report["acked"], report["errors"],
+                            report["last_ack"] - go, target.recorded(number, reply), cpu, stall,
+                            served.memory_mib()))
+                    await host.close()
+
+            asyncio.run(asyncio.wait_for(drive(), 900))
+        finally:
+            parent.send(None)
+            worker.join(30)
+            if worker.is_alive():
+                worker.kill()
+    return result
+
+
+def _expect(parent, kind: str, timeout: float):
+    if not parent.poll(timeout):
+        raise SystemExit(f"the load process sent no {kind!r} within {timeout:.0f} s")
+    message = parent.recv()
+    if message[0] != kind:
+        raise SystemExit(f"the load process failed: {message}")
+    return message
+
+
+# --- figures and targets ----------------------------------------------------------------------------------
+
+def quantile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))] * 1000 if ordered else float("nan")
+
+
+def ack_text(values: list[float]) -> str:
+    if not values:
+        return "none"
+    return (f"p50 {quantile(values, .5):.0f} / p95 {quantile(values, .95):.0f} / p99 {quantile(values, .99):.0f} / "
+            f"max {max(values) * 1000:.0f} ms")
+
+
+def consistent(name: str, item: RoundResult) -> bool:
+    recorded = item.recorded
+    if name == "reference":
+        return recorded["votes"] == item.acked["vote"]
+    vote_rows_ok = recorded["votes"] == item.acked["vote"] == recorded["vote_events"]
+    return vote_rows_ok and recorded["sheet_events"] == item.acked["sheet"]
+
+
+def print_server(result: ServerResult) -> None:
+    print(f"  {result.name}: {result.connected}/{result.jurors} connected in {result.connect_seconds:.1f} s"
+          + (f" ({len(result.connect_failures)} failures, e.g. {result.connect_failures[0]})"
+             if result.connect_failures else "")
+          + f"; RSS {result.rss_idle:.0f} MiB idle, {result.rss_connected:.0f} MiB connected")
+    for item in result.rounds:
+        votes = item.latencies["vote"]
+        rate = item.acked["vote"] / max(item.seconds, 1e-9)
+        line = (f"    {item.kind:6} votes {ack_text(votes)}; {item.acked['vote']} acked in {item.seconds:.2f} s "
+                f"({rate:.0f}/s)")
+        if item.latencies["sheet"]:
+            line += f"; sheet lines {ack_text(item.latencies['sheet'])} ({item.acked['sheet']} acked)"
+        line += (f"; recorded {'== acked' if consistent(result.name, item) else 'MISMATCH ' + str(item.recorded)}; "
+                 f"errors {sum(item.errors.values())}{' ' + str(item.errors) if item.errors else ''}; "
+                 f"CPU {item.cpu:.1f} s, RSS {item.rss_mib:.0f} MiB, longest loop stall {item.stall_ms:.0f} ms")
+        print(line)
+
+
+def check_targets(jurors: int, vtt: ServerResult, reference: ServerResult | None) -> list[str]:
+    """The issue's targets for this N; each line says met or MISSED."""
+    lines = []
+    rounds = {item.kind: item for item in vtt.rounds}
+    ref = {item.kind: item for item in reference.rounds} if reference else {}
+
+    def line(ok: bool, text: str) -> None:
+        lines.append(f"{'met   ' if ok else 'MISSED'} {text}")
+
+    for item in vtt.rounds:
+        line(consistent("vtt", item) and not item.errors,
+             f"{item.kind}: every ack committed, recorded == acked, 0 errors")
+        line(item.stall_ms <= 100, f"{item.kind}: longest loop stall {item.stall_ms:.0f} ms <= 100 ms")
+    if jurors in (2000, 5000):
+        budget = 250 if jurors == 2000 else 750
+        for kind in ("paced", "sheets"):
+            mine = quantile(rounds[kind].latencies["vote"], .99)
+            theirs = quantile(ref[kind].latencies["vote"], .99) if kind in ref else float("nan")
+            line(mine <= budget and (not ref or mine <= theirs),
+                 f"{kind}: vote p99 {mine:.0f} ms <= {budget} ms and <= reference {theirs:.0f} ms")
+    if jurors == 2000:
+        burst = rounds["burst"]
+        mine = quantile(burst.latencies["vote"], .99)
+        rate = burst.acked["vote"] / max(burst.seconds, 1e-9)
+        if "burst" in ref:
+            ref_rate = ref["burst"].acked["vote"] / max(ref["burst"].seconds, 1e-9)
+            line(mine <= 1500 and rate >= 0.4 * ref_rate,
+                 f"burst: vote p99 {mine:.0f} ms <= 1500 ms; {rate:.0f} votes/s = {rate / ref_rate:.2f} x the "
+                 f"reference's {ref_rate:.0f} (>= 0.4 x)")
+        else:
+            line(mine <= 1500, f"burst: vote p99 {mine:.0f} ms <= 1500 ms ({rate:.0f} votes/s)")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--jurors", default="200,1000,2000,5000", help="comma-separated numbers of jurors")
+    parser.add_argument("--servers", default="vtt,reference", help="vtt, reference, or both")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    counts = [int(n) for n in args.jurors.split(",")]
+    servers = args.servers.split(",")
+    if any(n < 1 or n > 8000 for n in counts) or not set(servers) <= {"vtt", "reference"}:
+        parser.error("--jurors 1-8000 each; --servers vtt and/or reference")
+    print(f"bench_load: {os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d %H:%M')}; one server process, one load "
+          f"process; rounds {', '.join(ROUNDS)}")
+    failed = False
+    for jurors in counts:
+        print(f"{jurors} jurors (window {window_for(jurors):g} s):")
+        results = {}
+        for name in servers:
+            folder = Path(tempfile.mkdtemp(prefix=f"vtt-bench-{name}-"))
+            try:
+                target = vtt_target(jurors, folder) if name == "vtt" else reference_target(jurors, folder)
+                results[name] = run_server(target, args.seed)
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
+            print_server(results[name])
+        if "vtt" in results:
+            for text in check_targets(jurors, results["vtt"], results.get("reference")):
+                print(f"  {text}")
+                failed |= text.startswith("MISSED")
+    raise SystemExit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
