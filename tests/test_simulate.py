@@ -77,15 +77,19 @@ def test_simulate_new_plays_a_whole_session_and_the_record_matches(run, backend_
     assert rounds["round"].tolist() == [1, 2] and rounds["voters"].tolist() == [20, 20]
 
 
-def test_bots_seated_in_an_existing_session_survive_reloads_and_dropped_connections(database_url, db_factory):
+def test_bots_seated_in_an_existing_session_survive_reloads_and_dropped_connections(database_url, db_factory,
+                                                                                   capsys):
     people = make_session(db_factory, rounds=2, per_round=2, jurors=8)
     with db_factory() as db:
         cast = cast_of(db, people.code.lower())
     assert (cast.code, cast.jurors, len(cast.seats), cast.rounds) == (people.code, 8, 11, 2)
     habits = Habits(pace=0.1, refresh=0.5, drop=0.5, change_vote=0.5)
     with ServedApp({"DATABASE_URL": database_url}) as served:
-        simulation = Run(served.url, cast, seed=5, habits=habits, host_password=HOST_PASSWORD, timeout=120)
+        simulation = Run(served.url, cast, seed=5, habits=habits, host_password=HOST_PASSWORD, timeout=120,
+                         progress=True)
         ledger = asyncio.run(simulation.play())
+    bar = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]
+    assert "2/2" in bar and "round 2/2 finished" in bar and f"{ledger.acked['votes']} votes" in bar, bar
     assert "Traceback" not in served.output, served.output
     assert not ledger.errors and not ledger.refused, ledger.examples
     assert ledger.refreshes > 0 and ledger.reconnects > 0

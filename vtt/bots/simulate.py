@@ -160,15 +160,17 @@ class Run:
         tasks = [seat_and_play(bot) for bot in bots]
         if cookie is not None:
             tasks.append(self._drive(seated, cookie))
-        watcher = asyncio.create_task(self._watch(bots)) if self.progress else None
+        over = asyncio.Event()
+        watcher = asyncio.create_task(self._watch(bots, over)) if self.progress else None
         try:
             await asyncio.wait_for(asyncio.gather(*tasks), self.timeout)
         except TimeoutError:
             self.timed_out = True
             self.ledger.error("timeout", f"the session did not finish within {self.timeout:.0f} s")
         finally:
+            over.set()
             if watcher:
-                watcher.cancel()
+                await watcher
         return self.ledger
 
     def _bot(self, seat: Seat, index: int):
@@ -189,12 +191,14 @@ class Run:
         finally:
             await connection.close()
 
-    async def _watch(self, bots) -> None:
-        """A progress bar on stderr: rounds done, and what the bots have had acknowledged."""
+    async def _watch(self, bots, over: asyncio.Event) -> None:
+        """A progress bar on stderr: rounds done, and what the bots have had acknowledged (drawn once more
+        at the end, so the last line is the final state)."""
         from tqdm import tqdm
 
         with tqdm(total=self.cast.rounds, unit="round", file=sys.stderr, dynamic_ncols=True) as bar:
             while True:
+                finished = over.is_set()
                 status = next((bot.view.status for bot in bots if bot.view.status), {})
                 number, phase = status.get("round") or 0, status.get("phase", "connecting")
                 done = number if phase in ("vote_closed", "tally", "identities", "finished") else max(number - 1, 0)
@@ -202,7 +206,12 @@ class Run:
                 acked = self.ledger.acked
                 bar.set_postfix_str(f"round {number}/{self.cast.rounds} {phase}; acked: {acked['answers']} answers, "
                                     f"{acked['sheets']} sheet lines, {acked['votes']} votes", refresh=True)
-                await asyncio.sleep(0.5)
+                if finished:
+                    return
+                try:
+                    await asyncio.wait_for(over.wait(), 0.5)
+                except TimeoutError:
+                    pass
 
 
 def percentiles_ms(samples: list[float]) -> dict[str, float | None]:
