@@ -33,6 +33,7 @@ bench: install
 	$(BIN)/python bench/bench_report.py
 	$(BIN)/python bench/bench_builder.py
 	$(BIN)/python bench/bench_import.py
+	$(BIN)/python bench/bench_problems.py
 	$(BIN)/python bench/bench_load.py --jurors 200,2000
 
 clean:

@@ -117,17 +117,26 @@ def questions() -> None:
 
 
 def _read(file: Path, fmt: str):
+    """Read a bank file; on a terminal, a progress bar (by bytes read) that is gone before any verdict."""
+    import sys
+
     from .banks import read_bank
 
-    big = file.stat().st_size > 1_000_000
+    if not sys.stderr.isatty():  # a log or a pipe gets no progress text at all
+        return read_bank(file, fmt)
+    from tqdm import tqdm
 
-    def progress(count: int) -> None:
-        click.echo(f"\r  read {count:,} questions ...", nl=False, err=True)
+    with tqdm(total=_lines_in(file), unit=" questions", desc=f"reading {file.name}", leave=False,
+              file=sys.stderr, dynamic_ncols=True, mininterval=0.2) as bar:
+        return read_bank(file, fmt, progress=lambda done: bar.update(done - bar.n))
 
-    result = read_bank(file, fmt, progress=progress if big else None)
-    if big:
-        click.echo("", err=True)
-    return result
+
+def _lines_in(file: Path) -> int | None:
+    """About how many items a line-based file holds (the bar's total); None for a JSON document."""
+    if file.suffix.lower() == ".json":
+        return None
+    with file.open("rb") as handle:
+        return max(sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b"")), 1)
 
 
 def _print_balance(records) -> None:
@@ -140,17 +149,23 @@ def _print_balance(records) -> None:
         click.echo(line)
 
 
+problems_out_option = click.option(
+    "--problems-out", type=click.Path(dir_okay=False, path_type=Path),
+    help="Write every problem to this CSV (file, row, field, value, message); the terminal shows each kind once.")
+
+
 @questions.command("check")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="auto", show_default=True)
-def questions_check(file: Path, fmt: str) -> None:
-    """Validate FILE and print its CogME balance; writes nothing."""
+@problems_out_option
+def questions_check(file: Path, fmt: str, problems_out: Path | None) -> None:
+    """Validate FILE and print its CogME balance; writes nothing (but --problems-out)."""
     from .problems import InputError
 
     try:
         result = _read(file, fmt)
     except InputError as error:
-        fail(error, "the file is not valid")
+        fail(error, "the file is not valid", problems_out)
     click.echo(f"{file.name}: {len(result.records)} questions, format {result.format}, no problems")
     _print_balance(result.records)
 
@@ -159,7 +174,8 @@ def questions_check(file: Path, fmt: str) -> None:
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="auto", show_default=True)
 @click.option("--bank", "bank_name", help="Bank to add the questions to (default: the file's name).")
-def questions_import(file: Path, fmt: str, bank_name: str | None) -> None:
+@problems_out_option
+def questions_import(file: Path, fmt: str, bank_name: str | None, problems_out: Path | None) -> None:
     """Import FILE into a question bank: every question or none."""
     from .banks import import_bank
     from .db import transaction
@@ -171,7 +187,7 @@ def questions_import(file: Path, fmt: str, bank_name: str | None) -> None:
         with transaction(session_factory()) as session:
             import_bank(session, result, bank_name)
     except InputError as error:
-        fail(error, "nothing was imported")
+        fail(error, "nothing was imported", problems_out)
     click.echo(f"imported {len(result.records)} questions ({result.format}) into bank {bank_name!r}; "
                f"{len(result.untagged)} without CogME tags")
     _print_balance(result.records)

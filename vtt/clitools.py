@@ -22,13 +22,21 @@ def session_factory():
     return make_session_factory(make_engine(settings().database_url))
 
 
-def fail(error, consequence: str = "nothing was written") -> None:
-    """Print an input error with every problem it lists, and exit 1."""
-    problems = getattr(error, "problems", None)
+def fail(error, consequence: str = "nothing was written", problems_out=None) -> None:
+    """Print an input error, each kind of problem once (``vtt.problems.summarize``), and exit 1.
+
+    ``problems_out``: also write every problem to this CSV file (file, row, field, value, message).
+    """
+    from .problems import summarize, unique, write_problems_csv
+
+    problems = unique(getattr(error, "problems", None) or [])
     if problems:
-        click.echo(f"error: {len(problems)} problem{'s' if len(problems) != 1 else ''}; {consequence}", err=True)
-        for problem in problems:
-            click.echo(f"  {problem}", err=True)
+        click.echo(f"error: {len(problems):,} problem{'s' if len(problems) != 1 else ''}; {consequence}", err=True)
+        hint = f"all of them in {problems_out}" if problems_out else "--problems-out FILE lists them all"
+        for line in summarize(problems, hint):
+            click.echo(f"  {line}", err=True)
+        if problems_out:
+            write_problems_csv(problems, problems_out)
     else:
         click.echo(f"error: {error}", err=True)
     sys.exit(1)

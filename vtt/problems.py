@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import csv
 import json
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+SHOWN_ROWS = 5  # rows named on a summary line of a problem that repeats
+SUMMARY_LINES = 30  # at most this many kinds of problem on the terminal; the rest go to --problems-out
 
 
 @dataclass(frozen=True)
@@ -17,6 +22,7 @@ class Problem:
     field: str | None
     message: str
     unit: str = "row"
+    value: str | None = None  # what the field held, when there was something (for --problems-out)
 
     def __str__(self) -> str:
         where = [self.file]
@@ -25,6 +31,42 @@ class Problem:
         if self.field:
             where.append(f"field '{self.field}'")
         return f"{': '.join(where)}: {self.message}"
+
+
+def unique(problems: list[Problem]) -> list[Problem]:
+    """The same problem of the same row once (a TVQA ``ts`` of ``NaN-NaN`` is one field, not two problems)."""
+    return list(dict.fromkeys(problems))
+
+
+def summarize(problems: list[Problem], more_hint: str = "see --problems-out") -> list[str]:
+    """Problems as a person reads them: each kind of problem (file, field, message) on one line, with its
+    count and first rows when it repeats; at most ``SUMMARY_LINES`` kinds."""
+    rows_by_kind: dict[tuple[str, str | None, str, str], list[int | None]] = defaultdict(list)
+    for problem in unique(problems):
+        rows_by_kind[(problem.file, problem.field, problem.message, problem.unit)].append(problem.row)
+    lines = []
+    for (file, field, message, unit), rows in list(rows_by_kind.items())[:SUMMARY_LINES]:
+        if len(rows) == 1:
+            lines.append(str(Problem(file, rows[0], field, message, unit)))
+            continue
+        shown = ", ".join(str(row) for row in rows[:SHOWN_ROWS])
+        if len(rows) > SHOWN_ROWS:
+            shown += f", ...; {more_hint}"
+        lines.append(f"{file}: {len(rows):,} {unit}s ({shown}): " + (f"field '{field}': " if field else "") + message)
+    hidden = len(rows_by_kind) - SUMMARY_LINES
+    if hidden > 0:
+        lines.append(f"... and {hidden:,} more kinds of problem ({more_hint})")
+    return lines
+
+
+def write_problems_csv(problems: list[Problem], path: Path) -> None:
+    """Every problem, one row each: file, row, field, value, message (UTF-8, for a spreadsheet)."""
+    with Path(path).open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["file", "row", "field", "value", "message"])
+        for problem in problems:
+            writer.writerow([problem.file, problem.row if problem.row is not None else "", problem.field or "",
+                             problem.value if problem.value is not None else "", problem.message])
 
 
 class InputError(ValueError):

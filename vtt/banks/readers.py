@@ -298,12 +298,16 @@ class _RowCheck:
 
     def __init__(self, file: _FileCheck, row: int):
         self.file, self.row = file, row
+        self.fields: dict = {}
 
     def problem(self, field_name: str | None, message: str) -> None:
         source_name = self.file.source_names.get(field_name, field_name) if field_name else None
-        self.file.problems.append(Problem(self.file.name, self.row, source_name, message, self.file.unit))
+        raw = self.fields.get(field_name) if field_name else None
+        value = None if raw is None or raw == "" else str(raw)[:200]
+        self.file.problems.append(Problem(self.file.name, self.row, source_name, message, self.file.unit, value))
 
     def record(self, fields: dict) -> QuestionRecord | None:
+        self.fields = fields
         before = len(self.file.problems)
         if "_error" in fields:
             self.problem(None, fields["_error"])
@@ -553,7 +557,7 @@ def read_bank(path: str | Path, fmt: str = "auto", progress: Progress | None = N
             record = check.item(row).record(fields)
             if record is not None:
                 records.append(record)
-            if progress and count % 1000 == 0:
+            if progress and count % 500 == 0:
                 progress(count)
     if problems:
         raise InputError(problems)

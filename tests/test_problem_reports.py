@@ -1,0 +1,63 @@
+"""Problems that read well at any scale: each kind once with its count and first rows; every one in a CSV."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from vtt.problems import SUMMARY_LINES, Problem, summarize
+
+TVQA_TEST_LINE = {"a0": "He laughs", "a1": "He leaves", "a2": "He cries", "a3": "He sings", "a4": "He sleeps",
+                  "vid_name": "s01e01_seg01_clip_00", "show_name": "The Big Bang Theory", "ts": "NaN-NaN"}
+
+
+def write_test_split(path, rows: int) -> None:
+    """A TVQA test split as published: no answer_idx, integer qids, NaN-NaN timestamps."""
+    with path.open("w", encoding="utf-8") as handle:
+        for qid in range(rows):
+            handle.write(json.dumps({**TVQA_TEST_LINE, "qid": qid, "q": f"What does Sheldon do ({qid})?"}) + "\n")
+
+
+def test_a_problem_on_every_one_of_100000_rows_is_a_few_lines(run, database_url, tmp_path):
+    split = tmp_path / "tvqa_test_public.jsonl"
+    write_test_split(split, 100_000)
+    out = tmp_path / "problems.csv"
+    result = run("questions", "check", str(split), "--problems-out", str(out))
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) < 40, lines[:50]
+    assert lines[0] == "error: 200,000 problems; the file is not valid"
+    assert any(line.startswith("  tvqa_test_public.jsonl: 100,000 lines (1, 2, 3, 4, 5, ...; all of them in ")
+               and line.endswith("field 'answer_idx': is empty; give the 0-based index or the text of the "
+                                 "correct option") for line in lines), lines
+    assert "reading" not in result.output  # not a terminal: no progress text at all
+    with out.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 200_000 and list(rows[0]) == ["file", "row", "field", "value", "message"]
+    ts_rows = [row for row in rows if row["row"] == "1" and row["field"] == "ts"]
+    assert len(ts_rows) == 1 and ts_rows[0]["value"] == "NaN"  # start and end of one "NaN-NaN": one problem
+
+
+def test_one_problem_reads_as_before_and_a_few_repeats_name_every_row():
+    one = [Problem("bank.csv", 3, "answer", "is empty")]
+    assert summarize(one) == ["bank.csv: row 3: field 'answer': is empty"]
+    three = [Problem("bank.csv", row, "clip", "must be 'shot' or 'scene', not 'wide'") for row in (2, 5, 9)]
+    assert summarize(three) == ["bank.csv: 3 rows (2, 5, 9): field 'clip': must be 'shot' or 'scene', not 'wide'"]
+
+
+def test_many_kinds_of_problem_are_capped_with_a_pointer_to_the_csv():
+    problems = [Problem("bank.csv", row, "question", f"is {row} characters too long") for row in range(2, 102)]
+    lines = summarize(problems, "see problems.csv")
+    assert len(lines) == SUMMARY_LINES + 1
+    assert lines[0] == "bank.csv: row 2: field 'question': is 2 characters too long"
+    assert lines[-1] == f"... and {100 - SUMMARY_LINES} more kinds of problem (see problems.csv)"
+
+
+def test_import_writes_the_problem_csv_and_imports_nothing(run, database_url, tmp_path):
+    split = tmp_path / "test.jsonl"
+    write_test_split(split, 12)
+    out = tmp_path / "p.csv"
+    result = run("questions", "import", str(split), "--problems-out", str(out))
+    assert result.exit_code == 1 and "nothing was imported" in result.output
+    assert len(out.read_text(encoding="utf-8").strip().splitlines()) == 1 + 24
+    assert run("questions", "list").output.strip() == "no banks yet"
