@@ -116,19 +116,34 @@ def questions() -> None:
     """Question banks: import, check, build a session set."""
 
 
-def _read(file: Path, fmt: str):
-    """Read a bank file; on a terminal, a progress bar (by bytes read) that is gone before any verdict."""
+def _read(file: Path, fmt: str, strict: bool):
+    """Read a bank file (on a terminal with a progress bar, gone before any verdict); print its quirks."""
     import sys
 
     from .banks import read_bank
 
     if not sys.stderr.isatty():  # a log or a pipe gets no progress text at all
-        return read_bank(file, fmt)
-    from tqdm import tqdm
+        result = read_bank(file, fmt, strict=strict)
+    else:
+        from tqdm import tqdm
 
-    with tqdm(total=_lines_in(file), unit=" questions", desc=f"reading {file.name}", leave=False,
-              file=sys.stderr, dynamic_ncols=True, mininterval=0.2) as bar:
-        return read_bank(file, fmt, progress=lambda done: bar.update(done - bar.n))
+        with tqdm(total=_lines_in(file), unit=" questions", desc=f"reading {file.name}", leave=False,
+                  file=sys.stderr, dynamic_ncols=True, mininterval=0.2) as bar:
+            result = read_bank(file, fmt, progress=lambda done: bar.update(done - bar.n), strict=strict)
+    _print_quirks(result.warnings)
+    return result
+
+
+def _print_quirks(warnings) -> None:
+    from .problems import summarize, unique
+
+    warnings = unique(warnings)
+    if warnings:
+        count = len(warnings)
+        click.echo(f"warning: {count:,} known quirk{'s' if count != 1 else ''} of published files, imported as "
+                   f"noted (--strict refuses them):", err=True)
+        for line in summarize(warnings, "--strict lists them as problems"):
+            click.echo(f"  {line}", err=True)
 
 
 def _lines_in(file: Path) -> int | None:
@@ -152,18 +167,22 @@ def _print_balance(records) -> None:
 problems_out_option = click.option(
     "--problems-out", type=click.Path(dir_okay=False, path_type=Path),
     help="Write every problem to this CSV (file, row, field, value, message); the terminal shows each kind once.")
+strict_option = click.option(
+    "--strict", is_flag=True, help="Refuse the known quirks of published files (NaN or zero-length spans, options "
+                                   "with stray whitespace, integer qids, a question text twice) instead of warning.")
 
 
 @questions.command("check")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="auto", show_default=True)
 @problems_out_option
-def questions_check(file: Path, fmt: str, problems_out: Path | None) -> None:
+@strict_option
+def questions_check(file: Path, fmt: str, problems_out: Path | None, strict: bool) -> None:
     """Validate FILE and print its CogME balance; writes nothing (but --problems-out)."""
     from .problems import InputError
 
     try:
-        result = _read(file, fmt)
+        result = _read(file, fmt, strict)
     except InputError as error:
         fail(error, "the file is not valid", problems_out)
     click.echo(f"{file.name}: {len(result.records)} questions, format {result.format}, no problems")
@@ -175,7 +194,8 @@ def questions_check(file: Path, fmt: str, problems_out: Path | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="auto", show_default=True)
 @click.option("--bank", "bank_name", help="Bank to add the questions to (default: the file's name).")
 @problems_out_option
-def questions_import(file: Path, fmt: str, bank_name: str | None, problems_out: Path | None) -> None:
+@strict_option
+def questions_import(file: Path, fmt: str, bank_name: str | None, problems_out: Path | None, strict: bool) -> None:
     """Import FILE into a question bank: every question or none."""
     from .banks import import_bank
     from .db import transaction
@@ -183,7 +203,7 @@ def questions_import(file: Path, fmt: str, bank_name: str | None, problems_out: 
 
     bank_name = bank_name or file.stem
     try:
-        result = _read(file, fmt)
+        result = _read(file, fmt, strict)
         with transaction(session_factory()) as session:
             import_bank(session, result, bank_name)
     except InputError as error:
@@ -348,7 +368,7 @@ def analyze(questions_file: Path, answers_file: Path, votes_file: Path | None, f
     from .problems import InputError
 
     try:
-        questions = records_frame(_read(questions_file, fmt).records)
+        questions = records_frame(_read(questions_file, fmt, strict=False).records)
         answers = read_answers(answers_file, questions, ai_names)
         players = answers.drop_duplicates("player")[["player", "kind"]].rename(columns={"player": "name"})
         if (votes_file or sheet_file) and not (players["kind"] == "ai").any():

@@ -27,15 +27,16 @@ def fail(error, consequence: str = "nothing was written", problems_out=None) -> 
 
     ``problems_out``: also write every problem to this CSV file (file, row, field, value, message).
     """
-    from .problems import summarize, unique, write_problems_csv
+    from .problems import Problem, summarize, unique, write_problems_csv
 
     problems = unique(getattr(error, "problems", None) or [])
     if problems:
         click.echo(f"error: {len(problems):,} problem{'s' if len(problems) != 1 else ''}; {consequence}", err=True)
+        located = all(isinstance(problem, Problem) for problem in problems)  # analysis' are lines already
         hint = f"all of them in {problems_out}" if problems_out else "--problems-out FILE lists them all"
-        for line in summarize(problems, hint):
+        for line in summarize(problems, hint) if located else problems:
             click.echo(f"  {line}", err=True)
-        if problems_out:
+        if problems_out and located:
             write_problems_csv(problems, problems_out)
     else:
         click.echo(f"error: {error}", err=True)

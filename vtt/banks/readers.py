@@ -69,6 +69,7 @@ class ReadResult:
     path: Path
     format: str
     records: list[QuestionRecord] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)  # known quirks of published files, imported anyway
 
     @property
     def untagged(self) -> list[str]:
@@ -288,6 +289,9 @@ class _FileCheck:
     problems: list[Problem]
     source_names: Mapping[str, str] = field(default_factory=dict)  # native field -> the file's own name
     qid_rows: dict[str, int] = field(default_factory=dict)
+    warnings: list[Problem] = field(default_factory=list)
+    strict: bool = False  # quirks are problems
+    question_rows: dict[str, int] = field(default_factory=dict)  # question text (casefolded) -> first row
 
     def item(self, row: int) -> _RowCheck:
         return _RowCheck(self, row)
@@ -306,6 +310,16 @@ class _RowCheck:
         value = None if raw is None or raw == "" else str(raw)[:200]
         self.file.problems.append(Problem(self.file.name, self.row, source_name, message, self.file.unit, value))
 
+    def warn(self, field_name: str | None, message: str) -> None:
+        """A known quirk of published files: counted and named, imported anyway (a problem under --strict)."""
+        if self.file.strict:
+            self.problem(field_name, f"{message} (refused by --strict)")
+            return
+        source_name = self.file.source_names.get(field_name, field_name) if field_name else None
+        raw = self.fields.get(field_name) if field_name else None
+        self.file.warnings.append(Problem(self.file.name, self.row, source_name, message, self.file.unit,
+                                          None if raw is None else str(raw)[:200]))
+
     def record(self, fields: dict) -> QuestionRecord | None:
         self.fields = fields
         before = len(self.file.problems)
@@ -314,17 +328,19 @@ class _RowCheck:
             return None
         if fields.get("_extra"):
             self.problem(None, f"has {len(fields['_extra'])} more value(s) than the header has columns")
+        if isinstance(fields.get("qid"), int) and not isinstance(fields.get("qid"), bool):
+            self.warn("qid", "is a number; kept as text")
         qid = self.qid(fields)
         question = self.text(fields, "question")
         if not question:
             self.problem("question", "is empty")
+        else:
+            self.same_text_as_before(question)
         choices = self.choices(fields.get("choices"))
         qtype = self.question_type(fields.get("type"), choices)
         answer_index, reference = self.answer(qtype, choices, fields)
         video = self.text(fields, "video") or None
-        start, end = self.number(fields, "start"), self.number(fields, "end")
-        if start is not None and end is not None and end <= start:
-            self.problem("end", f"must be after start ({end:g} <= {start:g})")
+        start, end = self.span(fields)
         clip = _text(fields.get("clip")).lower() or None
         if clip not in (None, "shot", "scene"):
             self.problem("clip", f"must be 'shot' or 'scene', not {clip!r}")
@@ -338,6 +354,25 @@ class _RowCheck:
             reference_answer=reference, video=video, start=start, end=end, clip=clip, category=category,
             round=round_number, tags=tags, source=_jsonable(fields.get("source") or {}),
         )
+
+    def span(self, fields: dict) -> tuple[float | None, float | None]:
+        """Start and end seconds; NaN (TVQA's ``NaN-NaN``) or a zero-length span means the whole clip."""
+        if any(_text(fields.get(name)).casefold() == "nan" for name in ("start", "end")):
+            self.warn("start", "is NaN: no localised span, the whole clip plays")
+            return None, None
+        start, end = self.number(fields, "start"), self.number(fields, "end")
+        if start is not None and end is not None and end == start:
+            self.warn("end", f"a zero-length span ({start:g}-{end:g}): the whole clip plays")
+            return None, None
+        if start is not None and end is not None and end < start:
+            self.problem("end", f"must be after start ({end:g} <= {start:g})")
+        return start, end
+
+    def same_text_as_before(self, question: str) -> None:
+        key = " ".join(question.casefold().split())
+        first = self.file.question_rows.setdefault(key, self.row)
+        if first != self.row:
+            self.warn("question", f"the same text as {self.file.unit} {first}")
 
     def text(self, fields: dict, name: str) -> str:
         """A text field, checked against what the database stores."""
@@ -380,6 +415,8 @@ class _RowCheck:
                 return None
         if isinstance(value, (list, tuple)):
             items = [_text(v) for v in value]
+            if any(isinstance(v, str) and v != v.strip() for v in value):
+                self.warn("choices", "options had stray whitespace (trimmed)")
         elif isinstance(value, str):
             items = [part.strip() for part in value.split("|")] if value.strip() else []
         else:
@@ -540,8 +577,13 @@ def read_tag_file(path: str | Path) -> dict[str, tuple[int, TagSet]]:
     return tags
 
 
-def read_bank(path: str | Path, fmt: str = "auto", progress: Progress | None = None) -> ReadResult:
-    """Read and validate a whole bank file; raise :class:`InputError` with every problem found."""
+def read_bank(path: str | Path, fmt: str = "auto", progress: Progress | None = None,
+              strict: bool = False) -> ReadResult:
+    """Read and validate a whole bank file; raise :class:`InputError` with every problem found.
+
+    Known quirks of published files (NaN or zero-length spans, options with stray whitespace, integer
+    qids, a question text twice) come back as ``warnings``; ``strict`` makes them problems.
+    """
     path = Path(path)
     if not path.is_file():
         raise InputError([Problem(str(path), None, None, "no such file")])
@@ -552,7 +594,7 @@ def read_bank(path: str | Path, fmt: str = "auto", progress: Progress | None = N
         if fmt not in FORMATS:
             raise InputError([Problem(path.name, None, None, f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")])
         items, unit = _items(path, fmt)
-        check = _FileCheck(path.name, unit, problems, SOURCE_NAMES[fmt])
+        check = _FileCheck(path.name, unit, problems, SOURCE_NAMES[fmt], strict=strict)
         for count, (row, fields) in enumerate(items, start=1):
             record = check.item(row).record(fields)
             if record is not None:
@@ -563,4 +605,4 @@ def read_bank(path: str | Path, fmt: str = "auto", progress: Progress | None = N
         raise InputError(problems)
     if not records:
         raise InputError([Problem(path.name, None, None, "contains no questions")])
-    return ReadResult(path, fmt, records)
+    return ReadResult(path, fmt, records, check.warnings)
