@@ -1,10 +1,11 @@
-"""Time `vtt questions check` on a published test split with a problem on every row, and count its lines.
+"""Time `vtt questions check` on TVQA-format files with something to say on every row, and count its lines.
 
     python bench/bench_problems.py [--rows 100000]
 
-The file is a TVQA test split as its authors publish it (JSONL, no ``answer_idx``, integer qids,
-``ts`` of ``NaN-NaN``), written to a temporary folder.  Printed: the seconds the command took (a
-new process, as a user runs it), the lines it printed, and the rows of its ``--problems-out`` CSV.
+Two files of ``--rows`` lines, written to a temporary folder, each as TVQA publishes them (JSONL,
+integer qids, ``ts`` of ``NaN-NaN``): a test split (no ``answer_idx`` at all), and a file whose every
+``answer_idx`` is out of range (a problem on every row).  Printed per file: the seconds the command
+took (a new process, as a user runs it), the lines it printed, and the rows of ``--problems-out``.
 """
 
 from __future__ import annotations
@@ -26,12 +27,17 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=100_000)
     args = parser.parse_args()
+    for name, changes in (("a test split (no keys)", {}), ("every key out of range", {"answer_idx": 9})):
+        check(args.rows, name, changes)
+
+
+def check(count: int, name: str, changes: dict) -> None:
     vtt = Path(sys.executable).parent / "vtt"
     with tempfile.TemporaryDirectory(prefix="vtt-bench-problems-") as folder:
-        split = Path(folder) / "tvqa_test_public.jsonl"
+        split = Path(folder) / "tvqa.jsonl"
         with split.open("w", encoding="utf-8") as handle:
-            for qid in range(args.rows):
-                handle.write(json.dumps({**LINE, "qid": qid, "q": f"What does Sheldon do ({qid})?"}) + "\n")
+            for qid in range(count):
+                handle.write(json.dumps({**LINE, "qid": qid, "q": f"What does Sheldon do ({qid})?", **changes}) + "\n")
         out = Path(folder) / "problems.csv"
         env = {**os.environ, "DATABASE_URL": f"sqlite:///{folder}/vtt.db", "VTT_INSTANCE_PATH": folder}
         started = time.perf_counter()
@@ -41,8 +47,8 @@ def main() -> None:
         printed = (done.stdout + done.stderr).strip().splitlines()
         with out.open(encoding="utf-8") as handle:
             rows = sum(1 for _ in handle) - 1
-    print(f"{args.rows:,}-row TVQA test split: `vtt questions check --problems-out` "
-          f"took {seconds:.2f} s, exit {done.returncode}, printed {len(printed)} lines; problems.csv {rows:,} rows")
+    print(f"{count:,} lines, {name}: `vtt questions check --problems-out` took {seconds:.2f} s, exit "
+          f"{done.returncode}, printed {len(printed)} lines; problems.csv {rows:,} rows")
     for line in printed:
         print(f"  | {line}")
 

@@ -17,7 +17,7 @@ from vtt.models import Base, Event, Phase, Vote, VttSession
 TABLES = {"question_bank", "question", "question_tag", "vtt_session", "session_round", "session_question",
           "player", "round_alias", "juror", "answer", "grade", "sheet_entry", "vote", "identity_reveal", "event",
           "alembic_version"}
-HEAD = "0002"
+HEAD = "0003"
 
 
 def assert_schema_matches_models(url: str) -> None:
@@ -258,3 +258,42 @@ def test_sqlite_connections_use_wal_foreign_keys_and_busy_timeout(database_url):
         assert pragma("foreign_keys") == 1
         assert pragma("busy_timeout") == 10_000
     engine.dispose()
+
+
+# --- 0003: questions without keys -------------------------------------------------------------
+
+def keyless_questions_and_back(url: str) -> None:
+    from vtt.models import Question, QuestionBank, QuestionType
+
+    upgrade(url)
+    engine = make_engine(url)
+    with make_session_factory(engine)() as db, db.begin():  # a test split's question: no key, accepted
+        bank = QuestionBank(name="TVQA test")
+        db.add(bank)
+        db.flush()
+        db.add(Question(bank_id=bank.id, qid="7", text="Why?", type=QuestionType.MCQ, choices=["a", "b"],
+                        answer_index=None))
+    engine.dispose()
+    with pytest.raises(CommandError, match=r"question id=1 \(qid '7'\)"):
+        downgrade(url, "0002")
+    assert current_revision(url) == HEAD
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE question SET answer_index = 1"))
+    engine.dispose()
+    downgrade(url, "0002")
+    engine = make_engine(url)
+    with pytest.raises(IntegrityError), engine.begin() as connection:  # 0002's check is back
+        connection.execute(text("UPDATE question SET answer_index = NULL"))
+    engine.dispose()
+    upgrade(url)
+    assert query(url, "SELECT qid, answer_index FROM question") == [("7", 1)]
+
+
+def test_sqlite_keyless_questions_and_the_way_back(tmp_path):
+    keyless_questions_and_back(f"sqlite:///{tmp_path / 'keys.db'}")
+
+
+@pytest.mark.postgres
+def test_postgresql_keyless_questions_and_the_way_back(postgres_url):
+    keyless_questions_and_back(postgres_url)

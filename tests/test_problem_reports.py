@@ -11,31 +11,63 @@ TVQA_TEST_LINE = {"a0": "He laughs", "a1": "He leaves", "a2": "He cries", "a3": 
                   "vid_name": "s01e01_seg01_clip_00", "show_name": "The Big Bang Theory", "ts": "NaN-NaN"}
 
 
-def write_test_split(path, rows: int) -> None:
+def write_test_split(path, rows: int, **changes) -> None:
     """A TVQA test split as published: no answer_idx, integer qids, NaN-NaN timestamps."""
     with path.open("w", encoding="utf-8") as handle:
         for qid in range(rows):
-            handle.write(json.dumps({**TVQA_TEST_LINE, "qid": qid, "q": f"What does Sheldon do ({qid})?"}) + "\n")
+            line = {**TVQA_TEST_LINE, "qid": qid, "q": f"What does Sheldon do ({qid})?", **changes}
+            handle.write(json.dumps(line) + "\n")
 
 
 def test_a_problem_on_every_one_of_100000_rows_is_a_few_lines(run, database_url, tmp_path):
-    split = tmp_path / "tvqa_test_public.jsonl"
-    write_test_split(split, 100_000)
+    split = tmp_path / "tvqa_val.jsonl"
+    write_test_split(split, 100_000, answer_idx=9)  # a key out of range on every line
     out = tmp_path / "problems.csv"
     result = run("questions", "check", str(split), "--problems-out", str(out))
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) < 40, lines[:50]
     assert lines[0] == "error: 100,000 problems; the file is not valid"  # NaN-NaN spans are quirks, not problems
-    assert any(line.startswith("  tvqa_test_public.jsonl: 100,000 lines (1, 2, 3, 4, 5, ...; all of them in ")
-               and line.endswith("field 'answer_idx': is empty; give the 0-based index or the text of the "
-                                 "correct option") for line in lines), lines
+    assert f"  tvqa_val.jsonl: 100,000 lines (1, 2, 3, 4, 5, ...; all of them in {out}): field 'answer_idx': " \
+           "index 9 is out of range 0-4" in lines, lines
     assert "reading" not in result.output  # not a terminal: no progress text at all
     with out.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 100_000 and list(rows[0]) == ["file", "row", "field", "value", "message"]
-    assert rows[0] == {"file": "tvqa_test_public.jsonl", "row": "1", "field": "answer_idx", "value": "",
-                       "message": "is empty; give the 0-based index or the text of the correct option"}
+    assert rows[0] == {"file": "tvqa_val.jsonl", "row": "1", "field": "answer_idx", "value": "9",
+                       "message": "index 9 is out of range 0-4"}
+
+
+def test_a_split_without_keys_is_one_line_and_imports_with_the_flag(run, database_url, tmp_path):
+    split = tmp_path / "tvqa_test_public.jsonl"
+    write_test_split(split, 7_623)
+    refused = run("questions", "check", str(split))
+    assert refused.exit_code == 1
+    assert refused.output.strip().splitlines() == [
+        "error: 1 problem; the file is not valid",
+        "  tvqa_test_public.jsonl: field 'answer_idx': no question has a key (7,623 lines; a test split?): "
+        "--allow-missing-keys imports them without keys, and their answers are then graded by hand or left out "
+        "of accuracy"]
+    checked = run("questions", "check", str(split), "--allow-missing-keys")
+    assert checked.exit_code == 0, checked.output
+    assert ("tvqa_test_public.jsonl: 7623 questions, format tvqa, no problems; 7,623 without a key (their answers "
+            "are graded by hand or left out of accuracy)") in checked.output
+    imported = run("questions", "import", str(split), "--allow-missing-keys", "--bank", "TVQA test")
+    assert imported.exit_code == 0 and "7,623 without a key" in imported.output
+    assert run("questions", "list").output.strip() == "TVQA test\t7623\t(7623 without a key)"
+
+
+def test_a_file_where_only_some_lines_lack_a_key_is_an_error_unless_allowed(run, database_url, tmp_path):
+    split = tmp_path / "tvqa_mixed.jsonl"
+    lines = [{**TVQA_TEST_LINE, "qid": n, "q": f"Why ({n})?", **({} if n in (2, 5) else {"answer_idx": 0})}
+             for n in range(8)]
+    split.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    refused = run("questions", "check", str(split))
+    assert refused.exit_code == 1
+    assert ("  tvqa_mixed.jsonl: 2 lines (3, 6): field 'answer_idx': is empty; give the 0-based index or the text "
+            "of the correct option") in refused.output.splitlines()
+    allowed = run("questions", "import", str(split), "--allow-missing-keys", "--bank", "mixed")
+    assert allowed.exit_code == 0 and "2 without a key" in allowed.output
 
 
 def test_one_problem_reads_as_before_and_a_few_repeats_name_every_row():
@@ -55,7 +87,7 @@ def test_many_kinds_of_problem_are_capped_with_a_pointer_to_the_csv():
 
 def test_import_writes_the_problem_csv_and_imports_nothing(run, database_url, tmp_path):
     split = tmp_path / "test.jsonl"
-    write_test_split(split, 12)
+    write_test_split(split, 12, answer_idx="x")
     out = tmp_path / "p.csv"
     result = run("questions", "import", str(split), "--problems-out", str(out))
     assert result.exit_code == 1 and "nothing was imported" in result.output

@@ -178,7 +178,8 @@ def test_report_writes_pdfs_and_csvs_with_the_sessions_figures(run, finished, tm
     for name in ("profiles.pdf", "tallies.pdf", "report.pdf", "profile_players.csv", "rounds.csv", "tally.csv",
                  "exposure.csv", "qa_sheet.csv", "ungraded.csv", "session_info.csv"):
         assert (out / name).stat().st_size > 0, name
-    assert "1 open answer not graded yet, left out of accuracy: Grace q03" in result.output
+    assert ("1 answer not graded yet (open, or to a question without a key), left out of accuracy: Grace q03"
+            in result.output)
 
     players = pd.read_csv(out / "profile_players.csv").set_index("player")
     assert players["accuracy_pct"].round(2).to_dict() == {"김민준": 16.67, "Lena": 100.0, "Grace": 80.0,

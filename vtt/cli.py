@@ -116,22 +116,30 @@ def questions() -> None:
     """Question banks: import, check, build a session set."""
 
 
-def _read(file: Path, fmt: str, strict: bool):
+def _read(file: Path, fmt: str, strict: bool, allow_missing_keys: bool = False):
     """Read a bank file (on a terminal with a progress bar, gone before any verdict); print its quirks."""
     import sys
 
     from .banks import read_bank
 
+    options = {"strict": strict, "allow_missing_keys": allow_missing_keys}
     if not sys.stderr.isatty():  # a log or a pipe gets no progress text at all
-        result = read_bank(file, fmt, strict=strict)
+        result = read_bank(file, fmt, **options)
     else:
         from tqdm import tqdm
 
         with tqdm(total=_lines_in(file), unit=" questions", desc=f"reading {file.name}", leave=False,
                   file=sys.stderr, dynamic_ncols=True, mininterval=0.2) as bar:
-            result = read_bank(file, fmt, progress=lambda done: bar.update(done - bar.n), strict=strict)
+            result = read_bank(file, fmt, progress=lambda done: bar.update(done - bar.n), **options)
     _print_quirks(result.warnings)
     return result
+
+
+def _unkeyed_line(result) -> str:
+    count = len(result.unkeyed)
+    if not count:
+        return ""
+    return (f"; {count:,} without a key (their answers are graded by hand or left out of accuracy)")
 
 
 def _print_quirks(warnings) -> None:
@@ -167,6 +175,10 @@ def _print_balance(records) -> None:
 problems_out_option = click.option(
     "--problems-out", type=click.Path(dir_okay=False, path_type=Path),
     help="Write every problem to this CSV (file, row, field, value, message); the terminal shows each kind once.")
+missing_keys_option = click.option(
+    "--allow-missing-keys", is_flag=True,
+    help="Take questions without a key (a benchmark's test split): their answers are graded by hand or left out "
+         "of accuracy.")
 strict_option = click.option(
     "--strict", is_flag=True, help="Refuse the known quirks of published files (NaN or zero-length spans, options "
                                    "with stray whitespace, integer qids, a question text twice) instead of warning.")
@@ -177,15 +189,17 @@ strict_option = click.option(
 @click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="auto", show_default=True)
 @problems_out_option
 @strict_option
-def questions_check(file: Path, fmt: str, problems_out: Path | None, strict: bool) -> None:
+@missing_keys_option
+def questions_check(file: Path, fmt: str, problems_out: Path | None, strict: bool, allow_missing_keys: bool) -> None:
     """Validate FILE and print its CogME balance; writes nothing (but --problems-out)."""
     from .problems import InputError
 
     try:
-        result = _read(file, fmt, strict)
+        result = _read(file, fmt, strict, allow_missing_keys)
     except InputError as error:
         fail(error, "the file is not valid", problems_out)
-    click.echo(f"{file.name}: {len(result.records)} questions, format {result.format}, no problems")
+    click.echo(f"{file.name}: {len(result.records)} questions, format {result.format}, no problems"
+               + _unkeyed_line(result))
     _print_balance(result.records)
 
 
@@ -195,7 +209,9 @@ def questions_check(file: Path, fmt: str, problems_out: Path | None, strict: boo
 @click.option("--bank", "bank_name", help="Bank to add the questions to (default: the file's name).")
 @problems_out_option
 @strict_option
-def questions_import(file: Path, fmt: str, bank_name: str | None, problems_out: Path | None, strict: bool) -> None:
+@missing_keys_option
+def questions_import(file: Path, fmt: str, bank_name: str | None, problems_out: Path | None, strict: bool,
+                     allow_missing_keys: bool) -> None:
     """Import FILE into a question bank: every question or none."""
     from .banks import import_bank
     from .db import transaction
@@ -203,13 +219,13 @@ def questions_import(file: Path, fmt: str, bank_name: str | None, problems_out: 
 
     bank_name = bank_name or file.stem
     try:
-        result = _read(file, fmt, strict)
+        result = _read(file, fmt, strict, allow_missing_keys)
         with transaction(session_factory()) as session:
             import_bank(session, result, bank_name)
     except InputError as error:
         fail(error, "nothing was imported", problems_out)
     click.echo(f"imported {len(result.records)} questions ({result.format}) into bank {bank_name!r}; "
-               f"{len(result.untagged)} without CogME tags")
+               f"{len(result.untagged)} without CogME tags" + _unkeyed_line(result))
     _print_balance(result.records)
 
 
@@ -285,13 +301,18 @@ def questions_list() -> None:
 
     from .models import Question, QuestionBank
 
+    from .models import QuestionType
+
+    unkeyed = ((Question.type == QuestionType.MCQ) & Question.answer_index.is_(None)) | (
+        (Question.type == QuestionType.OPEN) & (Question.reference_answer == ""))
     with session_factory()() as session:
-        rows = session.execute(select(QuestionBank.name, func.count(Question.id)).outerjoin(Question)
+        rows = session.execute(select(QuestionBank.name, func.count(Question.id),
+                                      func.count(Question.id).filter(unkeyed)).outerjoin(Question)
                                .group_by(QuestionBank.id).order_by(QuestionBank.name)).all()
     if not rows:
         click.echo("no banks yet")
-    for name, count in rows:
-        click.echo(f"{name}\t{count}")
+    for name, count, without_key in rows:
+        click.echo(f"{name}\t{count}" + (f"\t({without_key} without a key)" if without_key else ""))
 
 
 # --- demo ---------------------------------------------------------------------------------------

@@ -79,7 +79,8 @@ def report(code: str, out_dir: Path, title: str | None) -> None:
 def _ungraded_line(ungraded) -> str:
     count = len(ungraded)
     named = ", ".join(f"{row.player} {row.qid}" for row in ungraded.itertuples(index=False))
-    return f"{count} open answer{'s' if count != 1 else ''} not graded yet, left out of accuracy: {named}"
+    return (f"{count} answer{'s' if count != 1 else ''} not graded yet (open, or to a question without a key), "
+            f"left out of accuracy: {named}")
 
 
 def _session_info(session, frames) -> dict[str, str]:

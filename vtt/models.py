@@ -165,7 +165,6 @@ class Question(Base):
         UniqueConstraint("bank_id", "qid"),
         CheckConstraint("clip_start IS NULL OR clip_start >= 0", name="clip_start_positive"),
         CheckConstraint("clip_end IS NULL OR clip_start IS NULL OR clip_end > clip_start", name="clip_end_after_start"),
-        CheckConstraint("type <> 'mcq' OR answer_index IS NOT NULL", name="mcq_has_key"),
         CheckConstraint("suggested_round IS NULL OR suggested_round >= 1", name="round_positive"),
     )
 
@@ -175,7 +174,7 @@ class Question(Base):
     text: Mapped[str] = mapped_column(Text)
     type: Mapped[QuestionType] = mapped_column(_enum(QuestionType, "question_type"))
     choices: Mapped[list[Any]] = mapped_column(default=list)
-    answer_index: Mapped[int | None]                     # the key of an mcq, 0-based
+    answer_index: Mapped[int | None]                     # the key of an mcq, 0-based; None: withheld (test split)
     reference_answer: Mapped[str] = mapped_column(Text, default="")  # open questions (or the key's text)
     clip_source: Mapped[str | None] = mapped_column(String(1000))  # file path or URL
     clip_start: Mapped[float | None] = mapped_column(Float)

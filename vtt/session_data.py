@@ -136,12 +136,13 @@ def _answers(put: pd.DataFrame, players: list[Player], by_question: dict[int, Se
         answer = given.get((item.player_id, item.qid))
         if answer is not None and not answer.late:
             question = by_question[answer.session_question_id].question
-            if question.type is QuestionType.MCQ:
+            if question.type is QuestionType.MCQ and question.answer_index is not None:
                 row["answer"], row["correct"] = _mcq(question, answer)
-            elif answer.grade is not None:
-                row["answer"], row["correct"] = answer.text, bool(answer.grade.correct)
-            elif answer.text.strip():
-                ungraded.append({"player": item.player, "qid": item.qid, "round": item.round, "answer": answer.text})
+            elif answer.grade is not None:  # an open answer, or one to a question whose key is withheld
+                row["answer"], row["correct"] = _answer_text(question, answer), bool(answer.grade.correct)
+            elif _answer_text(question, answer).strip():
+                ungraded.append({"player": item.player, "qid": item.qid, "round": item.round,
+                                 "answer": _answer_text(question, answer)})
                 continue
         rows.append(row)
     answers = pd.DataFrame(rows, columns=[*ANSWER_COLUMNS, "round"]).astype({"correct": bool})

@@ -75,6 +75,12 @@ class ReadResult:
     def untagged(self) -> list[str]:
         return [r.qid for r in self.records if r.tags.is_empty]
 
+    @property
+    def unkeyed(self) -> list[str]:
+        """Questions without a key (imported with --allow-missing-keys): graded by hand or left out."""
+        return [r.qid for r in self.records
+                if (r.answer_index is None if r.type == "mcq" else not r.reference_answer)]
+
 
 # --- format detection -------------------------------------------------------------------------
 
@@ -291,6 +297,8 @@ class _FileCheck:
     qid_rows: dict[str, int] = field(default_factory=dict)
     warnings: list[Problem] = field(default_factory=list)
     strict: bool = False  # quirks are problems
+    allow_missing_keys: bool = False  # a test split: questions without a key are taken
+    missing_keys: list[Problem] = field(default_factory=list)  # the problems that only say "no key"
     question_rows: dict[str, int] = field(default_factory=dict)  # question text (casefolded) -> first row
 
     def item(self, row: int) -> _RowCheck:
@@ -445,7 +453,7 @@ class _RowCheck:
         text = self.text(fields, "answer")
         if qtype != "mcq":
             if not text:
-                self.problem("answer", "an open question needs a reference answer")
+                self.missing_key("an open question needs a reference answer")
             return None, text
         if choices is None or len(choices) < 2:
             return None, ""
@@ -456,13 +464,20 @@ class _RowCheck:
                 self.problem("_answer_text", f"{key_text!r} is not the text of an option")
             return index, ""
         if not text:
-            self.problem("answer", "is empty; give the 0-based index or the text of the correct option")
+            self.missing_key("is empty; give the 0-based index or the text of the correct option")
             return None, ""
         index = self.option_index(choices, text)
         if index is not None and key_text and key_text.casefold() != choices[index].casefold():
             key_name = self.file.source_names.get("_answer_text", "_answer_text")
             self.problem("answer", f"option {index} is {choices[index]!r}, but {key_name} is {key_text!r}")
         return index, ""
+
+    def missing_key(self, message: str) -> None:
+        """No key: a problem, unless the file is read as a split whose keys are withheld."""
+        if self.file.allow_missing_keys:
+            return
+        self.problem("answer", message)
+        self.file.missing_keys.append(self.file.problems[-1])
 
     def option_index(self, choices: list[str], text: str) -> int | None:
         """The option an mcq's ``answer`` names by its 0-based index or, failing that, by its text."""
@@ -556,6 +571,17 @@ def _collecting(path: Path, problems: list[Problem]) -> Iterator[None]:
         problems.append(Problem(path.name, None, None, f"is not UTF-8 text ({exc.reason} at byte {exc.start})"))
 
 
+def _one_line_for_a_keyless_file(check: _FileCheck, count: int) -> None:
+    """No item has a key: one problem that names the way forward instead of one per item."""
+    keyless = set(check.missing_keys)
+    check.problems[:] = [problem for problem in check.problems if problem not in keyless]
+    key_name = check.missing_keys[0].field
+    check.problems.append(Problem(
+        check.name, None, key_name, f"no question has a key ({count:,} {check.unit}s; a test split?): "
+        "--allow-missing-keys imports them without keys, and their answers are then graded by hand or left "
+        "out of accuracy"))
+
+
 def read_tag_file(path: str | Path) -> dict[str, tuple[int, TagSet]]:
     """A tagging CSV (``qid,targets,contents,thinking`` as in the native format): qid -> (row, tags).
 
@@ -578,11 +604,13 @@ def read_tag_file(path: str | Path) -> dict[str, tuple[int, TagSet]]:
 
 
 def read_bank(path: str | Path, fmt: str = "auto", progress: Progress | None = None,
-              strict: bool = False) -> ReadResult:
+              strict: bool = False, allow_missing_keys: bool = False) -> ReadResult:
     """Read and validate a whole bank file; raise :class:`InputError` with every problem found.
 
     Known quirks of published files (NaN or zero-length spans, options with stray whitespace, integer
     qids, a question text twice) come back as ``warnings``; ``strict`` makes them problems.
+    ``allow_missing_keys`` takes questions without a key (a test split); otherwise a file where no
+    question has one gets one problem that says so, and a file where some lack one, a problem per row.
     """
     path = Path(path)
     if not path.is_file():
@@ -594,13 +622,17 @@ def read_bank(path: str | Path, fmt: str = "auto", progress: Progress | None = N
         if fmt not in FORMATS:
             raise InputError([Problem(path.name, None, None, f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")])
         items, unit = _items(path, fmt)
-        check = _FileCheck(path.name, unit, problems, SOURCE_NAMES[fmt], strict=strict)
+        check = _FileCheck(path.name, unit, problems, SOURCE_NAMES[fmt], strict=strict,
+                           allow_missing_keys=allow_missing_keys)
+        count = 0
         for count, (row, fields) in enumerate(items, start=1):
             record = check.item(row).record(fields)
             if record is not None:
                 records.append(record)
             if progress and count % 500 == 0:
                 progress(count)
+        if count > 1 and len({p.row for p in check.missing_keys}) == count:
+            _one_line_for_a_keyless_file(check, count)
     if problems:
         raise InputError(problems)
     if not records:
