@@ -71,9 +71,15 @@ class InputError(ValueError):
 
 def read_answers(path: str | Path, questions: pd.DataFrame, ai_names: Iterable[str] = ()) -> pd.DataFrame:
     """The answers frame (``player, qid, answer, correct, kind``) of an answers CSV; see the module docstring."""
+    return check_answers(_read_csv(path, ("player", "qid", "answer"), ("correct", "kind")), path, questions, ai_names)
+
+
+def check_answers(frame: pd.DataFrame, path: str | Path, questions: pd.DataFrame,
+                  ai_names: Iterable[str] = ()) -> pd.DataFrame:
+    """The answers frame of rows read from ``path`` (strings: ``player, qid, answer, correct, kind``), checked
+    as an answers CSV is (``analysis.predictions`` reads predictions files into such rows)."""
     require_columns(questions, ("qid", "type", "choices", "answer_index"), "questions")
     problems = _Problems(path)
-    frame = _read_csv(path, ("player", "qid", "answer"), ("correct", "kind"))
 
     problems.add(frame["player"] == "", "player", "is empty")
     folded = frame["player"].str.casefold()

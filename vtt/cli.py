@@ -352,7 +352,9 @@ def host_login(host: str, port: int, url: str | None) -> None:
 @click.option("--questions", "questions_file", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Question bank file in any importable format (an optional round column groups votes).")
 @click.option("--answers", "answers_file", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="CSV player,qid,answer[,correct][,kind].")
+              help="CSV player,qid,answer[,correct][,kind], or one model's predictions: JSON qid -> option, JSONL/CSV "
+                   "rows of qid + prediction, or MovieCORE prediction JSON (see --player).")
+@click.option("--player", "player_name", help="The player of a predictions file (default: the file's name).")
 @click.option("--votes", "votes_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="CSV round,juror,vote[,confidence][,slot][,group][,expert][,age_band][,sex]; an empty vote abstains.")
 @click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="auto", show_default=True,
@@ -373,15 +375,16 @@ def host_login(host: str, port: int, url: str | None) -> None:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write profiles.pdf, tallies.pdf, report.pdf and a CSV per table here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every figure to stdout.")
-def analyze(questions_file: Path, answers_file: Path, votes_file: Path | None, fmt: str, method: str,
-            pass_rule: str, alpha: float, threshold: float, ai_names: tuple[str, ...], sheet_file: Path | None,
-            title: str, out_dir: Path | None, as_json: bool) -> None:
+def analyze(questions_file: Path, answers_file: Path, player_name: str | None, votes_file: Path | None, fmt: str,
+            method: str, pass_rule: str, alpha: float, threshold: float, ai_names: tuple[str, ...],
+            sheet_file: Path | None, title: str, out_dir: Path | None, as_json: bool) -> None:
     """CogME profiles and vote statistics from files (e.g. a model's predictions on a tagged benchmark)."""
     import json
 
     from analysis.cogme import profiles as cogme_profiles
     from analysis.inputs import InputError as FileError
-    from analysis.inputs import read_answers, read_sheet, read_votes
+    from analysis.inputs import read_sheet, read_votes
+    from analysis.predictions import PredictionsError
     from analysis.results import analysis_json
     from analysis.votes import exposure, vote_stats
 
@@ -390,7 +393,7 @@ def analyze(questions_file: Path, answers_file: Path, votes_file: Path | None, f
 
     try:
         questions = records_frame(_read(questions_file, fmt, strict=False).records)
-        answers = read_answers(answers_file, questions, ai_names)
+        answers = _answers(answers_file, questions, ai_names, player_name)
         players = answers.drop_duplicates("player")[["player", "kind"]].rename(columns={"player": "name"})
         if (votes_file or sheet_file) and not (players["kind"] == "ai").any():
             needs = " and the ".join(what for what, file in (("votes", votes_file), ("judgment sheet", sheet_file))
@@ -399,7 +402,7 @@ def analyze(questions_file: Path, answers_file: Path, votes_file: Path | None, f
                   "the AI): name the AI with --ai NAME or a kind column (human/ai) in the answers file")
         votes = read_votes(votes_file, players) if votes_file else None
         sheet = read_sheet(sheet_file, questions, players) if sheet_file else None
-    except (InputError, FileError) as error:
+    except (InputError, FileError, PredictionsError) as error:
         fail(error)
     result = cogme_profiles(questions, answers, method)
     stats = vote_stats(votes, players, pass_rule, alpha, threshold) if votes is not None else None
@@ -420,6 +423,26 @@ def analyze(questions_file: Path, answers_file: Path, votes_file: Path | None, f
         click.echo(json.dumps(analysis_json(result, stats), ensure_ascii=False, allow_nan=False))
     elif not out_dir:
         _print_analysis(analysis_json(result, stats))
+
+
+def _answers(path: Path, questions, ai_names: tuple[str, ...], player: str | None):
+    """An answers CSV, or a predictions file (with what it holds beyond the set, and its coverage, on stderr)."""
+    from analysis.inputs import check_answers, read_answers
+    from analysis.predictions import coverage, is_predictions_file, read_predictions, split_unknown
+
+    if not is_predictions_file(path):
+        if player:
+            fail(f"--player names the player of a predictions file; {path.name} has a player column")
+        return read_answers(path, questions, ai_names)
+    table, unknown = split_unknown(read_predictions(path, player), set(questions["qid"].astype(str)))
+    if unknown:
+        shown = ", ".join(map(repr, unknown[:10])) + (", ..." if len(unknown) > 10 else "")
+        click.echo(f"warning: {len(unknown):,} prediction{'s' if len(unknown) != 1 else ''} in {path.name} name "
+                   f"questions not in the {len(questions):,}-question set, left out: {shown}", err=True)
+    answers = check_answers(table.reset_index(drop=True), path, questions, ai_names)
+    for line in coverage(answers, len(questions)):
+        click.echo(line, err=True)
+    return answers
 
 
 def _analysis_info(questions: Path, answers: Path, votes: Path | None, sheet: Path | None = None) -> dict[str, str]:
