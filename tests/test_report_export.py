@@ -243,6 +243,26 @@ def test_report_without_votes_still_profiles_and_a_late_grade_counts(run, finish
     assert players.loc["Grace", ["questions", "correct"]].tolist() == [6, 5]
 
 
+def test_answers_to_a_question_without_a_key_are_left_out_until_graded_by_hand(run, finished, db, tmp_path):
+    from vtt.models import Question
+
+    db.scalar(select(Question).where(Question.qid == "q06")).answer_index = None  # a test split's withheld key
+    db.commit()
+    result = run("report", finished["code"], "--out", str(tmp_path / "report"))
+    assert result.exit_code == 0, result.output
+    ungraded = pd.read_csv(tmp_path / "report" / "ungraded.csv")
+    assert set(ungraded["qid"]) == {"q03", "q06"} and len(ungraded[ungraded["qid"] == "q06"]) == 4
+    info = pd.read_csv(tmp_path / "report" / "session_info.csv").set_index("key")["value"]
+    assert info["Questions without a key"] == "1 (q06): answers graded by hand or left out of accuracy"
+
+    hand = db.scalar(select(Answer).join(SessionQuestion).join(Question).where(
+        Question.qid == "q06", Answer.player_id == db.scalar(select(Answer.player_id).limit(1))))
+    hand.grade = Grade(correct=True, grader="host")
+    db.commit()
+    again = run("report", finished["code"], "--out", str(tmp_path / "again"))
+    assert len(pd.read_csv(tmp_path / "again" / "ungraded.csv").query("qid == 'q06'")) == 3
+
+
 def test_export_writes_every_table_with_the_design_hash_and_no_token(run, finished, tmp_path):
     out = tmp_path / "export"
     result = run("export", finished["code"], "--out", str(out))
