@@ -97,3 +97,30 @@ def test_player_is_refused_for_an_answers_file_with_a_player_column(tmp_path):
     path.write_text(NATIVE_MCQ, encoding="utf-8")
     result = analyze("--questions", SPEC, "--answers", str(path), "--player", "X")
     assert result.exit_code == 1 and "--player names the player of a predictions file" in result.output
+
+
+def test_analyze_takes_a_split_without_keys_when_the_answers_say_what_is_correct(tmp_path):
+    split = tmp_path / "tvqa_test.jsonl"
+    split.write_text("".join(json.dumps({"qid": n, "q": f"Why ({n})?", "a0": "x", "a1": "y", "a2": "z", "a3": "w",
+                                         "a4": "v", "vid_name": "c", "ts": "1-4"}) + "\n" for n in range(3)),
+                     encoding="utf-8")
+    graded = tmp_path / "graded.csv"
+    graded.write_text("qid,pred,correct\n0,x,1\n1,y,0\n2,z,1\n", encoding="utf-8")
+    out = tmp_path / "report"
+    result = CliRunner().invoke(main, ["analyze", "--questions", str(split), "--answers", str(graded),
+                                       "--player", "M", "--out", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    import subprocess
+
+    import pandas as pd
+
+    cover = subprocess.run(["pdftotext", "-l", "1", str(out / "report.pdf"), "-"], capture_output=True, text=True,
+                           check=True).stdout
+    words = " ".join(cover.split())  # the cover's table wraps its cells
+    assert "Questions without a key" in words and "3 (0, 1, 2)" in words
+    players = pd.read_csv(out / "profile_players.csv").set_index("player")
+    assert players.loc["M", ["questions", "correct"]].tolist() == [3, 2]
+    ungraded = tmp_path / "ungraded.csv"
+    ungraded.write_text("qid,pred\n0,x\n", encoding="utf-8")
+    refused = analyze("--questions", str(split), "--answers", str(ungraded), "--player", "M")
+    assert refused.exit_code == 1 and "question '0' is open-ended or has no key" in refused.output

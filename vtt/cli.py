@@ -392,7 +392,8 @@ def analyze(questions_file: Path, answers_file: Path, player_name: str | None, v
     from .problems import InputError
 
     try:
-        questions = records_frame(_read(questions_file, fmt, strict=False).records)
+        # A test split's questions may lack keys: answers to them then need a correct column (0/1).
+        questions = records_frame(_read(questions_file, fmt, strict=False, allow_missing_keys=True).records)
         answers = _answers(answers_file, questions, ai_names, player_name)
         players = answers.drop_duplicates("player")[["player", "kind"]].rename(columns={"player": "name"})
         if (votes_file or sheet_file) and not (players["kind"] == "ai").any():
@@ -409,9 +410,9 @@ def analyze(questions_file: Path, answers_file: Path, player_name: str | None, v
     if out_dir:
         from analysis.report import write_reports
 
+        info = _analysis_info(questions, questions_file, answers_file, votes_file, sheet_file)
         written = write_reports(out_dir, questions=questions, answers=answers, profiles=result, stats=stats,
-                                title=title, session_info=_analysis_info(questions_file, answers_file, votes_file,
-                                                                         sheet_file),
+                                title=title, session_info=info,
                                 exposure=exposure(sheet, players, answers) if sheet is not None else None)
         click.echo(f"wrote {len(written)} files to {out_dir}: {', '.join(sorted(written))}", err=as_json)
         missing = getattr(written, "missing_characters", ())
@@ -445,13 +446,16 @@ def _answers(path: Path, questions, ai_names: tuple[str, ...], player: str | Non
     return answers
 
 
-def _analysis_info(questions: Path, answers: Path, votes: Path | None, sheet: Path | None = None) -> dict[str, str]:
+def _analysis_info(frame, questions: Path, answers: Path, votes: Path | None,
+                   sheet: Path | None = None) -> dict[str, str]:
+    from .cli_reports import unkeyed_info
+
     info = {"Questions": questions.name, "Answers": answers.name}
     if votes:
         info["Votes"] = votes.name
     if sheet:
         info["Judgment sheet"] = sheet.name
-    return info
+    return {**info, **unkeyed_info(frame)}
 
 
 def _print_analysis(summary: dict) -> None:

@@ -107,11 +107,11 @@ def _session_info(session, frames) -> dict[str, str]:
         "Pass rule": rule,
         "Design hash": session.design_hash or "none recorded",
         "Ungraded open answers": _ungraded_text(frames.ungraded) if ungraded else "none",
-        **_unkeyed_info(frames.questions),
+        **unkeyed_info(frames.questions),
     }
 
 
-def _unkeyed_info(questions) -> dict[str, str]:
+def unkeyed_info(questions) -> dict[str, str]:
     """A session on a test split: which questions have no key (their answers are graded by hand or left out)."""
     unkeyed = questions[(questions["type"] == "mcq") & questions["answer_index"].isna()]["qid"].tolist()
     if not unkeyed:
