@@ -273,3 +273,29 @@ def test_the_live_tallies_and_the_report_agree(app, client, db_factory, tmp_path
         assert figures["ai_passed"] == bool(rounds.loc[number, "ai_passed"])
         in_report = tally[tally["round"] == number].set_index("player")["votes"].to_dict()
         assert {row["name"]: row["votes"] for row in figures["players"]} == in_report
+
+
+def test_a_question_whose_key_is_withheld_is_played_like_any_other(app, client, db_factory):
+    from vtt.models import Question, SessionQuestion
+
+    people = make_session(db_factory, rounds=1, per_round=1)
+    with db_factory() as db:  # as imported from a test split with --allow-missing-keys
+        question = db.scalar(select(Question).join(SessionQuestion).where(
+            SessionQuestion.session_id == people.session_id))
+        question.answer_index, question.reference_answer = None, ""
+        db.commit()
+    host, _stage, players, jurors = connect_all(app, client, people)
+    for move in ("open_lobby", "start_round", "show_question", "open_answering"):
+        host.host(move)
+    shown = host.last("question")
+    assert shown["answer_index"] is None
+    content = {"choice": 0} if shown["type"] == "mcq" else {"text": "Because she was sad."}
+    for name, player in players.items():
+        reply = player.send("answer", {"id": client_id("a"), "question": shown["id"], **content})
+        assert reply["ok"], (name, reply)
+    host.host("close_answering")
+    host.host("reveal")
+    revealed = jurors["J1"].last("answers")
+    assert len(revealed["answers"]) == 3 and all(row["answered"] for row in revealed["answers"])
+    with db_factory() as db:
+        assert db.scalar(select(func.count()).select_from(Answer).where(Answer.session_id == people.session_id)) == 3
