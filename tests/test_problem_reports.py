@@ -134,3 +134,39 @@ def test_quirks_of_published_files_are_counted_warnings_and_strict_refuses_them(
     strict = run("questions", "check", str(split), "--strict")
     assert strict.exit_code == 1
     assert "(refused by --strict)" in strict.output and "error: " in strict.output
+
+
+def test_on_a_terminal_a_progress_bar_runs_and_clears_its_line_before_the_verdict(database_url, tmp_path):
+    """The command in a pseudo-terminal (80 x 24), as a person runs it."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+    from pathlib import Path
+
+    split = tmp_path / "tvqa_val.jsonl"
+    write_test_split(split, 60_000, answer_idx=9)
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    vtt = Path(sys.executable).parent / "vtt"
+    process = subprocess.Popen([str(vtt), "questions", "check", str(split)], stdin=terminal, stdout=terminal,
+                               stderr=terminal, env={**os.environ, "DATABASE_URL": database_url}, close_fds=True)
+    os.close(terminal)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        output += chunk
+    assert process.wait(120) == 1
+    os.close(controller)
+    text = output.decode("utf-8", "replace")
+    assert "reading tvqa_val.jsonl" in text and "%|" in text  # the bar ran
+    before, _, verdict = text.partition("error: 60,000 problems")
+    assert verdict and before.rstrip(" ").endswith("\r")  # its line was blanked before the verdict began
