@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import threading
 import time
@@ -47,40 +48,39 @@ def test_the_heartbeat_reports_how_late_the_loop_ran_and_resets():
         watch.running = False
 
 
-def test_full_collections_wait_for_a_quiet_writer():
+@contextlib.contextmanager
+def started_collector(**timing):
+    """A started QuietCollector over a writer whose batch count the test moves; the process's GC restored after."""
     thresholds = gc.get_threshold()
     busy = {"batches": 0}
-    collector = QuietCollector(ThreadedSocketIO(), lambda: busy["batches"], quiet_seconds=0.6, every_seconds=0.0,
-                               at_most_seconds=60)
+    collector = QuietCollector(ThreadedSocketIO(), lambda: busy["batches"], every_seconds=0.0, **timing)
     try:
         collector.start()
-        assert gc.get_freeze_count() > 0  # the start-up heap is frozen
-        assert gc.get_threshold()[2] >= 10**9  # no automatic full collection
-        stop_at = time.monotonic() + 1.5
-        while time.monotonic() < stop_at:  # a busy writer: its batch count keeps moving
-            busy["batches"] += 1
-            time.sleep(0.1)
-        assert collector.collections == 0
-        assert wait_until(lambda: collector.collections >= 1, timeout=3)  # quiet for 0.6 s: collected
+        yield collector, busy
     finally:
         collector.running = False
         gc.unfreeze()
         gc.set_threshold(*thresholds)
+
+
+def keep_busy(busy: dict, seconds: float, every: float) -> None:
+    """A busy writer: its batch count keeps moving."""
+    stop_at = time.monotonic() + seconds
+    while time.monotonic() < stop_at:
+        busy["batches"] += 1
+        time.sleep(every)
+
+
+def test_full_collections_wait_for_a_quiet_writer():
+    with started_collector(quiet_seconds=0.6, at_most_seconds=60) as (collector, busy):
+        assert gc.get_freeze_count() > 0  # the start-up heap is frozen
+        assert gc.get_threshold()[2] >= 10**9  # no automatic full collection
+        keep_busy(busy, 1.5, 0.1)
+        assert collector.collections == 0
+        assert wait_until(lambda: collector.collections >= 1, timeout=3)  # quiet for 0.6 s: collected
 
 
 def test_a_server_that_is_never_quiet_still_collects_at_the_upper_bound():
-    thresholds = gc.get_threshold()
-    busy = {"batches": 0}
-    collector = QuietCollector(ThreadedSocketIO(), lambda: busy["batches"], quiet_seconds=60, every_seconds=0.0,
-                               at_most_seconds=0.8)
-    try:
-        collector.start()
-        stop_at = time.monotonic() + 2.0
-        while time.monotonic() < stop_at:
-            busy["batches"] += 1
-            time.sleep(0.05)
+    with started_collector(quiet_seconds=60, at_most_seconds=0.8) as (collector, busy):
+        keep_busy(busy, 2.0, 0.05)
         assert collector.collections >= 1
-    finally:
-        collector.running = False
-        gc.unfreeze()
-        gc.set_threshold(*thresholds)

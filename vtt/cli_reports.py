@@ -113,7 +113,10 @@ def _session_info(session, frames) -> dict[str, str]:
 
 def unkeyed_info(questions) -> dict[str, str]:
     """A session on a test split: which questions have no key (their answers are graded by hand or left out)."""
-    unkeyed = questions[(questions["type"] == "mcq") & questions["answer_index"].isna()]["qid"].tolist()
+    # as the bank reader counts them: an mcq without its option index, an open question without a reference answer
+    withheld = ((questions["type"] == "mcq") & questions["answer_index"].isna()) | (
+        (questions["type"] == "open") & (questions["answer"].fillna("") == ""))
+    unkeyed = questions.loc[withheld, "qid"].tolist()
     if not unkeyed:
         return {}
     return {"Questions without a key": f"{len(unkeyed)} ({', '.join(unkeyed)}): answers graded by hand or left out "

@@ -130,7 +130,6 @@ class Run:
     progress: bool = False
     run: str = field(default_factory=lambda: f"sim{secrets.token_hex(4)}")
     ledger: Ledger = field(default_factory=Ledger)
-    timed_out: bool = False
 
     async def play(self) -> Ledger:
         """Seat every bot, play to the end (or the timeout); a host password the server refuses stops it first."""
@@ -165,7 +164,6 @@ class Run:
         try:
             await asyncio.wait_for(asyncio.gather(*tasks), self.timeout)
         except TimeoutError:
-            self.timed_out = True
             self.ledger.error("timeout", f"the session did not finish within {self.timeout:.0f} s")
         finally:
             over.set()

@@ -1,9 +1,9 @@
 """The one writer of a process: a queue drained by one greenlet (or thread), a batch per transaction.
 
 Handlers ``submit`` an action and wait; the writer takes everything queued (up to
-``MAX_BATCH``), runs it through ``vtt.live.batch.run_batch`` in one transaction, and only after
-the commit wakes each waiting handler with its reply (the acknowledgement) and emits the
-batch's messages.  A ticker submits a ``tick`` for every session whose deadline has passed, so
+``MAX_BATCH``, after waiting ``GATHER_SECONDS`` for more), runs it through
+``vtt.live.batch.run_batch`` in one transaction, and only after the commit emits the batch's
+messages and then wakes each waiting handler with its reply (the acknowledgement).  A ticker submits a ``tick`` for every session whose deadline has passed, so
 an expired phase closes by itself even when nobody acts.
 """
 
