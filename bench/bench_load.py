@@ -9,8 +9,10 @@ the same lean client for both), then three rounds, each opened by the host:
 
 - ``paced``: every juror votes once at a random moment within the window (5 s; 10 s from 5,000);
 - ``burst``: every juror votes at the same instant;
-- ``sheets``: every juror saves 5 judgment-sheet lines while typing (each line twice: a draft,
-  then the whole) and votes once, all at random moments within the window.
+- ``sheets``: every juror types 5 judgment-sheet lines (each in two goes: a draft, then the whole)
+  and votes once, all at random moments within the window; the lines are saved as the juror page
+  saves them: every line changed since the last save in one ``sheet`` message, 1 s after typing
+  pauses and at most 2 s after the first unsaved change.
 
 Printed per round: vote (and sheet) ack p50/p95/p99/max, votes/s, recorded == acked (vtt: rows
 and event log read back from the database; reference: its in-memory count), errors, server CPU
@@ -49,6 +51,7 @@ ROUNDS = ("paced", "burst", "sheets")
 CONNECTS_AT_ONCE = 200
 CALL_TIMEOUT = 30.0
 SHEET_LINES = 5
+SAVE_DEBOUNCE, SAVE_MAX_WAIT = 1.0, 2.0  # the juror page's sheet saving (seconds)
 REFERENCE_COOKIE = "vtt-bench-host=yes"
 
 
@@ -262,6 +265,27 @@ def _receive_order(conn):
     return conn.recv()
 
 
+def page_saves(edits: list[tuple[float, dict[str, Any]]]) -> list[tuple[float, list[dict[str, Any]]]]:
+    """When the juror page saves, and what: every line changed since the last save, in one message, once
+    typing pauses for SAVE_DEBOUNCE seconds or SAVE_MAX_WAIT seconds after the first unsaved change
+    (``static/js/jury.js`` does the same)."""
+    saves: list[tuple[float, list[dict[str, Any]]]] = []
+    pending: dict[tuple[int, str], dict[str, Any]] = {}
+    first = last = 0.0
+    for moment, line in sorted(edits, key=lambda edit: edit[0]):
+        due = min(last + SAVE_DEBOUNCE, first + SAVE_MAX_WAIT)
+        if pending and moment >= due:
+            saves.append((due, list(pending.values())))
+            pending = {}
+        if not pending:
+            first = moment
+        pending[(line["question"], line["alias"])] = line
+        last = moment
+    if pending:
+        saves.append((min(last + SAVE_DEBOUNCE, first + SAVE_MAX_WAIT), list(pending.values())))
+    return saves
+
+
 async def _round(jurors: list[LeanClient], rng: random.Random, *, kind: str, number: int, go: float, window: float,
                  questions: list[int], aliases: list[str]) -> dict[str, Any]:
     latencies: dict[str, list[float]] = {"vote": [], "sheet": []}
@@ -297,17 +321,16 @@ async def _round(jurors: list[LeanClient], rng: random.Random, *, kind: str, num
         if kind == "paced":
             await send(juror, "vote", vote, go + rng.uniform(0, window))
             return
-        lines = rng.sample([(q, a) for q in questions for a in aliases], SHEET_LINES)
-        moments = sorted(rng.uniform(0, window) for _ in range(2 * SHEET_LINES + 1))
-        steps = []
-        for line, (question, alias) in enumerate(lines):
+        edits = []  # (moment, line): each of 5 lines typed in two goes, a draft then the whole
+        for question, alias in rng.sample([(q, a) for q in questions for a in aliases], SHEET_LINES):
             whole = {"question": question, "alias": alias, "note": "answers too evenly for a child",
                      "human_likeness": rng.randint(1, 5), "looks_like_ai": rng.random() < 0.4}
-            steps.append(("sheet", {**whole, "id": f"r{number}-s{index}-{line}a", "note": whole["note"][:9]}))
-            steps.append(("sheet", {**whole, "id": f"r{number}-s{index}-{line}b"}))
-        steps.insert(rng.randrange(len(steps) + 1), ("vote", vote))
-        for moment, (event, payload) in zip(moments, steps):
-            await send(juror, event, payload, go + moment)
+            first, second = sorted(rng.uniform(0, window) for _ in range(2))
+            edits += [(first, {**whole, "note": whole["note"][:9]}), (second, whole)]
+        steps = [(moment, "sheet", {"id": f"r{number}-s{index}-{n}", "lines": lines})
+                 for n, (moment, lines) in enumerate(page_saves(edits))]
+        steps.append((rng.uniform(0, window), "vote", vote))
+        await asyncio.gather(*(send(juror, event, payload, go + moment) for moment, event, payload in steps))
 
     await asyncio.gather(*(juror_round(i, juror) for i, juror in enumerate(jurors)))
     return {"latencies": latencies, "acked": acked, "errors": errors, "last_ack": last_ack[0]}
@@ -466,7 +489,8 @@ def print_server(result: ServerResult) -> None:
         line = (f"    {item.kind:6} votes {ack_text(votes)}; {item.acked['vote']} acked in {item.seconds:.2f} s "
                 f"({rate:.0f}/s)")
         if item.latencies["sheet"]:
-            line += f"; sheet lines {ack_text(item.latencies['sheet'])} ({item.acked['sheet']} acked)"
+            line += (f"; sheet saves {ack_text(item.latencies['sheet'])} ({item.acked['sheet']} acked"
+                     + (f", {item.recorded['sheets']} lines" if "sheets" in item.recorded else "") + ")")
         line += (f"; recorded {'== acked' if consistent(result.name, item) else 'MISMATCH ' + str(item.recorded)}; "
                  f"errors {sum(item.errors.values())}{' ' + str(item.errors) if item.errors else ''}; "
                  f"CPU {item.cpu:.1f} s, RSS {item.rss_mib:.0f} MiB, longest loop stall {item.stall_ms:.0f} ms")

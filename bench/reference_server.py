@@ -65,7 +65,8 @@ def make_app(tokens: set[str], host_cookie: str) -> socketio.ASGIApp:
         token = who.get(sid)
         if token is None:
             return {"ok": False, "error": {"code": "not_connected", "message": "connect first"}}
-        sheets[(token, data["question"], data["alias"])] = data
+        for line in data.get("lines") or [data]:
+            sheets[(token, line["question"], line["alias"])] = line
         state["version"] += 1
         return {"ok": True, "state_version": state["version"]}
 

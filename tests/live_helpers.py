@@ -92,6 +92,11 @@ class Role:
     def send(self, event: str, payload: dict[str, Any]) -> dict[str, Any]:
         return self.client.emit(event, payload, callback=True)
 
+    def fresh_snapshot(self) -> dict[str, Any]:
+        reply = self.client.emit("snapshot", callback=True)
+        assert reply["ok"], reply
+        return reply["snapshot"]
+
     def host(self, action: str, **args: Any) -> dict[str, Any]:
         reply = self.send("host", {"id": client_id("h"), "action": action, **args})
         assert reply["ok"], (action, reply)

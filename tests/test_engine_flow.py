@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from vtt.engine import audiences
-from vtt.engine.rules import ALIASES, MAX_TEXT, SYSTEM, Action, Actor, Outcome, Refusal, decide
+from vtt.engine.rules import ALIASES, MAX_SHEET_LINES, MAX_TEXT, SYSTEM, Action, Actor, Outcome, Refusal, decide
 from vtt.engine.state import (
     AUDIENCES,
     EditAnswer,
@@ -533,6 +533,13 @@ def test_refusals_through_a_round():
     run.refuse(juror, "sheet", "not_revealed", question=Q21, alias="A")
     run.refuse(juror, "sheet", "too_long", question=Q11, alias="A", note="n" * (MAX_TEXT + 1))
     run.do(juror, "sheet", question=Q11, alias="A", note="n" * MAX_TEXT, human_likeness=5)
+    good, bad = {"question": Q11, "alias": "B", "note": "fine"}, {"question": Q11, "alias": "Z"}
+    run.refuse(juror, "sheet", "unknown_alias", lines=[good, bad])  # one bad line refuses the whole save
+    run.refuse(juror, "sheet", "bad_field", lines=[])
+    run.refuse(juror, "sheet", "bad_field", lines=[good] * (MAX_SHEET_LINES + 1))
+    run.do(juror, "sheet", lines=[good, {"question": Q11, "alias": "C", "looks_like_ai": True}])
+    assert [(s.alias, s.note, s.looks_like_ai) for s in run.effects(SaveSheet)[-2:]] == [("B", "fine", False),
+                                                                                         ("C", "", True)]
 
     run.do(HOST, "show_question")
     run.do(HOST, "open_answering")

@@ -161,6 +161,30 @@ def test_open_join_gives_a_juror_a_token_to_come_back_with(app, client, db_facto
     assert back.last("snapshot")["me"] == {"label": "Kim"}
 
 
+def test_a_page_saves_several_sheet_lines_in_one_message_all_or_none(app, client, db_factory):
+    people = make_session(db_factory, rounds=1, per_round=1)
+    host, _stage, _players, jurors = connect_all(app, client, people)
+    for move in ("open_lobby", "start_round", "show_question", "open_answering", "close_answering", "reveal"):
+        host.host(move)
+    juror = jurors["J1"]
+    question = juror.last("answers")["question"]
+    lines = [{"question": question, "alias": "A", "note": "too quick", "human_likeness": 2},
+             {"question": question, "alias": "B", "looks_like_ai": True}]
+    refused = juror.send("sheet", {"id": "s1", "lines": [*lines, {"question": question, "alias": "Q"}]})
+    assert refused["ok"] is False and refused["error"]["code"] == "unknown_alias"
+    mixed = juror.send("sheet", {"id": "s2", "question": question, "alias": "A", "lines": lines})
+    assert mixed["error"] == {"code": "invalid", "message": "field 'message': Value error, give either one line "
+                              "(question, alias, ...) or lines, not both"}
+    typo = juror.send("sheet", {"id": "s3", "lines": [{"question": question, "alais": "A"}]})
+    assert "field 'lines.0.alias': Field required" in typo["error"]["message"]
+    assert juror.fresh_snapshot()["sheet"] == []  # nothing of the refused saves
+    assert juror.send("sheet", {"id": "s4", "lines": lines})["ok"] is True
+    assert juror.send("sheet", {"id": "s4", "lines": lines})["duplicate"] is True
+    assert juror.fresh_snapshot()["sheet"] == [
+        {"question": question, "alias": "A", "note": "too quick", "human_likeness": 2, "looks_like_ai": False},
+        {"question": question, "alias": "B", "note": "", "human_likeness": None, "looks_like_ai": True}]
+
+
 def test_a_new_app_on_the_same_database_resumes_where_the_session_was(app, client, db_factory, database_url):
     people = make_session(db_factory, rounds=1, per_round=1)
     host, _stage, _players, jurors = connect_all(app, client, people)

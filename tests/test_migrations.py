@@ -17,7 +17,7 @@ from vtt.models import Base, Event, Phase, Vote, VttSession
 TABLES = {"question_bank", "question", "question_tag", "vtt_session", "session_round", "session_question",
           "player", "round_alias", "juror", "answer", "grade", "sheet_entry", "vote", "identity_reveal", "event",
           "alembic_version"}
-HEAD = "0003"
+HEAD = "0004"
 
 
 def assert_schema_matches_models(url: str) -> None:
@@ -274,9 +274,10 @@ def keyless_questions_and_back(url: str) -> None:
         db.add(Question(bank_id=bank.id, qid="7", text="Why?", type=QuestionType.MCQ, choices=["a", "b"],
                         answer_index=None))
     engine.dispose()
+    downgrade(url, "0003")
     with pytest.raises(CommandError, match=r"question id=1 \(qid '7'\)"):
         downgrade(url, "0002")
-    assert current_revision(url) == HEAD
+    assert current_revision(url) == "0003"
     engine = make_engine(url)
     with engine.begin() as connection:
         connection.execute(text("UPDATE question SET answer_index = 1"))
@@ -297,3 +298,44 @@ def test_sqlite_keyless_questions_and_the_way_back(tmp_path):
 @pytest.mark.postgres
 def test_postgresql_keyless_questions_and_the_way_back(postgres_url):
     keyless_questions_and_back(postgres_url)
+
+
+# --- 0004: a sheet message's lines share its client id -----------------------------------------
+
+def shared_client_keys_and_back(url: str) -> None:
+    upgrade(url, "0001")
+    insert_0001_data(url)
+    upgrade(url)
+    at = "2024-05-01 10:00:00" if url.startswith("sqlite") else "2024-05-01 10:00:00+00"
+    second_line = ("INSERT INTO sheet_entry (id, session_id, juror_id, session_question_id, player_id, alias, note, "
+                   "looks_like_ai, updated_at, client_key) SELECT 2, session_id, juror_id, session_question_id, 1, "
+                   "'B', 'also', looks_like_ai, :at, client_key FROM sheet_entry WHERE id = 1")
+    engine = make_engine(url)
+    with engine.begin() as connection:  # two lines of one message: accepted
+        connection.execute(text(second_line), {"at": at})
+    engine.dispose()
+    with pytest.raises(CommandError, match=r"juror id=1 \(client_key 'legacy-1', 2 lines\)"):
+        downgrade(url, "0003")
+    assert current_revision(url) == HEAD
+    assert query(url, "SELECT COUNT(*) FROM sheet_entry") == [(2,)]
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("DELETE FROM sheet_entry WHERE id = 2"))
+    engine.dispose()
+    downgrade(url, "0003")
+    engine = make_engine(url)
+    with pytest.raises(IntegrityError), engine.begin() as connection:  # 0002's constraint is back
+        connection.execute(text(second_line), {"at": at})
+    engine.dispose()
+    upgrade(url)
+    assert_schema_matches_models(url)
+    assert query(url, "SELECT id, client_key FROM sheet_entry") == [(1, "legacy-1")]
+
+
+def test_sqlite_sheet_lines_share_a_client_key_and_the_way_back(tmp_path):
+    shared_client_keys_and_back(f"sqlite:///{tmp_path / 'lines.db'}")
+
+
+@pytest.mark.postgres
+def test_postgresql_sheet_lines_share_a_client_key_and_the_way_back(postgres_url):
+    shared_client_keys_and_back(postgres_url)

@@ -52,7 +52,8 @@ def test_simulate_new_plays_a_whole_session_and_the_record_matches(run, backend_
         assert figures[f"{kind}_acked"] == figures[f"{kind}_recorded"] > 0, (kind, figures)
     # 20 jurors x 2 rounds voted (a few changed their minds); 5 players x 6 questions answered (a few twice).
     assert 40 <= figures["votes_recorded"] <= 48 and 30 <= figures["answers_recorded"] <= 36
-    assert figures["sheets_recorded"] >= 20 * 30 * 0.5
+    # Sheet messages: at least one per juror and question, each with every line typed since the last save.
+    assert 20 * 6 <= figures["sheets_recorded"]
     ack = figures["ack_ms"]
     assert 0 < ack["p50"] <= ack["p95"] <= ack["p99"] <= ack["max"]
 
@@ -68,13 +69,14 @@ def test_simulate_new_plays_a_whole_session_and_the_record_matches(run, backend_
         assert scalar(factory, voters) == 40
         assert scalar(factory, select(func.count()).select_from(Answer).where(Answer.session_id == sid)) == 30
         lines = scalar(factory, select(func.count()).select_from(SheetEntry).where(SheetEntry.session_id == sid))
-        assert 0 < lines <= figures["sheets_recorded"]
+        assert figures["sheets_recorded"] < lines and lines >= 20 * 30 * 0.5  # most answers noted
     finally:
         engine.dispose()
     report = tmp_path / "report"
     assert {"profiles.pdf", "tallies.pdf", "report.pdf"} <= {p.name for p in report.iterdir()}
     rounds = pd.read_csv(report / "rounds.csv")
-    assert rounds["round"].tolist() == [1, 2] and rounds["voters"].tolist() == [20, 20]
+    assert rounds["round"].tolist() == [1, 2]
+    assert (rounds["voters"] + rounds["abstentions"]).tolist() == [20, 20]  # a juror may abstain
 
 
 def test_bots_seated_in_an_existing_session_survive_reloads_and_dropped_connections(database_url, db_factory,

@@ -474,7 +474,6 @@ class SheetEntry(Base):
     __tablename__ = "sheet_entry"
     __table_args__ = (
         UniqueConstraint("juror_id", "session_question_id", "player_id"),
-        UniqueConstraint("juror_id", "client_key"),
         *_session_keys("sheet_entry", "juror", "session_question", "player"),
         CheckConstraint("human_likeness IS NULL OR (human_likeness >= 1 AND human_likeness <= 5)",
                         name="human_likeness_1_to_5"),
@@ -490,7 +489,7 @@ class SheetEntry(Base):
     human_likeness: Mapped[int | None]
     looks_like_ai: Mapped[bool] = mapped_column(default=False)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
-    client_key: Mapped[str] = mapped_column(String(64))  # the latest write's client id
+    client_key: Mapped[str] = mapped_column(String(64))  # the latest write's client id (shared by a message's lines)
 
     juror: Mapped[Juror] = relationship(
         primaryjoin="and_(Juror.id == foreign(SheetEntry.juror_id), Juror.session_id == SheetEntry.session_id)")

@@ -50,7 +50,8 @@ class Bot:
 
 
 class JurorBot(Bot):
-    """Writes a sheet line about most revealed answers (sometimes saving a draft first), then votes."""
+    """Writes sheet lines about most answers of each revealed question, saved as the juror page saves them
+    (every line changed since the last save in one message, sometimes with a draft mid-typing), then votes."""
 
     def __init__(self, connection: Connection, behaviour: Behaviour):
         super().__init__(connection, behaviour)
@@ -65,10 +66,12 @@ class JurorBot(Bot):
         todo = [(shown["question"], answer["alias"]) for shown in data.get("revealed", [])
                 for answer in shown["answers"] if (shown["question"], answer["alias"]) not in self.noted]
         if todo and number not in self.voted:
-            question, alias = todo[0]
-            self.noted.add((question, alias))
-            if self.behaviour.chance(self.behaviour.habits.note_share):
-                self.likeness.setdefault(number, {})[alias] = await self._write_line(question, alias)
+            question = todo[0][0]
+            aliases = [alias for q, alias in todo if q == question]
+            self.noted |= {(question, alias) for alias in aliases}
+            chosen = [alias for alias in aliases if self.behaviour.chance(self.behaviour.habits.note_share)]
+            if chosen:
+                self.likeness.setdefault(number, {}).update(await self._write_lines(question, chosen))
             return True
         if self.view.phase == "voting" and number not in self.voted:
             self.voted.add(number)
@@ -76,17 +79,21 @@ class JurorBot(Bot):
             return True
         return False
 
-    async def _write_line(self, question: int, alias: str) -> int:
-        behaviour = self.behaviour
-        line = {"question": question, "alias": alias, "note": behaviour.note(), "human_likeness": behaviour.likeness(),
-                "looks_like_ai": behaviour.chance(0.3)}
-        await self.pause(0.3, 2.0)
-        if behaviour.chance(behaviour.habits.typing_saves):  # a draft saved while typing
-            await self.connection.send("sheet", {**line, "note": line["note"][: len(line["note"]) // 2]},
-                                       expected=ROUND_OVER)
-            await self.pause(0.2, 1.0)
-        await self.connection.send("sheet", line, expected=ROUND_OVER)
-        return line["human_likeness"]
+    async def _write_lines(self, question: int, aliases: list[str]) -> dict[str, int]:
+        behaviour, pending, likeness = self.behaviour, [], {}
+        for alias in aliases:
+            line = {"question": question, "alias": alias, "note": behaviour.note(),
+                    "human_likeness": behaviour.likeness(), "looks_like_ai": behaviour.chance(0.3)}
+            await self.pause(0.3, 2.0)
+            if behaviour.chance(behaviour.habits.typing_saves):  # the page saves mid-typing: a draft of this line
+                draft = {**line, "note": line["note"][: len(line["note"]) // 2]}
+                await self.connection.send("sheet", {"lines": [*pending, draft]}, expected=ROUND_OVER)
+                pending = []
+                await self.pause(0.2, 1.0)
+            pending.append(line)
+            likeness[alias] = line["human_likeness"]
+        await self.connection.send("sheet", {"lines": pending}, expected=ROUND_OVER)
+        return likeness
 
     async def _vote(self, number: int, likeness: dict[str, int]) -> None:
         behaviour, habits = self.behaviour, self.behaviour.habits

@@ -48,6 +48,7 @@ from .state import (
 ALIASES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MAX_TEXT = 4000  # an answer, a note or a reason
 MAX_EXTEND_SECONDS = 3600
+MAX_SHEET_LINES = 100  # one save of a whole round's sheet (questions x players) fits
 
 Tally = Callable[[LiveState, int], dict[str, Any]]
 
@@ -453,8 +454,19 @@ def _answer(state: LiveState, action: Action, now: datetime, tally: Tally) -> Ou
 
 
 def _sheet(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    args = action.args
+    """One judgment-sheet line, or several in ``lines`` (a page saves all the lines typed since its last save
+    in one message); all of them are saved or none."""
     _require(state.phase is not Phase.FINISHED, "finished", "the session has finished: the sheet is final")
+    lines = action.args.get("lines")
+    if lines is None:
+        lines = [action.args]
+    _require(isinstance(lines, list) and 1 <= len(lines) <= MAX_SHEET_LINES, "bad_field",
+             f"lines must be a list of 1 to {MAX_SHEET_LINES} sheet lines")
+    return Outcome(effects=[_sheet_line(state, action, line, now) for line in lines])
+
+
+def _sheet_line(state: LiveState, action: Action, args: dict[str, Any], now: datetime) -> SaveSheet:
+    _require(isinstance(args, dict), "bad_field", "a sheet line must be an object")
     item = state.questions.get(args.get("question"))
     _require(item is not None and item.round == state.round and item.revealed_at is not None,
              "not_revealed", "that question's answers are not in front of the jury")
@@ -465,9 +477,8 @@ def _sheet(state: LiveState, action: Action, now: datetime, tally: Tally) -> Out
     likeness = _whole(args.get("human_likeness"), "human_likeness", 1, 5)
     marked = args.get("looks_like_ai", False)
     _require(isinstance(marked, bool), "bad_field", "looks_like_ai must be true or false")
-    effect = SaveSheet(action.actor.id, item.id, player, args["alias"], _text(args.get("note"), "note"), likeness,
-                       marked, action.client_key or "", now)
-    return Outcome(effects=[effect])
+    return SaveSheet(action.actor.id, item.id, player, args["alias"], _text(args.get("note"), "note"), likeness,
+                     marked, action.client_key or "", now)
 
 
 def _vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ..engine.rules import HOST_ACTIONS, MAX_EXTEND_SECONDS, MAX_TEXT
+from ..engine.rules import HOST_ACTIONS, MAX_EXTEND_SECONDS, MAX_SHEET_LINES, MAX_TEXT
 
 ClientId = Annotated[str, Field(min_length=1, max_length=64, description="the client's id for this action: "
                                 "a replay with the same id is acknowledged again and changes nothing")]
@@ -53,15 +53,37 @@ class AnswerIn(_Message):
     text: Text | None = Field(None, description="open question: the answer")
 
 
-class SheetIn(_Message):
-    """A juror's judgment-sheet line about one answer (the whole line, saved as the juror types)."""
+class SheetLine(_Message):
+    """A juror's judgment-sheet line about one answer (the whole line: the last write wins)."""
 
-    id: ClientId
     question: int
     alias: Alias
     note: Text | None = ""
     human_likeness: Score | None = None
     looks_like_ai: bool = False
+
+
+class SheetIn(_Message):
+    """One sheet line (its fields at the top level), or several in ``lines``: a page saves every line typed
+    since its last save in one message. All lines are saved or none."""
+
+    id: ClientId
+    question: int | None = None
+    alias: Alias | None = None
+    note: Text | None = ""
+    human_likeness: Score | None = None
+    looks_like_ai: bool = False
+    lines: list[SheetLine] | None = Field(None, min_length=1, max_length=MAX_SHEET_LINES,
+                                          description="several lines at once, instead of the top-level line")
+
+    @model_validator(mode="after")
+    def _one_line_or_lines(self) -> SheetIn:
+        single = self.question is not None or self.alias is not None
+        if self.lines is not None and single:
+            raise ValueError("give either one line (question, alias, ...) or lines, not both")
+        if self.lines is None and (self.question is None or self.alias is None):
+            raise ValueError("a sheet line needs question and alias (or give lines)")
+        return self
 
 
 class VoteIn(_Message):
