@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run test install system-deps bench clean
+.PHONY: run test install translations messages system-deps bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,7 +15,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	@touch $@
 
-install: $(STAMP)
+install: $(STAMP) translations
+
+# Compiled catalogs (.mo) are built from the .po files, never committed.
+translations: $(STAMP)
+	@$(BIN)/pybabel compile --statistics -d vtt/translations
+
+# For translators: collect new messages into every catalog (then fill them: scripts/fill_po.py).
+messages: $(STAMP)
+	$(BIN)/pybabel extract -F babel.cfg -k _l -o vtt/translations/messages.pot .
+	$(BIN)/pybabel update -i vtt/translations/messages.pot -d vtt/translations --width 120 --no-fuzzy-matching
 
 run: install
 	$(BIN)/vtt db upgrade

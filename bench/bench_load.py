@@ -136,8 +136,8 @@ class Target:
 
         with requests.Session() as http:
             page = http.get(f"{url}/host/login", timeout=10).text
-            csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
-            signed_in = http.post(f"{url}/host/login", data={"password": self.password, "csrf": csrf},
+            csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+            signed_in = http.post(f"{url}/host/login", data={"password": self.password, "csrf_token": csrf},
                                   allow_redirects=False, timeout=10)
             if signed_in.status_code != 302:
                 raise SystemExit(f"host login failed: HTTP {signed_in.status_code}")

@@ -42,8 +42,8 @@ def host_cookie(url: str) -> str:
     """Sign in as the host over HTTP (password + the login form's CSRF token); the Cookie header to connect with."""
     with requests.Session() as http:
         page = http.get(f"{url}/host/login", timeout=5).text
-        csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
-        signed_in = http.post(f"{url}/host/login", data={"password": HOST_PASSWORD, "csrf": csrf},
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+        signed_in = http.post(f"{url}/host/login", data={"password": HOST_PASSWORD, "csrf_token": csrf},
                               allow_redirects=False, timeout=5)
         assert signed_in.status_code == 302, signed_in.text
         return "; ".join(f"{name}={value}" for name, value in http.cookies.items())

@@ -8,7 +8,7 @@ import pytest
 
 from vtt.banks import import_bank, read_bank
 from vtt.engine.setup import SessionConfig, create_session
-from tests.conftest import DATA, HOST_PASSWORD, login
+from tests.conftest import DATA, HOST_PASSWORD, form_token, login
 
 PLAYERS = [{"name": "Minjun", "kind": "human", "age": 10, "stage": "middle concrete operational"},
            {"name": "지수", "kind": "human", "age": 24, "stage": "formal operational"},
@@ -34,7 +34,7 @@ def test_pages_require_the_host(client, spec_bank):
 def test_login_rejects_wrong_password_and_forged_forms(client):
     assert login(client, "nope").status_code == 401
     assert b"Wrong password." in login(client, "nope").data
-    assert client.post("/host/login", data={"password": "x", "csrf": "forged"}).status_code == 400
+    assert client.post("/host/login", data={"password": "x", "csrf_token": "forged"}).status_code == 400
     fresh = client.application.test_client()  # no session, no token: an empty token must not match
     assert fresh.post("/host/login", data={"password": HOST_PASSWORD}).status_code == 400
     response = login(client)
@@ -44,18 +44,13 @@ def test_login_rejects_wrong_password_and_forged_forms(client):
 def test_logout_needs_the_form_token(host):
     assert host.post("/host/logout").status_code == 400
     assert host.get("/host/").status_code == 200  # still signed in
-    host.get("/host/")
-    with host.session_transaction() as session:
-        token = session["csrf"]
-    assert host.post("/host/logout", data={"csrf": token}).status_code == 302
+    assert host.post("/host/logout", data={"csrf_token": form_token(host, "/host/")}).status_code == 302
     assert host.get("/host/").status_code == 302
 
 
 def test_login_redirects_only_to_local_paths(client):
-    client.get("/host/login")
-    with client.session_transaction() as session:
-        token = session["csrf"]
-    response = client.post("/host/login?next=//evil.example/x", data={"password": HOST_PASSWORD, "csrf": token})
+    response = client.post("/host/login?next=//evil.example/x",
+                           data={"password": HOST_PASSWORD, "csrf_token": form_token(client)})
     assert response.headers["Location"] == "/host/"
 
 

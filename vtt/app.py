@@ -7,7 +7,7 @@ import os
 from flask import Flask, redirect, url_for
 
 from .config import PROJECT_ROOT, Settings
-from .extensions import db, socketio
+from .extensions import csrf, db, limiter, socketio
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -32,7 +32,12 @@ def register_extensions(app: Flask) -> None:
     # only handlers declared while it had no server, to the server each init_app creates.
     from .realtime import handlers, wirejson  # noqa: F401
 
+    from . import i18n
+
     db.init_app(app)
+    csrf.init_app(app)
+    limiter.init_app(app)
+    i18n.init_app(app)
     # Same-origin websockets only (the default); REDIS_URL lets several processes share broadcasts.
     socketio.init_app(app, async_mode=app.config["SOCKETIO_ASYNC_MODE"], message_queue=app.config.get("REDIS_URL"),
                       json=wirejson)

@@ -86,4 +86,8 @@ class Settings:
             "SESSION_COOKIE_HTTPONLY": True,
             "SESSION_COOKIE_SAMESITE": "Lax",
             "MAX_CONTENT_LENGTH": 64 * 1024 * 1024,
+            # Host login and open juror joins are rate-limited per address; processes share counts through Redis.
+            "RATELIMIT_STORAGE_URI": self.redis_url or "memory://",
+            "RATELIMIT_HEADERS_ENABLED": True,
+            "WTF_CSRF_TIME_LIMIT": None,  # a console left open all evening still submits (the token is per session)
         }

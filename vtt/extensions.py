@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from flask import Flask, g
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
 from flask_socketio import SocketIO
+from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.orm import Session, sessionmaker
 
 from .db import make_engine, make_session_factory
@@ -40,3 +43,6 @@ class Database:
 
 db = Database()
 socketio = SocketIO()
+csrf = CSRFProtect()
+# Limits are per client address; with REDIS_URL every process counts together (RATELIMIT_STORAGE_URI).
+limiter = Limiter(get_remote_address, default_limits=[])

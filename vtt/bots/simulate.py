@@ -107,10 +107,10 @@ async def host_cookie(url: str, password: str) -> str:
 
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:  # unsafe: IP hosts
         async with http.get(f"{url}/host/login") as page:
-            found = re.search(r'name="csrf" value="([^"]+)"', await page.text())
+            found = re.search(r'name="csrf_token" value="([^"]+)"', await page.text())
         if found is None:
             raise RuntimeError(f"{url}/host/login has no sign-in form")
-        async with http.post(f"{url}/host/login", data={"password": password, "csrf": found.group(1)},
+        async with http.post(f"{url}/host/login", data={"password": password, "csrf_token": found.group(1)},
                              allow_redirects=False) as signed_in:
             if signed_in.status != 302:
                 raise RuntimeError(f"the host password was refused at {url} (HTTP {signed_in.status})")

@@ -4,23 +4,14 @@ from __future__ import annotations
 
 import functools
 import hmac
-import secrets
 
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
+from flask_babel import gettext as _
+
+from ..extensions import limiter
 
 bp = Blueprint("auth", __name__, url_prefix="/host")
-
-
-def csrf_token() -> str:
-    if "csrf" not in session:
-        session["csrf"] = secrets.token_urlsafe(24)
-    return session["csrf"]
-
-
-def check_csrf() -> None:
-    sent, expected = request.form.get("csrf", ""), session.get("csrf", "")
-    if not (sent and expected and hmac.compare_digest(sent, expected)):
-        abort(400, description="The form expired or did not come from this site; reload the page and try again.")
+LOGIN_LIMIT = "10 per minute"  # password guesses per address
 
 
 def host_required(view):
@@ -33,15 +24,15 @@ def host_required(view):
 
 
 @bp.app_context_processor
-def inject_csrf() -> dict:
-    return {"csrf_token": csrf_token, "is_host": bool(session.get("host"))}
+def inject_host() -> dict:
+    return {"is_host": bool(session.get("host"))}
 
 
 @bp.route("/login", methods=["GET", "POST"])
+@limiter.limit(LOGIN_LIMIT, methods=["POST"])
 def login():
     error = None
     if request.method == "POST":
-        check_csrf()
         given = request.form.get("password", "")
         if given and hmac.compare_digest(given.encode(), current_app.config["HOST_PASSWORD"].encode()):
             session.clear()
@@ -52,13 +43,12 @@ def login():
             if not target.startswith("/") or target.startswith("//"):
                 target = url_for("host.dashboard")
             return redirect(target)
-        error = "Wrong password." if given else "Enter the host password."
+        error = _("Wrong password.") if given else _("Enter the host password.")
     return render_template("auth/login.html", error=error), (401 if error else 200)
 
 
 @bp.post("/logout")
 def logout():
-    check_csrf()
     session.clear()
-    flash("Signed out.")
+    flash(_("Signed out."))
     return redirect(url_for("auth.login"))

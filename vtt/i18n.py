@@ -1,0 +1,55 @@
+"""Languages: Korean and English through Flask-Babel's catalogs (``vtt/translations``).
+
+The language is the one asked for with ``?lang=`` (then remembered in a cookie for a year), else the
+remembered one, else the best match of the browser's Accept-Language.  Question text is shown as
+written; everything vtt itself says goes through the catalogs.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from flask import Flask, Response, request
+from flask_babel import Babel, get_locale
+
+LANGUAGES = {"en": "English", "ko": "한국어"}
+DEFAULT_LANGUAGE = "en"
+COOKIE = "vtt_lang"
+COOKIE_SECONDS = 365 * 24 * 3600
+
+babel = Babel()
+
+
+def select_language() -> str:
+    asked = request.args.get("lang", "")
+    if asked in LANGUAGES:
+        return asked
+    kept = request.cookies.get(COOKIE, "")
+    if kept in LANGUAGES:
+        return kept
+    return request.accept_languages.best_match(list(LANGUAGES), default=DEFAULT_LANGUAGE)
+
+
+def remember_language(response: Response) -> Response:
+    asked = request.args.get("lang", "")
+    if asked in LANGUAGES and request.cookies.get(COOKIE) != asked:
+        response.set_cookie(COOKIE, asked, max_age=COOKIE_SECONDS, samesite="Lax")
+    return response
+
+
+def language_links() -> list[dict[str, str | bool]]:
+    """The page's own address in each language, for the switch every page carries."""
+    current = str(get_locale())
+    args = request.args.to_dict()
+    links = []
+    for code, name in LANGUAGES.items():
+        args["lang"] = code
+        links.append({"code": code, "name": name, "url": f"{request.path}?{urlencode(args)}",
+                      "current": code == current})
+    return links
+
+
+def init_app(app: Flask) -> None:
+    babel.init_app(app, locale_selector=select_language)
+    app.after_request(remember_language)
+    app.jinja_env.globals.update(language_links=language_links, current_language=lambda: str(get_locale()))
