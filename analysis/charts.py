@@ -2,8 +2,9 @@
 
 Every function returns a :class:`~reportlab.graphics.shapes.Drawing` (a Flowable) sized in points.
 A player keeps one :class:`PlayerStyle` across all figures of a report; AI players are always
-vermillion, dashed, heavier and square-marked, so they stand out in grey-scale print and for
-colour-blind readers (Okabe & Ito palette).
+vermillion (then black), dashed, heavier and square-marked, so they stand out in grey-scale print and
+for colour-blind readers.  Every colour is from the Okabe & Ito palette, and no human colour is near
+the AI's: Okabe-Ito's orange is left out, since to many readers (and in print) it merges with vermillion.
 """
 
 from __future__ import annotations
@@ -20,22 +21,22 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from .fonts import BOLD, REGULAR, register_fonts
 from .taxonomy import EXTENSIONS, Module, all_elements
 
-# Okabe & Ito (2008), "Color Universal Design"; yellow is left out (unreadable on white).
+# Okabe & Ito (2008), "Color Universal Design"; yellow is left out (unreadable on white), orange too
+# (next to the AI's vermillion it reads as the same colour).
 BLUE = colors.HexColor("#0072B2")
 GREEN = colors.HexColor("#009E73")
-ORANGE = colors.HexColor("#E69F00")
 PURPLE = colors.HexColor("#CC79A7")
 SKY = colors.HexColor("#56B4E9")
 VERMILLION = colors.HexColor("#D55E00")
 BLACK = colors.black
 GREY = colors.HexColor("#6E6E6E")
 GRID = colors.HexColor("#C8C8C8")
-HUMAN_COLOURS = (BLUE, GREEN, ORANGE, PURPLE, SKY, GREY)
+HUMAN_COLOURS = (BLUE, GREEN, PURPLE, SKY, GREY)
 AI_COLOURS = (VERMILLION, BLACK)
 AI_DASH = (5, 2)
 HUMAN_REPEAT_DASH = (1.2, 1.8)  # a second round of the human colours is dotted
 
-RING_VALUES = (0, 25, 50, 75, 100)
+RING_VALUES = (25, 50, 75, 100)  # the centre is 0
 TITLE_SIZE = 9.5
 LABEL_SIZE = 7.5
 SMALL_SIZE = 6.5
@@ -138,6 +139,7 @@ def radar_chart(title: str, axes: Sequence[str], series: Sequence[RadarSeries], 
     The plot is circular whatever ``width`` and ``height`` are: the radius follows the tighter side,
     and ``height`` is a maximum (the drawing shrinks to the plot so no empty band is left).
     """
+    register_fonts()  # the label widths below are measured in the report font
     entries = [(s.name, s.style) for s in series]
     legend_w = min(_legend_width(entries), width * 0.4) if legend and series else 0
     n_axes = len(axes)
@@ -163,7 +165,7 @@ def radar_chart(title: str, axes: Sequence[str], series: Sequence[RadarSeries], 
         return cx + radius * value / 100 * math.cos(angle), cy + radius * value / 100 * math.sin(angle)
 
     # Polygonal rings need three spokes; with fewer they would collapse, so fall back to circles.
-    for ring in RING_VALUES[1:]:
+    for ring in RING_VALUES:
         if n_axes >= 3:
             ring_points = [c for a in angles for c in point(a, ring)]
             drawing.add(Polygon(ring_points, strokeColor=GRID, strokeWidth=0.5, fillColor=None))
@@ -171,12 +173,6 @@ def radar_chart(title: str, axes: Sequence[str], series: Sequence[RadarSeries], 
             drawing.add(Circle(cx, cy, radius * ring / 100, strokeColor=GRID, strokeWidth=0.5, fillColor=None))
     for angle in angles:
         drawing.add(Line(cx, cy, *point(angle, 100), strokeColor=GRID, strokeWidth=0.5))
-    # Ring values sit just below each ring on the left of the top spoke: clear of the axis label above
-    # the tip and, unlike the gap between two spokes, not squeezed together on a triangle.
-    for ring in RING_VALUES:
-        text = f"{ring} %" if ring == 100 else str(ring)
-        drawing.add(_text(cx - 2, cy + radius * ring / 100 - SMALL_SIZE - 0.5, text, size=SMALL_SIZE - 0.5,
-                          colour=GREY, anchor="end"))
 
     for index, (angle, axis) in enumerate(zip(angles, axes)):
         _axis_label(drawing, *point(angle, 100), angle, axis, axis_notes[index] if axis_notes else None)
@@ -191,7 +187,24 @@ def radar_chart(title: str, axes: Sequence[str], series: Sequence[RadarSeries], 
                                 fillColor=style.colour if filled else None, fillOpacity=0.18))
         for angle, v in present:
             drawing.add(_marker(*point(angle, v), style))
+    _ring_labels(drawing, cx, cy, radius)
     return drawing
+
+
+def _ring_labels(drawing: Drawing, cx: float, cy: float, radius: float) -> None:
+    """Ring values just below each ring on the left of the top spoke, drawn over the polygons on a white patch.
+
+    There they are clear of the axis label above the tip and, unlike the gap between two spokes, not squeezed
+    together on a triangle; drawn last, no player's line strikes through them.  The centre needs no "0".
+    """
+    size = SMALL_SIZE - 0.5
+    for ring in RING_VALUES:
+        text = f"{ring} %" if ring == 100 else str(ring)
+        x, y = cx - 2, cy + radius * ring / 100 - size - 0.5
+        text_w = stringWidth(text, REGULAR, size)
+        drawing.add(Rect(x - text_w - 0.8, y - 1.6, text_w + 1.6, size + 1.4, fillColor=colors.white,
+                         strokeColor=None))
+        drawing.add(_text(x, y, text, size=size, colour=GREY, anchor="end"))
 
 
 def _axis_label(drawing: Drawing, x: float, y: float, angle: float, name: str, note: str | None) -> None:

@@ -28,11 +28,29 @@ def register_fonts() -> tuple[str, str]:
     italic, so italic maps to the upright faces rather than failing.
     """
     for name, filename in _FILES.items():
-        pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / filename)))
+        font = TTFont(name, str(FONT_DIR / filename))
+        _draw_comparisons_as_math(font.face)
+        pdfmetrics.registerFont(font)
     for italic in (0, 1):
         addMapping(REGULAR, 0, italic, REGULAR)
         addMapping(REGULAR, 1, italic, BOLD)
     return REGULAR, BOLD
+
+
+# NanumGothic draws ASCII "<" and ">" as CJK angle brackets (like 〈 〉), so "p < 0.001" reads as
+# "p ‹ 0.001"; its glyphs for U+2039/U+203A are the plain mathematical shapes.
+MATH_COMPARISONS = {"<": "\u2039", ">": "\u203a"}
+
+
+def _draw_comparisons_as_math(face) -> None:
+    """Map "<" and ">" to the font's mathematical-looking glyphs.
+
+    Only the drawing changes: the PDF's ToUnicode map still says U+003C/U+003E, so copied or extracted
+    text (pdftotext) is the "<" the source had.
+    """
+    for char, lookalike in MATH_COMPARISONS.items():
+        face.charToGlyph[ord(char)] = face.charToGlyph[ord(lookalike)]
+        face.charWidths[ord(char)] = face.charWidths[ord(lookalike)]
 
 
 def missing_glyphs(text: str, font_name: str = REGULAR) -> set[str]:

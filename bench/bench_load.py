@@ -401,7 +401,29 @@ def window_for(jurors: int) -> float:
     return 10.0 if jurors >= 5000 else 5.0
 
 
-def run_server(target: Target, seed: int) -> ServerResult:
+def start_profile(pid: int, folder: str | None, name: str) -> subprocess.Popen | None:
+    """``--profile DIR``: py-spy samples the server during one round (raw collapsed stacks, DIR/NAME.txt)."""
+    if not folder:
+        return None
+    spy = Path(sys.executable).with_name("py-spy")
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen([str(spy), "record", "--pid", str(pid), "--format", "raw", "--nonblocking",
+                             "--rate", "200", "-o", str(Path(folder) / f"{name}.txt")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_profile(spy: subprocess.Popen | None) -> None:
+    if spy is not None:
+        import signal
+
+        spy.send_signal(signal.SIGINT)
+        try:
+            spy.wait(30)
+        except subprocess.TimeoutExpired:
+            spy.kill()
+
+
+def run_server(target: Target, seed: int, profile: str | None = None) -> ServerResult:
     import aiohttp
 
     result = ServerResult(target.name, len(target.tokens))
@@ -425,12 +447,14 @@ def run_server(target: Target, seed: int) -> ServerResult:
                         questions, aliases = await host_moves(host, target, number)
                         window = 0.0 if kind == "burst" else window_for(len(target.tokens))
                         await asyncio.sleep(0.5)  # the opening status reaches every juror
+                        spy = start_profile(served.process.pid, profile, f"{target.name}-{len(target.tokens)}-{kind}")
                         cpu, _ = served.cpu_seconds(), served.stall_ms(reset=True)
                         go = time.monotonic() + 0.3
                         parent.send({"kind": kind, "number": number, "go": go, "window": window,
                                      "questions": questions, "aliases": aliases})
                         report = (await asyncio.to_thread(_expect, parent, "done", window + 4 * CALL_TIMEOUT))[1]
                         stall, cpu = served.stall_ms(), served.cpu_seconds() - cpu
+                        stop_profile(spy)
                         reply = await close_round(host, target, number)
                         result.rounds.append(RoundResult(
                             kind, window, report["latencies"], report["acked"], report["errors"],
@@ -536,6 +560,8 @@ def main() -> None:
     parser.add_argument("--jurors", default="200,1000,2000,5000", help="comma-separated numbers of jurors")
     parser.add_argument("--servers", default="vtt,reference", help="vtt, reference, or both")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", metavar="DIR", help="sample each server with py-spy during each round "
+                        "(raw collapsed stacks in DIR; py-spy must be installed in this Python's folder)")
     args = parser.parse_args()
     counts = [int(n) for n in args.jurors.split(",")]
     servers = args.servers.split(",")
@@ -551,7 +577,7 @@ def main() -> None:
             folder = Path(tempfile.mkdtemp(prefix=f"vtt-bench-{name}-"))
             try:
                 target = vtt_target(jurors, folder) if name == "vtt" else reference_target(jurors, folder)
-                results[name] = run_server(target, args.seed)
+                results[name] = run_server(target, args.seed, args.profile)
             finally:
                 shutil.rmtree(folder, ignore_errors=True)
             print_server(results[name])

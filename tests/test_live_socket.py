@@ -323,3 +323,64 @@ def test_a_question_whose_key_is_withheld_is_played_like_any_other(app, client, 
     assert len(revealed["answers"]) == 3 and all(row["answered"] for row in revealed["answers"])
     with db_factory() as db:
         assert db.scalar(select(func.count()).select_from(Answer).where(Answer.session_id == people.session_id)) == 3
+
+
+def test_the_plain_reading_of_votes_and_sheets_agrees_with_the_models():
+    """Hot messages skip pydantic when plainly valid: whatever they are read as, the model reads the same;
+    whatever is not plain goes through the model (its errors, its values)."""
+    import json
+    import random
+
+    from vtt.realtime.schemas import CLIENT_MESSAGES, Invalid, _PLAIN, parse, parse_action
+
+    rng = random.Random(5)
+    odd = [None, True, False, 0, -1, 1, 5, 6, 2**70, 1.0, "", "A", "ABCDEFGHI", "x" * 4001, [], {}, "1"]
+
+    def value(good):
+        return rng.choice(odd) if rng.random() < 0.25 else good()
+
+    def line(top=False):
+        fields = {"question": lambda: rng.randint(1, 9), "alias": lambda: rng.choice("ABC"),
+                  "note": lambda: rng.choice(["", "hm", None, "n" * 4000]), "human_likeness": lambda: rng.randint(1, 5),
+                  "looks_like_ai": lambda: rng.random() < 0.5}
+        made = {key: value(make) for key, make in fields.items() if rng.random() < 0.85}
+        if rng.random() < 0.05:
+            made["extra"] = 1
+        return made
+
+    def vote():
+        fields = {"id": lambda: rng.choice(["v1", "x" * 64, "x" * 65, ""]), "round": lambda: rng.randint(1, 3),
+                  "slot": lambda: rng.randint(1, 2), "alias": lambda: rng.choice(["A", "B", None]),
+                  "confidence": lambda: rng.randint(1, 5), "reason": lambda: rng.choice(["", "fluent", None])}
+        made = {key: value(make) for key, make in fields.items() if rng.random() < 0.9}
+        if rng.random() < 0.05:
+            made["extra"] = 1
+        return made
+
+    def sheet():
+        made = line() if rng.random() < 0.4 else {}
+        if rng.random() < 0.7:
+            made["lines"] = value(lambda: [line() for _ in range(rng.choice([0, 1, 2, 5, 101]))])
+        if rng.random() < 0.95:
+            made["id"] = value(lambda: "s1")
+        return made
+
+    plain_seen = {"vote": 0, "sheet": 0}
+    for _ in range(6000):
+        event = rng.choice(["vote", "sheet"])
+        data = vote() if event == "vote" else sheet()
+        try:
+            model = parse(CLIENT_MESSAGES[event], data)
+        except Invalid as invalid:
+            with pytest.raises(Invalid) as raised:
+                parse_action(event, data)
+            assert raised.value.message == invalid.message
+            assert _PLAIN[event](data) is None
+            continue
+        action, fields, key = parse_action(event, data)
+        expected = model.model_dump(exclude={"id", "action"})
+        assert (action, key) == (event, model.id)
+        assert json.dumps(fields) == json.dumps(expected)  # the same values, in the same order
+        plain_seen[event] += _PLAIN[event](data) is not None
+    assert plain_seen["vote"] > 100 and plain_seen["sheet"] > 50
+    assert parse_action("host", {"id": "h1", "action": "open_vote"})[0] == "open_vote"

@@ -15,9 +15,9 @@ from vtt.db import current_revision, downgrade, make_engine, make_session_factor
 from vtt.models import Base, Event, Phase, Vote, VttSession
 
 TABLES = {"question_bank", "question", "question_tag", "vtt_session", "session_round", "session_question",
-          "player", "round_alias", "juror", "answer", "grade", "sheet_entry", "vote", "identity_reveal", "event",
-          "alembic_version"}
-HEAD = "0004"
+          "player", "round_alias", "juror", "answer", "grade", "grader_mark", "sheet_entry", "vote", "identity_reveal",
+          "event", "alembic_version"}
+HEAD = "0005"
 
 
 def assert_schema_matches_models(url: str) -> None:
@@ -314,9 +314,10 @@ def shared_client_keys_and_back(url: str) -> None:
     with engine.begin() as connection:  # two lines of one message: accepted
         connection.execute(text(second_line), {"at": at})
     engine.dispose()
+    downgrade(url, "0004")
     with pytest.raises(CommandError, match=r"juror id=1 \(client_key 'legacy-1', 2 lines\)"):
         downgrade(url, "0003")
-    assert current_revision(url) == HEAD
+    assert current_revision(url) == "0004"
     assert query(url, "SELECT COUNT(*) FROM sheet_entry") == [(2,)]
     engine = make_engine(url)
     with engine.begin() as connection:
@@ -339,3 +340,45 @@ def test_sqlite_sheet_lines_share_a_client_key_and_the_way_back(tmp_path):
 @pytest.mark.postgres
 def test_postgresql_sheet_lines_share_a_client_key_and_the_way_back(postgres_url):
     shared_client_keys_and_back(postgres_url)
+
+
+# --- 0005: each grader's own marks ----------------------------------------------------------------
+
+def grader_marks_and_back(url: str) -> None:
+    upgrade(url, "0001")
+    insert_0001_data(url)
+    upgrade(url)
+    at = "2024-05-01 10:00:00" if url.startswith("sqlite") else "2024-05-01 10:00:00+00"
+    mark = ("INSERT INTO grader_mark (answer_id, grader, correct, graded_at, depth) "
+            "VALUES (2, :grader, :correct, :at, :depth)")
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text(mark), {"grader": "Ana", "correct": True, "at": at, "depth": 5})
+        connection.execute(text(mark), {"grader": "Ben", "correct": False, "at": at, "depth": None})
+    for refused in ({"grader": "Ana", "correct": False, "at": at, "depth": None},  # Ana marked answer 2 already
+                    {"grader": "Cy", "correct": False, "at": at, "depth": 6},      # the rubric is 0-5
+                    {"grader": "", "correct": False, "at": at, "depth": None}):    # a mark names its grader
+        with pytest.raises(IntegrityError), engine.begin() as connection:
+            connection.execute(text(mark), refused)
+    engine.dispose()
+    assert query(url, "SELECT grader, correct, depth FROM grader_mark ORDER BY grader") == [
+        ("Ana", True, 5), ("Ben", False, None)]
+
+    downgrade(url, "0004")
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        assert "grader_mark" not in inspect(connection).get_table_names()
+    engine.dispose()
+    assert query(url, "SELECT answer_id, correct FROM grade") == [(1, True)]  # the final marks stay
+    upgrade(url)
+    assert_schema_matches_models(url)
+    assert query(url, "SELECT COUNT(*) FROM grader_mark") == [(0,)]
+
+
+def test_sqlite_grader_marks_and_the_way_back(tmp_path):
+    grader_marks_and_back(f"sqlite:///{tmp_path / 'graders.db'}")
+
+
+@pytest.mark.postgres
+def test_postgresql_grader_marks_and_the_way_back(postgres_url):
+    grader_marks_and_back(postgres_url)

@@ -82,7 +82,9 @@ def test_bank_browser_filters(host, spec_bank):
     assert qids("clip=scene") == ["q4", "q5"]
     assert qids("q=Dokyung") == ["q2", "q4"]
     page = host.get(f"/host/banks/{spec_bank.id}?element=Colour").get_data(as_text=True)
-    assert "unknown CogME element &#39;Colour&#39;" in page
+    assert "No questions match: “Colour” is not a CogME element." in page
+    assert qids("element=Colour") == [] and qids("type=essay") == [] and qids("clip=wide") == []
+    assert "the type “essay” is unknown" in host.get(f"/host/banks/{spec_bank.id}?type=essay").get_data(as_text=True)
     assert host.get("/host/banks/999").status_code == 404
 
 
@@ -96,7 +98,8 @@ def test_session_page_shows_the_configuration(host, db, spec_bank):
     assert "Pilot" in page and vtt.join_code in page and "<code>7</code>" in page
     assert "chance (α = 0.05)" in page and "after every round (most-voted player)" in page
     assert 'data-player="지수"' in page and "mcq: <code>mcq-model</code>" in page
-    assert page.count('data-round="1"') == 1 and len(re.findall(r"<td class=\"num\">[1-5]</td><td><code>q", page)) == 5
+    assert page.count('data-round="1"') == 1
+    assert len(re.findall(r'<td data-label="#" class="num">[1-5]</td><td data-label="qid"><code>q', page)) == 5
 
 
 def test_balance_counted_by_the_database_matches_the_analysis_module(db, spec_bank, tmp_path):

@@ -15,6 +15,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     register_config(app, test_config)
     register_extensions(app)
     register_blueprints(app)
+    register_errors(app)
     register_realtime(app)
     register_template_helpers(app)
     return app
@@ -44,10 +45,17 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_blueprints(app: Flask) -> None:
-    from .views import auth, host
+    from .views import auth, host, live, setup
 
     app.register_blueprint(auth.bp)
     app.register_blueprint(host.bp)
+    app.register_blueprint(setup.bp)
+    app.register_blueprint(live.bp)
+    from .views import grading, results  # the grading view and the results page (issue 9)
+    app.register_blueprint(grading.bp)
+    app.register_blueprint(results.bp)
+    from .views import printouts  # join cards, paper sheets, paper jurors' marks
+    app.register_blueprint(printouts.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("host.dashboard")))
     app.add_url_rule("/healthz", "healthz", healthz)
 
@@ -58,6 +66,12 @@ def healthz() -> dict:
 
     watch = current_app.extensions["vtt.live"].loop_watch
     return {"status": "ok", "loop": watch.report(reset=request.args.get("reset") == "1")}
+
+
+def register_errors(app: Flask) -> None:
+    from .views.errors import register_errors as register
+
+    register(app)
 
 
 def register_realtime(app: Flask) -> None:

@@ -6,6 +6,7 @@ modules only.  Heavy imports stay inside the commands.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -34,38 +35,16 @@ def report(code: str, out_dir: Path, title: str | None) -> None:
     Scoring method and pass rule are the session's own.  Open answers not graded yet are left out
     of accuracy, listed in ungraded.csv and named on the terminal.
     """
-    from analysis.report import write_reports
-    from analysis.votes import exposure, vote_stats
-
-    from .session_data import session_frames, session_profiles
-
     with session_factory()() as db:
         session = _session_or_fail(db, code)
-        frames = session_frames(db, session)
-        info = _session_info(session, frames)
-        method, rule = session.scoring_method.value, session.pass_rule.value
-        alpha, threshold = session.pass_alpha, session.pass_threshold_pct
-        name, join_code = session.name, session.join_code
-    if frames.answers.empty:
-        fail(f"session {join_code} has no graded answers yet: nothing to profile"
-             + (f" ({len(frames.ungraded)} open answers wait for a grade)" if len(frames.ungraded) else ""))
-    profiles = session_profiles(frames, method)
-    stats = vote_stats(frames.votes, frames.players, rule, alpha, threshold) if len(frames.votes) else None
-    sheet_exposure = exposure(frames.sheet, frames.players, frames.answers) if len(frames.sheet) else None
-    written = write_reports(out_dir, questions=frames.questions, answers=frames.answers, profiles=profiles,
-                            stats=stats, title=title or f"{name} - Video Turing Test report", session_info=info,
-                            exposure=sheet_exposure)
-    info_path = out_dir / "session_info.csv"
-    _info_frame(info).to_csv(info_path, index=False, encoding="utf-8")
-    written["session_info.csv"] = info_path
-    if len(frames.ungraded):
-        written["ungraded.csv"] = out_dir / "ungraded.csv"
-        frames.ungraded.to_csv(written["ungraded.csv"], index=False, encoding="utf-8")
-    else:
-        (out_dir / "ungraded.csv").unlink(missing_ok=True)  # an earlier run's list would mislead
+        try:
+            reports = write_session_reports(db, session, out_dir, title)
+        except NothingToReport as exc:
+            fail(str(exc))
+    written, frames = reports.written, reports.frames
     click.echo(f"wrote {len(written)} files to {out_dir}: {', '.join(sorted(written))}")
-    if stats is None:
-        click.echo("no votes yet: tallies without vote statistics" if sheet_exposure is not None
+    if not reports.has_votes:
+        click.echo("no votes yet: tallies without vote statistics" if reports.has_sheet
                    else "no votes yet: profiles only")
     if len(frames.ungraded):
         click.echo(_ungraded_line(frames.ungraded))
@@ -74,6 +53,49 @@ def report(code: str, out_dir: Path, title: str | None) -> None:
         shown = ", ".join(f"U+{ord(ch):04X} {ch}" for ch in missing[:20]) + (" ..." if len(missing) > 20 else "")
         click.echo(f"warning: the PDFs' font cannot show {len(missing)} character(s), printed as blanks or boxes "
                    f"(the CSVs keep them; each PDF's cover lists them): {shown}", err=True)
+
+
+class NothingToReport(ValueError):
+    """A session without a graded answer: there is no profile to draw."""
+
+
+@dataclass(frozen=True)
+class SessionReports:
+    written: dict  # analysis.report.WrittenReports plus session_info.csv and ungraded.csv
+    frames: object  # vtt.session_data.SessionFrames
+    has_votes: bool
+    has_sheet: bool
+
+
+def write_session_reports(db, session, out_dir: Path, title: str | None = None) -> SessionReports:
+    """Write part 2's PDFs and CSVs of ``session`` into ``out_dir`` (used by ``vtt report`` and the results page)."""
+    from analysis.report import write_reports
+    from analysis.votes import exposure, vote_stats
+
+    from .session_data import session_frames, session_profiles
+
+    frames = session_frames(db, session)
+    if frames.answers.empty:
+        raise NothingToReport(
+            f"session {session.join_code} has no graded answers yet: nothing to profile"
+            + (f" ({len(frames.ungraded)} open answers wait for a grade)" if len(frames.ungraded) else ""))
+    info = _session_info(session, frames)
+    profiles = session_profiles(frames, session.scoring_method.value)
+    stats = vote_stats(frames.votes, frames.players, session.pass_rule.value, session.pass_alpha,
+                       session.pass_threshold_pct) if len(frames.votes) else None
+    sheet_exposure = exposure(frames.sheet, frames.players, frames.answers) if len(frames.sheet) else None
+    written = write_reports(out_dir, questions=frames.questions, answers=frames.answers, profiles=profiles,
+                            stats=stats, title=title or f"{session.name} - Video Turing Test report",
+                            session_info=info, exposure=sheet_exposure)
+    info_path = out_dir / "session_info.csv"
+    _info_frame(info).to_csv(info_path, index=False, encoding="utf-8")
+    written["session_info.csv"] = info_path
+    if len(frames.ungraded):
+        written["ungraded.csv"] = out_dir / "ungraded.csv"
+        frames.ungraded.to_csv(written["ungraded.csv"], index=False, encoding="utf-8")
+    else:
+        (out_dir / "ungraded.csv").unlink(missing_ok=True)  # an earlier run's list would mislead
+    return SessionReports(written, frames, stats is not None, sheet_exposure is not None)
 
 
 def _ungraded_line(ungraded) -> str:

@@ -52,6 +52,7 @@ class Settings:
     host_password_source: str  # where the host finds it again: the file, or the variable
     base_url: str | None  # what players' and jurors' links start with (VTT_BASE_URL); None: derived from the server
     audit_log: str | None  # VTT_AUDIT_LOG: every message sent to clients, one JSON line each
+    media_dir: Path  # VTT_MEDIA_DIR: where local clips are served from (/media/<path>); default instance/media
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -72,6 +73,7 @@ class Settings:
             host_password_source="VTT_HOST_PASSWORD" if password else str(instance / "host_password"),
             base_url=(env.get("VTT_BASE_URL") or "").rstrip("/") or None,
             audit_log=env.get("VTT_AUDIT_LOG") or None,
+            media_dir=Path(env.get("VTT_MEDIA_DIR") or instance / "media"),
         )
 
     def flask_config(self) -> dict:
@@ -83,6 +85,7 @@ class Settings:
             "INSTANCE_PATH": str(self.instance_path),
             "BASE_URL": self.base_url,
             "AUDIT_LOG": self.audit_log,
+            "MEDIA_DIR": str(self.media_dir),
             "SESSION_COOKIE_HTTPONLY": True,
             "SESSION_COOKIE_SAMESITE": "Lax",
             "MAX_CONTENT_LENGTH": 64 * 1024 * 1024,

@@ -38,8 +38,13 @@ def make_writer_engine(url: str) -> Engine:
                                               "check_same_thread": False})
     event.listen(engine, "connect", _sqlite_pragmas)
     event.listen(engine, "connect", _no_busy_wait)
-    event.listen(engine, "begin", lambda connection: connection.exec_driver_sql("BEGIN IMMEDIATE"))
+    event.listen(engine, "begin", _begin_immediate)
     return engine
+
+
+def _begin_immediate(connection) -> None:
+    # On the DBAPI connection: through SQLAlchemy's statement path this cost ~80 us, in every batch.
+    connection.connection.dbapi_connection.execute("BEGIN IMMEDIATE")
 
 
 class CommitOffLoop(sqlite3.Connection):

@@ -449,6 +449,8 @@ RUBRIC_DIMENSIONS = ("accuracy", "comprehensiveness", "depth", "evidence", "cohe
 
 
 class Grade(Base):
+    """The final mark of an answer: what the reports read (each grader's own marks are :class:`GraderMark` rows)."""
+
     __tablename__ = "grade"
     __table_args__ = tuple(
         CheckConstraint(f"{d} IS NULL OR ({d} >= 0 AND {d} <= 5)", name=f"{d}_0_to_5") for d in RUBRIC_DIMENSIONS)
@@ -466,6 +468,26 @@ class Grade(Base):
     coherence: Mapped[int | None]
 
     answer: Mapped[Answer] = relationship(back_populates="grade")
+
+
+class GraderMark(Base):
+    """One grader's mark of an answer, kept apart from the other graders' (their agreement is measured on these)."""
+
+    __tablename__ = "grader_mark"
+    __table_args__ = (UniqueConstraint("answer_id", "grader"), CheckConstraint("grader <> ''", name="grader_named"),
+                      *(CheckConstraint(f"{d} IS NULL OR ({d} >= 0 AND {d} <= 5)", name=f"{d}_0_to_5")
+                        for d in RUBRIC_DIMENSIONS))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    answer_id: Mapped[int] = mapped_column(ForeignKey("answer.id", ondelete="CASCADE"))  # indexed by the unique key
+    grader: Mapped[str] = mapped_column(String(120))
+    correct: Mapped[bool]
+    graded_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    accuracy: Mapped[int | None]
+    comprehensiveness: Mapped[int | None]
+    depth: Mapped[int | None]
+    evidence: Mapped[int | None]
+    coherence: Mapped[int | None]
 
 
 class SheetEntry(Base):

@@ -12,7 +12,7 @@ from .app import create_app
 from .clitools import login_banner
 from .db import current_revision, head_revision
 from .extensions import socketio
-from .netaddr import base_url
+from .netaddr import ALL_INTERFACES, LOOPBACK, base_url
 
 
 def serve(host: str = "127.0.0.1", port: int = 5000, audit_log: str | None = None) -> None:
@@ -27,7 +27,7 @@ def serve(host: str = "127.0.0.1", port: int = 5000, audit_log: str | None = Non
         raise click.ClickException(f"the database is at revision {found or 'base (empty)'}, this code needs "
                                    f"{expected}: run `vtt db upgrade` first (make run does)")
     check_port(host, port)
-    click.echo(login_banner(base_url(host, port, app.config.get("BASE_URL"))))
+    click.echo(startup_banner(app, host, port))
     click.echo(f"Serving on http://{host}:{port} (gevent, {socketio.server.eio.async_mode}); Ctrl-C stops.")
     try:
         serve_forever(app, host, port)
@@ -38,6 +38,54 @@ def serve(host: str = "127.0.0.1", port: int = 5000, audit_log: str | None = Non
 
 
 _BIND_ERRORS = (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL)
+
+
+def startup_banner(app, host: str, port: int) -> str:
+    """What ``make run`` prints first: the host login, where phones connect, the demo's juror join link and QR."""
+    base = base_url(host, port, app.config.get("BASE_URL"))
+    lines = [login_banner(base)]
+    if host.strip() in ALL_INTERFACES:
+        lines.append(f"LAN address: {base_url(host, port)}  (phones on this network open the links there)")
+    elif host.strip() in (LOOPBACK, "localhost", "::1") and not app.config.get("BASE_URL"):
+        lines.append("Only this computer can open these links; for phones on the venue Wi-Fi: make run HOST=0.0.0.0")
+    demo = _demo_join_link(app, base)
+    if demo:
+        lines.append(f"Demo session: jurors join at {demo} (scan the code below)")
+        lines.append(terminal_qr(demo))
+    return "\n".join(lines)
+
+
+def _demo_join_link(app, base: str) -> str | None:
+    """The demo session's open join link, or its first juror's link; None when the demo is not loaded."""
+    from sqlalchemy import select
+
+    from .demo import SESSION_FILE
+    from .engine.setup import SessionConfig
+    from .extensions import db
+    from .links import person_links
+    from .models import VttSession
+
+    name = SessionConfig.from_file(SESSION_FILE).name
+    with db.factory(app)() as session:
+        demo = session.scalar(select(VttSession).where(VttSession.name == name))
+        if demo is None:
+            return None
+        links = person_links(demo, base)
+    return links["join_url"] or (links["jurors"][0]["url"] if links["jurors"] else None)
+
+
+def terminal_qr(text: str) -> str:
+    """A QR code of ``text`` drawn with block characters, light on dark so phones read it off a dark terminal."""
+    import io
+
+    import qrcode
+
+    code = qrcode.QRCode(border=2, error_correction=qrcode.constants.ERROR_CORRECT_L)
+    code.add_data(text)
+    code.make(fit=True)
+    drawn = io.StringIO()
+    code.print_ascii(out=drawn, invert=True)
+    return drawn.getvalue().rstrip("\n")
 
 
 def serve_forever(app, host: str, port: int) -> None:

@@ -1,4 +1,4 @@
-"""Readers for question-bank files: the native CSV/JSON and DramaQA, TVQA, CinePile, MovieCORE.
+"""Readers for question-bank files: the native CSV/JSON (or an .xlsx sheet) and DramaQA, TVQA, CinePile, MovieCORE.
 
 Every reader turns its file into ``(row number, native fields)`` pairs; one validator then turns
 native fields into :class:`QuestionRecord` s and collects every problem with its row and field,
@@ -87,9 +87,12 @@ class ReadResult:
 def detect_format(path: Path) -> str:
     """Guess a file's format from its extension and first record."""
     suffix = path.suffix.lower()
-    if suffix in (".csv", ".tsv"):
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            header = {h.strip().lower() for h in next(csv.reader(handle, delimiter=_delimiter(path)), [])}
+    if suffix in (".csv", ".tsv", ".xlsx"):
+        if suffix == ".xlsx":
+            header = {h.strip().lower() for h in next(_xlsx_table(path), (1, []))[1]}
+        else:
+            with path.open(newline="", encoding="utf-8-sig") as handle:
+                header = {h.strip().lower() for h in next(csv.reader(handle, delimiter=_delimiter(path)), [])}
         return "cinepile" if {"answer_key", "choices"} <= header else "csv"
     if suffix == ".jsonl":
         first = _first_jsonl(path)
@@ -127,6 +130,64 @@ def _first_jsonl(path: Path) -> dict:
 
 
 # --- raw items per format: (row, native fields) -------------------------------------------------
+
+def _table_rows(path: Path, required: tuple[str, ...], known: tuple[str, ...] = ()) -> Iterator[tuple[int, dict]]:
+    """The rows of a CSV/TSV file or an .xlsx workbook's first sheet, as the same ``(row, fields)`` pairs."""
+    if path.suffix.lower() == ".xlsx":
+        return _xlsx_rows(path, required, known)
+    return _csv_rows(path, required, known)
+
+
+def _xlsx_table(path: Path) -> Iterator[tuple[int, list[str]]]:
+    """The first sheet's non-empty rows as ``(spreadsheet row number, cell texts)``, the header first.
+
+    Cells become the text a CSV export would hold (3, not 3.0), so both give the same records.
+    """
+    from zipfile import BadZipFile
+
+    from openpyxl import load_workbook
+
+    try:
+        book = load_workbook(path, read_only=True, data_only=True)
+    except (BadZipFile, KeyError, OSError, ValueError) as exc:
+        raise InputError([Problem(path.name, None, None, f"is not an .xlsx workbook ({exc})")]) from None
+    try:
+        sheet = book.worksheets[0]
+        for number, cells in enumerate(sheet.iter_rows(values_only=True), start=1):
+            texts = [_cell_text(value) for value in cells]
+            while texts and not texts[-1].strip():  # formatting often stretches a sheet past its data
+                texts.pop()
+            if texts or number == 1:
+                yield number, texts
+    finally:
+        book.close()
+
+
+def _cell_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
+
+
+def _xlsx_rows(path: Path, required: tuple[str, ...], known: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
+    """The rows of an .xlsx workbook's first sheet (header in row 1), numbered as the spreadsheet shows them."""
+    table = _xlsx_table(path)
+    _, header_cells = next(table, (1, []))  # an empty sheet: every required column is missing
+    header = [h.strip().lower() for h in header_cells]
+    header_problems = _header_problems(path.name, header, ",", required, known)
+    if header_problems:
+        raise InputError(header_problems)
+    for number, texts in table:
+        row = dict(zip(header, texts + [""] * (len(header) - len(texts))))
+        extra = texts[len(header):]
+        yield number, ({"_extra": extra, **row} if extra else row)
+
 
 def _csv_rows(path: Path, required: tuple[str, ...], known: tuple[str, ...] = ()) -> Iterator[tuple[int, dict]]:
     """The rows of a CSV/TSV file after a header check; ``known`` columns, when given, catch typos.
@@ -265,11 +326,11 @@ def _passed_through(native: dict, item: dict) -> dict:
 def _items(path: Path, fmt: str) -> tuple[Iterator[tuple[int, dict]], str]:
     """Native-field items for a file, and what its numbers count (row, item or line)."""
     if fmt == "csv":
-        return _csv_rows(path, REQUIRED_COLUMNS, KNOWN_COLUMNS), "row"
+        return _table_rows(path, REQUIRED_COLUMNS, KNOWN_COLUMNS), "row"
     if fmt == "moviecore":
         return _moviecore(path), "item"
-    if fmt == "cinepile" and path.suffix.lower() in (".csv", ".tsv"):
-        rows = _csv_rows(path, CINEPILE_REQUIRED)
+    if fmt == "cinepile" and path.suffix.lower() in (".csv", ".tsv", ".xlsx"):
+        rows = _table_rows(path, CINEPILE_REQUIRED)
         return ((n, _passed_through(_cinepile(row, n), row)) for n, row in rows), "row"
     source, unit = (_jsonl_items(path), "line") if path.suffix.lower() == ".jsonl" else (_json_items(path), "item")
     convert = {"json": lambda item, n: item, "dramaqa": lambda item, n: _dramaqa(item),
@@ -591,7 +652,7 @@ def read_tag_file(path: str | Path) -> dict[str, tuple[int, TagSet]]:
     check = _FileCheck(path.name, "row", [])
     tags: dict[str, tuple[int, TagSet]] = {}
     with _collecting(path, check.problems):
-        for row, fields in _csv_rows(path, TAG_FILE_REQUIRED, KNOWN_COLUMNS):
+        for row, fields in _table_rows(path, TAG_FILE_REQUIRED, KNOWN_COLUMNS):
             item = check.item(row)
             qid = item.qid(fields)
             tagset = item.tags(fields)

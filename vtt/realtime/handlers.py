@@ -21,7 +21,7 @@ from ..engine.rules import Refusal
 from ..extensions import socketio
 from .live import Live
 from .outbox import room
-from .schemas import CLIENT_MESSAGES, Auth, Invalid, parse
+from .schemas import CLIENT_MESSAGES, Auth, Invalid, parse, parse_action
 
 log = logging.getLogger(__name__)
 
@@ -41,11 +41,15 @@ def on_connect(auth: Any = None) -> None:
     live.connections[request.sid] = who
     join_room(room(who.session_id, who.role))  # before the snapshot is read: nothing falls between them
     live.outbox.to_connection(request.sid, who.role, "snapshot", live.snapshot(who))
+    live.presence_changed(who.session_id)
 
 
 @socketio.on("disconnect")
 def on_disconnect(*_reason: Any) -> None:
-    current_app.extensions["vtt.live"].connections.pop(request.sid, None)
+    live: Live = current_app.extensions["vtt.live"]
+    who = live.connections.pop(request.sid, None)
+    if who is not None:
+        live.presence_changed(who.session_id)
 
 
 def attach(server, live: Live) -> None:
@@ -58,20 +62,17 @@ def attach(server, live: Live) -> None:
         return live.outbox.record_ack(sid, who.role, "snapshot", {"ok": True, "snapshot": live.snapshot(who)})
 
     def action_handler(event: str):
-        schema = CLIENT_MESSAGES[event]
-
         def handle(sid: str, data: Any = None) -> dict[str, Any]:
             who = live.connections.get(sid)
             if who is None:
                 return _error("not_connected", "connect with a token or code first")
             try:
-                message = parse(schema, data)
+                action, fields, client_id = parse_action(event, data)
             except Invalid as invalid:
                 reply = {"ok": False, "error": invalid.as_error()}
             else:
-                fields = message.model_dump(exclude={"id", "action"})
                 try:
-                    reply = live.submit(who, getattr(message, "action", event), fields, message.id)
+                    reply = live.submit(who, action, fields, client_id)
                 except Exception:  # noqa: BLE001 - a client gets an error, never a dropped connection
                     log.exception("%s from %s failed", event, who)
                     reply = _error("server_error", "the server could not handle this; try again")

@@ -27,6 +27,10 @@ from .schemas import Auth
 from .writer import Writer
 
 
+PRESENCE_SECONDS = 1.0
+PRESENCE_LABELS = 500  # juror labels listed to the host; beyond that, the count
+
+
 @dataclass(frozen=True)
 class Identity:
     """Who a connection is: role, VTT session, and the player's or juror's id."""
@@ -49,6 +53,7 @@ class Live:
         self.database_url = app.config["DATABASE_URL"]
         self.outbox = Outbox(socketio, app.config.get("AUDIT_LOG"))
         self.connections: dict[str, Identity] = {}
+        self._presence_due: set[int] = set()  # sessions whose host gets a presence message shortly
         self._read_states: dict[int, LiveState] = {}  # per session, for snapshots; never changed once read
         self._writer: Writer | None = None
         self._lock = threading.Lock()
@@ -59,6 +64,9 @@ class Live:
 
     @property
     def writer(self) -> Writer:
+        started = self._writer
+        if started is not None:  # every action asks: no lock once the writer runs
+            return started
         with self._lock:
             if self._writer is None:
                 engine = make_writer_engine(self.database_url)
@@ -105,10 +113,26 @@ class Live:
         return Identity("juror", session_id, reply["juror"], reply["label"], reply["token"])
 
     def presence(self, session_id: int) -> dict[str, Any]:
+        """Who is connected to a session: player ids, juror labels (the first few hundred), stage screens, hosts."""
         here = [who for who in self.connections.values() if who.session_id == session_id]
+        jurors = sorted({w.label for w in here if w.role == "juror"})
         return {"players": sorted({w.actor_id for w in here if w.role == "player"}),
-                "jurors": len({w.actor_id for w in here if w.role == "juror"}),
+                "jurors": len(jurors), "juror_labels": jurors[:PRESENCE_LABELS],
                 "stage": sum(w.role == "stage" for w in here), "hosts": sum(w.role == "host" for w in here)}
+
+    def presence_changed(self, session_id: int) -> None:
+        """Tell the session's host who is connected, at most once per PRESENCE_SECONDS (thousands of jurors
+        connect within seconds: one message per connection would cost the host's page more than it tells)."""
+        if session_id in self._presence_due:
+            return
+        self._presence_due.add(session_id)
+
+        def send() -> None:
+            self.socketio.sleep(PRESENCE_SECONDS)
+            self._presence_due.discard(session_id)
+            self.outbox.to_audience(session_id, "host", "presence", self.presence(session_id))
+
+        self.socketio.start_background_task(send)
 
     def snapshot(self, who: Identity) -> dict[str, Any]:
         """All the connection's role may see now, with the state_version it is valid for."""

@@ -1,32 +1,93 @@
-"""The host console: question banks and session configurations (the live console comes in part 5)."""
+"""The host console: question banks (browse, upload) and a session's configuration with everyone's link.
+
+Creating a session is :mod:`vtt.views.setup`; running one is the live console.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, render_template, request
+from urllib.parse import urlsplit
+
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import selectinload
+from werkzeug.exceptions import MethodNotAllowed, NotFound
+from werkzeug.routing import RequestRedirect
 
-from analysis.taxonomy import UnknownElement, lookup
+from analysis.taxonomy import UnknownElement, element_order, lookup
 
+from ..banks import FORMATS
 from ..banks.store import bank_composition
+from ..banks.upload import UPLOAD_SUFFIXES, UploadError, import_upload, upload_name
 from ..extensions import db
-from ..models import Player, Question, QuestionBank, QuestionTag, QuestionType, SessionQuestion, VttSession
+from ..links import person_links
+from ..models import Player, Question, QuestionBank, QuestionTag, QuestionType, RoundStatus, SessionQuestion, VttSession
+from ..problems import summarize, unique
+from ..realtime.live import Identity
 from .auth import host_required
+from .joinurl import join_base_url, only_this_machine, set_console_base_url, valid_base_url
 
 bp = Blueprint("host", __name__, url_prefix="/host")
 
 PAGE_SIZE = 50
+# The other pages of a session, linked from its page when this app serves them (others build them).
+SESSION_PAGES = (
+    ("live", _l("Live console")),
+    ("grading", _l("Grading")),
+    ("results", _l("Results")),
+    ("join-cards.pdf", _l("Join cards (PDF)")),
+    ("paper-sheets.pdf", _l("Paper judgment sheets (PDF)")),
+    ("paper", _l("Paper jurors' marks")),
+)
 
 
 @bp.get("/")
 @host_required
 def dashboard():
+    return _dashboard()
+
+
+def _dashboard(upload: dict | None = None, status: int = 200):
     session = db.session
     counts = dict(session.execute(select(Question.bank_id, func.count()).group_by(Question.bank_id)).all())
     banks = session.scalars(select(QuestionBank).order_by(QuestionBank.name)).all()
     sessions = session.scalars(select(VttSession).options(selectinload(VttSession.players))
                                .order_by(VttSession.created_at.desc())).all()
-    return render_template("host/dashboard.html", banks=banks, counts=counts, sessions=sessions)
+    return render_template("host/dashboard.html", banks=banks, counts=counts, sessions=sessions,
+                           upload=upload or {}, formats=FORMATS, suffixes=UPLOAD_SUFFIXES), status
+
+
+@bp.post("/banks/upload")
+@host_required
+def upload_bank():
+    """Import an uploaded bank file whole, as ``vtt questions import`` does, or show every problem and import nothing."""
+    upload = request.files.get("file")
+    filename = upload.filename if upload else ""
+    form = {"bank": request.form.get("bank", "").strip(), "format": request.form.get("format", "auto"),
+            "strict": bool(request.form.get("strict")), "allow_missing_keys": bool(request.form.get("allow_missing_keys"))}
+    if not filename:
+        return _dashboard({**form, "problems": [_("Choose a file to upload.")]}, 422)
+    bank_name = form["bank"] or upload_name(filename).rsplit(".", 1)[0]
+    session = db.session
+    try:
+        result = import_upload(session, upload.stream, filename, bank_name, fmt=form["format"],
+                               strict=form["strict"], allow_missing_keys=form["allow_missing_keys"])
+        session.commit()
+    except UploadError as error:
+        session.rollback()
+        problems = unique(error.problems)
+        return _dashboard({**form, "file": upload_name(filename), "count": len(problems), "encoding": error.encoding,
+                           "problems": summarize(problems, _("fix these first; the rest are alike"))}, 422)
+    bank = session.scalar(select(QuestionBank).where(QuestionBank.name == bank_name))
+    flash(_("Imported %(count)d questions (%(format)s) into bank %(bank)s; %(untagged)d without CogME tags.",
+            count=len(result.records), format=result.format, bank=bank_name, untagged=len(result.untagged)))
+    warnings = unique(result.warnings)
+    if warnings:
+        flash(_("%(count)d known quirks of published files, imported as noted:", count=len(warnings)))
+        for line in summarize(warnings, _("tick “refuse quirks” to list them all as problems")):
+            flash(line)
+    return redirect(url_for("host.bank", bank_id=bank.id))
 
 
 @bp.get("/banks/<int:bank_id>")
@@ -35,14 +96,18 @@ def bank(bank_id: int):
     session = db.session
     bank = session.get(QuestionBank, bank_id) or abort(404)
     filters = QuestionFilter.from_args(request.args)
-    query = filters.apply(select(Question).where(Question.bank_id == bank.id))
-    total = session.scalar(select(func.count()).select_from(query.subquery()))
-    pages = max(1, -(-total // PAGE_SIZE))
-    page = min(max(1, _int_arg("page", 1)), pages)
-    questions = session.scalars(query.options(selectinload(Question.tags)).order_by(Question.id)
-                                .limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE)).all()
+    if filters.error:  # an unknown value filters out everything rather than being ignored
+        questions, total, page, pages = [], 0, 1, 1
+    else:
+        query = filters.apply(select(Question).where(Question.bank_id == bank.id))
+        total = session.scalar(select(func.count()).select_from(query.subquery()))
+        pages = max(1, -(-total // PAGE_SIZE))
+        page = min(max(1, _int_arg("page", 1)), pages)
+        questions = session.scalars(query.options(selectinload(Question.tags)).order_by(Question.id)
+                                    .limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE)).all()
     return render_template("host/bank.html", bank=bank, questions=questions, total=total, page=page,
-                           pages=pages, filters=filters, comp=bank_composition(session, bank))
+                           pages=pages, filters=filters, comp=bank_composition(session, bank),
+                           element_names=[name for _module, name in element_order()])
 
 
 def _int_arg(name: str, default: int) -> int:
@@ -51,7 +116,13 @@ def _int_arg(name: str, default: int) -> int:
 
 
 class QuestionFilter:
-    """The bank browser's filters: an element (any spelling), a type, a clip kind, a text search."""
+    """The bank browser's filters: an element (any spelling), a type, a clip kind, a text search.
+
+    ``error`` names a value that matches nothing (an unknown element, type or clip kind).
+    """
+
+    TYPES = ("mcq", "open")
+    CLIPS = ("shot", "scene")
 
     def __init__(self, element: str, qtype: str, clip: str, text: str):
         self.element, self.type, self.clip, self.text = element, qtype, clip, text
@@ -60,8 +131,13 @@ class QuestionFilter:
         if element:
             try:
                 self.canonical_element = lookup(element)[1]
-            except UnknownElement as exc:
-                self.error = str(exc)
+            except UnknownElement:
+                self.error = _("No questions match: %(value)s is not a CogME element.", value=f"“{element}”")
+        if qtype and qtype not in self.TYPES:
+            self.error = _("No questions match: the type %(value)s is unknown (mcq or open).", value=f"“{qtype}”")
+        if clip and clip not in self.CLIPS:
+            self.error = _("No questions match: the clip kind %(value)s is unknown (shot or scene).",
+                           value=f"“{clip}”")
 
     @classmethod
     def from_args(cls, args) -> QuestionFilter:
@@ -71,9 +147,9 @@ class QuestionFilter:
     def apply(self, query):
         if self.canonical_element:
             query = query.where(Question.tags.any(QuestionTag.element == self.canonical_element))
-        if self.type in ("mcq", "open"):
+        if self.type:
             query = query.where(Question.type == QuestionType(self.type))
-        if self.clip in ("shot", "scene"):
+        if self.clip:
             query = query.where(Question.clip_kind == self.clip)
         if self.text:
             # autoescape: a search for "%" or "_" means those characters, not wildcards
@@ -99,6 +175,63 @@ def session_config(session_id: int):
     rounds: dict[int, list[SessionQuestion]] = {}
     for item in placed:
         rounds.setdefault(item.round, []).append(item)
-    themes = {r.number: r.theme for r in vtt_session.round_states}
+    round_states = {r.number: r for r in vtt_session.round_states}
     players = session.scalars(select(Player).where(Player.session_id == vtt_session.id).order_by(Player.id)).all()
-    return render_template("host/session.html", s=vtt_session, rounds=rounds, themes=themes, players=players)
+    base = join_base_url()
+    return render_template("host/session.html", s=vtt_session, rounds=rounds, round_states=round_states,
+                           players=players, links=person_links(vtt_session, base), base_url=base,
+                           base_url_local=only_this_machine(base), pages=_session_pages(vtt_session.id),
+                           pending=RoundStatus.PENDING)
+
+
+def _session_pages(session_id: int) -> list[tuple[str, str]]:
+    """``(path, label)`` of the session's other pages that this app serves (whoever's blueprint has them)."""
+    adapter = current_app.url_map.bind("localhost")
+    found = []
+    for suffix, label in SESSION_PAGES:
+        path = f"/host/sessions/{session_id}/{suffix}"
+        try:
+            adapter.match(path, method="GET")
+        except RequestRedirect as moved:  # served with a trailing slash
+            path = urlsplit(moved.new_url).path
+        except (NotFound, MethodNotAllowed):
+            continue
+        found.append((path, str(label)))
+    return found
+
+
+@bp.post("/join-base-url")
+@host_required
+def set_base_url():
+    """The address links start with on this console (empty: back to VTT_BASE_URL or the derived one)."""
+    text = request.form.get("base_url", "").strip()
+    back = request.form.get("next", "")
+    back = back if back.startswith("/") and not back.startswith("//") else url_for("host.dashboard")
+    if request.form.get("reset") or not text:
+        set_console_base_url(None)
+        flash(_("Links start with %(url)s again.", url=join_base_url()))
+        return redirect(back)
+    url = valid_base_url(text)
+    if url is None:
+        flash(_("%(text)s is not an http:// or https:// address; the links are unchanged.", text=text))
+        return redirect(back)
+    set_console_base_url(url)
+    flash(_("Links now start with %(url)s on this console.", url=url))
+    return redirect(back)
+
+
+@bp.post("/sessions/<int:session_id>/rounds/<int:number>/participants")
+@host_required
+def set_participants(session_id: int, number: int):
+    """Who plays a round, through the engine's own ``set_participants`` action (everyone ticked: everyone)."""
+    vtt_session = db.session.get(VttSession, session_id) or abort(404)
+    chosen = sorted({int(value) for value in request.form.getlist("players") if value.isdigit()})
+    everyone = chosen == sorted(player.id for player in vtt_session.players)
+    live = current_app.extensions["vtt.live"]
+    reply = live.submit(Identity("host", session_id), "set_participants",
+                        {"round": number, "players": None if everyone else chosen}, None)
+    if reply.get("ok"):
+        flash(_("Round %(number)d: participants saved.", number=number))
+    else:
+        flash(_("Round %(number)d: %(message)s", number=number, message=reply["error"]["message"]))
+    return redirect(url_for("host.session_config", session_id=session_id, _anchor=f"round-{number}"))

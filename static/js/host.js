@@ -1,0 +1,158 @@
+// The host's live console: the flow buttons of the current phase only, answers with names as they arrive,
+// identity tells to edit or redact before the reveal, the live vote count, the full tally, who is connected.
+import { Live, boot, format, h, strings } from "./live.js";
+import { connectionLine, phaseText, tickWhileDeadline } from "./show.js";
+
+const S = strings();
+const { auth, key } = boot();
+const node = (id) => document.getElementById(id);
+let view = null;
+
+const live = new Live({
+  auth,
+  key,
+  onView: (data, event) => { view = data; if (!event || !event.startsWith("ack:")) render(event); },
+  onConnection: (online) => connectionLine(node("connection"), online, S),
+  onRefused: (error) => { node("phase").textContent = format(S.refused, { message: error.message }); },
+});
+tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = phaseText(view.status, S); });
+node("open-join").addEventListener("change", (event) => move("set_open_join", { open: event.target.checked }));
+
+async function move(action, args = {}) {
+  node("flow-state").textContent = "…";
+  node("flow-state").className = "";
+  const reply = await live.send("host", { action, ...args }, "host");
+  node("flow-state").textContent = reply.ok ? S.done : format(S.refused, { message: reply.error.message });
+  node("flow-state").className = reply.ok ? "received" : "refused";
+  return reply;
+}
+
+// The moves that fit the phase, in the order a host takes them.
+function movesFor(status) {
+  const round = status.round || 0;
+  const last = round >= status.rounds;
+  const next = [{ action: "start_round", label: format(S.start_round, { round: round + 1 }) }];
+  const end = [{ action: "finish", label: S.finish }];
+  const after = last ? end : next;
+  switch (status.phase) {
+    case "draft": return [{ action: "open_lobby", label: S.open_lobby }];
+    case "lobby": return [{ action: "start_round", label: format(S.start_round, { round: 1 }) }];
+    case "round": return [{ action: "show_question", label: format(S.show_question, { position: 1 }) }];
+    case "clip": return [{ action: "open_answering", label: S.open_answering }];
+    case "answering": return [{ action: "close_answering", label: S.close_answering },
+      { action: "extend", label: S.extend, args: { seconds: 30 }, secondary: true }];
+    case "answers_closed": return [{ action: "reveal", label: S.reveal }];
+    case "judging": return status.position < status.questions_in_round
+      ? [{ action: "show_question", label: format(S.show_question, { position: status.position + 1 }) }]
+      : [{ action: "open_vote", label: S.open_vote }];
+    case "voting": return [{ action: "close_vote", label: S.close_vote },
+      { action: "extend", label: S.extend, args: { seconds: 30 }, secondary: true }];
+    case "vote_closed": return [{ action: "show_tally", label: S.show_tally }];
+    case "tally": return view.session.reveal_policy === "per-round"
+      ? [{ action: "reveal_identities", label: S.reveal_identities }, ...after.map((m) => ({ ...m, secondary: true }))]
+      : after;
+    case "identities": return after;
+    default: return [];
+  }
+}
+
+function render() {
+  const status = view.status || {};
+  node("phase").textContent = phaseText(status, S);
+  renderFlow(status);
+  renderQuestion(status);
+  renderVotes(status);
+  renderPeople();
+  node("open-join").checked = Boolean(status.open_join);
+}
+
+function renderFlow(status) {
+  const buttons = movesFor(status).map((m) => h("button", { type: "button", class: m.secondary ? "secondary" : "",
+    "data-action": m.action, onclick: () => move(m.action, m.args || {}) }, m.label));
+  if (!["finished", "draft"].includes(status.phase) && !buttons.some((b) => b.dataset.action === "finish")) {
+    buttons.push(h("button", { type: "button", class: "danger", "data-action": "force-finish",
+      onclick: () => { if (window.confirm(S.force_confirm)) move("finish", { force: true }); } }, S.force_finish));
+  }
+  node("flow").replaceChildren(...buttons);
+}
+
+function renderQuestion(status) {
+  const question = view.question;
+  if (!question) { node("question").replaceChildren(); node("answers").replaceChildren(); return; }
+  const key = question.type === "mcq" && question.answer_index !== null && question.answer_index !== undefined
+    ? format(S.key, { answer: question.choices[question.answer_index] })
+    : question.reference_answer ? format(S.reference, { answer: question.reference_answer }) : "";
+  node("question").replaceChildren(h("p", { class: "question-text" }, question.text),
+    question.type === "mcq" ? h("ol", { class: "choices" }, question.choices.map((c) => h("li", {}, c))) : "",
+    key ? h("p", { class: "muted" }, key) : "");
+  const rows = ((view.answers || {})[question.id] || []).slice().sort((a, b) => a.alias.localeCompare(b.alias));
+  if (!rows.length) { node("answers").replaceChildren(h("p", { class: "empty" }, S.no_answers)); return; }
+  const editable = status.phase === "answers_closed";
+  node("answers").replaceChildren(h("table", { class: "grid" },
+    h("thead", {}, h("tr", {}, [S.alias, S.player, S.answer, S.seconds].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, rows.map((row) => answerRow(question, row, editable)))));
+}
+
+function answerRow(question, row, editable) {
+  const text = row.choice !== null && row.choice !== undefined ? question.choices[row.choice] : row.text;
+  const cell = [h("span", {}, text || "—")];
+  if (row.redacted) cell.push(" ", h("span", { class: "badge" }, S.redacted));
+  else if (row.edited) cell.push(" ", h("span", { class: "badge" }, S.edited));
+  if (row.tells && row.tells.length) cell.push(h("p", { class: "tell" }, format(S.tell, { tells: row.tells.join(", ") })));
+  if (editable && question.type === "open" && !row.redacted) {
+    const box = h("textarea", { rows: 2, "aria-label": `${S.edit}: ${row.alias}` });
+    box.value = row.text;
+    cell.push(h("div", { class: "edit-row" }, box,
+      h("button", { type: "button", class: "secondary", onclick: () => move("edit_answer", { player: row.player.id, text: box.value }) }, S.edit),
+      h("button", { type: "button", class: "danger", onclick: () => move("edit_answer", { player: row.player.id, redact: true }) }, S.redact)));
+  } else if (editable && !row.redacted) {
+    cell.push(h("div", { class: "edit-row" },
+      h("button", { type: "button", class: "danger", onclick: () => move("edit_answer", { player: row.player.id, redact: true }) }, S.redact)));
+  }
+  return h("tr", {},
+    h("td", {}, h("span", { class: "alias" }, row.alias || "?")),
+    h("td", {}, row.player.name, " ", h("span", { class: `badge ${row.player.kind}` }, row.player.kind === "ai" ? S.kind_ai : S.kind_human)),
+    h("td", {}, cell),
+    h("td", { class: "num" }, row.latency_ms !== null && row.latency_ms !== undefined ? `${(row.latency_ms / 1000).toFixed(1)} s` : ""));
+}
+
+function currentTally(status) {
+  const fromEvents = (view.tallies || []).find((t) => t.round === status.round && t.players);
+  if (fromEvents) return fromEvents;
+  const round = (view.rounds || []).find((r) => r.round === status.round);
+  return round ? round.tally : null;
+}
+
+function renderVotes(status) {
+  node("votes").textContent = view.votes && view.votes.round === status.round ? format(S.votes_in, view.votes) : "";
+  const tally = currentTally(status);
+  if (!tally) { node("tally").replaceChildren(); return; }
+  const verdict = tally.control ? S.control : tally.ai_passed === null ? "" : tally.ai_passed ? S.passed : S.not_passed;
+  const pct = (x) => (x === null || x === undefined ? "–" : Number(x).toFixed(1));
+  node("tally").replaceChildren(
+    h("table", { class: "grid" },
+      h("thead", {}, h("tr", {}, [S.alias, S.player, S.votes_col].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, tally.players.map((row) => h("tr", {},
+        h("td", {}, h("span", { class: "alias" }, row.alias)),
+        h("td", {}, row.name, " ", h("span", { class: `badge ${row.kind}` }, row.kind === "ai" ? S.kind_ai : S.kind_human)),
+        h("td", { class: "num" }, `${row.votes}`))))),
+    tally.detection_pct !== null && tally.detection_pct !== undefined
+      ? h("p", {}, format(S.detection, { pct: pct(tally.detection_pct), low: pct(tally.ci_low), high: pct(tally.ci_high),
+        p: tally.p_value === null ? "–" : Number(tally.p_value).toPrecision(2) })) : "",
+    verdict ? h("p", { class: "phase" }, verdict) : "");
+}
+
+function renderPeople() {
+  const connected = view.connected || {};
+  const here = new Set(connected.players || []);
+  node("people").replaceChildren(
+    h("h3", {}, S.players_title),
+    h("ul", { class: "people" }, (view.players || []).map((p) => h("li", {},
+      h("span", { class: `dot ${here.has(p.id) ? "on" : ""}`, "aria-hidden": "true" }),
+      `${p.name} `, h("span", { class: `badge ${p.kind}` }, p.kind === "ai" ? S.kind_ai : S.kind_human),
+      here.has(p.id) ? "" : h("span", { class: "muted" }, ` (${S.player_offline})`)))),
+    h("p", {}, format(S.jurors_here, { count: connected.jurors || 0 })),
+    connected.juror_labels && connected.juror_labels.length
+      ? h("p", { class: "muted" }, connected.juror_labels.join(", ")) : "",
+    h("p", { class: "muted" }, format(S.stage_here, { count: connected.stage || 0 })));
+}

@@ -1,0 +1,240 @@
+// The juror's phone page: the revealed answers under this round's aliases, the judgment sheet (saved as the
+// juror types, drafts kept in localStorage), the round's vote, the tally and reveals when the host shows them.
+import { Live, boot, format, h, strings } from "./live.js";
+import { connectionLine, phaseText, questionView, resultsView, tickWhileDeadline } from "./show.js";
+
+const SAVE_DEBOUNCE_MS = 1000;  // save once typing pauses this long...
+const SAVE_MAX_WAIT_MS = 2000;  // ...or this long after the first unsaved change (bench/bench_load.py models it)
+
+const S = strings();
+const { auth, key } = boot();
+const draftsKey = `vtt-sheet:${key}`;
+const node = (id) => document.getElementById(id);
+
+// Lines typed but not yet acknowledged, by "question/alias"; they outlive a reload.
+let drafts = readDrafts();
+let lineState = {};      // "question/alias" -> "saving" | "saved" | {refused: message}
+let saveTimer = null;
+let firstUnsaved = null;
+let voteState = null;    // null | "pending" | "saved" | {refused}
+let view = null;
+
+const live = new Live({
+  auth,
+  key,
+  onView: (data, event) => {
+    if (event === "round") { drafts = {}; writeDrafts(); lineState = {}; voteState = null; }
+    view = data;
+    render(event);
+  },
+  onConnection: (online) => connectionLine(node("connection"), online, S),
+  onRefused: (error) => { node("phase").textContent = format(S.refused, { message: error.message }); },
+});
+tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = phaseText(view.status, S); });
+if (Object.keys(drafts).length) scheduleSave();
+
+function lineKey(question, alias) { return `${question}/${alias}`; }
+
+function readDrafts() {
+  try { return JSON.parse(localStorage.getItem(draftsKey) || "{}"); } catch { return {}; }
+}
+
+function writeDrafts() {
+  try { localStorage.setItem(draftsKey, JSON.stringify(drafts)); } catch { /* memory only */ }
+}
+
+function savedLine(question, alias) {
+  return (view.sheet || []).find((row) => row.question === question && row.alias === alias);
+}
+
+function currentLine(question, alias) {
+  return drafts[lineKey(question, alias)] || savedLine(question, alias)
+    || { question, alias, note: "", human_likeness: null, looks_like_ai: false };
+}
+
+function edit(question, alias, change) {
+  const k = lineKey(question, alias);
+  drafts[k] = { ...currentLine(question, alias), ...change };
+  writeDrafts();
+  lineState[k] = "pending";
+  showLineState(question, alias);
+  scheduleSave();
+}
+
+function scheduleSave() {
+  const now = Date.now();
+  if (firstUnsaved === null) firstUnsaved = now;
+  window.clearTimeout(saveTimer);
+  const due = Math.min(now + SAVE_DEBOUNCE_MS, firstUnsaved + SAVE_MAX_WAIT_MS);
+  saveTimer = window.setTimeout(saveDrafts, Math.max(0, due - now));
+}
+
+// Every line changed since the last save, in one message; the drafts stay until the server has them.
+async function saveDrafts() {
+  firstUnsaved = null;
+  const lines = Object.values(drafts);
+  if (!lines.length) return;
+  const sent = Object.fromEntries(lines.map((line) => [lineKey(line.question, line.alias), line]));
+  for (const k of Object.keys(sent)) lineState[k] = "saving";
+  lines.forEach((line) => showLineState(line.question, line.alias));
+  const reply = await live.send("sheet", { lines }, "sheet");
+  for (const [k, line] of Object.entries(sent)) {
+    if (drafts[k] === line) delete drafts[k];  // unless it changed again while saving
+    lineState[k] = reply.ok ? "saved" : { refused: reply.error.message };
+    if (reply.ok) {
+      view.sheet = [...(view.sheet || []).filter((row) => lineKey(row.question, row.alias) !== k), line];
+    }
+    showLineState(line.question, line.alias);
+  }
+  writeDrafts();
+}
+
+function showLineState(question, alias) {
+  const k = lineKey(question, alias);
+  const target = document.querySelector(`[data-line-state="${CSS.escape(k)}"]`);
+  if (!target) return;
+  const state = lineState[k] || (drafts[k] ? "pending" : (savedLine(question, alias) ? "saved" : null));
+  target.className = `line-state ${typeof state === "object" && state ? "refused" : state || ""}`;
+  target.textContent = state === "saved" ? S.saved : state === "saving" ? S.saving : state === "pending"
+    ? S.not_saved : state && state.refused ? format(S.refused, { message: state.refused }) : "";
+}
+
+function render(event) {
+  if (!view) return;
+  if (event && event.startsWith("ack:")) return;  // acks update their own parts
+  const status = view.status || {};
+  node("me").textContent = view.me ? format(S.me, { label: view.me.label }) : "";
+  node("phase").textContent = phaseText(status, S);
+  renderQuestion(status);
+  renderSheet();
+  renderVote(status, event);
+  const results = resultsView(view, S);
+  node("results").replaceChildren(...results);
+  node("results").hidden = !results.length;
+}
+
+function renderQuestion(status) {
+  const question = view.question;
+  const box = node("question");
+  box.hidden = !question || !["clip", "answering", "answers_closed", "judging"].includes(status.phase);
+  if (question) box.replaceChildren(...questionView(question, S));
+}
+
+// Adds the articles of newly revealed questions and leaves the others alone, so a juror typing a note keeps
+// the caret when another event arrives; the sheet is rebuilt only when it locks or unlocks.
+function renderSheet() {
+  const revealed = [...(view.revealed || [])].sort((a, b) => b.position - a.position);
+  const container = node("sheet-questions");
+  const locked = !["judging", "voting"].includes(view.status.phase);
+  node("sheet").hidden = !revealed.length;
+  if (container.dataset.locked !== String(locked)) {
+    container.replaceChildren();
+    container.dataset.locked = String(locked);
+  }
+  const wanted = new Set(revealed.map((shown) => String(shown.question)));
+  for (const article of [...container.children]) {
+    if (!wanted.has(article.dataset.question)) article.remove();
+  }
+  for (const shown of revealed.slice().reverse()) {  // oldest first, each new one goes on top
+    if (container.querySelector(`[data-question="${shown.question}"]`)) continue;
+    container.prepend(h("article", { class: "card sheet-question", "data-question": shown.question },
+      h("h3", {}, format(S.sheet_for, { position: shown.position })),
+      shown.answers.map((answer) => sheetLine(shown.question, answer, locked))));
+  }
+}
+
+function sheetLine(question, answer, locked) {
+  const line = currentLine(question, answer.alias);
+  const id = `l-${question}-${answer.alias}`;
+  const likeness = h("fieldset", { class: "likeness" },
+    h("legend", {}, S.likeness),
+    [1, 2, 3, 4, 5].map((score) => h("label", { class: "pill" },
+      h("input", { type: "radio", name: `${id}-likeness`, value: score, checked: line.human_likeness === score,
+        disabled: locked, onchange: () => edit(question, answer.alias, { human_likeness: score }) }),
+      h("span", {}, `${score}`))));
+  const note = h("textarea", { id: `${id}-note`, rows: 2, maxlength: 4000, disabled: locked,
+    oninput: (e) => edit(question, answer.alias, { note: e.target.value }) });
+  note.value = line.note || "";
+  const marked = h("label", { class: "check" },
+    h("input", { type: "checkbox", id: `${id}-ai`, checked: line.looks_like_ai, disabled: locked,
+      onchange: (e) => edit(question, answer.alias, { looks_like_ai: e.target.checked }) }),
+    h("span", {}, S.looks_ai));
+  const stateNode = h("span", { "data-line-state": lineKey(question, answer.alias), role: "status" });
+  const block = h("div", { class: "sheet-line" },
+    h("p", { class: "answer" }, h("span", { class: "alias" }, answer.alias),
+      answer.answered ? answer.text : h("em", {}, S.no_answer)),
+    h("label", { for: `${id}-note`, class: "field" }, S.note), note, likeness, marked, stateNode);
+  queueMicrotask(() => showLineState(question, answer.alias));
+  return block;
+}
+
+function renderVote(status, event) {
+  const round = view.round;
+  const box = node("vote");
+  const open = status.phase === "voting";
+  box.hidden = !open && !(view.votes || []).length;
+  if (box.hidden || !round) return;
+  const form = node("vote-form");
+  if (form.dataset.round === String(round.round) && form.dataset.open === String(open) && event !== "round") {
+    showVoteState();
+    return;  // keep what the juror is choosing
+  }
+  form.dataset.round = String(round.round);
+  form.dataset.open = String(open);
+  const slots = status.vote_slots || 1;
+  const mine = (slot) => (view.votes || []).find((v) => v.slot === slot);
+  const slotSets = [];
+  for (let slot = 1; slot <= slots; slot += 1) {
+    const chosen = mine(slot);
+    slotSets.push(h("fieldset", { class: "suspects" },
+      h("legend", {}, slots > 1 ? format(S.slot, { slot }) : S.suspect),
+      [...round.aliases, null].map((alias) => h("label", { class: "pill big" },
+        h("input", { type: "radio", name: `slot-${slot}`, value: alias ?? "", required: true, disabled: !open,
+          checked: chosen ? chosen.alias === alias : false }),
+        h("span", {}, alias ?? S.abstain)))));
+  }
+  const first = mine(1) || {};
+  const confidence = h("fieldset", { class: "likeness" }, h("legend", {}, S.confidence),
+    [1, 2, 3, 4, 5].map((score) => h("label", { class: "pill" },
+      h("input", { type: "radio", name: "confidence", value: score, disabled: !open,
+        checked: first.confidence === score }), h("span", {}, `${score}`))));
+  const reason = h("textarea", { id: "vote-reason", name: "reason", rows: 2, maxlength: 4000, disabled: !open });
+  reason.value = first.reason || "";
+  const submit = h("button", { type: "submit", class: "big", disabled: !open }, (view.votes || []).length ? S.change : S.cast);
+  form.replaceChildren(...slotSets, confidence, h("label", { for: "vote-reason", class: "field" }, S.reason), reason,
+    submit, h("p", { id: "vote-state", role: "status" }));
+  form.onsubmit = (e) => { e.preventDefault(); castVote(form, slots, round.round); };
+  showVoteState();
+}
+
+async function castVote(form, slots, round) {
+  const data = new FormData(form);
+  const picks = [];
+  for (let slot = 1; slot <= slots; slot += 1) {
+    if (!data.has(`slot-${slot}`)) { voteState = { refused: S.pick_one }; showVoteState(); return; }
+    picks.push(data.get(`slot-${slot}`) || null);
+  }
+  const confidence = data.get("confidence") ? Number(data.get("confidence")) : null;
+  const reason = data.get("reason") || "";
+  voteState = "pending";
+  showVoteState();
+  for (let slot = 1; slot <= slots; slot += 1) {
+    const reply = await live.send("vote", { round, slot, alias: picks[slot - 1], confidence, reason });
+    if (!reply.ok) { voteState = { refused: reply.error.message }; showVoteState(); return; }
+    view.votes = [...(view.votes || []).filter((v) => v.slot !== slot),
+      { round, slot, alias: picks[slot - 1], confidence, reason }];
+  }
+  voteState = "saved";
+  showVoteState();
+}
+
+function showVoteState() {
+  const target = node("vote-state");
+  if (!target) return;
+  const votes = (view.votes || []).slice().sort((a, b) => a.slot - b.slot);
+  const choice = votes.map((v) => v.alias ?? S.abstained).join(", ");
+  target.className = voteState && voteState.refused ? "refused" : "";
+  target.textContent = voteState === "pending" ? S.vote_pending
+    : voteState && voteState.refused ? format(S.refused, { message: voteState.refused })
+    : votes.length ? format(S.vote_saved, { choice }) : "";
+}

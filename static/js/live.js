@@ -1,0 +1,185 @@
+// The pages' side of the live protocol (docs/protocol.md): a snapshot, then events under the
+// version rules; every action carries an id and is resent with it until the server acknowledges
+// it, across reconnects and page reloads (the outbox lives in localStorage; the server de-duplicates).
+import { io } from "../vendor/socket.io/socket.io.esm.min.js";
+
+const ACK_TIMEOUT_MS = 10000;
+const RETRY_MS = 1500;
+const RETRYABLE = new Set(["server_error", "timeout", "not_connected"]);
+
+// The page's words in the person's language (rendered by the server from the catalogs).
+export function strings() {
+  const read = (id) => { const node = document.getElementById(id); return node ? JSON.parse(node.textContent) : {}; };
+  return { ...read("vtt-common-strings"), ...read("vtt-strings") };
+}
+
+export function boot() {
+  return JSON.parse(document.getElementById("vtt-boot").textContent);
+}
+
+// A tiny element builder: h("p", {class: "x"}, "text", child).
+export function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+export function format(template, values) {
+  return template.replace(/\{(\w+)\}/g, (_, key) => (key in values ? values[key] : `{${key}}`));
+}
+
+export function newId(prefix) {
+  const random = crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  return `${prefix}-${random}`.slice(0, 64);
+}
+
+// Seconds left to an ISO deadline (null without one), for countdowns.
+export function secondsLeft(deadline) {
+  if (!deadline) return null;
+  return Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000));
+}
+
+export class Live {
+  // auth: the Socket.IO auth object; key: where this person's outbox is kept in localStorage.
+  constructor({ auth, key, onView, onConnection, onRefused }) {
+    this.auth = auth;
+    this.storageKey = `vtt-outbox:${key}`;
+    this.onView = onView;             // (data, eventName|null) after the view changed
+    this.onConnection = onConnection || (() => {});
+    this.onRefused = onRefused || (() => {});
+    this.data = null;
+    this.known = -1;
+    this.fromSnapshot = true;
+    this.waiters = new Map();         // action id -> resolve
+    this.outbox = this.loadOutbox();  // id -> {event, payload}
+    this.inFlight = new Set();
+    this.socket = io({ auth: (cb) => cb(this.auth), transports: ["websocket", "polling"] });
+    this.socket.on("connect", () => { this.onConnection(true); this.flush(); });
+    this.socket.on("disconnect", () => { this.inFlight.clear(); this.onConnection(false); });
+    this.socket.on("connect_error", (error) => {
+      if (error && error.data && error.data.code) {
+        this.socket.disconnect();  // refused (bad link, closed join): no point in retrying
+        this.onRefused(error.data);
+      }
+    });
+    this.socket.on("snapshot", (snapshot) => this.applySnapshot(snapshot));
+    this.socket.on("presence", (connected) => {  // who is connected (host only; not part of the versioned state)
+      if (this.data) { this.data.connected = connected; this.onView(this.data, "presence"); }
+    });
+    this.socket.onAny((event, payload) => {
+      if (event !== "snapshot" && event !== "presence") this.applyEvent(event, payload);
+    });
+    window.setInterval(() => this.flush(), RETRY_MS);
+  }
+
+  applySnapshot(snapshot) {
+    this.data = snapshot;
+    this.known = snapshot.state_version;
+    this.fromSnapshot = true;
+    if (snapshot.me && snapshot.me.token && this.auth.code) {
+      this.auth = { token: snapshot.me.token };  // an open-join juror reconnects as themself
+    }
+    this.onView(this.data, null);
+  }
+
+  applyEvent(event, payload) {
+    if (!this.data || !payload || typeof payload.state_version !== "number") return;
+    const version = payload.state_version;
+    const previous = payload.prev_version || 0;
+    if (version < this.known) return;
+    if (version === this.known && (this.fromSnapshot || previous !== this.known)) return;
+    if (previous > this.known) { this.resync(); return; }
+    this.known = version;
+    this.fromSnapshot = false;
+    const bare = { ...payload };
+    delete bare.state_version;
+    delete bare.prev_version;
+    applyToView(this.data, event, bare);
+    this.onView(this.data, event);
+  }
+
+  resync() {
+    this.socket.timeout(ACK_TIMEOUT_MS).emit("snapshot", null, (error, reply) => {
+      if (!error && reply && reply.ok) this.applySnapshot(reply.snapshot);
+    });
+  }
+
+  // Send an action until it is acknowledged; resolves with the server's reply (ok, or a refusal).
+  send(event, payload, prefix = event) {
+    const id = payload.id || newId(prefix);
+    const message = { ...payload, id };
+    this.outbox[id] = { event, payload: message };
+    this.saveOutbox();
+    const done = new Promise((resolve) => this.waiters.set(id, resolve));
+    this.flush();
+    return done;
+  }
+
+  pending() {
+    return Object.keys(this.outbox).length;
+  }
+
+  flush() {
+    if (!this.socket.connected) return;
+    for (const [id, { event, payload }] of Object.entries(this.outbox)) {
+      if (this.inFlight.has(id)) continue;
+      this.inFlight.add(id);
+      this.socket.timeout(ACK_TIMEOUT_MS).emit(event, payload, (error, reply) => {
+        this.inFlight.delete(id);
+        if (error || !reply || (!reply.ok && RETRYABLE.has(reply.error && reply.error.code))) return;  // again later
+        delete this.outbox[id];
+        this.saveOutbox();
+        const resolve = this.waiters.get(id);
+        this.waiters.delete(id);
+        if (resolve) resolve(reply);
+        this.onView(this.data, `ack:${event}`);
+      });
+    }
+  }
+
+  loadOutbox() {
+    try { return JSON.parse(localStorage.getItem(this.storageKey) || "{}"); } catch { return {}; }
+  }
+
+  saveOutbox() {
+    try { localStorage.setItem(this.storageKey, JSON.stringify(this.outbox)); } catch { /* private mode: memory only */ }
+  }
+}
+
+// What each event changes in a view (the same rules as vtt/bots/view.py).
+function applyToView(data, event, payload) {
+  switch (event) {
+    case "status": data.status = payload; break;
+    case "round":
+      Object.assign(data, { round: payload, revealed: [], sheet: [], votes: [], question: null });
+      break;
+    case "question": data.question = payload; data.answer = null; break;
+    case "answers":
+      data.revealed = [...(data.revealed || []).filter((item) => item.question !== payload.question), payload];
+      break;
+    case "answer": {  // the host's: an answer as it arrives or is edited
+      const answers = data.answers || (data.answers = {});
+      const rows = (answers[payload.question] || []).filter((row) => row.player.id !== payload.player.id);
+      answers[payload.question] = [...rows, payload];
+      break;
+    }
+    case "tells": data.tells = payload; break;
+    case "votes": data.votes = payload; break;
+    case "tally":
+      data.tallies = [...(data.tallies || []).filter((t) => t.round !== payload.round), payload];
+      break;
+    case "identities":
+      data.identities = [...(data.identities || []).filter((i) => i.round !== payload.round), payload];
+      break;
+    default: break;
+  }
+}

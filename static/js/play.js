@@ -1,0 +1,102 @@
+// A player's page: the lobby, the clip and question, an answer by option or text within the time limit
+// (changeable until answering closes), and a clear "received" once the server has it on disk.
+import { Live, boot, format, h, strings } from "./live.js";
+import { clipPlayer, connectionLine, phaseText, tickWhileDeadline } from "./show.js";
+
+const S = strings();
+const { auth, key } = boot();
+const node = (id) => document.getElementById(id);
+let view = null;
+let shownQuestion = null;  // the question whose form is on screen (kept while the player types)
+let answerState = null;    // null | "sending" | "received" | {refused}
+
+const live = new Live({
+  auth,
+  key,
+  onView: (data, event) => { view = data; if (!event || !event.startsWith("ack:")) render(); },
+  onConnection: (online) => connectionLine(node("connection"), online, S),
+  onRefused: (error) => { node("phase").textContent = format(S.refused, { message: error.message }); },
+});
+tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = phaseText(view.status, S); });
+
+function render() {
+  const status = view.status || {};
+  node("me").textContent = view.me ? format(S.me, { name: view.me.name }) : "";
+  node("phase").textContent = status.round && view.playing === false && status.phase !== "finished"
+    ? S.sitting_out : phaseText(status, S);
+  const question = view.question;
+  node("question").hidden = !question;
+  if (!question) { shownQuestion = null; return; }
+  const answering = status.phase === "answering";
+  if (!shownQuestion || shownQuestion.id !== question.id) {
+    shownQuestion = question;
+    answerState = view.answer && view.answer.question === question.id ? "received" : null;
+    const player = clipPlayer(question.clip);
+    node("clip").replaceChildren(...(player ? [player] : []));
+    node("question-body").replaceChildren(h("p", { class: "question-text" }, question.text));
+    buildForm(question);
+  }
+  setOpen(answering);
+  showState();
+}
+
+function buildForm(question) {
+  const form = node("answer-form");
+  const mine = view.answer && view.answer.question === question.id ? view.answer : null;
+  let field;
+  if (question.type === "mcq") {
+    field = h("fieldset", { class: "choice-list" }, h("legend", {}, S.your_answer),
+      question.choices.map((choice, index) => h("label", { class: "pill" },
+        h("input", { type: "radio", name: "choice", value: index, checked: mine ? mine.choice === index : false }),
+        h("span", {}, `${String.fromCharCode(65 + index)}. ${choice}`))));
+  } else {
+    const text = h("textarea", { id: "answer-text", name: "text", rows: 4, maxlength: 4000 });
+    text.value = mine ? mine.text : "";
+    field = [h("label", { for: "answer-text", class: "field" }, S.your_answer), text];
+  }
+  form.replaceChildren(...[field].flat(), h("button", { type: "submit", class: "big" }, mine ? S.change : S.send));
+  form.onsubmit = (event) => { event.preventDefault(); submit(question); };
+  form.hidden = false;
+}
+
+function setOpen(open) {
+  for (const control of node("answer-form").querySelectorAll("input, textarea, button")) control.disabled = !open;
+}
+
+async function submit(question) {
+  const data = new FormData(node("answer-form"));
+  const payload = { question: question.id };
+  if (question.type === "mcq") {
+    if (!data.has("choice")) { answerState = { refused: S.choose }; showState(); return; }
+    payload.choice = Number(data.get("choice"));
+  } else {
+    payload.text = (data.get("text") || "").trim();
+    if (!payload.text) { answerState = { refused: S.write }; showState(); return; }
+  }
+  answerState = "sending";
+  showState();
+  const reply = await live.send("answer", payload);
+  answerState = reply.ok ? "received" : { refused: reply.error.message };
+  if (reply.ok) {
+    view.answer = { question: question.id, text: payload.text || "", choice: payload.choice ?? null };
+    node("answer-form").querySelector("button").textContent = S.change;
+  }
+  showState();
+}
+
+function showState() {
+  const target = node("answer-state");
+  const closed = view.status.phase !== "answering" && view.status.phase !== "clip";
+  target.className = answerState === "received" ? "received" : answerState && answerState.refused ? "refused" : "";
+  target.textContent = answerState === "sending" ? S.sending
+    : answerState === "received" ? (closed ? format(S.kept, { answer: describe() }) : S.received)
+    : answerState && answerState.refused ? format(S.refused, { message: answerState.refused })
+    : closed && view.status.phase !== "clip" ? S.closed : "";
+}
+
+function describe() {
+  const mine = view.answer;
+  if (!mine) return "";
+  return mine.choice !== null && mine.choice !== undefined && shownQuestion
+    ? shownQuestion.choices[mine.choice] : mine.text;
+}

@@ -1,0 +1,97 @@
+// What the jury, the players and the stage show alike: the flow line, the question, a clip, the tally, reveals.
+import { format, h, secondsLeft } from "./live.js";
+
+export function phaseText(status, S) {
+  if (!status) return "";
+  const words = S[`phase_${status.phase}`] || status.phase;
+  let line = format(words, { round: status.round || 0, rounds: status.rounds || 0 });
+  if (status.round && !["lobby", "draft", "finished"].includes(status.phase)) {
+    const where = [format(S.round_of, { round: status.round, rounds: status.rounds })];
+    if (status.position) where.push(format(S.question_of, { position: status.position, count: status.questions_in_round }));
+    line = `${where.join(" · ")} — ${line}`;
+  }
+  const left = secondsLeft(status.deadline);
+  if (left !== null && ["answering", "voting"].includes(status.phase)) line += ` (${format(S.seconds_left, { seconds: left })})`;
+  return line;
+}
+
+// Re-render every second while a deadline runs, so the countdown moves.
+export function tickWhileDeadline(getStatus, render) {
+  window.setInterval(() => {
+    const status = getStatus();
+    if (status && status.deadline) render();
+  }, 1000);
+}
+
+export function connectionLine(node, online, S) {
+  node.textContent = online ? S.connected : S.offline;
+  node.classList.toggle("offline", !online);
+}
+
+export function clipSource(clip) {
+  if (!clip || !clip.src) return null;
+  const src = /^(https?:)?\/\//.test(clip.src) || clip.src.startsWith("/") ? clip.src
+    : `/media/${clip.src.split("/").map(encodeURIComponent).join("/")}`;
+  const span = clip.start !== null && clip.start !== undefined
+    ? `#t=${clip.start}${clip.end !== null && clip.end !== undefined ? `,${clip.end}` : ""}` : "";
+  return src + span;
+}
+
+// A clip honouring its start and end seconds (the media fragment seeks; the end is enforced here too).
+export function clipPlayer(clip, { autoplay = false } = {}) {
+  const src = clipSource(clip);
+  if (!src) return null;
+  const video = h("video", { src, controls: true, preload: "metadata", playsinline: true, class: "clip-video" });
+  if (autoplay) video.autoplay = true;
+  if (clip.end !== null && clip.end !== undefined) {
+    video.addEventListener("timeupdate", () => { if (video.currentTime >= clip.end) video.pause(); });
+  }
+  return video;
+}
+
+export function questionView(question, S, { clip = false } = {}) {
+  const parts = [h("p", { class: "question-text" }, question.text)];
+  if (question.type === "mcq" && question.choices.length) {
+    parts.push(h("ol", { class: "choices" }, question.choices.map((choice) => h("li", {}, choice))));
+  }
+  if (clip) {
+    const player = clipPlayer(question.clip);
+    if (player) parts.unshift(player);
+  }
+  return parts;
+}
+
+export function tallyView(tally, S) {
+  const most = Math.max(1, ...tally.votes.map((row) => row.votes));
+  return h("section", { class: "card tally", "aria-label": format(S.tally_title, { round: tally.round }) },
+    h("h2", {}, format(S.tally_title, { round: tally.round })),
+    h("ul", { class: "bars" }, tally.votes.map((row) => h("li", {},
+      h("span", { class: "bar-alias" }, row.alias),
+      h("span", { class: "bar-track" }, h("span", { class: "bar-fill", style: `width:${(100 * row.votes) / most}%` })),
+      h("span", { class: "bar-votes" }, `${row.votes}`)))),
+    h("p", { class: "muted" }, [
+      tally.majority ? format(S.majority, { alias: tally.majority }) : S.no_majority,
+      tally.abstentions ? ` · ${format(S.abstentions, { count: tally.abstentions })}` : "",
+    ].join("")));
+}
+
+export function identitiesView(identities, S) {
+  return h("section", { class: "card identities" },
+    h("h2", {}, format(S.revealed_title, { round: identities.round })),
+    h("ul", {}, identities.revealed.map((row) => h("li", { class: row.is_ai ? "is-ai" : "is-human" },
+      h("strong", {}, row.alias), " — ",
+      row.is_ai ? S.ai : (row.age ? format(S.human_age, { age: row.age }) : S.human)))));
+}
+
+// The tallies and reveals of the current round (and earlier ones), newest first.
+export function resultsView(data, S) {
+  const shown = [];
+  const rounds = new Set([...(data.tallies || []).map((t) => t.round), ...(data.identities || []).map((i) => i.round)]);
+  for (const number of [...rounds].sort((a, b) => b - a)) {
+    const tally = (data.tallies || []).find((t) => t.round === number);
+    const revealed = (data.identities || []).find((i) => i.round === number);
+    if (revealed) shown.push(identitiesView(revealed, S));
+    if (tally) shown.push(tallyView(tally, S));
+  }
+  return shown;
+}

@@ -1,0 +1,47 @@
+// The stage screen (projector): the join QR in the lobby, the clip and question, the answers at the reveal
+// in large type, how many jurors have voted, the tally and the reveals. It sees what the jury sees.
+import { Live, boot, format, h, strings } from "./live.js";
+import { clipPlayer, connectionLine, phaseText, questionView, resultsView, tickWhileDeadline } from "./show.js";
+
+const S = strings();
+const { auth, key } = boot();
+const node = (id) => document.getElementById(id);
+let view = null;
+let clipOf = null;  // the question whose clip is playing (not restarted by other events)
+
+new Live({
+  auth,
+  key,
+  onView: (data) => { view = data; render(); },
+  onConnection: (online) => connectionLine(node("connection"), online, S),
+  onRefused: (error) => { node("phase").textContent = error.message; },
+});
+tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = phaseText(view.status, S); });
+
+function render() {
+  const status = view.status || {};
+  const phase = status.phase;
+  node("phase").textContent = phaseText(status, S);
+  node("join").hidden = !["draft", "lobby"].includes(phase) || !status.open_join;
+  const question = view.question;
+  const showQuestion = question && ["clip", "answering", "answers_closed", "judging"].includes(phase);
+  node("question").hidden = !showQuestion;
+  if (showQuestion && clipOf !== question.id) {
+    clipOf = question.id;
+    const player = clipPlayer(question.clip, { autoplay: true });
+    node("question").replaceChildren(...[player, ...questionView(question, S)].filter(Boolean));
+  } else if (!showQuestion) {
+    clipOf = null;
+  }
+  const current = (view.revealed || []).find((shown) => question && shown.question === question.id);
+  node("answers").hidden = !(current && phase === "judging");
+  if (current) {
+    node("answers-grid").replaceChildren(...current.answers.map((answer) => h("div", { class: "card" },
+      h("span", { class: "alias" }, answer.alias), " ", answer.answered ? answer.text : h("em", {}, S.no_answer))));
+  }
+  node("count").hidden = phase !== "voting" || !view.votes;
+  if (view.votes) node("vote-count").textContent = format(S.voted, view.votes);
+  const results = ["tally", "identities", "finished", "vote_closed", "round"].includes(phase) ? resultsView(view, S) : [];
+  node("results").replaceChildren(...results.slice(0, 2));
+  node("results").hidden = !results.length;
+}

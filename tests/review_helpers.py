@@ -1,0 +1,60 @@
+"""A session played to the end over the Socket.IO test client, for the grading and results pages' tests."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from tests.conftest import login
+from tests.live_helpers import People, Role, client_id, make_session
+from vtt.extensions import socketio
+from vtt.models import RoundAlias
+
+# Who each of the 4 jurors names, round by round (None: abstains).  Round 1: the AI 3 of 4 cast votes,
+# Mina 1 (4 voters); round 2: Mina 2, the AI 1, one abstention.
+VOTES = {1: ["Agent", "Agent", "Agent", "Mina"], 2: ["Mina", "Mina", "Agent", None]}
+
+
+def answer_text(name: str, qid_position: int) -> str:
+    return f"{name} thinks it is answer {qid_position}"
+
+
+def play_session(app, db_factory, votes: dict[int, list[str | None]] = VOTES,
+                 participants: dict[int, list[str]] | None = None, **session_options) -> People:
+    """Two rounds of two demo questions, 3 players (Agent is the AI), 4 jurors; every player of a round
+    (``participants``: names per round, default everyone) answers every question (open: a text, mcq:
+    option B), jurors vote as ``votes`` says; the session finishes."""
+    people = make_session(db_factory, rounds=len(votes), per_round=2, jurors=4, **session_options)
+    client = app.test_client()
+    login(client)
+    host = Role(socketio, app, {"code": people.code, "role": "host"}, flask_client=client)
+    players = {name: Role(socketio, app, {"token": token}) for name, token in people.players.items()}
+    jurors = {label: Role(socketio, app, {"token": token}) for label, token in people.jurors.items()}
+    for number, names in (participants or {}).items():
+        host.host("set_participants", round=number, players=[people.player_ids[name] for name in names])
+    host.host("open_lobby")
+    for number, picks in votes.items():
+        host.host("start_round")
+        playing = (participants or {}).get(number, list(players))
+        for position in (1, 2):
+            host.host("show_question")
+            question = players[playing[0]].last("question")
+            host.host("open_answering")
+            for name in playing:
+                player = players[name]
+                given = {"choice": 1} if question["type"] == "mcq" else {"text": answer_text(name, position)}
+                assert player.send("answer", {"id": client_id(), "question": question["id"], **given})["ok"]
+            host.host("close_answering")
+            host.host("reveal")
+        host.host("open_vote")
+        with db_factory() as db:
+            alias_of = {row.player_id: row.alias for row in db.scalars(
+                select(RoundAlias).where(RoundAlias.session_id == people.session_id, RoundAlias.round == number))}
+        for (label, juror), pick in zip(jurors.items(), picks):
+            alias = alias_of[people.player_ids[pick]] if pick else None
+            assert juror.send("vote", {"id": client_id(), "round": number, "alias": alias, "confidence": 3})["ok"]
+        host.host("close_vote")
+        host.host("show_tally")
+    host.host("finish")
+    for role in [host, *players.values(), *jurors.values()]:
+        role.client.disconnect()
+    return people

@@ -1,0 +1,168 @@
+"""The grading view over HTTP: two graders' marks kept apart, their kappa, final marks, and what reports then read."""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+
+import pandas as pd
+import pytest
+from sqlalchemy import func, select
+
+from tests.conftest import form_token, login
+from tests.review_helpers import play_session
+from vtt.models import Answer, Event, Grade, GraderMark, Player, SessionQuestion, VttSession
+from vtt.session_data import session_frames
+
+
+@pytest.fixture
+def played(app, db_factory):
+    return play_session(app, db_factory)
+
+
+def open_answers(db_factory, people) -> dict[tuple[str, str], int]:
+    """``{(player, qid): answer id}`` of the session's open answers (q05 and q11 with the demo bank's seed)."""
+    with db_factory() as db:
+        rows = db.execute(select(Player.name, SessionQuestion, Answer.id)
+                          .join(Answer, Answer.player_id == Player.id)
+                          .join(SessionQuestion, SessionQuestion.id == Answer.session_question_id)
+                          .where(Answer.session_id == people.session_id)).all()
+        return {(name, sq.question.qid): answer_id for name, sq, answer_id in rows if sq.question.type.value == "open"}
+
+
+def host_client(app):
+    """Another host's browser (a grader of their own), signed in."""
+    client = app.test_client()
+    login(client)
+    return client
+
+
+def post(client, path: str, **data):
+    return client.post(path, data={"csrf_token": form_token(client, path.rsplit("/", 1)[0] + "/"), **data})
+
+
+def name_grader(client, base: str, name: str) -> None:
+    response = post(client, f"{base}/grader", grader=name)
+    assert response.status_code == 302
+
+
+# Ana and Ben on the six open answers: they agree on four (Mina q05 and q11 right, Grace q05 and Agent q11
+# wrong) and disagree on Grace q11 and Agent q05, where Ana says right and Ben wrong.
+# p_o = 4/6; Ana says right 4/6, Ben 2/6 -> p_e = (4/6)(2/6) + (2/6)(4/6) = 4/9; kappa = (2/3 - 4/9) / (5/9) = 0.4
+ANA = {("Mina", "q05"): 1, ("Grace", "q05"): 0, ("Agent", "q05"): 1,
+       ("Mina", "q11"): 1, ("Grace", "q11"): 1, ("Agent", "q11"): 0}
+BEN = {("Mina", "q05"): 1, ("Grace", "q05"): 0, ("Agent", "q05"): 0,
+       ("Mina", "q11"): 1, ("Grace", "q11"): 0, ("Agent", "q11"): 0}
+
+
+def test_two_graders_kappa_and_the_final_mark_the_reports_use(app, played, db_factory):
+    answers = open_answers(db_factory, played)
+    assert set(answers) == set(ANA)
+    base = f"/host/sessions/{played.session_id}/grading"
+    ana = host_client(app)
+    ben = host_client(app)
+    name_grader(ana, base, "Ana")
+    name_grader(ben, base, "  Ben ")
+    for client, marks in ((ana, ANA), (ben, BEN)):
+        for key, correct in marks.items():
+            extra = {"depth": "4", "coherence": "5"} if client is ana and key == ("Mina", "q05") else {}
+            response = post(client, f"{base}/mark", answer_id=answers[key], correct=str(correct), **extra)
+            assert response.status_code == 302 and response.headers["Location"].endswith(f"#answer-{answers[key]}")
+    # each grader's marks are kept apart, under their own name
+    with db_factory() as db:
+        kept = {(m.grader, m.answer_id): m.correct for m in db.scalars(select(GraderMark))}
+        assert kept == {**{("Ana", answers[k]): bool(v) for k, v in ANA.items()},
+                        **{("Ben", answers[k]): bool(v) for k, v in BEN.items()}}
+        assert db.scalar(select(func.count()).select_from(Grade)) == 0  # nobody set a final mark yet
+        assert db.scalar(select(func.count()).select_from(Event).where(Event.kind == "grade.mark")) == 12
+
+    page = ana.get(f"{base}/").get_data(as_text=True)
+    assert 'id="grader-name">Ana<' in page
+    pair = re.search(r'<tr data-pair="Ana\|Ben">.*?</tr>', page, re.S).group(0)
+    assert re.search(r'class="num items">6<', pair) and re.search(r'class="num kappa">0\.40<', pair)
+    assert re.search(r'id="count-disagreements">2<', page)
+    assert "Set final marks where all graders agree (4 answers)" in page
+    assert "graders disagree" in re.search(rf'id="answer-{answers["Grace", "q11"]}".*?</blockquote>', page, re.S)[0]
+
+    # one click: the four answers the graders agree on; the two disagreements stay open
+    assert post(ana, f"{base}/settle").status_code == 302
+    with db_factory() as db:
+        finals = {g.answer_id: g for g in db.scalars(select(Grade))}
+    assert set(finals) == {answers[k] for k in ANA if ANA[k] == BEN[k]}
+    mina = finals[answers["Mina", "q05"]]
+    assert (mina.correct, mina.grader, mina.depth, mina.coherence, mina.accuracy) == (True, "Ana", 4, 5, None)
+    # the final mark settles the disagreements (Ben's view of Grace, Ana's of the AI)
+    post(ben, f"{base}/final", answer_id=answers["Grace", "q11"], correct="0")
+    post(ben, f"{base}/final", answer_id=answers["Agent", "q05"], correct="1", accuracy="3")
+    page = ben.get(f"{base}/?show=unsettled").get_data(as_text=True)
+    assert re.search(r'id="count-finals">6<', page) and "data-answer=" not in page
+
+    # the reports read the final marks (mcq answers: option B, wrong against both keys)
+    with db_factory() as db:
+        frames = session_frames(db, db.get(VttSession, played.session_id))
+    assert frames.ungraded.empty
+    graded = frames.answers.set_index(["player", "qid"])["correct"]
+    assert {key: bool(graded[key]) for key in ANA} == {
+        ("Mina", "q05"): True, ("Grace", "q05"): False, ("Agent", "q05"): True,
+        ("Mina", "q11"): True, ("Grace", "q11"): False, ("Agent", "q11"): False}
+    report = ana.get(f"/host/sessions/{played.session_id}/results/files/report-csv.zip")
+    with zipfile.ZipFile(io.BytesIO(report.data)) as archive:
+        profile = pd.read_csv(archive.open("profile_players.csv")).set_index("player")["correct"]
+        assert "ungraded.csv" not in archive.namelist()
+    assert profile.to_dict() == {"Mina": 2, "Grace": 0, "Agent": 1}
+
+
+def test_a_graders_later_change_shows_against_the_final_mark(app, played, db_factory):
+    answers = open_answers(db_factory, played)
+    base = f"/host/sessions/{played.session_id}/grading"
+    ana = host_client(app)
+    name_grader(ana, base, "Ana")
+    target = answers["Mina", "q05"]
+    post(ana, f"{base}/mark", answer_id=target, correct="1")
+    assert post(ana, f"{base}/settle", answer_id=target).status_code == 302
+    post(ana, f"{base}/mark", answer_id=target, correct="0")  # Ana changes her mind: the final mark stays
+    with db_factory() as db:
+        assert db.scalar(select(Grade.correct).where(Grade.answer_id == target)) is True
+    page = ana.get(f"{base}/?show=disagreements").get_data(as_text=True)
+    assert f'id="answer-{target}"' in page and "differs from the graders" in page
+    assert "Agreement needs a second grader." in page
+
+
+@pytest.mark.parametrize(("form", "field", "message"), [
+    ({"answer_id": "999999", "correct": "1"}, "answer_id", "this session has no answer “999999”"),
+    ({"answer_id": "{open}", "correct": "1", "depth": "6"}, "depth", "whole number from 0 to 5"),
+    ({"answer_id": "{open}", "correct": "yes"}, "correct", "choose correct or incorrect"),
+    ({"answer_id": "{mcq}", "correct": "1"}, "answer_id", "graded against the key"),
+])
+def test_bad_marks_are_refused_naming_the_field(app, played, db_factory, form, field, message):
+    answers = open_answers(db_factory, played)
+    with db_factory() as db:
+        mcq = db.scalar(select(Answer.id).where(Answer.session_id == played.session_id,
+                                                Answer.id.not_in(list(answers.values()))))
+    ids = {"{open}": str(answers["Mina", "q05"]), "{mcq}": str(mcq)}
+    base = f"/host/sessions/{played.session_id}/grading"
+    client = host_client(app)
+    name_grader(client, base, "Ana")
+    for action in ("mark", "final"):
+        response = post(client, f"{base}/{action}", **{key: ids.get(value, value) for key, value in form.items()})
+        page = response.get_data(as_text=True)
+        assert response.status_code == 400
+        alert = re.search(r'<p class="problem" role="alert" id="error" data-field="(\w+)">(.*?)</p>', page, re.S)
+        assert alert.group(1) == field and message in alert.group(2)
+    with db_factory() as db:
+        assert db.scalar(select(func.count()).select_from(GraderMark)) == 0
+        assert db.scalar(select(func.count()).select_from(Grade)) == 0
+
+
+def test_grading_needs_a_named_grader_and_the_host(app, client, played, db_factory):
+    base = f"/host/sessions/{played.session_id}/grading"
+    assert "/host/login" in client.get(f"{base}/").headers["Location"]
+    login(client)
+    page = client.get(f"{base}/").get_data(as_text=True)
+    assert 'id="grader-input"' in page and "Save my mark" not in page
+    answer = next(iter(open_answers(db_factory, played).values()))
+    response = post(client, f"{base}/mark", answer_id=answer, correct="1")
+    assert response.status_code == 400 and 'data-field="grader"' in response.get_data(as_text=True)
+    assert post(client, f"{base}/grader", grader="   ").status_code == 400
+    assert client.get("/host/sessions/999/grading/").status_code == 404

@@ -1,0 +1,185 @@
+"""The live pages in a real Chromium against a served gevent app: a host, two human players, an AI player
+(a small socket client in the test) and two jurors play one round to the tally and a reveal."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import socketio
+
+from tests.conftest import HOST_PASSWORD, ServedApp
+from tests.live_helpers import make_session
+from tests.test_browser import browser, screenshot_dir  # noqa: F401 - the shared Chromium fixture
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1366, "height": 900}
+WAIT_MS = 15_000
+PLAYERS = [{"name": "Mina", "kind": "human", "age": 10, "stage": "concrete"},
+           {"name": "Grace", "kind": "human", "age": 31},
+           {"name": "Agent", "kind": "ai"}]
+
+
+def no_sideways_scroll(page) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"{page.url} is {width} px wide"
+
+
+def page_text(page) -> str:
+    return page.inner_text("main")
+
+
+def host_step(host, label: str) -> None:
+    """Press the flow button ``label`` (only the current phase's buttons exist) and wait for its ack."""
+    host.get_by_role("button", name=label, exact=True).click()
+    host.wait_for_function("document.getElementById('flow-state').textContent === 'Done.'", timeout=WAIT_MS)
+    host.evaluate("document.getElementById('flow-state').textContent = ''")
+
+
+@pytest.fixture
+def served(database_url):
+    with ServedApp({"DATABASE_URL": database_url}) as app:
+        yield app
+    assert "Traceback" not in app.output, app.output
+
+
+def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory, tmp_path):  # noqa: F811
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=2, players=PLAYERS)
+    shots = screenshot_dir(tmp_path)
+    url = served.url
+
+    host = browser.new_page(viewport=LAPTOP)
+    host.goto(f"{url}/host/login?next=/host/sessions/{people.session_id}/live")
+    host.fill("#password", HOST_PASSWORD)
+    host.click("button[type=submit]")
+    host.wait_for_selector("#flow button[data-action=open_lobby]", timeout=WAIT_MS)
+
+    players = {}
+    for name in ("Mina", "Grace"):
+        players[name] = browser.new_page(viewport=PHONE if name == "Mina" else LAPTOP)
+        players[name].goto(f"{url}/play/{people.players[name]}")
+    jurors = {"J1": browser.new_page(viewport=PHONE), "J2": browser.new_page(viewport=LAPTOP)}
+    for label, page in jurors.items():
+        page.goto(f"{url}/jury/{people.jurors[label]}")
+        page.wait_for_function("document.getElementById('connection').textContent === 'Connected'", timeout=WAIT_MS)
+    stage = browser.new_page(viewport={"width": 1280, "height": 720})
+    stage.goto(f"{url}/stage/{people.code}")
+
+    agent = socketio.Client()
+    agent_questions = []
+    agent.on("question", lambda question: agent_questions.append(question))
+    agent.connect(url, auth={"token": people.players["Agent"]}, transports=["websocket"])
+    try:
+        host_step(host, "Open the lobby")
+        host_step(host, "Start round 1")
+        host_step(host, "Show question 1")
+        host_step(host, "Open answering")
+        for name, page in players.items():
+            page.wait_for_selector("#answer-form input[name=choice]:not([disabled])", timeout=WAIT_MS)
+            page.locator("#answer-form .pill").nth(2 if name == "Mina" else 1).click()
+            page.get_by_role("button", name="Send my answer").click()
+            page.wait_for_selector("#answer-state.received", timeout=WAIT_MS)
+            no_sideways_scroll(page)
+        question = agent_questions[-1]
+        ack = agent.call("answer", {"id": "agent-1", "question": question["id"], "choice": 2}, timeout=10)
+        assert ack["ok"] is True
+        host.wait_for_function("document.querySelectorAll('#answers tbody tr').length === 3", timeout=WAIT_MS)
+        assert {"Mina", "Grace", "Agent"} <= set(re.findall(r"Mina|Grace|Agent", host.inner_text("#answers")))
+        players["Mina"].screenshot(path=str(shots / "player-phone.png"))
+
+        host_step(host, "Close answering")
+        host_step(host, "Reveal the answers to the jury")
+        phone = jurors["J1"]
+        phone.wait_for_selector(".sheet-line", timeout=WAIT_MS)
+        assert phone.locator(".sheet-line").count() == 3
+        aliases = phone.locator(".sheet-line .alias").all_inner_texts()
+        assert sorted(aliases) == ["A", "B", "C"]
+        for name in ("Mina", "Grace", "Agent"):  # blinding: no name reaches a juror's page
+            assert name not in page_text(phone) and name not in page_text(stage)
+
+        # The juror types a note and reloads before it is saved: the draft is kept, then saved.
+        first = aliases[0]
+        note = phone.locator(".sheet-line").first.locator("textarea")
+        note.fill("answers like a quiz book")
+        phone.locator(".sheet-line").first.locator(".pill").nth(1).click()
+        phone.reload()
+        phone.wait_for_selector(".sheet-line", timeout=WAIT_MS)
+        assert phone.locator(".sheet-line").first.locator("textarea").input_value() == "answers like a quiz book"
+        phone.wait_for_selector(".sheet-line .line-state.saved", timeout=WAIT_MS)
+        no_sideways_scroll(phone)
+        phone.screenshot(path=str(shots / "juror-phone-sheet.png"), full_page=True)
+
+        host_step(host, "Open the vote")
+        stage.wait_for_selector("#count:not([hidden])", timeout=WAIT_MS)
+        for label, page in jurors.items():
+            page.wait_for_selector("#vote:not([hidden]) input[name=slot-1]:not([disabled])", timeout=WAIT_MS)
+            page.locator("#vote-form .suspects .pill").filter(has=page.locator(f"input[value='{first}']")).click()
+            page.locator("#vote-form .likeness .pill").nth(3).click()
+            page.get_by_role("button", name="Cast my vote").click()
+            page.wait_for_function("document.getElementById('vote-state').textContent.startsWith('Your vote is in')",
+                                   timeout=WAIT_MS)
+        host.wait_for_function("document.getElementById('votes').textContent.startsWith('2 of 2')", timeout=WAIT_MS)
+        stage.wait_for_function("document.getElementById('vote-count').textContent.startsWith('2 of 2')",
+                                timeout=WAIT_MS)
+        host_step(host, "Close the vote")
+        host_step(host, "Show the tally")
+        phone.wait_for_selector(".tally .bars li", timeout=WAIT_MS)
+        votes = dict(zip(phone.locator(".tally .bar-alias").all_inner_texts(),
+                         phone.locator(".tally .bar-votes").all_inner_texts()))
+        assert votes[first] == "2" and sum(int(v) for v in votes.values()) == 2
+        stage.wait_for_selector(".tally .bars li", timeout=WAIT_MS)
+        stage.screenshot(path=str(shots / "stage-tally.png"))
+        host_step(host, "Reveal identities")
+        phone.wait_for_selector(".identities li", timeout=WAIT_MS)
+        revealed = phone.inner_text(".identities")
+        assert first in revealed
+        host.screenshot(path=str(shots / "host-console.png"), full_page=True)
+        no_sideways_scroll(host)
+    finally:
+        agent.disconnect()
+
+    with db_factory() as db:
+        from sqlalchemy import select
+
+        from vtt.models import Juror, SheetEntry, Vote
+
+        j1 = db.scalar(select(Juror.id).where(Juror.session_id == people.session_id, Juror.label == "J1"))
+        line = db.scalar(select(SheetEntry).where(SheetEntry.juror_id == j1, SheetEntry.alias == first))
+        assert (line.note, line.human_likeness) == ("answers like a quiz book", 2)
+        assert db.scalar(select(Vote.alias).where(Vote.juror_id == j1)) == first
+
+
+def test_the_juror_page_speaks_korean_and_passes_an_accessibility_audit(browser, served, db_factory):  # noqa: F811
+    from axe_playwright_python.sync_playwright import Axe
+
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
+    page = browser.new_page(viewport=PHONE)
+    page.goto(f"{served.url}/jury/{people.jurors['J1']}?lang=ko")
+    page.wait_for_function("document.getElementById('me').textContent !== ''", timeout=WAIT_MS)
+    assert page.evaluate("document.documentElement.lang") == "ko"
+    assert "배심원" in page.inner_text("#me")  # "You are juror J1." in Korean
+    results = Axe().run(page)
+    serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    assert serious == [], json.dumps(serious, indent=1)[:2000]
+    no_sideways_scroll(page)
+
+
+def test_opening_a_join_link_creates_nothing_until_the_person_presses_join(browser, served, db_factory):  # noqa: F811
+    from sqlalchemy import func, select
+
+    from vtt.models import Juror
+
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=0, players=PLAYERS, open_join=True)
+    count = lambda: db_factory().scalar(select(func.count()).select_from(Juror)  # noqa: E731
+                                        .where(Juror.session_id == people.session_id))
+    page = browser.new_page(viewport=PHONE)
+    page.goto(f"{served.url}/join/{people.code}")
+    assert count() == 0
+    page.fill("#nickname", "Kim")
+    page.get_by_role("button", name="Join").click()
+    page.wait_for_url(re.compile(r"/jury/"), timeout=WAIT_MS)
+    page.wait_for_function("document.getElementById('me').textContent.includes('Kim')", timeout=WAIT_MS)
+    assert count() == 1
