@@ -131,6 +131,7 @@ def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory,
                          phone.locator(".tally .bar-votes").all_inner_texts()))
         assert votes[first] == "2" and sum(int(v) for v in votes.values()) == 2
         stage.wait_for_selector(".tally .bars li", timeout=WAIT_MS)
+        assert not stage.locator("#join").is_visible()  # the join QR is for the lobby (and open joins) only
         stage.screenshot(path=str(shots / "stage-tally.png"))
         host_step(host, "Reveal identities")
         phone.wait_for_selector(".identities li", timeout=WAIT_MS)
