@@ -110,7 +110,9 @@ def test_join_cards_carry_one_qr_per_person_with_their_own_link(served, db_facto
     cards = cards_by_link(reply.data, tmp_path)
     for label, token in people.jurors.items():  # each card: its person's label, role, session and code
         card = cards[f"{BASE}/jury/{token}"]
-        assert "Juror · Cards 2021" in card and re.search(rf"^{label}$", card, re.M) and token in card, card
+        # pdftotext joins a line that ends in "-" to the next one and drops the "-": a token may end in one
+        assert "Juror · Cards 2021" in card and re.search(rf"^{label}$", card, re.M), card
+        assert token.rstrip("-") in card, card
     assert "지수" in cards[f"{BASE}/play/{people.players['지수']}"]
     assert "Stage screen" in cards[f"{BASE}/stage/{people.code}"]
     assert "Join the jury" in cards[f"{BASE}/join/{people.code}"]
