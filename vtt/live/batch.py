@@ -33,7 +33,6 @@ class Submission:
     session_id: int
     action: Action
     reply: dict[str, Any] | None = None
-    timed_out: bool = False  # the sender stopped waiting (the writer's REPLY_TIMEOUT): it was answered "timeout"
 
 
 @dataclass(frozen=True)

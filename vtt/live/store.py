@@ -170,9 +170,24 @@ def _dbapi(db: Session):
     return connection
 
 
-def _parameters(prepared: _Prepared, row: dict[str, Any]) -> tuple[Any, ...]:
-    return tuple(row[name] if process is None else process(row[name])
-                 for name, process in zip(prepared.names, prepared.processors))
+_UNSET = object()
+
+
+def _parameters(prepared: _Prepared, rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """The rows' parameters in the statement's order, each through its column's bind processor (once for a
+    run of the same value: a batch's rows share their timestamp)."""
+    columns = []
+    for name, process in zip(prepared.names, prepared.processors):
+        values = [row[name] for row in rows]
+        if process is not None:
+            last, done, processed = _UNSET, None, []
+            for value in values:
+                if value is not last:
+                    last, done = value, process(value)
+                processed.append(done)
+            values = processed
+        columns.append(values)
+    return list(zip(*columns)) if columns else [()] * len(rows)
 
 
 def _execute_many(db: Session, statement, rows: list[dict[str, Any]]) -> None:
@@ -187,10 +202,11 @@ def _execute_many(db: Session, statement, rows: list[dict[str, Any]]) -> None:
         return
     cursor = _dbapi(db).cursor()
     try:
-        if len(rows) == 1:
-            cursor.execute(prepared.sql, _parameters(prepared, rows[0]))
+        parameters = _parameters(prepared, rows)
+        if len(parameters) == 1:
+            cursor.execute(prepared.sql, parameters[0])
         else:
-            cursor.executemany(prepared.sql, [_parameters(prepared, row) for row in rows])
+            cursor.executemany(prepared.sql, parameters)
     finally:
         cursor.close()
 

@@ -10,8 +10,6 @@ an expired phase closes by itself even when nobody acts.
 from __future__ import annotations
 
 import logging
-import time
-from collections import deque
 from datetime import datetime, timezone
 from typing import Any
 
@@ -32,7 +30,6 @@ MAX_BATCH = 500  # a batch holds the loop while it is decided and written: keep 
 GATHER_SECONDS = 0.003
 TICK_SECONDS = 0.25
 REPLY_TIMEOUT = 60
-EXPIRE_SECONDS = 1.0  # how often waiting senders are checked against REPLY_TIMEOUT
 
 
 class Writer:
@@ -47,7 +44,6 @@ class Writer:
         self._queue = eio.create_queue()
         self._make_event = eio.create_event
         self._pending_ticks: set[int] = set()
-        self._waiting: deque[tuple[float, Submission, Any]] = deque()  # (deadline, submission, its event), oldest first
         self._running = False
         self.batches = 0
 
@@ -56,39 +52,19 @@ class Writer:
             self._running = True
             self.socketio.start_background_task(self._drain)
             self.socketio.start_background_task(self._tick)
-            self.socketio.start_background_task(self._expire)
 
     def stop(self) -> None:
         self._running = False
         self._queue.put(None)
 
     def submit(self, session_id: int, action: Action) -> dict[str, Any]:
-        """Queue ``action`` and wait until its batch has committed; returns the reply for the client.
-
-        After ``REPLY_TIMEOUT`` seconds without a commit the sender is answered ``timeout`` (by
-        ``_expire``: one clock for every waiting sender, not a timer each)."""
+        """Queue ``action`` and wait until its batch has committed; returns the reply for the client."""
         done = self._make_event()
         submission = Submission(session_id, action)
-        self._waiting.append((time.monotonic() + REPLY_TIMEOUT, submission, done))
         self._queue.put((submission, done))
-        done.wait()
-        if submission.timed_out:
+        if not done.wait(REPLY_TIMEOUT):
             return {"ok": False, "error": {"code": "timeout", "message": "the server is busy; try again"}}
         return submission.reply
-
-    def _expire(self) -> None:
-        """Wake the senders whose action has waited ``REPLY_TIMEOUT`` seconds without a commit."""
-        while self._running or self._waiting:
-            self.socketio.sleep(EXPIRE_SECONDS)
-            now = time.monotonic()
-            while self._waiting:
-                deadline, submission, done = self._waiting[0]
-                if not done.is_set():
-                    if deadline > now:
-                        break
-                    submission.timed_out = True
-                    done.set()
-                self._waiting.popleft()
 
     def _drain(self) -> None:
         while self._running:
