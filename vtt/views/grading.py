@@ -54,36 +54,30 @@ def name_grader(session_id: int):
 @bp.post("/mark")
 @host_required
 def mark(session_id: int):
-    vtt_session = _session(session_id)
-    try:
-        grader = grader_name(session.get(GRADER_KEY))
-        answer = answer_to_grade(db.session, vtt_session, request.form.get("answer_id"))
-        given = MarkInput.from_form(request.form)
-        save_mark(db.session, vtt_session, answer, grader, given)
-    except GradingError as error:
-        db.session.rollback()
-        return _render(vtt_session, error)
-    db.session.commit()
-    flash(_("%(grader)s marked answer %(answer)s %(verdict)s.", grader=grader, answer=answer.id,
-            verdict=_("correct") if given.correct else _("incorrect")))
-    return _back(vtt_session, answer.id)
+    return _write_mark(session_id, save_mark, lambda grader, answer, verdict: _(
+        "%(grader)s marked answer %(answer)s %(verdict)s.", grader=grader, answer=answer.id, verdict=verdict))
 
 
 @bp.post("/final")
 @host_required
 def final(session_id: int):
+    return _write_mark(session_id, set_final, lambda _grader, answer, verdict: _(
+        "Final mark of answer %(answer)s: %(verdict)s.", answer=answer.id, verdict=verdict))
+
+
+def _write_mark(session_id: int, write, done_message):
+    """A grader's mark or a final mark: validate, write through the service, commit, say what was saved."""
     vtt_session = _session(session_id)
     try:
         grader = grader_name(session.get(GRADER_KEY))
         answer = answer_to_grade(db.session, vtt_session, request.form.get("answer_id"))
         given = MarkInput.from_form(request.form)
-        set_final(db.session, vtt_session, answer, grader, given)
+        write(db.session, vtt_session, answer, grader, given)
     except GradingError as error:
         db.session.rollback()
         return _render(vtt_session, error)
     db.session.commit()
-    flash(_("Final mark of answer %(answer)s: %(verdict)s.", answer=answer.id,
-            verdict=_("correct") if given.correct else _("incorrect")))
+    flash(done_message(grader, answer, _("correct") if given.correct else _("incorrect")))
     return _back(vtt_session, answer.id)
 
 

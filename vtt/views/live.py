@@ -35,18 +35,22 @@ def _session_by_code(code: str) -> VttSession:
 
 @bp.get("/play/<token>")
 def player_page(token: str):
-    player = db.session.scalar(select(Player).where(Player.token == token))
-    if player is None:
-        abort(404, description=_("This player link is not valid. Ask the host for yours."))
-    return render_template("live/play.html", auth={"token": token}, key=token, title=player.session.name)
+    return _person_page(Player, token, "live/play.html",
+                        _("This player link is not valid. Ask the host for yours."))
 
 
 @bp.get("/jury/<token>")
 def juror_page(token: str):
-    juror = db.session.scalar(select(Juror).where(Juror.token == token))
-    if juror is None:
-        abort(404, description=_("This juror link is not valid. Ask the host for yours."))
-    return render_template("live/jury.html", auth={"token": token}, key=token, title=juror.session.name)
+    return _person_page(Juror, token, "live/jury.html",
+                        _("This juror link is not valid. Ask the host for yours."))
+
+
+def _person_page(model: type[Player] | type[Juror], token: str, template: str, invalid: str):
+    """A player's or juror's own page: the token is checked here and again by the socket's auth."""
+    person = db.session.scalar(select(model).where(model.token == token))
+    if person is None:
+        abort(404, description=invalid)
+    return render_template(template, auth={"token": token}, key=token, title=person.session.name)
 
 
 @bp.route("/join/<code>", methods=["GET", "POST"])
