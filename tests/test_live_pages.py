@@ -79,6 +79,7 @@ def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory,
         host_step(host, "Open answering")
         for name, page in players.items():
             page.wait_for_selector("#answer-form input[name=choice]:not([disabled])", timeout=WAIT_MS)
+            assert page.inner_text("#phase").startswith("Round 1 of 1"), page.inner_text("#phase")  # playing
             page.locator("#answer-form .pill").nth(2 if name == "Mina" else 1).click()
             page.get_by_role("button", name="Send my answer").click()
             page.wait_for_selector("#answer-state.received", timeout=WAIT_MS)

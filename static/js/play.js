@@ -9,11 +9,19 @@ const node = (id) => document.getElementById(id);
 let view = null;
 let shownQuestion = null;  // the question whose form is on screen (kept while the player types)
 let answerState = null;    // null | "sending" | "received" | {refused}
+let playingRound = null;   // the round the snapshot's "playing" is about
 
 const live = new Live({
   auth,
   key,
-  onView: (data, event) => { view = data; if (!event || !event.startsWith("ack:")) render(); },
+  onView: (data, event) => {
+    // Whether this player plays a round is in the snapshot only (questions go to every player): a new round
+    // asks for a fresh one.
+    if (event === "status" && view && data.status.round !== playingRound) live.resync();
+    if (!event) playingRound = data.status ? data.status.round : null;
+    view = data;
+    if (!event || !event.startsWith("ack:")) render();
+  },
   onConnection: (online) => connectionLine(node("connection"), online, S),
   onRefused: (error) => { node("phase").textContent = format(S.refused, { message: error.message }); },
 });
