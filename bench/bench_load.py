@@ -12,7 +12,8 @@ the same lean client for both), then three rounds, each opened by the host:
 - ``sheets``: every juror types 5 judgment-sheet lines (each in two goes: a draft, then the whole)
   and votes once, all at random moments within the window; the lines are saved as the juror page
   saves them: every line changed since the last save in one ``sheet`` message, 1 s after typing
-  pauses and at most 2 s after the first unsaved change.
+  pauses and at most 2 s after the first unsaved change, but never sooner than the status's
+  ``sheet_save_seconds`` after the previous save (2 s at 2,000 jurors, 5 s at 5,000).
 
 Printed per round: vote (and sheet) ack p50/p95/p99/max, votes/s, recorded == acked (vtt: rows
 and event log read back from the database; reference: its in-memory count), errors, server CPU
@@ -45,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from loadclient import LeanClient, Refused  # noqa: E402
+from vtt.engine.audiences import sheet_save_seconds  # noqa: E402
 
 DEMO_BANK = ROOT / "vtt" / "demo" / "bank.csv"
 ROUNDS = ("paced", "burst", "sheets")
@@ -265,29 +267,35 @@ def _receive_order(conn):
     return conn.recv()
 
 
-def page_saves(edits: list[tuple[float, dict[str, Any]]]) -> list[tuple[float, list[dict[str, Any]]]]:
+def page_saves(edits: list[tuple[float, dict[str, Any]]], spacing: float) -> list[tuple[float, list[dict[str, Any]]]]:
     """When the juror page saves, and what: every line changed since the last save, in one message, once
-    typing pauses for SAVE_DEBOUNCE seconds or SAVE_MAX_WAIT seconds after the first unsaved change
-    (``static/js/jury.js`` does the same)."""
+    typing pauses for SAVE_DEBOUNCE seconds or SAVE_MAX_WAIT seconds after the first unsaved change, and
+    never sooner than ``spacing`` seconds after the previous save (the status's ``sheet_save_seconds``;
+    ``static/js/jury.js`` does the same)."""
     saves: list[tuple[float, list[dict[str, Any]]]] = []
     pending: dict[tuple[int, str], dict[str, Any]] = {}
     first = last = 0.0
+    previous = -spacing
+
+    def due() -> float:
+        return max(previous + spacing, min(last + SAVE_DEBOUNCE, first + SAVE_MAX_WAIT))
+
     for moment, line in sorted(edits, key=lambda edit: edit[0]):
-        due = min(last + SAVE_DEBOUNCE, first + SAVE_MAX_WAIT)
-        if pending and moment >= due:
-            saves.append((due, list(pending.values())))
+        if pending and moment >= due():
+            previous = due()
+            saves.append((previous, list(pending.values())))
             pending = {}
         if not pending:
             first = moment
         pending[(line["question"], line["alias"])] = line
         last = moment
     if pending:
-        saves.append((min(last + SAVE_DEBOUNCE, first + SAVE_MAX_WAIT), list(pending.values())))
+        saves.append((due(), list(pending.values())))
     return saves
 
 
 async def _round(jurors: list[LeanClient], rng: random.Random, *, kind: str, number: int, go: float, window: float,
-                 questions: list[int], aliases: list[str]) -> dict[str, Any]:
+                 questions: list[int], aliases: list[str], spacing: float) -> dict[str, Any]:
     latencies: dict[str, list[float]] = {"vote": [], "sheet": []}
     acked = {"vote": 0, "sheet": 0}
     errors: dict[str, int] = {}
@@ -328,7 +336,7 @@ async def _round(jurors: list[LeanClient], rng: random.Random, *, kind: str, num
             first, second = sorted(rng.uniform(0, window) for _ in range(2))
             edits += [(first, {**whole, "note": whole["note"][:9]}), (second, whole)]
         steps = [(moment, "sheet", {"id": f"r{number}-s{index}-{n}", "lines": lines})
-                 for n, (moment, lines) in enumerate(page_saves(edits))]
+                 for n, (moment, lines) in enumerate(page_saves(edits, spacing))]
         steps.append((rng.uniform(0, window), "vote", vote))
         await asyncio.gather(*(send(juror, event, payload, go + moment) for moment, event, payload in steps))
 
@@ -364,8 +372,8 @@ class ServerResult:
     rounds: list[RoundResult] = field(default_factory=list)
 
 
-async def host_moves(host: LeanClient, target: Target, number: int) -> tuple[list[int], list[str]]:
-    """Bring the round to an open vote; (question ids, aliases)."""
+async def host_moves(host: LeanClient, target: Target, number: int) -> tuple[list[int], list[str], float]:
+    """Bring the round to an open vote; (question ids, aliases, the pages' sheet save spacing in seconds)."""
     counter = iter(range(1, 1000))
 
     async def move(action: str) -> dict:
@@ -376,7 +384,7 @@ async def host_moves(host: LeanClient, target: Target, number: int) -> tuple[lis
 
     if target.name == "reference":
         await move("open_vote")
-        return [1, 2], ["A", "B", "C"]
+        return [1, 2], ["A", "B", "C"], sheet_save_seconds(len(target.tokens))  # the same load as vtt's
     if number == 1:
         await move("open_lobby")
     await move("start_round")
@@ -387,7 +395,7 @@ async def host_moves(host: LeanClient, target: Target, number: int) -> tuple[lis
     questions = [q["id"] for q in snapshot["questions"] if q["round"] == number]
     aliases = sorted(snapshot["rounds"][number - 1]["aliases"].values())
     await move("open_vote")
-    return questions, aliases
+    return questions, aliases, snapshot["status"]["sheet_save_seconds"]
 
 
 async def close_round(host: LeanClient, target: Target, number: int) -> dict[str, Any]:
@@ -444,14 +452,14 @@ def run_server(target: Target, seed: int, profile: str | None = None) -> ServerR
                     host = LeanClient(http, served.url, target.host_auth, {"Cookie": cookie})
                     await host.connect()
                     for number, kind in enumerate(ROUNDS, start=1):
-                        questions, aliases = await host_moves(host, target, number)
+                        questions, aliases, spacing = await host_moves(host, target, number)
                         window = 0.0 if kind == "burst" else window_for(len(target.tokens))
                         await asyncio.sleep(0.5)  # the opening status reaches every juror
                         spy = start_profile(served.process.pid, profile, f"{target.name}-{len(target.tokens)}-{kind}")
                         cpu, _ = served.cpu_seconds(), served.stall_ms(reset=True)
                         go = time.monotonic() + 0.3
                         parent.send({"kind": kind, "number": number, "go": go, "window": window,
-                                     "questions": questions, "aliases": aliases})
+                                     "questions": questions, "aliases": aliases, "spacing": spacing})
                         report = (await asyncio.to_thread(_expect, parent, "done", window + 4 * CALL_TIMEOUT))[1]
                         stall, cpu = served.stall_ms(), served.cpu_seconds() - cpu
                         stop_profile(spy)

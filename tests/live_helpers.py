@@ -108,7 +108,9 @@ def payload_text(payload: Any) -> str:
 
 
 IDENTITY_KEYS = {"name", "kind", "token", "latency_ms", "submitted_at", "player", "player_id", "players", "age",
-                 "stage", "is_ai", "id_player"}
+                 "stage", "is_ai", "id_player",
+                 # AI players: what produced an answer, who entered it, agents' reports, the bank's qid (players only)
+                 "provenance", "entered_by_host", "backend", "model", "settings", "agent", "agents", "qid"}
 
 
 def identity_leaks(payload: Any, people: People, *, allow_reveal: bool = False) -> list[str]:

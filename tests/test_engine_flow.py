@@ -877,3 +877,64 @@ def test_no_sheet_after_a_forced_finish():
     run.do(HOST, "finish", force=True)
     assert run.state.round_info[1].revealed == {H1, H2, AI}
     run.refuse(Actor("juror", J1), "sheet", "finished", question=Q11, alias=run.alias(AI), looks_like_ai=True)
+
+
+def test_juror_pages_are_told_to_save_less_often_as_jurors_grow():
+    state = make_state()
+    assert audiences.status(state)["sheet_save_seconds"] == 1
+    state.juror_labels = {f"J{n}" for n in range(2000)}
+    assert audiences.status(state)["sheet_save_seconds"] == 2
+    state.juror_labels = {f"J{n}" for n in range(2001)}
+    assert audiences.status(state)["sheet_save_seconds"] == 3
+    state.juror_labels = {f"J{n}" for n in range(20_000)}
+    assert audiences.status(state)["sheet_save_seconds"] == 5
+
+
+def test_the_host_enters_an_ai_player_s_open_answer_and_agents_report_to_the_host_only():
+    run = Run(make_state())
+    state = run.state
+    for move in ("open_lobby", "start_round"):
+        run.do(HOST, move)
+    run.question({H1: {"choice": 0}, AI: {"choice": 2}})
+    run.do(HOST, "show_question")  # Q12, open
+    players = [m for m in run.outcomes[-1].messages if m.event == "question"]
+    assert {m.audience: m.payload.get("qid") for m in players} == {"player": "q12", "juror": None, "stage": None,
+                                                                  "host": "q12"}
+    run.refuse(HOST, "enter_answer", "wrong_phase", player=AI, text="Her brother forgot.")
+    run.do(HOST, "open_answering")
+    run.refuse(HOST, "enter_answer", "not_ai", player=H1, text="Her brother forgot.")
+    run.refuse(HOST, "enter_answer", "empty", player=AI, text="   ")
+    run.refuse(HOST, "enter_answer", "bad_field", player=AI, text="x", source="dream")
+    run.refuse(Actor("player", AI), "answer", "too_long", question=Q12, text="x",
+               provenance={"backend": "http", "model": "m", "settings": {"prompt": "y" * 4000}})
+    run.refuse(Actor("player", H1), "answer", "not_ai", question=Q12, text="x", provenance={"backend": "me"})
+    run.do(Actor("player", AI), "answer", question=Q12, text="She is upset.",
+           provenance={"backend": "http", "model": "llava", "settings": {"temperature": 0}})
+    assert state.answers[Q12][AI].provenance == {"backend": "http", "model": "llava", "settings": {"temperature": 0}}
+    run.do(HOST, "enter_answer", player=AI, text="  Her brother forgot her birthday. ", source="import",
+           file="preds.jsonl")
+    entered = state.answers[Q12][AI]
+    assert (entered.text, entered.entered_by_host) == ("Her brother forgot her birthday.", True)
+    assert entered.provenance == {"backend": "host", "model": None,
+                                  "settings": {"source": "import", "file": "preds.jsonl"}}
+    (shown,) = [m.payload for m in run.outcomes[-1].messages]
+    assert shown["entered_by_host"] is True and shown["player"]["id"] == AI
+
+    run.refuse(Actor("player", H1), "agent", "not_ai", status="error", message="?")
+    run.refuse(Actor("player", AI), "agent", "bad_field", status="sleeping")
+    run.do(Actor("player", AI), "agent", status="error", message="backend raised ValueError")
+    messages = run.outcomes[-1].messages
+    assert [(m.audience, m.event) for m in messages] == [("host", "agent")]
+    assert messages[0].payload == {"player": AI, "status": "error", "message": "backend raised ValueError",
+                                   "at": run.now.isoformat().replace("+00:00", "Z")}
+    assert audiences.host_snapshot(state)["agents"] == {str(AI): {k: v for k, v in messages[0].payload.items()
+                                                                   if k != "player"}}
+    run.do(HOST, "close_answering")
+    run.do(HOST, "reveal")
+    run.refuse(HOST, "enter_answer", "wrong_phase", player=AI, text="too late")
+    run.do(HOST, "finish", force=True)
+    run.do(Actor("player", AI), "agent", status="ready")  # any phase
+    run.assert_all_blind()
+    for view in (audiences.stage_snapshot(state), audiences.juror_snapshot(state, "J1", [], [])):
+        assert_blind("juror", "snapshot", view, state.players, snapshot=True)
+    assert audiences.player_snapshot(state, H1)["status"]["phase"] == "finished"

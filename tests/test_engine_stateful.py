@@ -23,7 +23,7 @@ from vtt.engine import audiences
 from vtt.engine.rules import ALIASES, HOST_ACTIONS, MAX_TEXT, SYSTEM, Action, Actor, Refusal, decide
 from vtt.engine.state import LogEvent, SaveAnswer, SaveVote, SetPhase
 from vtt.live.tally import round_tally
-from vtt.models import Phase, RevealPolicy
+from vtt.models import Phase, PlayerKind, RevealPolicy
 
 HOST = Actor("host")
 UNKNOWN_PLAYER = 4242
@@ -76,6 +76,9 @@ HOST_ARGS: dict[str, st.SearchStrategy] = {
         st.fixed_dictionaries({"player": st.sampled_from(PLAYER_IDS), "redact": st.booleans()})),
     "finish": optional("force", st.booleans()),
     "set_open_join": st.fixed_dictionaries({"open": st.one_of(st.booleans(), st.just("yes"))}),
+    "enter_answer": st.one_of(
+        st.fixed_dictionaries({"player": st.sampled_from(PLAYER_IDS), "choice": st.integers(-1, 6)}),
+        st.fixed_dictionaries({"player": st.sampled_from(PLAYER_IDS), "text": texts})),
 }
 assert set(HOST_ARGS) <= set(HOST_ACTIONS)
 
@@ -138,7 +141,10 @@ class EngineMachine(RuleBasedStateMachine):
                     assert 1 <= effect.slot <= state.ai_votes_per_juror
                     self.named.setdefault((effect.round, effect.juror_id), {})[effect.slot] = effect.player_id
                 if isinstance(effect, SaveAnswer):
-                    assert is_action and name == "answer"
+                    assert is_action and name in ("answer", "enter_answer")
+                    if name == "enter_answer":  # the host, for an AI player, before the reveal
+                        assert effect.entered_by_host and state.players[effect.player_id].kind is PlayerKind.AI
+                        assert state.phase in (Phase.ANSWERING, Phase.ANSWERS_CLOSED)
             for message in outcome.messages:
                 assert message.audience in ("host", "player", "juror", "stage")
                 if message.audience not in ("juror", "stage"):

@@ -17,7 +17,7 @@ from vtt.models import Base, Event, Phase, Vote, VttSession
 TABLES = {"question_bank", "question", "question_tag", "vtt_session", "session_round", "session_question",
           "player", "round_alias", "juror", "answer", "grade", "grader_mark", "sheet_entry", "vote", "identity_reveal",
           "event", "alembic_version"}
-HEAD = "0005"
+HEAD = "0006"
 
 
 def assert_schema_matches_models(url: str) -> None:
@@ -382,3 +382,51 @@ def test_sqlite_grader_marks_and_the_way_back(tmp_path):
 @pytest.mark.postgres
 def test_postgresql_grader_marks_and_the_way_back(postgres_url):
     grader_marks_and_back(postgres_url)
+
+
+# --- 0006: answers' provenance and answers the host entered ---------------------------------------
+
+def provenance_and_back(url: str) -> None:
+    upgrade(url, "0001")
+    insert_0001_data(url)
+    upgrade(url, "0005")
+    upgrade(url)
+    assert_schema_matches_models(url)
+    # existing answers: no provenance, not entered by the host
+    assert query(url, "SELECT id, provenance, entered_by_host FROM answer ORDER BY id") == [
+        (1, None, False), (2, None, False)]
+    engine = make_engine(url)
+    with make_session_factory(engine)() as db, db.begin():
+        from vtt.models import Answer
+
+        ai_answer = db.get(Answer, 2)
+        ai_answer.provenance = {"backend": "replay", "model": "qwen2-vl-7b", "settings": {"file": "preds.csv"}}
+        ai_answer.entered_by_host = True
+    with make_session_factory(engine)() as db:
+        from vtt.models import Answer
+
+        assert db.get(Answer, 2).provenance["model"] == "qwen2-vl-7b"
+        assert db.get(Answer, 1).provenance is None  # SQL NULL, not JSON null
+    engine.dispose()
+    assert query(url, "SELECT id FROM answer WHERE provenance IS NULL") == [(1,)]
+
+    downgrade(url, "0005")
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        columns = {c["name"] for c in inspect(connection).get_columns("answer")}
+    engine.dispose()
+    assert not {"provenance", "entered_by_host"} & columns
+    assert query(url, "SELECT id, text FROM answer ORDER BY id") == [(1, "a"), (2, "b")]  # the answers stay
+    upgrade(url)
+    assert_schema_matches_models(url)
+    assert query(url, "SELECT id, provenance, entered_by_host FROM answer ORDER BY id") == [
+        (1, None, False), (2, None, False)]
+
+
+def test_sqlite_answer_provenance_and_the_way_back(tmp_path):
+    provenance_and_back(f"sqlite:///{tmp_path / 'provenance.db'}")
+
+
+@pytest.mark.postgres
+def test_postgresql_answer_provenance_and_the_way_back(postgres_url):
+    provenance_and_back(postgres_url)

@@ -436,6 +436,9 @@ class Answer(Base):
     redacted: Mapped[bool] = mapped_column(default=False)  # blanked by the host before the reveal
     edited_at: Mapped[datetime | None]  # the host edited it before the reveal (the original is in the event log)
     client_key: Mapped[str] = mapped_column(String(64))  # the latest write's client id: replays are recognised
+    # AI players: {"backend", "model", "settings"} that produced the answer (host side only, never to the jury)
+    provenance: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+    entered_by_host: Mapped[bool] = mapped_column(default=False)  # typed or imported by the host for an AI player
 
     session_question: Mapped[SessionQuestion] = relationship(
         back_populates="answers", primaryjoin="and_(SessionQuestion.id == foreign(Answer.session_question_id), "

@@ -227,6 +227,8 @@ def session_profiles(frames: SessionFrames, method: str) -> Profiles:
 # --- export: every table of a session -----------------------------------------------------------
 
 SECRET_KEYS = ("token", "password", "secret")  # payload keys holding any of these are blanked in events.csv
+# an answer's provenance keys blanked in answers.csv: exact names (a model's "max_tokens" is research data)
+CREDENTIAL_KEYS = frozenset({"api_key", "apikey", "authorization", "password", "secret", "token", "access_token"})
 EXPORT_FILES = ("session.csv", "rounds.csv", "questions.csv", "players.csv", "jurors.csv", "aliases.csv",
                 "answers.csv", "grades.csv", "sheet_entries.csv", "votes.csv", "identity_reveals.csv", "events.csv")
 
@@ -251,6 +253,16 @@ def _scrubbed(value):
                 for key, item in value.items()}
     if isinstance(value, list):
         return [_scrubbed(item) for item in value]
+    return value
+
+
+def _without_credentials(value):
+    """``value`` with every mapping entry named like a credential (api_key, authorization...) blanked."""
+    if isinstance(value, dict):
+        return {key: "[removed]" if str(key).lower() in CREDENTIAL_KEYS else _without_credentials(item)
+                for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_credentials(item) for item in value]
     return value
 
 
@@ -332,6 +344,7 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
             "answer_id": a.id, **place(a.session_question_id), "player_id": a.player_id, "player": name(a.player_id),
             "text": a.text, "choice_index": a.choice_index, "submitted_at": iso(a.submitted_at),
             "latency_ms": a.latency_ms, "late": a.late, "redacted": a.redacted, "edited_at": iso(a.edited_at),
+            "provenance": _json(_without_credentials(a.provenance)), "entered_by_host": bool(a.entered_by_host),
         } for a in answers],
         "grades.csv": [{
             "answer_id": a.id, **place(a.session_question_id), "player": name(a.player_id),
@@ -368,7 +381,8 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
         "events.csv": ["event_id", "at", "kind", "actor", "payload"],
         "aliases.csv": ["round", "alias", "player_id", "player"],
         "answers.csv": ["answer_id", "round", "position", "qid", "player_id", "player", "text", "choice_index",
-                        "submitted_at", "latency_ms", "late", "redacted", "edited_at"],
+                        "submitted_at", "latency_ms", "late", "redacted", "edited_at", "provenance",
+                        "entered_by_host"],
         "jurors.csv": ["juror_id", "juror", "group", "expert", "age_band", "sex", "joined_at"],
     }
     frames = {file: _exact(pd.DataFrame(rows, columns=columns.get(file) if not rows else None, dtype=object))

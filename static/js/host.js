@@ -1,6 +1,7 @@
 // The host's live console: the flow buttons of the current phase only, answers with names as they arrive,
-// identity tells to edit or redact before the reveal, the live vote count, the full tally, who is connected.
-import { Live, boot, format, h, strings } from "./live.js";
+// identity tells to edit or redact before the reveal, the live vote count, the full tally, who is connected,
+// and the AI players' agents (their last report; the host types or imports an answer when one fails).
+import { Live, boot, format, h, newId, strings } from "./live.js";
 import { connectionLine, phaseText, tickWhileDeadline } from "./show.js";
 
 const S = strings();
@@ -63,6 +64,7 @@ function render() {
   renderQuestion(status);
   renderVotes(status);
   renderPeople();
+  renderAgents(status);
   node("open-join").checked = Boolean(status.open_join);
 }
 
@@ -155,4 +157,117 @@ function renderPeople() {
     connected.juror_labels && connected.juror_labels.length
       ? h("p", { class: "muted" }, connected.juror_labels.join(", ")) : "",
     h("p", { class: "muted" }, format(S.stage_here, { count: connected.stage || 0 })));
+}
+
+// --- the AI players' agents ---------------------------------------------------------------------------
+// One list item per AI player, kept across renders: its report is redrawn on every event, its answer forms
+// only when the question changes (so what the host is typing survives answers arriving).
+const agentItems = new Map();
+
+function renderAgents(status) {
+  const ai = (view.players || []).filter((p) => p.kind === "ai");
+  node("agents-card").hidden = !ai.length;
+  const here = new Set((view.connected || {}).players || []);
+  const question = view.question;
+  const open = Boolean(question) && ["answering", "answers_closed"].includes(status.phase);
+  const round = (view.rounds || []).find((r) => r.round === status.round);
+  for (const player of ai) {
+    let item = agentItems.get(player.id);
+    if (!item) {
+      item = { info: h("div", { class: "agent-info" }), forms: h("div", { class: "agent-forms" }),
+        result: h("p", { class: "agent-result", role: "status" }), formKey: null };
+      item.li = h("li", { class: "agent", "data-player": player.id }, item.info, item.forms, item.result);
+      agentItems.set(player.id, item);
+      node("agents").append(item.li);
+    }
+    const playing = !round || !round.participants || round.participants.includes(player.id);
+    item.info.replaceChildren(...agentInfo(player, here.has(player.id), question, open, playing));
+    const formKey = open && playing ? `${question.id}` : "";
+    if (item.formKey !== formKey) {
+      item.formKey = formKey;
+      item.result.textContent = "";
+      item.forms.replaceChildren(...(formKey ? answerForms(player, question, item.result) : []));
+    }
+  }
+}
+
+function clock(at) {
+  const moment = at ? new Date(at) : null;
+  return moment && !Number.isNaN(moment.getTime()) ? moment.toLocaleTimeString() : "";
+}
+
+function agentInfo(player, online, question, open, playing) {
+  const report = (view.agents || {})[String(player.id)];
+  const lines = [h("p", { class: "agent-name" },
+    h("span", { class: `dot ${online ? "on" : ""}`, "aria-hidden": "true" }), `${player.name} `,
+    h("span", { class: "badge ai" }, S.kind_ai), online ? "" : h("span", { class: "muted" }, ` (${S.player_offline})`))];
+  if (!report) lines.push(h("p", { class: "muted" }, S.agent_none));
+  else if (report.status === "error") {
+    lines.push(h("p", { class: "agent-error" }, format(S.agent_failed, { time: clock(report.at), message: report.message || "—" })));
+  } else {
+    lines.push(h("p", { class: `agent-status ${report.status}` },
+      format(S.agent_report, { status: S[`agent_${report.status}`] || report.status, time: clock(report.at) }),
+      report.message ? h("span", { class: "muted" }, ` · ${report.message}`) : ""));
+  }
+  if (question && open) {
+    if (!playing) { lines.push(h("p", { class: "muted" }, S.agent_sits_out)); return lines; }
+    const row = ((view.answers || {})[question.id] || []).find((r) => r.player.id === player.id);
+    if (!row) lines.push(h("p", { class: "muted" }, S.agent_no_answer));
+    else {
+      const text = row.choice !== null && row.choice !== undefined ? question.choices[row.choice] : row.text;
+      const origin = row.entered_by_host ? h("span", { class: "badge" }, S.entered_by_host)
+        : row.provenance ? h("span", { class: "muted" }, format(S.from_program, { program: program(row.provenance) })) : "";
+      lines.push(h("p", {}, format(S.agent_answer, { answer: text || "—" }), " ", origin));
+    }
+  }
+  return lines;
+}
+
+function program(provenance) {
+  return provenance.model ? `${provenance.backend} · ${provenance.model}` : provenance.backend;
+}
+
+function answerForms(player, question, result) {
+  const label = format(S.enter_label, { name: player.name });
+  const field = question.type === "mcq"
+    ? h("select", { name: "choice", required: true, "aria-label": label },
+      h("option", { value: "" }, S.choose_option),
+      question.choices.map((choice, index) => h("option", { value: String(index) },
+        `${String.fromCharCode(65 + index)} · ${choice}`)))
+    : h("textarea", { name: "text", rows: 2, required: true, "aria-label": label });
+  const typed = h("form", { class: "edit-row agent-typed" }, field,
+    h("button", { type: "submit", class: "secondary" }, S.enter_answer));
+  typed.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const answer = question.type === "mcq" ? { choice: Number(field.value) } : { text: field.value };
+    show(result, S.sending, "");
+    const reply = await live.send("host", { action: "enter_answer", player: player.id, question: question.id, ...answer }, "host");
+    show(result, reply.ok ? S.entered : format(S.refused, { message: reply.error.message }), reply.ok ? "received" : "refused");
+  });
+  const agents = node("agents");
+  const url = agents.dataset.importUrl.replace("/agents/0/", `/agents/${player.id}/`);
+  const file = h("input", { type: "file", name: "file", accept: ".csv,.json,.jsonl", required: true,
+    "aria-label": format(S.import_label, { name: player.name }) });
+  const upload = h("form", { class: "edit-row agent-import", method: "post", action: url, enctype: "multipart/form-data" },
+    h("input", { type: "hidden", name: "csrf_token", value: agents.dataset.csrf }), file,
+    h("button", { type: "submit", class: "secondary" }, S.import_answer));
+  upload.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const body = new FormData(upload);
+    body.set("entry", newId("import"));
+    show(result, S.sending, "");
+    try {
+      const response = await fetch(url, { method: "POST", body, headers: { Accept: "application/json" }, credentials: "same-origin" });
+      const reply = await response.json();
+      show(result, reply.message, reply.ok ? "received" : "refused");
+    } catch (error) {
+      show(result, format(S.refused, { message: String(error) }), "refused");
+    }
+  });
+  return [typed, upload];
+}
+
+function show(target, text, className) {
+  target.textContent = text;
+  target.className = `agent-result ${className}`;
 }

@@ -4,7 +4,8 @@ import { Live, boot, format, h, strings } from "./live.js";
 import { connectionLine, phaseText, questionView, resultsView, tickWhileDeadline } from "./show.js";
 
 const SAVE_DEBOUNCE_MS = 1000;  // save once typing pauses this long...
-const SAVE_MAX_WAIT_MS = 2000;  // ...or this long after the first unsaved change (bench/bench_load.py models it)
+const SAVE_MAX_WAIT_MS = 2000;  // ...or this long after the first unsaved change, but never sooner than the
+// status's sheet_save_seconds after the previous save (more jurors, fewer saves; bench/bench_load.py models it)
 
 const S = strings();
 const { auth, key } = boot();
@@ -16,6 +17,7 @@ let drafts = readDrafts();
 let lineState = {};      // "question/alias" -> "saving" | "saved" | {refused: message}
 let saveTimer = null;
 let firstUnsaved = null;
+let lastSave = 0;
 let voteState = null;    // null | "pending" | "saved" | {refused}
 let view = null;
 
@@ -65,13 +67,15 @@ function scheduleSave() {
   const now = Date.now();
   if (firstUnsaved === null) firstUnsaved = now;
   window.clearTimeout(saveTimer);
-  const due = Math.min(now + SAVE_DEBOUNCE_MS, firstUnsaved + SAVE_MAX_WAIT_MS);
+  const spacing = ((view && view.status && view.status.sheet_save_seconds) || 1) * 1000;
+  const due = Math.max(lastSave + spacing, Math.min(now + SAVE_DEBOUNCE_MS, firstUnsaved + SAVE_MAX_WAIT_MS));
   saveTimer = window.setTimeout(saveDrafts, Math.max(0, due - now));
 }
 
 // Every line changed since the last save, in one message; the drafts stay until the server has them.
 async function saveDrafts() {
   firstUnsaved = null;
+  lastSave = Date.now();
   const lines = Object.values(drafts);
   if (!lines.length) return;
   const sent = Object.fromEntries(lines.map((line) => [lineKey(line.question, line.alias), line]));

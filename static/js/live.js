@@ -172,6 +172,11 @@ function applyToView(data, event, payload) {
       answers[payload.question] = [...rows, payload];
       break;
     }
+    case "agent": {  // the host's: an AI player's agent's last status report
+      const { player, ...report } = payload;
+      (data.agents || (data.agents = {}))[String(player)] = report;
+      break;
+    }
     case "tells": data.tells = payload; break;
     case "votes": data.votes = payload; break;
     case "tally":

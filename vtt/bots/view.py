@@ -66,6 +66,10 @@ class View:
         rows = self.data.setdefault("answers", {}).setdefault(str(answer["question"]), [])
         rows[:] = [row for row in rows if row["player"]["id"] != answer["player"]["id"]] + [answer]
 
+    def _on_agent(self, report: dict[str, Any]) -> None:  # the host's: an AI player's agent's last report
+        self.data.setdefault("agents", {})[str(report["player"])] = {
+            key: value for key, value in report.items() if key != "player"}
+
     def _on_votes(self, count: dict[str, Any]) -> None:  # the host's and the stage's live count
         self.data["votes"] = count
 

@@ -19,6 +19,8 @@ from .tells import identity_tells
 
 # Phases in which the current round's tally is on screen (or was, and the round is over).
 TALLY_SHOWN = (Phase.TALLY, Phase.IDENTITIES, Phase.FINISHED)
+JURORS_PER_SAVE_SECOND = 1000  # the juror page saves its sheet at most once a second per this many jurors...
+MAX_SHEET_SAVE_SECONDS = 5  # ...and at least this often (the drafts are safe in the browser meanwhile)
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -40,7 +42,14 @@ def status(state: LiveState) -> dict[str, Any]:
         "theme": current.theme if current else None,
         "vote_slots": state.ai_votes_per_juror,
         "open_join": state.open_join,
+        "sheet_save_seconds": sheet_save_seconds(len(state.juror_labels)),
     }
+
+
+def sheet_save_seconds(jurors: int) -> int:
+    """How long a juror page waits at least between two sheet saves: with thousands of jurors each save
+    is a message the one writer must take, so pages save less often (1 s up to 1,000 jurors, 5 s from 5,000)."""
+    return min(MAX_SHEET_SAVE_SECONDS, max(1, -(-jurors // JURORS_PER_SAVE_SECOND)))
 
 
 def question(item: QuestionInfo) -> dict[str, Any]:
@@ -54,6 +63,12 @@ def question(item: QuestionInfo) -> dict[str, Any]:
         "choices": list(item.choices),
         "clip": {"src": item.clip_source, "start": item.clip_start, "end": item.clip_end, "type": item.clip_kind},
     }
+
+
+def player_question(item: QuestionInfo) -> dict[str, Any]:
+    """A question as players see it: plus the bank's ``qid`` (an agent replaying a benchmark's predictions
+    looks its answer up by it).  Never for jurors or the stage."""
+    return {**question(item), "qid": item.qid}
 
 
 def round_card(state: LiveState, number: int | None) -> dict[str, Any] | None:
@@ -160,7 +175,7 @@ def player_snapshot(state: LiveState, player_id: int) -> dict[str, Any]:
         "me": {"name": state.players[player_id].name},
         "status": status(state),
         "playing": playing,
-        "question": question(current) if current and current.shown_at and playing else None,
+        "question": player_question(current) if current and current.shown_at and playing else None,
         "answer": {"question": current.id, "text": mine.text, "choice": mine.choice_index} if mine else None,
     }
 
@@ -177,7 +192,13 @@ def host_answer(state: LiveState, item: QuestionInfo, answer: AnswerInfo) -> dic
     alias = state.round_info[item.round].aliases.get(answer.player_id)
     return {"question": item.id, "player": {"id": player.id, "name": player.name, "kind": player.kind.value},
             "alias": alias, "text": answer.text, "choice": answer.choice_index, "latency_ms": answer.latency_ms,
-            "redacted": answer.redacted, "edited": answer.edited, "tells": identity_tells(answer.text)}
+            "redacted": answer.redacted, "edited": answer.edited, "tells": identity_tells(answer.text),
+            "provenance": answer.provenance, "entered_by_host": answer.entered_by_host}
+
+
+def host_agent(state: LiveState, player_id: int) -> dict[str, Any]:
+    """An AI player's agent's last status report, for the host's Agents panel."""
+    return {"player": player_id, **(state.players[player_id].agent or {})}
 
 
 def host_tells(state: LiveState, item: QuestionInfo) -> dict[str, Any]:
@@ -208,4 +229,5 @@ def host_snapshot(state: LiveState, connected: dict[str, Any] | None = None) -> 
         "answers": round_answers,
         "votes": vote_count(state),
         "connected": connected or {},
+        "agents": {str(p.id): p.agent for p in state.players.values() if p.kind is PlayerKind.AI and p.agent},
     }

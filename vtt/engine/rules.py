@@ -16,6 +16,7 @@ a question's answers can be recomputed from the seed alone.
 
 from __future__ import annotations
 
+import json
 import random
 import secrets
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..models import Phase, QuestionType, RevealPolicy
+from ..models import Phase, PlayerKind, QuestionType, RevealPolicy
 from . import audiences
 from .state import (
     AddJuror,
@@ -38,6 +39,7 @@ from .state import (
     SaveAnswer,
     SaveSheet,
     SaveVote,
+    SetAgentStatus,
     SetOpenJoin,
     SetParticipants,
     SetPhase,
@@ -49,6 +51,12 @@ ALIASES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MAX_TEXT = 4000  # an answer, a note or a reason
 MAX_EXTEND_SECONDS = 3600
 MAX_SHEET_LINES = 100  # one save of a whole round's sheet (questions x players) fits
+MAX_PROVENANCE = 4000  # an answer's provenance, as JSON
+MAX_BACKEND = 60  # a provenance's backend name
+MAX_AGENT_MESSAGE = 1000  # an agent's status message
+AGENT_STATUSES = ("ready", "working", "answered", "error")
+ANSWER_SOURCES = ("typed", "import")  # how the host entered an AI player's answer
+MAX_FILE_NAME = 200
 
 Tally = Callable[[LiveState, int], dict[str, Any]]
 
@@ -280,7 +288,8 @@ def _show_question(state: LiveState, action: Action, now: datetime, tally: Tally
 
 def _question_messages(state: LiveState, item) -> list[Message]:
     shown = audiences.question(item)
-    playing = Message("player", "question", shown)  # a player sitting this round out ignores it (snapshot: playing)
+    # a player sitting this round out ignores it (snapshot: playing); players also get the bank's qid
+    playing = Message("player", "question", audiences.player_question(item))
     return [playing, Message("juror", "question", shown), Message("stage", "question", shown),
             Message("host", "question", audiences.host_question(item))]
 
@@ -444,12 +453,81 @@ def _answer(state: LiveState, action: Action, now: datetime, tally: Tally) -> Ou
     else:
         choice = None
         text = _text(action.args.get("text"), "text", required=True)
+    provenance = action.args.get("provenance")
+    if provenance is not None:
+        _require(state.players[player].kind is PlayerKind.AI, "not_ai",
+                 "only an AI player's answer carries a provenance")
+        provenance = _provenance(provenance)
+    return _saved_answer(state, item, player, text, choice, action.client_key or "", now, provenance, False)
+
+
+def _saved_answer(state: LiveState, item, player: int, text: str, choice: int | None, client_key: str,
+                  now: datetime, provenance: dict[str, Any] | None, by_host: bool) -> Outcome:
     latency = int((now - item.shown_at).total_seconds() * 1000) if item.shown_at else None
-    outcome = Outcome(effects=[SaveAnswer(item.id, player, text, choice, max(latency or 0, 0),
-                                          action.client_key or "", now)])
+    outcome = Outcome(effects=[SaveAnswer(item.id, player, text, choice, max(latency or 0, 0), client_key, now,
+                                          provenance, by_host)])
     outcome.reply["question"] = item.id
     outcome.announce = lambda after: [Message("host", "answer", audiences.host_answer(
         after, item, after.answers[item.id][player]))]
+    return outcome
+
+
+def _provenance(value: Any) -> dict[str, Any]:
+    """``{backend, model, settings}``: which program produced an AI player's answer (checked again here:
+    the wire schema checks it too, but the engine takes actions from other callers)."""
+    _require(isinstance(value, dict) and set(value) <= {"backend", "model", "settings"}, "bad_field",
+             "provenance must be an object with backend, model and settings")
+    backend, model, settings = value.get("backend"), value.get("model"), value.get("settings") or {}
+    _require(isinstance(backend, str) and 0 < len(backend.strip()) <= MAX_BACKEND, "bad_field",
+             f"provenance.backend must be text of 1 to {MAX_BACKEND} characters")
+    _require(model is None or isinstance(model, str), "bad_field", "provenance.model must be text or null")
+    _require(isinstance(settings, dict), "bad_field", "provenance.settings must be an object")
+    kept = {"backend": backend.strip(), "model": model, "settings": settings}
+    size = len(json.dumps(kept, ensure_ascii=False, default=str))
+    _require(size <= MAX_PROVENANCE, "too_long", f"provenance is {size} characters as JSON; at most {MAX_PROVENANCE}")
+    return kept
+
+
+def _enter_answer(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    """The host types (or imports from a predictions file) the answer of an AI player whose agent failed."""
+    _phase(state, Phase.ANSWERING, Phase.ANSWERS_CLOSED,
+           doing="enter an AI player's answer (while answering is open or closed, before the reveal)")
+    item = state.current_question
+    asked = action.args.get("question")
+    _require(asked is None or asked == item.id, "wrong_question", "that is not the question being answered now")
+    player = action.args.get("player")
+    _require(player in state.players, "unknown_player", f"this session has no player {player!r}")
+    _require(state.players[player].kind is PlayerKind.AI, "not_ai",
+             f"{state.players[player].name} is not an AI player: only an AI player's answer can be entered")
+    _require(player in state.participants(state.round), "not_playing",
+             f"{state.players[player].name} does not play in this round")
+    if item.type is QuestionType.MCQ:
+        choice = _whole(action.args.get("choice"), "choice", 0, len(item.choices) - 1, optional=False)
+        text = ""
+    else:
+        choice = None
+        text = _text(action.args.get("text"), "text", required=True)
+    source = action.args.get("source") or "typed"
+    _require(source in ANSWER_SOURCES, "bad_field", f"source must be one of {', '.join(ANSWER_SOURCES)}")
+    file = action.args.get("file")
+    _require(file is None or (isinstance(file, str) and len(file) <= MAX_FILE_NAME), "bad_field",
+             f"file must be a file name of at most {MAX_FILE_NAME} characters")
+    provenance = {"backend": "host", "model": None, "settings": {"source": source, "file": file}}
+    return _saved_answer(state, item, player, text, choice, action.client_key or "", now, provenance, True)
+
+
+def _agent_status(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    """An AI player's agent says how it is doing (ready, working, answered, error): for the host's screen."""
+    player = action.actor.id
+    _require(state.players[player].kind is PlayerKind.AI, "not_ai", "only an AI player's agent reports a status")
+    status = action.args.get("status")
+    _require(status in AGENT_STATUSES, "bad_field", f"status must be one of {', '.join(AGENT_STATUSES)}")
+    message = "" if action.args.get("message") is None else action.args.get("message")
+    _require(isinstance(message, str), "bad_field", "message must be text")
+    _require(len(message) <= MAX_AGENT_MESSAGE, "too_long",
+             f"message is longer than {MAX_AGENT_MESSAGE} characters")
+    outcome = Outcome(effects=[SetAgentStatus(player, status, message, now)])
+    outcome.announce = lambda after: [Message("host", "agent", audiences.host_agent(after, player))]
     return outcome
 
 
@@ -529,7 +607,9 @@ _HANDLERS: dict[str, tuple[frozenset[str], Callable[..., Outcome]]] = {
     "reveal_identities": (_HOST, _reveal_identities),
     "finish": (_HOST, _finish),
     "set_open_join": (_HOST, _set_open_join),
+    "enter_answer": (_HOST, _enter_answer),
     "answer": (frozenset({"player"}), _answer),
+    "agent": (frozenset({"player"}), _agent_status),
     "sheet": (frozenset({"juror"}), _sheet),
     "vote": (frozenset({"juror"}), _vote),
     "join": (frozenset({"guest"}), _join),

@@ -24,6 +24,7 @@ class PlayerInfo:
     kind: PlayerKind
     age: int | None = None
     stage: str | None = None
+    agent: dict[str, Any] | None = None  # an AI player's last status report: {status, message, at}
 
 
 @dataclass
@@ -58,6 +59,8 @@ class AnswerInfo:
     submitted_at: datetime
     redacted: bool = False
     edited: bool = False
+    provenance: dict[str, Any] | None = None  # AI players: the backend, model and settings behind the answer
+    entered_by_host: bool = False
 
 
 @dataclass
@@ -183,6 +186,18 @@ class SaveAnswer(Effect):
     latency_ms: int | None
     client_key: str
     at: datetime
+    provenance: dict[str, Any] | None = field(default=None, hash=False)
+    entered_by_host: bool = False
+
+
+@dataclass(frozen=True)
+class SetAgentStatus(Effect):
+    """An AI player's agent reported its state (kept on the player: the host's screen reloads it)."""
+
+    player_id: int
+    status: str  # ready | working | answered | error
+    message: str
+    at: datetime
 
 
 @dataclass(frozen=True)
@@ -254,6 +269,12 @@ class LogEvent(Effect):
     at: datetime
 
 
+def agent_report(effect: SetAgentStatus) -> dict[str, Any]:
+    """What ``player.details["agent"]`` holds and the host is shown: the agent's last report."""
+    return {"status": effect.status, "message": effect.message,
+            "at": effect.at.isoformat().replace("+00:00", "Z")}
+
+
 def apply_effect(state: LiveState, effect: Effect) -> None:
     """Change ``state`` in memory as ``effect`` says (the database gets the same through the store)."""
     match effect:
@@ -276,7 +297,10 @@ def apply_effect(state: LiveState, effect: Effect) -> None:
             state.round_info[effect.round].aliases = dict(effect.aliases)
         case SaveAnswer():
             state.answers.setdefault(effect.question_id, {})[effect.player_id] = AnswerInfo(
-                effect.player_id, effect.text, effect.choice_index, effect.latency_ms, effect.at)
+                effect.player_id, effect.text, effect.choice_index, effect.latency_ms, effect.at,
+                provenance=effect.provenance, entered_by_host=effect.entered_by_host)
+        case SetAgentStatus():
+            state.players[effect.player_id].agent = agent_report(effect)
         case EditAnswer():
             answer = state.answers[effect.question_id][effect.player_id]
             answer.text, answer.redacted, answer.edited = effect.text, effect.redacted, True

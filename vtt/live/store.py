@@ -33,11 +33,13 @@ from ..engine.state import (
     SaveAnswer,
     SaveSheet,
     SaveVote,
+    SetAgentStatus,
     SetOpenJoin,
     SetParticipants,
     SetPhase,
     SetTally,
     VoteInfo,
+    agent_report,
 )
 from ..models import (
     Answer,
@@ -57,7 +59,8 @@ from ..models import (
 )
 
 # Core tables for updates: the ORM's update path (session synchronisation) costs more than the statement.
-_QUESTIONS, _ROUNDS, _ANSWERS, _SESSIONS = (m.__table__ for m in (SessionQuestion, SessionRound, Answer, VttSession))
+_QUESTIONS, _ROUNDS, _ANSWERS, _SESSIONS, _PLAYERS = (
+    m.__table__ for m in (SessionQuestion, SessionRound, Answer, VttSession, Player))
 
 STATUS_OF_PHASE = {Phase.DRAFT: SessionStatus.DRAFT, Phase.LOBBY: SessionStatus.LOBBY,
                    Phase.FINISHED: SessionStatus.FINISHED}
@@ -68,7 +71,7 @@ def load_state(db: Session, session_id: int) -> LiveState:
     row = db.get(VttSession, session_id)
     if row is None:
         raise LookupError(f"no session with id {session_id}")
-    players = {p.id: PlayerInfo(p.id, p.name, p.kind, p.age, p.stage)
+    players = {p.id: PlayerInfo(p.id, p.name, p.kind, p.age, p.stage, _agent(p.details))
                for p in db.scalars(select(Player).where(Player.session_id == session_id))}
     questions = {}
     for placed, q in db.execute(select(SessionQuestion, Question).join(Question)
@@ -87,7 +90,8 @@ def load_state(db: Session, session_id: int) -> LiveState:
     answers: dict[int, dict[int, AnswerInfo]] = defaultdict(dict)
     for a in db.scalars(select(Answer).where(Answer.session_id == session_id)):
         answers[a.session_question_id][a.player_id] = AnswerInfo(
-            a.player_id, a.text, a.choice_index, a.latency_ms, a.submitted_at, a.redacted, a.edited_at is not None)
+            a.player_id, a.text, a.choice_index, a.latency_ms, a.submitted_at, a.redacted, a.edited_at is not None,
+            a.provenance, bool(a.entered_by_host))
     votes: dict[int, dict[int, VoteInfo]] = defaultdict(dict)
     if row.current_round is not None:
         for v in db.scalars(select(Vote).where(Vote.session_id == session_id, Vote.round == row.current_round)):
@@ -103,6 +107,11 @@ def load_state(db: Session, session_id: int) -> LiveState:
         players=players, questions=questions, round_info=rounds, answers=dict(answers), votes=dict(votes),
         juror_labels=labels, pass_rule=row.pass_rule.value, pass_alpha=row.pass_alpha,
         pass_threshold_pct=row.pass_threshold_pct)
+
+
+def _agent(details: dict[str, Any] | None) -> dict[str, Any] | None:
+    report = (details or {}).get("agent")
+    return report if isinstance(report, dict) else None
 
 
 def current_version(db: Session, session_id: int, *, lock: bool = False) -> int | None:
@@ -274,7 +283,8 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
                                      "player_id": effect.player_id, "text": effect.text,
                                      "choice_index": effect.choice_index, "latency_ms": effect.latency_ms,
                                      "submitted_at": effect.at, "client_key": effect.client_key,
-                                     "late": False, "redacted": False, "edited_at": None})
+                                     "late": False, "redacted": False, "edited_at": None,
+                                     "provenance": effect.provenance, "entered_by_host": effect.entered_by_host})
             case EditAnswer():
                 _flush_answers(db, answers_rows)
                 values = {"text": effect.text, "redacted": effect.redacted, "edited_at": effect.at}
@@ -301,6 +311,10 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
                                                               player_id=effect.player_id, revealed_at=effect.at))
             case SetOpenJoin():
                 pass  # on the session row, below
+            case SetAgentStatus():  # rare (an agent's status report): read, merge, write the player's details
+                details = db.scalar(select(_PLAYERS.c.details).where(_PLAYERS.c.id == effect.player_id)) or {}
+                db.execute(update(_PLAYERS).where(_PLAYERS.c.id == effect.player_id)
+                           .values(details={**details, "agent": agent_report(effect)}))
             case AddJuror():
                 juror = Juror(session_id=sid, label=effect.label, token=effect.token, juror_group=effect.group)
                 db.add(juror)
@@ -331,7 +345,8 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
 def _flush_answers(db: Session, rows: list[dict[str, Any]]) -> None:
     _upsert(db, Answer, _last_per_key(rows, ("session_question_id", "player_id")),
             ["session_question_id", "player_id"],
-            ["text", "choice_index", "latency_ms", "submitted_at", "client_key", "redacted", "edited_at"])
+            ["text", "choice_index", "latency_ms", "submitted_at", "client_key", "redacted", "edited_at",
+             "provenance", "entered_by_host"])
     rows.clear()
 
 

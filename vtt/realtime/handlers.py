@@ -4,7 +4,8 @@
 the host's login cookie from the HTTP session).  The client actions are registered on the
 python-socketio server directly by :func:`attach`: they need no Flask request context, and
 building one per message cost a fifth of a loaded server's CPU.  Client actions: ``answer``
-(players), ``sheet`` and ``vote`` (jurors), ``host`` (the host's moves), ``snapshot`` (anyone).
+(players), ``agent`` (AI players' status reports), ``sheet`` and ``vote`` (jurors), ``host`` (the
+host's moves), ``snapshot`` (anyone).
 See ``docs/protocol.md``.
 """
 
@@ -16,6 +17,7 @@ from typing import Any
 from flask import current_app, request
 from flask import session as http_session
 from flask_socketio import join_room
+from socketio import exceptions
 
 from ..engine.rules import Refusal
 from ..extensions import socketio
@@ -37,7 +39,10 @@ def on_connect(auth: Any = None) -> None:
         who = live.authenticate(parse(Auth, auth or {}), bool(http_session.get("host")))
     except (Invalid, Refusal) as refused:
         # The client's connect_error carries {code, message}; the connection is refused, not dropped silently.
-        raise ConnectionRefusedError(refused.as_error()) from None
+        # (python-socketio's exception: the builtin one reaches the client as "Connection refused by server")
+        refusal = exceptions.ConnectionRefusedError()
+        refusal.error_args = refused.as_error()
+        raise refusal from None
     live.connections[request.sid] = who
     join_room(room(who.session_id, who.role))  # before the snapshot is read: nothing falls between them
     live.outbox.to_connection(request.sid, who.role, "snapshot", live.snapshot(who))

@@ -6,11 +6,23 @@ agent authors can check their messages without running a server.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ..engine.rules import HOST_ACTIONS, MAX_EXTEND_SECONDS, MAX_SHEET_LINES, MAX_TEXT
+from ..engine.rules import (
+    AGENT_STATUSES,
+    ANSWER_SOURCES,
+    HOST_ACTIONS,
+    MAX_AGENT_MESSAGE,
+    MAX_BACKEND,
+    MAX_EXTEND_SECONDS,
+    MAX_FILE_NAME,
+    MAX_PROVENANCE,
+    MAX_SHEET_LINES,
+    MAX_TEXT,
+)
 
 ClientId = Annotated[str, Field(min_length=1, max_length=64, description="the client's id for this action: "
                                 "a replay with the same id is acknowledged again and changes nothing")]
@@ -44,6 +56,22 @@ class Auth(_Message):
         return self
 
 
+class Provenance(_Message):
+    """Which program produced an AI player's answer (kept from the jury; in the host's view, export and reports)."""
+
+    backend: str = Field(min_length=1, max_length=MAX_BACKEND, description="e.g. replay, http, python")
+    model: str | None = Field(None, description="the model's name, if any")
+    settings: dict[str, Any] = Field(default_factory=dict, description="whatever else names the setup "
+                                     "(temperature, frames, prompt, file...)")
+
+    @model_validator(mode="after")
+    def _small(self) -> Provenance:
+        size = len(json.dumps(self.model_dump(), ensure_ascii=False, default=str))
+        if size > MAX_PROVENANCE:
+            raise ValueError(f"the provenance is {size} characters as JSON; at most {MAX_PROVENANCE}")
+        return self
+
+
 class AnswerIn(_Message):
     """A player's answer to the question being answered (sent again to change it until answering closes)."""
 
@@ -51,6 +79,16 @@ class AnswerIn(_Message):
     question: int = Field(description="the question's id, as in the question message")
     choice: int | None = Field(None, ge=0, description="multiple choice: the 0-based option")
     text: Text | None = Field(None, description="open question: the answer")
+    provenance: Provenance | None = Field(None, description="AI players: the backend, model and settings that "
+                                          f"produced the answer (at most {MAX_PROVENANCE} characters as JSON)")
+
+
+class AgentIn(_Message):
+    """An AI player's agent reports how it is doing; the host sees the last report (and an error prominently)."""
+
+    id: ClientId
+    status: Literal[AGENT_STATUSES]  # type: ignore[valid-type]
+    message: str = Field("", max_length=MAX_AGENT_MESSAGE, description="e.g. the error, for the host")
 
 
 class SheetLine(_Message):
@@ -105,14 +143,21 @@ class HostIn(_Message):
     round: int | None = Field(None, ge=1, description="set_participants")
     players: list[int] | None = Field(None, description="set_participants: player ids, null for everyone")
     seconds: int | None = Field(None, ge=1, le=MAX_EXTEND_SECONDS, description="open_answering, open_vote, extend")
-    player: int | None = Field(None, description="edit_answer: whose answer")
-    text: Text | None = Field(None, description="edit_answer: the new text")
+    player: int | None = Field(None, description="edit_answer, enter_answer: whose answer")
+    text: Text | None = Field(None, description="edit_answer: the new text; enter_answer: an open answer")
+    choice: int | None = Field(None, ge=0, description="enter_answer: a multiple-choice answer, the 0-based option")
+    question: int | None = Field(None, description="enter_answer: the question's id (refused unless it is the "
+                                 "current one)")
+    source: Literal[ANSWER_SOURCES] | None = Field(  # type: ignore[valid-type]
+        None, description="enter_answer: typed (the default) or import (from a predictions file)")
+    file: str | None = Field(None, max_length=MAX_FILE_NAME, description="enter_answer: the imported file's name")
     redact: bool = Field(False, description="edit_answer: blank the answer instead")
     open: bool | None = Field(None, description="set_open_join")
     force: bool = Field(False, description="finish: stop before the last round is over")
 
 
-CLIENT_MESSAGES: dict[str, type[_Message]] = {"answer": AnswerIn, "sheet": SheetIn, "vote": VoteIn, "host": HostIn}
+CLIENT_MESSAGES: dict[str, type[_Message]] = {"answer": AnswerIn, "sheet": SheetIn, "vote": VoteIn, "host": HostIn,
+                                              "agent": AgentIn}
 
 
 class Invalid(ValueError):

@@ -8,15 +8,21 @@ join makes a juror only when the person presses join (chat apps fetch links to p
 from __future__ import annotations
 
 import io
+import secrets
 from pathlib import Path
 
 import qrcode
 import qrcode.image.svg
-from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, send_from_directory, url_for
+from flask import (
+    Blueprint, Response, abort, current_app, flash, jsonify, redirect, render_template, request, send_from_directory,
+    url_for,
+)
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 from werkzeug.security import safe_join
 
+from ..ai_answers import ImportProblem, answer_from_predictions
 from ..extensions import db, limiter
 from ..models import Juror, Player, VttSession
 from ..realtime.live import Identity
@@ -98,7 +104,54 @@ def join_qr(code: str):
 def host_console(session_id: int):
     vtt_session = db.session.get(VttSession, session_id) or abort(404)
     return render_template("live/host.html", s=vtt_session, auth={"code": vtt_session.join_code, "role": "host"},
-                           stage_url=url_for("live.stage", code=vtt_session.join_code))
+                           stage_url=url_for("live.stage", code=vtt_session.join_code),
+                           import_url=url_for("live.agent_answer_import", session_id=session_id, player_id=0))
+
+
+# Why a predictions file gave no answer, in the host's language (``vtt.ai_answers.ImportProblem`` codes).
+IMPORT_PROBLEMS = {
+    "not_ai": _l("%(player)s is not an AI player: only an AI player's answer can be entered."),
+    "wrong_phase": _l("No question is open for answers now (the session is at %(phase)s): an AI player's answer "
+                      "can be entered while answering is open or closed, before the reveal."),
+    "bad_suffix": _l("%(file)s is not a predictions file: use CSV, JSON or JSONL (as vtt analyze reads them)."),
+    "unreadable": _l("%(file)s could not be read: %(detail)s"),
+    "qid_missing": _l("The question %(qid)s is not in %(file)s (%(count)s predictions read)."),
+    "qid_twice": _l("%(file)s has different predictions for the question %(qid)s: %(answers)s."),
+    "empty": _l("%(file)s predicts nothing for the question %(qid)s (the prediction is empty)."),
+    "no_option": _l("The prediction %(prediction)r names none of the %(options)s options of the question %(qid)s "
+                    "(give the option's text, letter or 0-based index)."),
+    "refused": _l("Not saved: %(message)s"),
+}
+
+
+@bp.post("/host/sessions/<int:session_id>/agents/<int:player_id>/answer")
+@host_required
+def agent_answer_import(session_id: int, player_id: int):
+    """The current question's answer of an AI player, from an uploaded predictions file (``file``), through the
+    live engine as the host's ``enter_answer``.  JSON for the console's script; else a message and back."""
+    vtt_session = db.session.get(VttSession, session_id) or abort(404)
+    player = db.session.get(Player, player_id)
+    if player is None or player.session_id != vtt_session.id:
+        abort(404, description=_("This session has no player %(player)s.", player=player_id))
+    upload = request.files.get("file")
+    if upload is None or not upload.filename:
+        ok, status, message = False, 400, _("Choose a predictions file (CSV, JSON or JSONL).")
+    else:
+        try:
+            done = answer_from_predictions(current_app.extensions["vtt.live"], db.session, vtt_session, player,
+                                           upload.filename, upload.read(),
+                                           request.form.get("entry") or secrets.token_hex(8))
+        except ImportProblem as problem:
+            ok, status = False, 409 if problem.code in ("refused", "wrong_phase") else 422
+            message = IMPORT_PROBLEMS[problem.code] % problem.values
+        else:
+            ok, status = True, 200
+            message = _("Saved %(player)s's answer to %(qid)s from the file: %(answer)s",
+                        player=done.player, qid=done.qid, answer=done.answer)
+    if request.accept_mimetypes.best_match(["application/json", "text/html"]) == "application/json":
+        return jsonify({"ok": ok, "message": message}), status
+    flash(message, "success" if ok else "error")
+    return redirect(url_for("live.host_console", session_id=session_id))
 
 
 @bp.get("/media/<path:name>")
