@@ -222,6 +222,9 @@ def test_the_host_enters_an_ai_player_s_answer_only_when_it_fits(app, client, db
     shown = host.last("answer")
     assert shown["player"]["name"] == "Agent" and shown["entered_by_host"] is True
     assert shown["provenance"] == {"backend": "host", "model": None, "settings": {"source": "typed", "file": None}}
+    late = players["Agent"].send("answer", {"id": client_id("a"), "question": question["id"],
+                                           **answer_args(question, 0)})
+    assert late["error"]["code"] == "host_answered"  # the agent's late answer does not undo the host's
 
     host.host("close_answering")  # answers closed, not yet revealed: the host may still enter it
     later = enter(player=ids["Agent"], source="import", file="preds.jsonl", **answer_args(question, 2))

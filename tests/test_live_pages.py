@@ -85,8 +85,23 @@ def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory,
             page.wait_for_selector("#answer-state.received", timeout=WAIT_MS)
             no_sideways_scroll(page)
         question = agent_questions[-1]
+        assert question["qid"]  # players (agents) get the bank's qid
+        # The agent fails: its error is on the host's Agents panel; the host types its answer there (on a phone too).
+        failed = agent.call("agent", {"id": "agent-status-1", "status": "error", "message": "model server down"},
+                            timeout=10)
+        assert failed["ok"] is True
+        host.wait_for_selector("#agents .agent-error", timeout=WAIT_MS)
+        assert "model server down" in host.inner_text("#agents .agent-error")
+        host.set_viewport_size(PHONE)
+        host.locator("#agents .agent-typed select").select_option(index=2)  # the placeholder, then A, B...
+        host.get_by_role("button", name="Enter this answer").click()
+        host.wait_for_selector("#agents .agent-result.received", timeout=WAIT_MS)
+        host.wait_for_selector("#agents .agent-info .badge:not(.ai)", timeout=WAIT_MS)  # "entered by the host"
+        no_sideways_scroll(host)
+        host.screenshot(path=str(shots / "host-console-phone-agents.png"), full_page=True)
+        host.set_viewport_size(LAPTOP)
         ack = agent.call("answer", {"id": "agent-1", "question": question["id"], "choice": 2}, timeout=10)
-        assert ack["ok"] is True
+        assert ack["error"]["code"] == "host_answered"  # the agent, back too late, does not undo the host's answer
         host.wait_for_function("document.querySelectorAll('#answers tbody tr').length === 3", timeout=WAIT_MS)
         assert {"Mina", "Grace", "Agent"} <= set(re.findall(r"Mina|Grace|Agent", host.inner_text("#answers")))
         players["Mina"].screenshot(path=str(shots / "player-phone.png"))

@@ -53,6 +53,7 @@ class Connection:
         self._sequence = 0
         self._client: socketio.AsyncClient | None = None
         self._refusal: dict[str, Any] | None = None
+        self.last_error: dict[str, Any] | None = None  # why the last ``send`` returned None: {code, message}
 
     # --- connecting --------------------------------------------------------------------------
 
@@ -159,11 +160,14 @@ class Connection:
                 last = code
                 await asyncio.sleep(0.2)
                 continue
+            self.last_error = reply.get("error")
             if code not in expected:
                 self.ledger.refused[f"{kind}: {code}"] += 1
                 if len(self.ledger.examples) < 10:
                     self.ledger.examples.append(f"{kind} refused: {reply['error']}"[:300])
             return None
+        self.last_error = {"code": "not_acknowledged", "message": f"no acknowledgement after {GIVE_UP_AFTER:.0f} s "
+                           f"({last})"}
         if record:
             self.ledger.error(f"{kind}: {last}", f"{message} not acknowledged after {GIVE_UP_AFTER:.0f} s")
         return None

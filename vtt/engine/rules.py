@@ -447,6 +447,10 @@ def _answer(state: LiveState, action: Action, now: datetime, tally: Tally) -> Ou
              "that is not the question being answered now")
     player = action.actor.id
     _require(player in state.participants(state.round), "not_playing", "you do not play in this round")
+    earlier = state.answers.get(item.id, {}).get(player)
+    # The host entered it because the agent had failed: a late answer from the agent must not undo that.
+    _require(not (earlier and earlier.entered_by_host), "host_answered",
+             "the host has entered this answer; it stays")
     if item.type is QuestionType.MCQ:
         choice = _whole(action.args.get("choice"), "choice", 0, len(item.choices) - 1, optional=False)
         text = ""
