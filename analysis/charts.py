@@ -19,6 +19,7 @@ from reportlab.lib import colors
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from .fonts import BOLD, REGULAR, register_fonts
+from .report_text import t
 from .taxonomy import EXTENSIONS, Module, all_elements
 
 # Okabe & Ito (2008), "Color Universal Design"; yellow is left out (unreadable on white), orange too
@@ -289,7 +290,7 @@ def round_votes_chart(tally: pd.DataFrame, styles: dict[str, PlayerStyle], *, ti
     top_votes = max(float(tally["votes"].max()), 1.0)
     step = _nice_step(top_votes, integer=True)
     top = math.ceil(top_votes / step) * step
-    _y_axis(drawing, x0, y0, plot_w, plot_h, top, step, "", "votes")
+    _y_axis(drawing, x0, y0, plot_w, plot_h, top, step, "", t("votes"))
 
     slot = plot_w / max(len(tally), 1)
     value_labels = []
@@ -313,7 +314,7 @@ def round_votes_chart(tally: pd.DataFrame, styles: dict[str, PlayerStyle], *, ti
         y = y0 + plot_h * chance / top
         drawing.add(Line(x0, y, x0 + plot_w, y, strokeColor=GREY, strokeWidth=0.8, strokeDashArray=(3, 2)))
         # Explained in the title row: a label on the line itself would collide with some bar.
-        caption = f"chance: {chance:.1f} votes per player"
+        caption = t("chance: {votes} votes per player", votes=f"{chance:.1f}")
         caption_x = width - stringWidth(caption, REGULAR, SMALL_SIZE)
         drawing.add(Line(caption_x - 20, height - 6, caption_x - 4, height - 6, strokeColor=GREY, strokeWidth=0.8,
                          strokeDashArray=(3, 2)))
@@ -336,7 +337,7 @@ def detection_chart(rounds: pd.DataFrame, *, threshold_pct: float | None = None,
     drawing = _new_drawing(width, height)
     x0, y0 = 34, 42
     plot_w, plot_h = width - x0 - 4, height - y0 - 12  # room above 100 % for a value label
-    _y_axis(drawing, x0, y0, plot_w, plot_h, 100, 25, " %", "detection")
+    _y_axis(drawing, x0, y0, plot_w, plot_h, 100, 25, " %", t("detection"))
     slot = plot_w / max(len(rounds), 1)
 
     def y_of(pct: float) -> float:
@@ -345,11 +346,11 @@ def detection_chart(rounds: pd.DataFrame, *, threshold_pct: float | None = None,
     for index, row in enumerate(rounds.itertuples(index=False)):
         centre = x0 + slot * (index + 0.5)
         bar_w = min(slot * 0.55, 50)
-        drawing.add(_text(centre, y0 - 10, f"Round {row.round}", anchor="middle"))
+        drawing.add(_text(centre, y0 - 10, t("Round {round}", round=row.round), anchor="middle"))
         drawing.add(Line(centre - slot * 0.42, y_of(row.chance_pct), centre + slot * 0.42, y_of(row.chance_pct),
                          strokeColor=BLACK, strokeWidth=1, strokeDashArray=(3, 2)))
         if pd.isna(row.detection_pct):
-            drawing.add(_text(centre, y0 + 3, "no votes", size=SMALL_SIZE, colour=GREY, anchor="middle"))
+            drawing.add(_text(centre, y0 + 3, t("no votes"), size=SMALL_SIZE, colour=GREY, anchor="middle"))
             continue
         drawing.add(Rect(centre - bar_w / 2, y0, bar_w, y_of(row.detection_pct) - y0, fillColor=SKY,
                          strokeColor=None))
@@ -362,7 +363,7 @@ def detection_chart(rounds: pd.DataFrame, *, threshold_pct: float | None = None,
             label_y = high
         drawing.add(_text(centre, label_y + 3, f"{row.detection_pct:.1f} %", size=SMALL_SIZE, bold=True,
                           anchor="middle"))
-        verdict = "AI passed" if row.ai_passed else "AI detected"
+        verdict = t("AI passed") if row.ai_passed else t("AI detected")
         drawing.add(_text(centre, y0 - 19, verdict, size=SMALL_SIZE, colour=GREEN if row.ai_passed else VERMILLION,
                           anchor="middle"))
     if threshold_pct is not None:
@@ -375,14 +376,14 @@ def detection_chart(rounds: pd.DataFrame, *, threshold_pct: float | None = None,
 def _detection_legend(drawing: Drawing, x: float, y: float, threshold_pct: float | None) -> None:
     """One horizontal row explaining bar, whisker and reference lines."""
     drawing.add(Rect(x, y - 1, 9, 7, fillColor=SKY, strokeColor=None))
-    x = _legend_caption(drawing, x + 12, y, "detection (% of cast votes naming an AI)")
+    x = _legend_caption(drawing, x + 12, y, t("detection (% of cast votes naming an AI)"))
     drawing.add(Line(x + 4, y - 2, x + 4, y + 7, strokeColor=BLACK, strokeWidth=0.9))
-    x = _legend_caption(drawing, x + 8, y, "95 % Wilson CI")
+    x = _legend_caption(drawing, x + 8, y, t("95 % Wilson CI"))
     drawing.add(Line(x, y + 2.5, x + 16, y + 2.5, strokeColor=BLACK, strokeDashArray=(3, 2)))
-    x = _legend_caption(drawing, x + 19, y, "chance level (AI players / players)")
+    x = _legend_caption(drawing, x + 19, y, t("chance level (AI players / players)"))
     if threshold_pct is not None:
         drawing.add(Line(x, y + 2.5, x + 16, y + 2.5, strokeColor=VERMILLION, strokeDashArray=(1, 2)))
-        _legend_caption(drawing, x + 19, y, f"threshold {threshold_pct:g} %")
+        _legend_caption(drawing, x + 19, y, t("threshold {threshold} %", threshold=f"{threshold_pct:g}"))
 
 
 def _legend_caption(drawing: Drawing, x: float, y: float, text: str) -> float:
@@ -413,7 +414,7 @@ def element_chart(counts: pd.DataFrame, styles: dict[str, PlayerStyle] | None = 
     frame = per_player.set_index(["player", "element"]) if players else None
 
     y_header = height - 10
-    drawing.add(_text(label_w, y_header, "questions tagged", size=SMALL_SIZE, bold=True))
+    drawing.add(_text(label_w, y_header, t("questions tagged"), size=SMALL_SIZE, bold=True))
     for index, player in enumerate(players):
         x = label_w + freq_w + index * column_w
         drawing.add(_text(x, y_header, fit_text(styles[player].label(player), column_w - 6, SMALL_SIZE, BOLD),
@@ -453,10 +454,10 @@ def _stacked_cell(drawing: Drawing, x: float, y: float, cell_w: float, top_count
 def _element_legend(drawing: Drawing, players: Sequence[str], styles: dict[str, PlayerStyle] | None,
                     x: float) -> None:
     drawing.add(Rect(x, 3, 9, 7, fillColor=GREY, strokeColor=None))
-    x = _legend_caption(drawing, x + 12, 4, "questions tagged with the element")
+    x = _legend_caption(drawing, x + 12, 4, t("questions tagged with the element"))
     if players:
         colour = styles[players[0]].colour
         drawing.add(Rect(x, 3, 9, 7, fillColor=colour, strokeColor=None))
-        x = _legend_caption(drawing, x + 12, 4, "answered correctly")
+        x = _legend_caption(drawing, x + 12, 4, t("answered correctly"))
         drawing.add(Rect(x, 3, 9, 7, fillColor=lighter(colour), strokeColor=None))
-        _legend_caption(drawing, x + 12, 4, "missed (per player, same scale)")
+        _legend_caption(drawing, x + 12, 4, t("missed (per player, same scale)"))

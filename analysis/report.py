@@ -48,6 +48,7 @@ from .composition import Composition, composition
 from .fonts import BOLD, REGULAR, missing_glyphs, register_fonts
 from .frames import require_columns
 from .options import chosen_options, option_label
+from .report_text import REPORT_LANGUAGES, report_language, t
 from .taxonomy import KEY_MARK, Module, TagSet
 
 if TYPE_CHECKING:
@@ -103,9 +104,20 @@ class WrittenReports(dict):
     missing_characters: tuple[str, ...] = ()
 
 
-def write_reports(out_dir: str | Path, *, questions: pd.DataFrame, answers: pd.DataFrame, profiles: Profiles,
-                  stats: VoteStats | None = None, title: str = DEFAULT_TITLE,
-                  session_info: dict | None = None, exposure: pd.DataFrame | None = None) -> WrittenReports:
+def write_reports(out_dir: str | Path, *, language: str = "en", **reports) -> WrittenReports:
+    """:func:`_write_reports` with the PDFs' words in ``language`` (``en`` or ``ko``; see :mod:`analysis.report_text`).
+
+    The CSVs are the same in every language (English column names and values); only the PDFs change.
+    """
+    if language not in REPORT_LANGUAGES:
+        raise ValueError(f"unknown report language {language!r}; one of {', '.join(REPORT_LANGUAGES)}")
+    with report_language(language):
+        return _write_reports(out_dir, **reports)
+
+
+def _write_reports(out_dir: str | Path, *, questions: pd.DataFrame, answers: pd.DataFrame, profiles: Profiles,
+                   stats: VoteStats | None = None, title: str = DEFAULT_TITLE,
+                   session_info: dict | None = None, exposure: pd.DataFrame | None = None) -> WrittenReports:
     """Write the PDFs and CSVs into ``out_dir`` (created if needed); return ``{file name: path}``.
 
     ``questions`` and ``answers`` are the frames of :mod:`analysis.frames`; ``profiles`` comes from
@@ -122,6 +134,8 @@ def write_reports(out_dir: str | Path, *, questions: pd.DataFrame, answers: pd.D
     require_columns(answers, ("player", "qid", "answer", "correct", "kind"), "answers")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    if title == DEFAULT_TITLE:
+        title = t(DEFAULT_TITLE)
     look = _Look.create(profiles, stats)
     set_composition = composition(questions)
     tables = _tables(questions, answers, profiles, stats, set_composition, exposure)
@@ -438,10 +452,10 @@ def _cover(title: str, session_info: dict | None, look: _Look, missing: Sequence
         story += [_table(look, [_Column("", 0.25), _Column("", 0.75)], rows, _frame_width() * 0.7, header=False),
                   Spacer(1, 6)]
     if missing:
-        story.append(look.para(
-            f"<font color='#{charts.VERMILLION.hexval()[2:]}'><b>Note:</b></font> characters the embedded font "
-            f"cannot show: {markup(_character_names(missing))}. They print as blanks or boxes in this PDF; the "
-            "CSV files hold the exact text."))
+        story.append(look.para(t(
+            "<font color='#{colour}'><b>Note:</b></font> characters the embedded font cannot show: {names}. They "
+            "print as blanks or boxes in this PDF; the CSV files hold the exact text.",
+            colour=charts.VERMILLION.hexval()[2:], names=markup(_character_names(missing)))))
     return story
 
 
@@ -452,23 +466,25 @@ def _profile_section(profiles: Profiles, set_composition: Composition, look: _Lo
     overlay = [charts.module_radar(profiles.elements, module, look.players, legend=False, width=width / 2,
                                    height=225) for module in _modules_asked(profiles.elements)]
     key = [charts.legend_chart(players, look.players, width=width / 2 - 30), Spacer(1, 8),
-           look.para(f"Weighted score % per element under <b>{method}</b>, every player overlaid; rings at 0, 25, "
-                     "50, 75 and 100 %; n = questions tagged with the element.", "caption")]
+           look.para(t("Weighted score % per element under <b>{method}</b>, every player overlaid; rings at 0, 25, "
+                       "50, 75 and 100 %; n = questions tagged with the element.", method=method), "caption")]
     untagged = len(set_composition.untagged)
-    untagged_note = [look.para(
-        f"{untagged} of {set_composition.total} questions {'carries' if untagged == 1 else 'carry'} no CogME tag: "
-        "counted in overall accuracy only.")] if untagged else []
+    untagged_note = [look.para(t(
+        "{untagged} of {total} questions carries no CogME tag: counted in overall accuracy only." if untagged == 1
+        else "{untagged} of {total} questions carry no CogME tag: counted in overall accuracy only.",
+        untagged=untagged, total=set_composition.total))] if untagged else []
     return [
-        look.para("CogME profiles", "h1"),
-        look.para(f"Scoring method: <b>{method}</b> — {METHOD_NOTES.get(profiles.method, '')}", "method"),
+        look.para(t("CogME profiles"), "h1"),
+        look.para(t("Scoring method: <b>{method}</b> — {note}", method=method,
+                    note=t(METHOD_NOTES.get(profiles.method, ""))), "method"),
         *untagged_note,
-        look.para("Accuracy = correct / questions tagged with the element (no answer counts as wrong); weighted "
-                  "score = the same with each question weighted by the method. Element SD = sample standard "
-                  "deviation (n - 1) of a player's element accuracies over all elements asked."),
-        _table(look, [_Column("Player", 0.34), _Column("Kind", 0.1), _Column("Questions", 0.12, True),
-                      _Column("Correct", 0.12, True), _Column("Accuracy %", 0.16, True),
-                      _Column("Element SD", 0.16, True)],
-               [[look.player(p.player), p.kind, str(p.questions), str(p.correct), _number(p.accuracy_pct),
+        look.para(t("Accuracy = correct / questions tagged with the element (no answer counts as wrong); weighted "
+                    "score = the same with each question weighted by the method. Element SD = sample standard "
+                    "deviation (n - 1) of a player's element accuracies over all elements asked.")),
+        _table(look, [_Column(t("Player"), 0.34), _Column(t("Kind"), 0.1), _Column(t("Questions"), 0.12, True),
+                      _Column(t("Correct"), 0.12, True), _Column(t("Accuracy %"), 0.16, True),
+                      _Column(t("Element SD"), 0.16, True)],
+               [[look.player(p.player), t(p.kind), str(p.questions), str(p.correct), _number(p.accuracy_pct),
                  _number(p.element_sd, 2)] for p in profiles.players.itertuples(index=False)], width * 0.8),
         Spacer(1, 10),
         _radar_grid(overlay, key, width),
@@ -495,30 +511,32 @@ def _player_page(profiles: Profiles, player, look: _Look) -> list[Flowable]:
     elements = profiles.elements[profiles.elements["player"] == player.player]
     radars = [charts.module_radar(elements, module, look.players, players=[player.player], width=width / 2,
                                   height=185) for module in _modules_asked(elements)]
-    caption = look.para(f"Shaded: weighted score % per element of {look.player(player.player)} under "
-                        f"<b>{markup(profiles.method)}</b>; rings at 0, 25, 50, 75 and 100 %; n = questions "
-                        "tagged with the element.", "caption")
+    caption = look.para(t("Shaded: weighted score % per element of {player} under <b>{method}</b>; rings at 0, 25, "
+                          "50, 75 and 100 %; n = questions tagged with the element.",
+                          player=look.player(player.player), method=markup(profiles.method)), "caption")
     rows, previous_module = [], None
     for e in elements.itertuples(index=False):
         rows.append([e.module.upper() if e.module != previous_module else "", markup(e.element), str(e.questions),
                      str(e.correct), _number(e.accuracy_pct), _number(e.score_pct)])
         previous_module = e.module
     return [
-        look.para(f"Player: {look.player(player.player)}", "h2"),
-        look.para(f"{'AI' if player.kind == 'ai' else 'Human'} player · overall accuracy "
-                  f"<b>{_number(player.accuracy_pct)} %</b> ({player.correct} of {player.questions} questions) · "
-                  f"element SD <b>{_number(player.element_sd, 2)}</b>"),
+        look.para(t("Player: {player}", player=look.player(player.player)), "h2"),
+        look.para(t("AI player · overall accuracy <b>{accuracy} %</b> ({correct} of {questions} questions) · "
+                    "element SD <b>{sd}</b>" if player.kind == "ai" else
+                    "Human player · overall accuracy <b>{accuracy} %</b> ({correct} of {questions} questions) · "
+                    "element SD <b>{sd}</b>", accuracy=_number(player.accuracy_pct), correct=player.correct,
+                    questions=player.questions, sd=_number(player.element_sd, 2))),
         _radar_grid(radars, [caption], width),
-        _table(look, [_Column("Module", 0.16), _Column("Element", 0.24), _Column("Attempts", 0.14, True),
-                      _Column("Correct", 0.14, True), _Column("Accuracy %", 0.16, True),
-                      _Column("Weighted score %", 0.16, True)], rows, width),
+        _table(look, [_Column(t("Module"), 0.16), _Column(t("Element"), 0.24), _Column(t("Attempts"), 0.14, True),
+                      _Column(t("Correct"), 0.14, True), _Column(t("Accuracy %"), 0.16, True),
+                      _Column(t("Weighted score %"), 0.16, True)], rows, width),
     ]
 
 
 def _jury_section(stats: VoteStats | None, tally: pd.DataFrame | None, exposure: pd.DataFrame | None,
                   look: _Look) -> list[Flowable]:
     """The votes (with statistics), then the judgment sheet's exposure table (with one)."""
-    story = _tally_section(stats, tally, look) if stats is not None else [look.para("Jury", "h1")]
+    story = _tally_section(stats, tally, look) if stats is not None else [look.para(t("Jury"), "h1")]
     if exposure is not None:
         story += _exposure_section(exposure, look)
     return story
@@ -529,34 +547,38 @@ def _tally_section(stats: VoteStats, tally: pd.DataFrame, look: _Look) -> list[F
     summary = stats.summary
     judged = summary["rounds_with_votes"]
     silent = summary["rounds_without_votes"]
-    silent_text = f" ({silent} round{'s' if silent != 1 else ''} without votes)" if silent else ""
+    silent_text = t(" ({silent} round without votes)" if silent == 1 else " ({silent} rounds without votes)",
+                    silent=silent) if silent else ""
     several_slots = bool((stats.rounds["votes"] > stats.rounds["voters"]).any())
     story: list[Flowable] = [
-        look.para("Jury votes", "h1"),
-        look.para(f"Pass rule: {_rule_text(stats)}"),
-        look.para(
-            f"The AI passed <b>{summary['rounds_passed']} of {judged}</b> rounds{silent_text}. Overall detection "
-            f"<b>{_number(summary['overall_detection_pct'])} %</b> of {summary['overall_votes']} cast votes "
-            f"(95 % Wilson CI {_interval(*summary['overall_ci'])} %; one-sided exact binomial "
-            f"{_p_equation(summary['overall_p_value'])} against chance; both pool the rounds and treat the votes "
-            "as independent, which one juror's votes are not, so read them as approximate); mean detection over "
-            f"rounds {_number(summary['mean_detection_pct'])} %. One player was named by more than half of the "
-            f"voting jurors in {summary['majority_rounds']} of {judged} rounds."),
+        look.para(t("Jury votes"), "h1"),
+        look.para(t("Pass rule: {rule}", rule=_rule_text(stats))),
+        look.para(t(
+            "The AI passed <b>{passed} of {judged}</b> rounds{silent}. Overall detection <b>{detection} %</b> of "
+            "{votes} cast votes (95 % Wilson CI {ci} %; one-sided exact binomial {p} against chance; both pool the "
+            "rounds and treat the votes as independent, which one juror's votes are not, so read them as "
+            "approximate); mean detection over rounds {mean} %. One player was named by more than half of the "
+            "voting jurors in {majority} of {judged} rounds.",
+            passed=summary["rounds_passed"], judged=judged, silent=silent_text,
+            detection=_number(summary["overall_detection_pct"]), votes=summary["overall_votes"],
+            ci=_interval(*summary["overall_ci"]), p=_p_equation(summary["overall_p_value"]),
+            mean=_number(summary["mean_detection_pct"]), majority=summary["majority_rounds"])),
         charts.detection_chart(stats.rounds, width=width, height=210,
                                threshold_pct=stats.threshold_pct if stats.pass_rule == "threshold" else None),
-        look.para("Detection = share of cast votes naming an AI player; whiskers: 95 % Wilson interval; "
-                  "dashed: chance level (number of AI players / players).", "caption"),
-        look.para("Votes per round", "h2"),
+        look.para(t("Detection = share of cast votes naming an AI player; whiskers: 95 % Wilson interval; "
+                    "dashed: chance level (number of AI players / players)."), "caption"),
+        look.para(t("Votes per round"), "h2"),
     ]
     if several_slots:
-        story.append(look.para(
+        story.append(look.para(t(
             "Jurors named several players per round (one per AI player): a player's share and the majority are "
             "counted out of the jurors who voted (each names a player at most once), detection out of all cast "
-            "votes.", "caption"))
+            "votes."), "caption"))
     for row in stats.rounds.itertuples(index=False):
         votes = tally[tally["round"] == row.round]
         story.append(KeepTogether([
-            charts.round_votes_chart(votes, look.players, title=f"Round {row.round}", width=width, height=150),
+            charts.round_votes_chart(votes, look.players, title=t("Round {round}", round=row.round), width=width,
+                                     height=150),
             Spacer(1, 3),
             _round_figures(stats, row, votes, look, width, several_slots),
             Spacer(1, 10),
@@ -572,16 +594,18 @@ def _ai_verdicts(stats: VoteStats, look: _Look, width: float) -> list[Flowable]:
     starts = _block_starts(list(stats.ai_rounds["round"]))
     rows = []
     for row, start in zip(stats.ai_rounds.itertuples(index=False), starts):
-        verdict = "no votes" if pd.isna(row.passed) else "passed" if row.passed else "<b>detected</b>"
+        verdict = t("no votes") if pd.isna(row.passed) else t("passed") if row.passed else t("<b>detected</b>")
         rows.append([str(row.round) if start else "", look.player(row.player), str(row.votes),
                      _number(row.share_pct), _number(row.detection_pct), verdict])
     return [
-        look.para("Verdict per AI player", "h2"),
-        _table(look, [_Column("Round", 0.1), _Column("AI player", 0.28), _Column("Votes", 0.1, True),
-                      _Column("Share %", 0.12, True), _Column("Detection %", 0.14, True), _Column("Result", 0.14)],
+        look.para(t("Verdict per AI player"), "h2"),
+        _table(look, [_Column(t("Round"), 0.1), _Column(t("AI player"), 0.28), _Column(t("Votes"), 0.1, True),
+                      _Column(t("Share %"), 0.12, True), _Column(t("Detection %"), 0.14, True),
+                      _Column(t("Result"), 0.14)],
                rows, width, block_starts=starts),
-        look.para(f"Each AI player judged alone under <b>{markup(stats.pass_rule)}</b>: {_ai_rule_text(stats)} "
-                  "Share = of the jurors who voted; detection = this AI's share of the cast votes.", "caption"),
+        look.para(t("Each AI player judged alone under <b>{rule}</b>: {rule_text} Share = of the jurors who voted; "
+                    "detection = this AI's share of the cast votes.", rule=markup(stats.pass_rule),
+                    rule_text=_ai_rule_text(stats)), "caption"),
     ]
 
 
@@ -589,31 +613,31 @@ def _ai_rule_text(stats: VoteStats) -> str:
     players = int(stats.rounds["players"].iloc[0])
     texts = {
         "human-tie": "it passes a round when some human drew at least as many votes as it did.",
-        "chance": f"it passes a round when a one-sided exact binomial test of its votes against 1 / {players} "
-                  f"players is not significant at α = {stats.alpha:g}.",
-        "threshold": f"it passes a round when its detection ≤ {stats.threshold_pct:g} %.",
+        "chance": "it passes a round when a one-sided exact binomial test of its votes against 1 / {players} "
+                  "players is not significant at α = {alpha}.",
+        "threshold": "it passes a round when its detection ≤ {threshold} %.",
     }
-    return texts[stats.pass_rule]
+    return t(texts[stats.pass_rule], players=players, alpha=f"{stats.alpha:g}", threshold=f"{stats.threshold_pct:g}")
 
 
 def _exposure_section(exposure: pd.DataFrame, look: _Look) -> list[Flowable]:
     """Per question: "looks like the AI" marks, how many fell on the AI, and the share blind marks would reach."""
     width = _frame_width()
     has_chance = "chance_pct" in exposure.columns
-    columns = [_Column("Question", 0.28), _Column("Marks", 0.14, True), _Column("Marks on the AI", 0.2, True),
-               _Column("Exposure %", 0.18, True)] + ([_Column("Chance %", 0.2, True)] if has_chance else [])
+    columns = [_Column(t("Question"), 0.28), _Column(t("Marks"), 0.14, True), _Column(t("Marks on the AI"), 0.2, True),
+               _Column(t("Exposure %"), 0.18, True)] + ([_Column(t("Chance %"), 0.2, True)] if has_chance else [])
     rows = [[markup(row.qid), str(row.marks), str(row.ai_marks), _number(row.exposure_pct)]
             + ([_number(row.chance_pct)] if has_chance else []) for row in exposure.itertuples(index=False)]
     total_marks, total_ai = int(exposure["marks"].sum()), int(exposure["ai_marks"].sum())
     overall = _number(100 * total_ai / total_marks) if total_marks else "–"
     return [
-        look.para("Judgment sheet: exposure", "h2"),
-        look.para(f"Jurors marked {total_marks} answers as looking like the AI's; {total_ai} of them were an AI "
-                  f"player's ({overall} %)."),
+        look.para(t("Judgment sheet: exposure"), "h2"),
+        look.para(t("Jurors marked {marks} answers as looking like the AI's; {ai_marks} of them were an AI "
+                    "player's ({overall} %).", marks=total_marks, ai_marks=total_ai, overall=overall)),
         _table(look, columns, rows, width * 0.75, zebra=True),
-        look.para("Exposure = share of the question's \"looks like the AI\" marks that fell on an AI player's "
-                  "answer; chance = AI answers / all answers to the question, the share marks placed blindly "
-                  "would reach.", "caption"),
+        look.para(t("Exposure = share of the question's \"looks like the AI\" marks that fell on an AI player's "
+                    "answer; chance = AI answers / all answers to the question, the share marks placed blindly "
+                    "would reach."), "caption"),
     ]
 
 
@@ -622,11 +646,13 @@ def _rule_text(stats: VoteStats) -> str:
         "human-tie": "<b>human-tie</b> — the AI passes a round when some human drew at least as many votes "
                      "as the AI (2021 public event).",
         "chance": "<b>chance</b> — the AI passes a round when a one-sided exact binomial test of detection "
-                  f"against chance (AI players / players) is not significant at α = {stats.alpha:g}.",
-        "threshold": f"<b>threshold</b> — the AI passes a round when detection ≤ {stats.threshold_pct:g} % "
+                  "against chance (AI players / players) is not significant at α = {alpha}.",
+        "threshold": "<b>threshold</b> — the AI passes a round when detection ≤ {threshold} % "
                      "(Turing, 1950: 70 % right identification).",
     }
-    return texts.get(stats.pass_rule, markup(stats.pass_rule))
+    if stats.pass_rule not in texts:
+        return markup(stats.pass_rule)
+    return t(texts[stats.pass_rule], alpha=f"{stats.alpha:g}", threshold=f"{stats.threshold_pct:g}")
 
 
 def _rule_statistic(stats: VoteStats, row, votes: pd.DataFrame) -> str:
@@ -636,72 +662,75 @@ def _rule_statistic(stats: VoteStats, row, votes: pd.DataFrame) -> str:
     if stats.pass_rule == "threshold":
         return f"{_number(row.detection_pct)} % vs ≤ {stats.threshold_pct:g} %"
     top = votes.groupby("kind")["votes"].max()
-    return f"top human {int(top.get('human', 0))} vs AI {int(top.get('ai', 0))} votes"
+    return t("top human {human} vs AI {ai} votes", human=int(top.get("human", 0)), ai=int(top.get("ai", 0)))
 
 
 def _round_figures(stats: VoteStats, row, votes: pd.DataFrame, look: _Look, width: float,
                    several_slots: bool = False) -> Table:
     if pd.isna(row.ai_passed):
-        verdict = "no votes"
+        verdict = t("no votes")
     else:
-        verdict = "<b>AI passed</b>" if row.ai_passed else "<b>AI detected</b>"
+        verdict = t("<b>AI passed</b>") if row.ai_passed else t("<b>AI detected</b>")
     if not row.majority:
-        majority = "none"
+        majority = t("none")
     else:  # several slots let two players pass half of the jurors
-        majority = look.player(row.majority_player) if row.majority_player is not None else "several (tied)"
+        majority = look.player(row.majority_player) if row.majority_player is not None else t("several (tied)")
     # with several slots the jurors who voted (the shares' denominator) get a column of their own
-    jurors = [_Column("Jurors", 0.07, True)] if several_slots else []
+    jurors = [_Column(t("Jurors"), 0.07, True)] if several_slots else []
     narrow = 0.01 * several_slots  # the Jurors column takes its 0.07 from the columns with room to spare
     return _table(look, [
-        _Column("Votes", 0.07, True), *jurors, _Column("Abstentions", 0.1, True), _Column("AI votes", 0.08, True),
-        _Column("Detection %", 0.11, True), _Column("95 % CI", 0.1 - narrow, True), _Column("p", 0.07 - narrow, True),
-        _Column("Majority", 0.14 - 2 * narrow), _Column(f"Statistic ({markup(stats.pass_rule)})", 0.22 - 2 * narrow),
-        _Column("Result", 0.11 - narrow)],
+        _Column(t("Votes"), 0.07, True), *jurors, _Column(t("Abstentions"), 0.1, True),
+        _Column(t("AI votes"), 0.08, True), _Column(t("Detection %"), 0.11, True),
+        _Column(t("95 % CI"), 0.1 - narrow, True), _Column("p", 0.07 - narrow, True),
+        _Column(t("Majority"), 0.14 - 2 * narrow),
+        _Column(t("Statistic ({rule})", rule=markup(stats.pass_rule)), 0.22 - 2 * narrow),
+        _Column(t("Result"), 0.11 - narrow)],
         [[str(row.votes), *([str(row.voters)] if several_slots else []), str(row.abstentions), str(row.ai_votes),
           _number(row.detection_pct), _interval(row.ci_low, row.ci_high), _p_value(row.p_value), majority,
           _rule_statistic(stats, row, votes), verdict]], width)
 
 
 def _jury_tables(stats: VoteStats, look: _Look, width: float) -> list[Flowable]:
-    story: list[Flowable] = [look.para("Juror groups", "h2")]
+    story: list[Flowable] = [look.para(t("Juror groups"), "h2")]
     if len(stats.groups):
         starts = _block_starts(list(stats.groups["facet"]))
-        rows = [[FACET_TITLES[g.facet] if start else "", markup(g.group), str(g.jurors), str(g.votes), str(g.ai_votes),
-                 _number(g.detection_pct), _interval(g.ci_low, g.ci_high)]
+        rows = [[t(FACET_TITLES[g.facet]) if start else "", markup(g.group), str(g.jurors), str(g.votes),
+                 str(g.ai_votes), _number(g.detection_pct), _interval(g.ci_low, g.ci_high)]
                 for g, start in zip(stats.groups.itertuples(index=False), starts)]
         story += [
-            _table(look, [_Column("Facet", 0.14), _Column("Group", 0.2), _Column("Jurors", 0.09, True),
-                          _Column("Votes", 0.09, True), _Column("AI votes", 0.1, True),
-                          _Column("Detection %", 0.13, True), _Column("95 % CI", 0.13, True)], rows, width,
+            _table(look, [_Column(t("Facet"), 0.14), _Column(t("Group"), 0.2), _Column(t("Jurors"), 0.09, True),
+                          _Column(t("Votes"), 0.09, True), _Column(t("AI votes"), 0.1, True),
+                          _Column(t("Detection %"), 0.13, True), _Column(t("95 % CI"), 0.13, True)], rows, width,
                    block_starts=starts),
-            look.para("Detection = share of the group's cast votes (all rounds) naming an AI player; jurors = "
-                      "jurors with the label, including those who only abstained.", "caption"),
+            look.para(t("Detection = share of the group's cast votes (all rounds) naming an AI player; jurors = "
+                        "jurors with the label, including those who only abstained."), "caption"),
         ]
     else:
-        story.append(look.para("No juror carried a group label."))
+        story.append(look.para(t("No juror carried a group label.")))
 
     jurors = stats.jurors
-    story += [look.para("Jurors", "h2"), _table(
-        look, [_Column("Juror", 0.16), *(_Column(FACET_TITLES[facet], 0.12) for facet in stats.facets),
-               _Column("Rounds", 0.09, True), _Column("Votes", 0.09, True), _Column("Hits", 0.09, True),
-               _Column("Hit rate %", 0.09, True)],
+    story += [look.para(t("Jurors"), "h2"), _table(
+        look, [_Column(t("Juror"), 0.16), *(_Column(t(FACET_TITLES[facet]), 0.12) for facet in stats.facets),
+               _Column(t("Rounds"), 0.09, True), _Column(t("Votes"), 0.09, True), _Column(t("Hits"), 0.09, True),
+               _Column(t("Hit rate %"), 0.09, True)],
         [[markup(j["juror"]), *(markup(j[facet]) for facet in stats.facets), str(j["rounds"]), str(j["votes"]),
           str(j["hits"]), _number(j["hit_rate_pct"])] for j in jurors.head(MAX_JUROR_ROWS).to_dict("records")],
         width, zebra=True)]
     if len(jurors) > MAX_JUROR_ROWS:
-        story.append(look.para(f"First {MAX_JUROR_ROWS} of {len(jurors)} jurors; all are in jurors.csv.",
-                               "caption"))
-    story.append(look.para(f"Mean hit rate {_number(stats.summary['mean_hit_rate_pct'])} % over the jurors who cast "
-                           "a vote (hits = votes naming an AI player).", "caption"))
+        story.append(look.para(t("First {shown} of {count} jurors; all are in jurors.csv.", shown=MAX_JUROR_ROWS,
+                                 count=len(jurors)), "caption"))
+    story.append(look.para(t("Mean hit rate {rate} % over the jurors who cast a vote (hits = votes naming an AI "
+                             "player).", rate=_number(stats.summary["mean_hit_rate_pct"])), "caption"))
 
     confidence = stats.confidence
-    story += [look.para("Confidence", "h2"), _table(
-        look, [_Column("Mean confidence, right votes", 0.28, True), _Column("Mean confidence, wrong votes", 0.28,
-               True), _Column("Brier score", 0.17, True), _Column("Votes with a confidence", 0.27, True)],
+    story += [look.para(t("Confidence"), "h2"), _table(
+        look, [_Column(t("Mean confidence, right votes"), 0.28, True),
+               _Column(t("Mean confidence, wrong votes"), 0.28, True), _Column(t("Brier score"), 0.17, True),
+               _Column(t("Votes with a confidence"), 0.27, True)],
         [[_number(confidence.get("mean_right"), 2), _number(confidence.get("mean_wrong"), 2),
           _number(confidence.get("brier"), 3), str(confidence.get("votes", 0))]], width * 0.85),
-        look.para("Confidence on a 1–5 scale; the Brier score reads confidence as the probability of being right "
-                  "(1 = a blind guess, 5 = certain); lower is better.", "caption")]
+        look.para(t("Confidence on a 1–5 scale; the Brier score reads confidence as the probability of being right "
+                    "(1 = a blind guess, 5 = certain); lower is better."), "caption")]
     return story
 
 
@@ -710,20 +739,21 @@ def _composition_section(set_composition: Composition, question_set: pd.DataFram
     width = _frame_width()
     types, clips = set_composition.types, set_composition.clips
     untagged = set_composition.untagged
-    untagged_text = f"<b>{len(untagged)}</b> untagged" + (
+    untagged_text = t("<b>{count}</b> untagged", count=len(untagged)) + (
         f" ({markup(', '.join(untagged[:20]))}{', …' if len(untagged) > 20 else ''})" if untagged else "")
     return [
-        look.para("Question set", "h1"),
-        look.para(f"<b>{set_composition.total}</b> questions: {types['mcq']} multiple-choice, {types['open']} "
-                  f"open-ended; {clips['shot']} on shot clips, {clips['scene']} on scene clips, {clips['none']} "
-                  f"without a clip kind; {untagged_text}."),
-        _table(look, [_Column("Facet", 0.34), _Column("Value", 0.38), _Column("Questions", 0.28, True)],
-               [[row.facet, row.value, str(row.questions)] for row in question_set.itertuples(index=False)],
+        look.para(t("Question set"), "h1"),
+        look.para(t("<b>{total}</b> questions: {mcq} multiple-choice, {open} open-ended; {shot} on shot clips, "
+                    "{scene} on scene clips, {none} without a clip kind; {untagged}.", total=set_composition.total,
+                    mcq=types["mcq"], open=types["open"], shot=clips["shot"], scene=clips["scene"],
+                    none=clips["none"], untagged=untagged_text)),
+        _table(look, [_Column(t("Facet"), 0.34), _Column(t("Value"), 0.38), _Column(t("Questions"), 0.28, True)],
+               [[t(row.facet), t(row.value), str(row.questions)] for row in question_set.itertuples(index=False)],
                width * 0.45),
         Spacer(1, 10),
         charts.element_chart(set_composition.elements, look.players, profiles.elements, width=width),
-        look.para("Element frequency: questions tagged with each CogME element (optional elements only when "
-                  "used), and per player how many of them were answered correctly (solid) or missed (light).",
+        look.para(t("Element frequency: questions tagged with each CogME element (optional elements only when "
+                    "used), and per player how many of them were answered correctly (solid) or missed (light)."),
                   "caption"),
     ]
 
@@ -734,20 +764,22 @@ def _qa_section(qa_sheet: pd.DataFrame, look: _Look) -> list[Flowable]:
     tables = math.ceil(len(players) / QA_PLAYERS_PER_TABLE)
     per_table = math.ceil(len(players) / max(tables, 1))
     story: list[Flowable] = [
-        look.para("Q&amp;A sheet", "h1"),
-        look.para(f"{CORRECT_MARK} correct, {WRONG_MARK} wrong, {NO_ANSWER} no answer (counts as wrong). "
-                  f"Elements: T = TARGET ({KEY_MARK} key target), C = CONTENT, Th = THINKING.", "caption"),
+        look.para(t("Q&amp;A sheet"), "h1"),
+        look.para(t("{correct} correct, {wrong} wrong, {none} no answer (counts as wrong). Elements: T = TARGET "
+                    "({key} key target), C = CONTENT, Th = THINKING.", correct=CORRECT_MARK, wrong=WRONG_MARK,
+                    none=NO_ANSWER, key=KEY_MARK), "caption"),
     ]
     for start in range(0, len(players), per_table):
         block = players[start:start + per_table]
         if tables > 1:  # a plain line: a heading kept with its page-long table would leave a page blank
-            story.append(look.para(f"<b>Players {start + 1}–{start + len(block)} of {len(players)}</b>"))
+            story.append(look.para(t("<b>Players {first}–{last} of {count}</b>", first=start + 1,
+                                     last=start + len(block), count=len(players))))
         story.append(_qa_sheet_table(qa_sheet[qa_sheet["player"].isin(block)], block, look))
     return story
 
 
 def _qa_sheet_table(qa_sheet: pd.DataFrame, players: list[str], look: _Look) -> Table:
-    columns = [_Column("Q", 0.06), _Column("Question", 0.2), _Column("Elements", 0.12)]
+    columns = [_Column(t("Q"), 0.06), _Column(t("Question"), 0.2), _Column(t("Elements"), 0.12)]
     columns += [_Column(look.player(p), 0.62 / len(players), style="answer") for p in players]
     rows = []
     for _, answers in qa_sheet.groupby("qid", sort=False):
@@ -755,10 +787,11 @@ def _qa_sheet_table(qa_sheet: pd.DataFrame, players: list[str], look: _Look) -> 
         round_text = "" if pd.isna(first["round"]) else f"<br/><font color='#6E6E6E'>R{first['round']}</font>"
         rows.append([
             markup(first["qid"]) + round_text,
-            f"{markup(first['question'])}<br/><font color='#6E6E6E'>Answer: {markup(first['reference'])}</font>",
+            markup(first["question"]) + "<br/><font color='#6E6E6E'>"
+            + t("Answer: {answer}", answer=markup(first["reference"])) + "</font>",
             "<br/>".join(f"{label} {markup(first[column].replace(';', ', '))}"
                          for label, column in (("T:", "targets"), ("C:", "contents"), ("Th:", "thinking"))
-                         if first[column]) or "<font color='#6E6E6E'>untagged</font>",
+                         if first[column]) or "<font color='#6E6E6E'>" + t("untagged") + "</font>",
         ] + [_answer_cell(answer) for answer in answers.itertuples(index=False)])
     return _table(look, columns, rows, _frame_width("landscape"), zebra=True)
 
@@ -807,7 +840,7 @@ class _FooterCanvas(Canvas):
 
     def _draw_footer(self) -> None:
         page_width, y = self._pagesize[0], MARGIN - 20
-        number = f"page {self.getPageNumber()} of "
+        number = t("page {number} of ", number=self.getPageNumber())
         self.saveState()
         self.setFont(REGULAR, FOOTER_SIZE)
         self.setFillColor(charts.GREY)

@@ -234,3 +234,17 @@ def test_juror_facets_from_files_leave_the_json_as_it_is(tmp_path):
     ai_rounds = (out / "ai_rounds.csv").read_text(encoding="utf-8").splitlines()
     assert ai_rounds[0] == "round,player,votes,share_pct,detection_pct,passed"
     assert ai_rounds[1:4] == ["1,AI,10,62.5,62.5,False", "2,AI,12,75.0,75.0,False", "3,AI,6,37.5,37.5,True"]
+
+
+def test_out_in_korean(files, tmp_path):
+    import shutil
+    import subprocess
+
+    if not shutil.which("pdftotext"):
+        pytest.skip("poppler-utils is not installed: the PDF text is not checked")
+    result = invoke(*files, "--ai", "Agent", "--out", str(tmp_path / "ko"), "--lang", "ko")
+    assert result.exit_code == 0, result.output
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(tmp_path / "ko" / "report.pdf"), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "비디오 튜링 테스트 보고서" in text and "CogME 프로필" in text and "CogME profiles" not in text
+    assert "답변" in text  # the cover's "Answers" file line

@@ -338,3 +338,62 @@ def test_make_run_prints_the_login_the_lan_address_and_the_demo_join_qr(run, db,
     output = capsys.readouterr().out
     assert "for phones on the venue Wi-Fi: make run HOST=0.0.0.0" in output
     assert f"jurors join at http://127.0.0.1:{port}/join/{code}" in output
+
+
+def test_a_bank_uploaded_through_the_page_names_the_host_as_its_importer(host, db):
+    from vtt.models import Event
+
+    assert upload(host, (DATA / "spec_examples.csv").read_bytes(), "spec.csv", bank="Uploaded").status_code == 302
+    import_bank(db, read_bank(DATA / "spec_examples.csv"), "From the command line")  # vtt questions import
+    db.commit()
+    events = db.execute(select(Event.actor, Event.payload).where(Event.kind == "bank.imported")).all()
+    assert {payload["bank"]: actor for actor, payload in events} == {"Uploaded": "host", "From the command line": "cli"}
+
+
+def flashes(page: str) -> list[tuple[str, str, str]]:
+    """(category, role, text) of each flash message on a page."""
+    return [(kind, role, re.sub(r"<[^>]+>", "", text).strip()) for kind, role, text in re.findall(
+        r'<p class="flash flash-(\w+)" role="(\w+)">(.*?)</p>', page, re.S)]
+
+
+def test_flash_messages_carry_their_category_and_errors_are_alerts(host, db):
+    response = upload(host, (DATA / "spec_examples.csv").read_bytes(), "spec.csv", bank="Flashy")
+    assert flashes(host.get(response.headers["Location"]).get_data(as_text=True)) == [
+        ("success", "status", "Done: Imported 5 questions (csv) into bank Flashy; 0 without CogME tags.")]
+
+    refused = host.post("/host/join-base-url", data={"csrf_token": form_token(host, "/host/"), "base_url": "ftp://x",
+                                                     "next": "/host/"})
+    assert refused.status_code == 302
+    page = host.get(refused.headers["Location"]).get_data(as_text=True)
+    assert flashes(page) == [("error", "alert", "Error: ftp://x is not an http:// or https:// address; the links are "
+                                                "unchanged.")]
+    assert flashes(host.get("/host/").get_data(as_text=True)) == []  # shown once
+
+    korean = host.post("/host/join-base-url?lang=ko", data={"csrf_token": form_token(host, "/host/"),
+                                                            "base_url": "ftp://x", "next": "/host/"})
+    assert flashes(host.get(korean.headers["Location"]).get_data(as_text=True))[0][:2] == ("error", "alert")
+
+
+def test_the_form_marks_a_paper_juror_and_the_paper_pages_list_them(host, db, spec_bank):
+    import shutil
+    import subprocess
+
+    refused = host.post("/host/sessions/new", data=setup_form(host, **{"jurors-1-paper": "on", "rounds": "x"}))
+    assert refused.status_code == 422
+    assert 'name="jurors-1-paper" value="on" checked' in refused.get_data(as_text=True)  # kept on re-display
+    assert 'name="jurors-0-paper" value="on">' in refused.get_data(as_text=True)
+
+    response = host.post("/host/sessions/new", data=setup_form(host, **{"jurors-1-paper": "on"}))
+    assert response.status_code == 302
+    vtt = db.scalar(select(VttSession).where(VttSession.name == "Pilot"))
+    assert [(j.label, j.juror_group) for j in vtt.jurors] == [("J1", None), ("J2", "paper")]
+    assert vtt.design["jurors"][1]["group"] == "paper"
+
+    entry = host.get(f"/host/sessions/{vtt.id}/paper").get_data(as_text=True)
+    options = re.findall(r'<option value="\d+"(?: selected)?>([^<]*)</option>', entry)
+    assert options[:2] == ["J2 · paper", "J1"]  # the paper juror first, and the form opens on them
+    sheets = host.get(f"/host/sessions/{vtt.id}/paper-sheets.pdf?lang=en")
+    assert sheets.status_code == 200 and sheets.mimetype == "application/pdf"
+    if shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", "-", "-"], input=sheets.data, capture_output=True, check=True).stdout
+        assert b"J2" in text and b"J1" not in text  # only the marked juror gets a sheet

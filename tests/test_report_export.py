@@ -312,3 +312,37 @@ def test_unknown_code_exits_1(run, finished, tmp_path):
         assert result.exit_code == 1
         assert "no session with join code 'NOPE99'" in result.output
         assert not (tmp_path / command).exists()
+
+
+def pdf_text(path) -> str:
+    if not shutil.which("pdftotext"):
+        if IN_CI:
+            raise RuntimeError("poppler-utils (pdftotext) is required when CI=true; make test installs it")
+        pytest.skip("poppler-utils is not installed: the PDF text is not checked")
+    return subprocess.run(["pdftotext", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+KOREAN_HEADINGS = ("CogME 프로필", "배심원 투표", "배심원 집단", "판정지: 노출도", "문항 구성", "문답표")
+ENGLISH_HEADINGS = ("CogME profiles", "Jury votes", "Juror groups", "Judgment sheet: exposure", "Question set",
+                    "Q&A sheet")
+
+
+def test_report_in_korean_and_in_english(run, finished, tmp_path):
+    korean, english = tmp_path / "ko", tmp_path / "en"
+    assert run("report", finished["code"], "--out", str(korean), "--lang", "ko").exit_code == 0
+    assert run("report", finished["code"], "--out", str(english)).exit_code == 0  # English by default
+    text = pdf_text(korean / "report.pdf")
+    assert all(heading in text for heading in KOREAN_HEADINGS), text[:3000]
+    assert not any(heading in text for heading in ENGLISH_HEADINGS)
+    assert "Report test - 비디오 튜링 테스트 보고서" in text and "참여 코드" in text and "채점 방식" in text
+    assert "1라운드: emotion recognition" in text  # the theme as written, its frame in Korean
+    assert "배심원 투표" in pdf_text(korean / "tallies.pdf") and "CogME 프로필" in pdf_text(korean / "profiles.pdf")
+
+    text = pdf_text(english / "report.pdf")
+    assert all(heading in text for heading in ENGLISH_HEADINGS)
+    assert not any(heading in text for heading in KOREAN_HEADINGS)
+    # the CSVs are the same in both languages
+    for name in ("session_info.csv", "rounds.csv", "qa_sheet.csv"):
+        assert (korean / name).read_bytes() == (english / name).read_bytes(), name
+    assert run("report", finished["code"], "--out", str(tmp_path / "fr"), "--lang", "fr").exit_code == 2

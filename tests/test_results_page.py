@@ -136,10 +136,32 @@ def test_results_page_fits_a_phone(app, played, tmp_path):
             page.click("button[type=submit]")
             page.wait_for_selector("#round-1")
             assert page.locator("figure.radar svg").count() == 9
-            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+            wide = page.evaluate("""() => [...document.querySelectorAll('body *')]
+                .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+                .map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)""")
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), wide
             assert page.locator("figure.radar svg").first.bounding_box()["width"] <= 390
             assert all(request.startswith(url) for request in requests)
             page.screenshot(path=str(screenshot_dir(tmp_path) / "results-390.png"), full_page=True)
             browser.close()
     finally:
         server.shutdown()
+
+
+def test_the_pdf_downloads_speak_the_pages_language(client, played):
+    login(client)
+    base = f"/host/sessions/{played.session_id}/results"
+
+    def text(url: str) -> str:
+        reply = client.get(url)
+        assert reply.status_code == 200 and reply.mimetype == "application/pdf", url
+        return subprocess.run(["pdftotext", "-enc", "UTF-8", "-", "-"], input=reply.data, capture_output=True,
+                              check=True).stdout.decode()
+
+    korean = text(f"{base}/files/report.pdf?lang=ko")
+    assert "배심원 투표" in korean and "CogME 프로필" in korean and "Jury votes" not in korean
+    assert "배심원 투표" in text(f"{base}/files/tallies.pdf")  # the language ?lang=ko left in the cookie
+    page = client.get(f"{base}/").get_data(as_text=True)
+    assert "files/profiles.pdf?lang=ko" in page  # the page's links name its language
+    english = text(f"{base}/files/report.pdf?lang=en")
+    assert "Jury votes" in english and "배심원 투표" not in english

@@ -375,9 +375,11 @@ def host_login(host: str, port: int, url: str | None) -> None:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write profiles.pdf, tallies.pdf, report.pdf and a CSV per table here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every figure to stdout.")
+@click.option("--lang", "language", type=click.Choice(["en", "ko"]), default="en", show_default=True,
+              help="The PDFs' language (with --out; the CSVs are the same in both).")
 def analyze(questions_file: Path, answers_file: Path, player_name: str | None, votes_file: Path | None, fmt: str,
             method: str, pass_rule: str, alpha: float, threshold: float, ai_names: tuple[str, ...],
-            sheet_file: Path | None, title: str, out_dir: Path | None, as_json: bool) -> None:
+            sheet_file: Path | None, title: str, out_dir: Path | None, as_json: bool, language: str) -> None:
     """CogME profiles and vote statistics from files (e.g. a model's predictions on a tagged benchmark)."""
     import json
 
@@ -409,10 +411,13 @@ def analyze(questions_file: Path, answers_file: Path, player_name: str | None, v
     stats = vote_stats(votes, players, pass_rule, alpha, threshold) if votes is not None else None
     if out_dir:
         from analysis.report import write_reports
+        from analysis.report_text import report_language, t
 
-        info = _analysis_info(questions, questions_file, answers_file, votes_file, sheet_file)
-        written = write_reports(out_dir, questions=questions, answers=answers, profiles=result, stats=stats,
-                                title=title, session_info=info,
+        with report_language(language):
+            info = _analysis_info(questions, questions_file, answers_file, votes_file, sheet_file)
+            title = t(title)  # the default title in the PDFs' language; one of the user's own stays as given
+        written = write_reports(out_dir, language=language, questions=questions, answers=answers, profiles=result,
+                                stats=stats, title=title, session_info=info,
                                 exposure=exposure(sheet, players, answers) if sheet is not None else None)
         click.echo(f"wrote {len(written)} files to {out_dir}: {', '.join(sorted(written))}", err=as_json)
         missing = getattr(written, "missing_characters", ())
@@ -448,13 +453,15 @@ def _answers(path: Path, questions, ai_names: tuple[str, ...], player: str | Non
 
 def _analysis_info(frame, questions: Path, answers: Path, votes: Path | None,
                    sheet: Path | None = None) -> dict[str, str]:
+    from analysis.report_text import t
+
     from .cli_reports import unkeyed_info
 
-    info = {"Questions": questions.name, "Answers": answers.name}
+    info = {t("Questions"): questions.name, t("Answers"): answers.name}
     if votes:
-        info["Votes"] = votes.name
+        info[t("Votes")] = votes.name
     if sheet:
-        info["Judgment sheet"] = sheet.name
+        info[t("Judgment sheet")] = sheet.name
     return {**info, **unkeyed_info(frame)}
 
 
@@ -493,6 +500,10 @@ main.add_command(export)
 from .cli_simulate import simulate  # noqa: E402
 
 main.add_command(simulate)
+
+from .cli_agent import agent  # noqa: E402
+
+main.add_command(agent)
 
 
 if __name__ == "__main__":

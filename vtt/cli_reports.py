@@ -29,7 +29,9 @@ def _session_or_fail(db, code: str):
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Write profiles.pdf, tallies.pdf, report.pdf and a CSV per table here.")
 @click.option("--title", help="The PDFs' title (default: the session's name).")
-def report(code: str, out_dir: Path, title: str | None) -> None:
+@click.option("--lang", "language", type=click.Choice(["en", "ko"]), default="en", show_default=True,
+              help="The PDFs' language (the CSVs are the same in both).")
+def report(code: str, out_dir: Path, title: str | None, language: str) -> None:
     """Part 2's PDFs and CSVs from the data of the session with join code CODE.
 
     Scoring method and pass rule are the session's own.  Open answers not graded yet are left out
@@ -38,7 +40,7 @@ def report(code: str, out_dir: Path, title: str | None) -> None:
     with session_factory()() as db:
         session = _session_or_fail(db, code)
         try:
-            reports = write_session_reports(db, session, out_dir, title)
+            reports = write_session_reports(db, session, out_dir, title, language=language)
         except NothingToReport as exc:
             fail(str(exc))
     written, frames = reports.written, reports.frames
@@ -67,9 +69,14 @@ class SessionReports:
     has_sheet: bool
 
 
-def write_session_reports(db, session, out_dir: Path, title: str | None = None) -> SessionReports:
-    """Write part 2's PDFs and CSVs of ``session`` into ``out_dir`` (used by ``vtt report`` and the results page)."""
+def write_session_reports(db, session, out_dir: Path, title: str | None = None, *,
+                          language: str = "en") -> SessionReports:
+    """Write part 2's PDFs and CSVs of ``session`` into ``out_dir`` (used by ``vtt report`` and the results page).
+
+    ``language`` (``en`` or ``ko``): the PDFs' words; the CSVs, session_info.csv included, stay English.
+    """
     from analysis.report import write_reports
+    from analysis.report_text import report_language, t
     from analysis.votes import exposure, vote_stats
 
     from .session_data import session_frames, session_profiles
@@ -79,14 +86,19 @@ def write_session_reports(db, session, out_dir: Path, title: str | None = None) 
         raise NothingToReport(
             f"session {session.join_code} has no graded answers yet: nothing to profile"
             + (f" ({len(frames.ungraded)} open answers wait for a grade)" if len(frames.ungraded) else ""))
-    info = _session_info(session, frames)
+    programs = ai_programs_info(db, session)
+    with report_language("en"):  # session_info.csv: English, as every CSV
+        info = {**_session_info(session, frames), **programs}
+    with report_language(language):
+        shown_info = {**_session_info(session, frames), **{t(key): value for key, value in programs.items()}}
+        shown_title = title or t("{name} - Video Turing Test report", name=session.name)
     profiles = session_profiles(frames, session.scoring_method.value)
     stats = vote_stats(frames.votes, frames.players, session.pass_rule.value, session.pass_alpha,
                        session.pass_threshold_pct) if len(frames.votes) else None
     sheet_exposure = exposure(frames.sheet, frames.players, frames.answers) if len(frames.sheet) else None
-    written = write_reports(out_dir, questions=frames.questions, answers=frames.answers, profiles=profiles,
-                            stats=stats, title=title or f"{session.name} - Video Turing Test report",
-                            session_info=info, exposure=sheet_exposure)
+    written = write_reports(out_dir, language=language, questions=frames.questions, answers=frames.answers,
+                            profiles=profiles, stats=stats, title=shown_title, session_info=shown_info,
+                            exposure=sheet_exposure)
     info_path = out_dir / "session_info.csv"
     _info_frame(info).to_csv(info_path, index=False, encoding="utf-8")
     written["session_info.csv"] = info_path
@@ -106,31 +118,75 @@ def _ungraded_line(ungraded) -> str:
 
 
 def _session_info(session, frames) -> dict[str, str]:
-    """The cover table of the PDFs: which session, when, how it was designed and scored."""
+    """The cover table of the PDFs: which session, when, how it was designed and scored.
+
+    In the report language of the moment (:func:`analysis.report_text.report_language`)."""
+    from analysis.report_text import t
+
     when = session.started_at or session.created_at
     players = "; ".join(_player_text(p) for p in session.players)
     themes = [r.theme for r in session.round_states if r.theme]
-    rounds = f"{session.rounds} x {session.questions_per_round} questions ({len(frames.questions)} placed)"
+    rounds = t("{rounds} x {per_round} questions ({placed} placed)", rounds=session.rounds,
+               per_round=session.questions_per_round, placed=len(frames.questions))
     if themes:
-        rounds += "; " + "; ".join(f"round {r.number}: {r.theme}" for r in session.round_states if r.theme)
+        rounds += "; " + "; ".join(t("round {number}: {theme}", number=r.number, theme=r.theme)
+                                   for r in session.round_states if r.theme)
     rule = session.pass_rule.value
-    rule += {"chance": f" (alpha {session.pass_alpha:g})",
-             "threshold": f" (AI passes at detection <= {session.pass_threshold_pct:g} %)"}.get(rule, "")
+    rule += {"chance": t(" (alpha {alpha})", alpha=f"{session.pass_alpha:g}"),
+             "threshold": t(" (AI passes at detection <= {threshold} %)",
+                            threshold=f"{session.pass_threshold_pct:g}")}.get(rule, "")
     ungraded = len(frames.ungraded)
     return {
-        "Session": session.name,
-        "Join code": session.join_code,
-        "Date": when.strftime("%Y-%m-%d %H:%M UTC") if when else "not started",
-        "Seed": str(session.seed),
-        "Rounds": rounds,
-        "Players": players,
-        "Jurors": str(len(session.jurors)),
-        "Scoring method": session.scoring_method.value,
-        "Pass rule": rule,
-        "Design hash": session.design_hash or "none recorded",
-        "Ungraded open answers": _ungraded_text(frames.ungraded) if ungraded else "none",
+        t("Session"): session.name,
+        t("Join code"): session.join_code,
+        t("Date"): when.strftime("%Y-%m-%d %H:%M UTC") if when else t("not started"),
+        t("Seed"): str(session.seed),
+        t("Rounds"): rounds,
+        t("Players"): players,
+        t("Jurors"): str(len(session.jurors)),
+        t("Scoring method"): session.scoring_method.value,
+        t("Pass rule"): rule,
+        t("Design hash"): session.design_hash or t("none recorded"),
+        t("Ungraded open answers"): _ungraded_text(frames.ungraded) if ungraded else t("none"),
         **unkeyed_info(frames.questions),
     }
+
+
+def ai_programs_info(db, session) -> dict[str, str]:
+    """What played as each AI player: the backends and models its answers' provenance names, and how many
+    answers the host entered for it (so a paper can name exactly what played)."""
+    from sqlalchemy import select
+
+    from .models import Answer, PlayerKind
+
+    ai_players = [p for p in sorted(session.players, key=lambda p: p.id) if p.kind is PlayerKind.AI]
+    if not ai_players:
+        return {}
+    rows = db.execute(select(Answer.player_id, Answer.provenance, Answer.entered_by_host)
+                      .where(Answer.session_id == session.id).order_by(Answer.id)).all()
+    parts = []
+    for player in ai_players:
+        programs: dict[str, int] = {}
+        by_host = unnamed = 0
+        for player_id, provenance, entered in rows:
+            if player_id != player.id:
+                continue
+            if entered:
+                by_host += 1
+            elif isinstance(provenance, dict) and provenance.get("backend"):
+                name = str(provenance["backend"])
+                if provenance.get("model"):
+                    name += f" (model {provenance['model']})"
+                programs[name] = programs.get(name, 0) + 1
+            else:
+                unnamed += 1
+        facts = [f"{name}: {count} answer{'s' if count != 1 else ''}" for name, count in programs.items()]
+        if unnamed:
+            facts.append(f"no provenance recorded: {unnamed}")
+        if by_host:
+            facts.append(f"entered by the host: {by_host}")
+        parts.append(f"{player.name}: {'; '.join(facts) if facts else 'no answers'}")
+    return {"AI players' programs": " | ".join(parts)}
 
 
 def unkeyed_info(questions) -> dict[str, str]:
@@ -138,23 +194,30 @@ def unkeyed_info(questions) -> dict[str, str]:
     # as the bank reader counts them: an mcq without its option index, an open question without a reference answer
     withheld = ((questions["type"] == "mcq") & questions["answer_index"].isna()) | (
         (questions["type"] == "open") & (questions["answer"].fillna("") == ""))
+    from analysis.report_text import t
+
     unkeyed = questions.loc[withheld, "qid"].tolist()
     if not unkeyed:
         return {}
-    return {"Questions without a key": f"{len(unkeyed)} ({', '.join(unkeyed)}): answers graded by hand or left out "
-                                       "of accuracy"}
+    return {t("Questions without a key"): t("{count} ({qids}): answers graded by hand or left out of accuracy",
+                                            count=len(unkeyed), qids=", ".join(unkeyed))}
 
 
 def _ungraded_text(ungraded, shown: int = 20) -> str:
+    from analysis.report_text import t
+
     names = [f"{row.player} {row.qid}" for row in ungraded.itertuples(index=False)]
-    more = f", ... ({len(names) - shown} more)" if len(names) > shown else ""
-    return f"{len(names)}, left out of accuracy (ungraded.csv lists them): {', '.join(names[:shown])}{more}"
+    more = t(", ... ({count} more)", count=len(names) - shown) if len(names) > shown else ""
+    return t("{count}, left out of accuracy (ungraded.csv lists them): {names}{more}", count=len(names),
+             names=", ".join(names[:shown]), more=more)
 
 
 def _player_text(player) -> str:
-    facts = [player.kind.value if player.kind.value == "human" else "AI"]
+    from analysis.report_text import t
+
+    facts = [t("human") if player.kind.value == "human" else "AI"]
     if player.age is not None:
-        facts.append(f"{player.age} y")
+        facts.append(t("{age} y", age=player.age))
     if player.stage:
         facts.append(player.stage)
     return f"{player.name} ({', '.join(facts)})"

@@ -1,5 +1,5 @@
 // What the jury, the players and the stage show alike: the flow line, the question, a clip, the tally, reveals.
-import { format, h, secondsLeft } from "./live.js";
+import { format, h, secondsLeft, strings } from "./live.js";
 
 export function phaseText(status, S) {
   if (!status) return "";
@@ -38,6 +38,8 @@ export function clipSource(clip) {
 }
 
 // A clip honouring its start and end seconds (the media fragment seeks; the end is enforced here too).
+// A clip that cannot be had (a missing file: 404; a URL or format the browser cannot play) gives way to a
+// plain "clip not available" notice rather than a broken player.
 export function clipPlayer(clip, { autoplay = false } = {}) {
   const src = clipSource(clip);
   if (!src) return null;
@@ -46,7 +48,16 @@ export function clipPlayer(clip, { autoplay = false } = {}) {
   if (clip.end !== null && clip.end !== undefined) {
     video.addEventListener("timeupdate", () => { if (video.currentTime >= clip.end) video.pause(); });
   }
-  return video;
+  const box = h("div", { class: "clip-box" }, video);
+  video.addEventListener("error", () => box.replaceChildren(clipMissing()));
+  return box;
+}
+
+function clipMissing() {
+  const S = strings();
+  return h("div", { class: "clip-missing", role: "status" },
+    h("p", { class: "clip-missing-title" }, S.clip_missing || "Clip not available."),
+    h("p", { class: "clip-missing-detail" }, S.clip_missing_detail || ""));
 }
 
 export function questionView(question, S, { clip = false } = {}) {

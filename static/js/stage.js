@@ -29,10 +29,12 @@ function render() {
   if (showQuestion && clipOf !== question.id) {
     clipOf = question.id;
     const player = clipPlayer(question.clip, { autoplay: true });
+    player?.querySelector("video")?.addEventListener("loadedmetadata", fitToScreen);  // its height is known now
     node("question").replaceChildren(...[player, ...questionView(question, S)].filter(Boolean));
   } else if (!showQuestion) {
     clipOf = null;
   }
+  node("question").classList.toggle("judging", phase === "judging");  // the clip steps aside for the answers
   const current = (view.revealed || []).find((shown) => question && shown.question === question.id);
   node("answers").hidden = !(current && phase === "judging");
   if (current) {
@@ -44,4 +46,19 @@ function render() {
   const results = ["tally", "identities", "finished", "vote_closed", "round"].includes(phase) ? resultsView(view, S) : [];
   node("results").replaceChildren(...results.slice(0, 2));
   node("results").hidden = !results.length;
+  fitToScreen();
 }
+
+// A projector shows no scrollbars: long questions or answers (or many players) shrink the stage's type, in
+// steps, until everything is on screen (--fit scales the large type in live.css; never below MIN_FIT).
+const MIN_FIT = 0.4;
+function fitToScreen() {
+  const root = document.documentElement;
+  let fit = 1;
+  document.body.style.setProperty("--fit", "1");
+  while (fit > MIN_FIT && root.scrollHeight > window.innerHeight) {
+    fit = Math.round((fit - 0.05) * 100) / 100;
+    document.body.style.setProperty("--fit", String(fit));
+  }
+}
+window.addEventListener("resize", () => { if (view) fitToScreen(); });

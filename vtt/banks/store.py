@@ -15,11 +15,13 @@ from .readers import ReadResult
 from .records import QuestionRecord
 
 
-def import_bank(db: Session, result: ReadResult, bank_name: str, *, description: str = "") -> QuestionBank:
+def import_bank(db: Session, result: ReadResult, bank_name: str, *, description: str = "",
+                actor: str = "cli") -> QuestionBank:
     """Add every record of ``result`` to the bank ``bank_name`` (created when new).
 
     Raises :class:`InputError` (and adds nothing) when a qid is already in the bank.  The caller
-    owns the transaction: commit on success, roll back on error.
+    owns the transaction: commit on success, roll back on error.  ``actor``: who imported it, as the
+    ``bank.imported`` event records it (``cli`` for ``vtt questions import``, ``host`` for the console's upload).
     """
     bank = db.scalar(select(QuestionBank).where(QuestionBank.name == bank_name))
     if bank is None:
@@ -34,7 +36,7 @@ def import_bank(db: Session, result: ReadResult, bank_name: str, *, description:
             raise InputError([Problem(result.path.name, None, "qid", f"{qid!r} is already in bank {bank_name!r}")
                              for qid in clashes])
     _insert_questions(db, bank, result.records)
-    db.add(Event(kind="bank.imported", actor="cli", payload={
+    db.add(Event(kind="bank.imported", actor=actor, payload={
         "bank": bank_name, "file": result.path.name, "format": result.format,
         "questions": len(result.records), "untagged": len(result.untagged)}))
     db.flush()

@@ -31,11 +31,11 @@ def upload_name(filename: str | None) -> str:
 
 
 def import_upload(db: Session, stream: IO[bytes], filename: str, bank_name: str, *, fmt: str = "auto",
-                  strict: bool = False, allow_missing_keys: bool = False) -> ReadResult:
+                  strict: bool = False, allow_missing_keys: bool = False, actor: str = "host") -> ReadResult:
     """Read an uploaded bank file and add it to ``bank_name``; raise :class:`UploadError` naming every problem.
 
     The caller owns the transaction. The error of a text file saved in Korean Excel's encoding names it
-    (``encoding``), since the readers only say "not UTF-8".
+    (``encoding``), since the readers only say "not UTF-8".  ``actor``: who uploaded it (the event's actor).
     """
     name = upload_name(filename)
     if PurePath(name).suffix.lower() not in UPLOAD_SUFFIXES:
@@ -50,7 +50,7 @@ def import_upload(db: Session, stream: IO[bytes], filename: str, bank_name: str,
         except InputError as error:
             raise UploadError(error.problems, legacy_encoding(path)) from None
         try:
-            import_bank(db, result, bank_name)
+            import_bank(db, result, bank_name, actor=actor)
         except InputError as error:
             raise UploadError(error.problems) from None
     return result

@@ -50,5 +50,5 @@ def login():
 @bp.post("/logout")
 def logout():
     session.clear()
-    flash(_("Signed out."))
+    flash(_("Signed out."), "info")
     return redirect(url_for("auth.login"))

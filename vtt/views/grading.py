@@ -47,7 +47,7 @@ def name_grader(session_id: int):
         session[GRADER_KEY] = grader_name(request.form.get("grader"))
     except GradingError as error:
         return _render(vtt_session, error)
-    flash(_("You grade as %(grader)s.", grader=session[GRADER_KEY]))
+    flash(_("You grade as %(grader)s.", grader=session[GRADER_KEY]), "success")
     return redirect(url_for(".page", session_id=vtt_session.id))
 
 
@@ -77,7 +77,7 @@ def _write_mark(session_id: int, write, done_message):
         db.session.rollback()
         return _render(vtt_session, error)
     db.session.commit()
-    flash(done_message(grader, answer, _("correct") if given.correct else _("incorrect")))
+    flash(done_message(grader, answer, _("correct") if given.correct else _("incorrect")), "success")
     return _back(vtt_session, answer.id)
 
 
@@ -96,10 +96,12 @@ def settle(session_id: int):
         return _render(vtt_session, error)
     db.session.commit()
     if answer is not None:
-        flash(_("Final mark of answer %(answer)s set from the graders' agreement.", answer=answer.id))
+        flash(_("Final mark of answer %(answer)s set from the graders' agreement.", answer=answer.id), "success")
         return _back(vtt_session, answer.id)
-    flash(_("%(count)s final marks set from the graders' agreement.", count=settled) if settled
-          else _("No answer without a final mark has graders who agree."))
+    if settled:
+        flash(_("%(count)s final marks set from the graders' agreement.", count=settled), "success")
+    else:
+        flash(_("No answer without a final mark has graders who agree."), "info")
     return redirect(url_for(".page", session_id=vtt_session.id))
 
 

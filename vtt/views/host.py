@@ -72,7 +72,7 @@ def upload_bank():
     session = db.session
     try:
         result = import_upload(session, upload.stream, filename, bank_name, fmt=form["format"],
-                               strict=form["strict"], allow_missing_keys=form["allow_missing_keys"])
+                               strict=form["strict"], allow_missing_keys=form["allow_missing_keys"], actor="host")
         session.commit()
     except UploadError as error:
         session.rollback()
@@ -81,12 +81,12 @@ def upload_bank():
                            "problems": summarize(problems, _("fix these first; the rest are alike"))}, 422)
     bank = session.scalar(select(QuestionBank).where(QuestionBank.name == bank_name))
     flash(_("Imported %(count)d questions (%(format)s) into bank %(bank)s; %(untagged)d without CogME tags.",
-            count=len(result.records), format=result.format, bank=bank_name, untagged=len(result.untagged)))
+            count=len(result.records), format=result.format, bank=bank_name, untagged=len(result.untagged)), "success")
     warnings = unique(result.warnings)
     if warnings:
-        flash(_("%(count)d known quirks of published files, imported as noted:", count=len(warnings)))
+        flash(_("%(count)d known quirks of published files, imported as noted:", count=len(warnings)), "info")
         for line in summarize(warnings, _("tick “refuse quirks” to list them all as problems")):
-            flash(line)
+            flash(line, "info")
     return redirect(url_for("host.bank", bank_id=bank.id))
 
 
@@ -209,14 +209,14 @@ def set_base_url():
     back = back if back.startswith("/") and not back.startswith("//") else url_for("host.dashboard")
     if request.form.get("reset") or not text:
         set_console_base_url(None)
-        flash(_("Links start with %(url)s again.", url=join_base_url()))
+        flash(_("Links start with %(url)s again.", url=join_base_url()), "success")
         return redirect(back)
     url = valid_base_url(text)
     if url is None:
-        flash(_("%(text)s is not an http:// or https:// address; the links are unchanged.", text=text))
+        flash(_("%(text)s is not an http:// or https:// address; the links are unchanged.", text=text), "error")
         return redirect(back)
     set_console_base_url(url)
-    flash(_("Links now start with %(url)s on this console.", url=url))
+    flash(_("Links now start with %(url)s on this console.", url=url), "success")
     return redirect(back)
 
 
@@ -231,7 +231,7 @@ def set_participants(session_id: int, number: int):
     reply = live.submit(Identity("host", session_id), "set_participants",
                         {"round": number, "players": None if everyone else chosen}, None)
     if reply.get("ok"):
-        flash(_("Round %(number)d: participants saved.", number=number))
+        flash(_("Round %(number)d: participants saved.", number=number), "success")
     else:
-        flash(_("Round %(number)d: %(message)s", number=number, message=reply["error"]["message"]))
+        flash(_("Round %(number)d: %(message)s", number=number, message=reply["error"]["message"]), "error")
     return redirect(url_for("host.session_config", session_id=session_id, _anchor=f"round-{number}"))

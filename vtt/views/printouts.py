@@ -96,9 +96,9 @@ def paper_entry(session_id: int):
         return _entry_page({**page, "values": typed, "problems": problems, "saved": result}, 409)
     if result.lines_saved or result.votes_saved:
         flash(_("Saved for juror %(label)s, round %(round)s: %(lines)s sheet lines, %(votes)s votes.",
-                label=juror.label, round=number, lines=result.lines_saved, votes=result.votes_saved))
+                label=juror.label, round=number, lines=result.lines_saved, votes=result.votes_saved), "success")
     else:
-        flash(_("Nothing changed, so nothing was sent."))
+        flash(_("Nothing changed, so nothing was sent."), "info")
     return redirect(url_for(".paper_entry", session_id=vtt_session.id, juror=juror.id, round=number))
 
 

@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 from flask import Blueprint, abort, flash, redirect, render_template, send_file, url_for
+from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from ..cli_reports import NothingToReport, write_session_reports
@@ -37,19 +38,22 @@ def page(session_id: int):
 @bp.get("/files/<name>")
 @host_required
 def report_file(session_id: int, name: str):
-    """One PDF of the report (``report.pdf``, ``profiles.pdf``, ``tallies.pdf``) or all its CSVs (``report-csv.zip``)."""
+    """One PDF of the report (``report.pdf``, ``profiles.pdf``, ``tallies.pdf``) or all its CSVs (``report-csv.zip``).
+
+    The PDFs are in the page's language (``?lang=``, else the remembered or the browser's one); the CSVs are English.
+    """
     vtt_session = _session(session_id)
     if name not in (*PDF_FILES, "report-csv.zip"):
         abort(404)
     with tempfile.TemporaryDirectory() as folder:
         try:
-            written = write_session_reports(db.session, vtt_session, Path(folder)).written
+            written = write_session_reports(db.session, vtt_session, Path(folder), language=str(get_locale())).written
         except NothingToReport:
             flash(_("%(file)s: no graded answer yet, so nothing to report (grade the open answers first).",
-                    file=name))
+                    file=name), "error")
             return redirect(url_for(".page", session_id=vtt_session.id))
         if name.endswith(".pdf") and name not in written:  # tallies.pdf needs votes or a judgment sheet
-            flash(_("%(file)s: no votes and no judgment sheet yet, so no tallies.", file=name))
+            flash(_("%(file)s: no votes and no judgment sheet yet, so no tallies.", file=name), "error")
             return redirect(url_for(".page", session_id=vtt_session.id))
         if name.endswith(".pdf"):
             data = written[name].read_bytes()

@@ -21,13 +21,14 @@ from ..banks.upload import upload_name
 from ..engine.setup import SessionConfig, create_session, numbered_jurors, read_jurors_csv
 from ..extensions import db
 from ..models import PassRule, Question, QuestionBank, RevealPolicy, ScoringMethod
+from ..paper import PAPER_GROUP
 from ..problems import InputError, Problem, summarize
 from .auth import host_required
 
 bp = Blueprint("setup", __name__, url_prefix="/host")
 
 PLAYER_FIELDS = ("name", "kind", "age", "stage", "mcq", "open")
-JUROR_FIELDS = ("label", "age_band", "sex", "expert")
+JUROR_FIELDS = ("label", "age_band", "sex", "expert", "paper")  # paper: ticked for a juror without a device
 BLANK_PLAYER_ROWS = 5
 BLANK_JUROR_ROWS = 4
 MAX_FORM_ROWS = 1000  # rows read from a posted form (setup.py refuses more jurors than this anyway)
@@ -172,6 +173,8 @@ def _juror(row: dict[str, str]) -> dict[str, Any]:
             juror[name] = row[name]
     if row["expert"] in EXPERT_CHOICES and EXPERT_CHOICES[row["expert"]] is not None:
         juror["expert"] = EXPERT_CHOICES[row["expert"]]
+    if row["paper"]:  # a paper juror: the printed sheet and the host's entry form list them (vtt.paper)
+        juror["group"] = PAPER_GROUP
     return juror
 
 
@@ -224,7 +227,7 @@ def new_session():
         form.place(error.problems, player_rows, juror_rows)
     if form.problems:
         return _render(form), 422
-    flash(_("Session %(name)s created: join code %(code)s.", name=created.name, code=created.join_code))
+    flash(_("Session %(name)s created: join code %(code)s.", name=created.name, code=created.join_code), "success")
     return redirect(url_for("host.session_config", session_id=created.id))
 
 
