@@ -136,13 +136,8 @@ def module(tmp_path):
 
 def test_a_python_agent_plays_a_whole_round(served, db_factory, tmp_path, module):
     sitting = make_sitting(db_factory, tmp_path)
-    process = agent(tmp_path, served, sitting, "--backend", "python:my_agent:answer",
-                    env={"PYTHONPATH": str(tmp_path)}).start()
-    try:
-        asyncio.run(_play(served, sitting))
-        assert process.wait(30) == 0, process.log()
-    finally:
-        process.stop()
+    play_with_agent(tmp_path, served, sitting, "--backend", "python:my_agent:answer",
+                    env={"PYTHONPATH": str(tmp_path)})
     rows = agent_answers(db_factory, sitting)
     assert set(rows) == set(sitting.questions)
     for number, row in rows.items():
@@ -154,6 +149,16 @@ def test_a_python_agent_plays_a_whole_round(served, db_factory, tmp_path, module
         assert row.provenance["backend"] == "python" and row.provenance["model"] == "my_agent:answer"
         assert row.provenance["settings"]["source"] == "my_agent.py"
     assert len(answer_events(db_factory, sitting)) == 3
+
+
+def play_with_agent(tmp_path, served, sitting, *backend_args: str, env=None) -> None:
+    """The host plays a round while ``vtt agent`` plays the AI player; the agent exits 0 at the end."""
+    process = agent(tmp_path, served, sitting, *backend_args, env=env).start()
+    try:
+        asyncio.run(_play(served, sitting))
+        assert process.wait(30) == 0, process.log()
+    finally:
+        process.stop()
 
 
 async def _play(served, sitting, rounds: int = 1) -> Host:
@@ -235,13 +240,8 @@ def test_two_agents_on_one_token_send_one_answer_per_question(served, db_factory
 def test_a_composite_routes_mcq_and_open_questions_to_different_backends(served, db_factory, tmp_path, module):
     sitting = make_sitting(db_factory, tmp_path)
     preds, expected = predictions_file(tmp_path, sitting)
-    process = agent(tmp_path, served, sitting, "--backend", f"mcq=replay:{preds}",
-                    "--backend", f"open=python:{module}:answer").start()
-    try:
-        asyncio.run(_play(served, sitting))
-        assert process.wait(30) == 0, process.log()
-    finally:
-        process.stop()
+    play_with_agent(tmp_path, served, sitting, "--backend", f"mcq=replay:{preds}",
+                    "--backend", f"open=python:{module}:answer")
     rows = agent_answers(db_factory, sitting)
     assert set(rows) == set(sitting.questions)
     for number, row in rows.items():
@@ -342,13 +342,8 @@ def test_the_http_backend_sends_frames_of_the_clip_and_parses_the_reply(served, 
 
     url, seen = chat_server
     sitting = make_sitting(db_factory, tmp_path)
-    process = agent(tmp_path, served, sitting, "--backend", f"http:{url}/v1", "--model", "tiny-vlm",
-                    "--temperature", "0.3", "--frames", "3", "--api-key", "sk-test-secret").start()
-    try:
-        asyncio.run(_play(served, sitting))
-        assert process.wait(30) == 0, process.log()
-    finally:
-        process.stop()
+    play_with_agent(tmp_path, served, sitting, "--backend", f"http:{url}/v1", "--model", "tiny-vlm",
+                    "--temperature", "0.3", "--frames", "3", "--api-key", "sk-test-secret")
     assert len(seen) == 3
     spans = {"What colour fills": (0, 3), "What happens": (0, 3), "Which colour comes": (0, 3),
              "What colour is last": (0, 3), "Describe": (3, 4), "How many": (0, 4)}

@@ -35,6 +35,7 @@ from .state import (
     LogEvent,
     MarkQuestion,
     MarkRound,
+    QuestionInfo,
     RevealIdentity,
     SaveAnswer,
     SaveSheet,
@@ -451,12 +452,7 @@ def _answer(state: LiveState, action: Action, now: datetime, tally: Tally) -> Ou
     # The host entered it because the agent had failed: a late answer from the agent must not undo that.
     _require(not (earlier and earlier.entered_by_host), "host_answered",
              "the host has entered this answer; it stays")
-    if item.type is QuestionType.MCQ:
-        choice = _whole(action.args.get("choice"), "choice", 0, len(item.choices) - 1, optional=False)
-        text = ""
-    else:
-        choice = None
-        text = _text(action.args.get("text"), "text", required=True)
+    text, choice = _answer_fields(item, action.args)
     provenance = action.args.get("provenance")
     if provenance is not None:
         _require(state.players[player].kind is PlayerKind.AI, "not_ai",
@@ -465,7 +461,14 @@ def _answer(state: LiveState, action: Action, now: datetime, tally: Tally) -> Ou
     return _saved_answer(state, item, player, text, choice, action.client_key or "", now, provenance, False)
 
 
-def _saved_answer(state: LiveState, item, player: int, text: str, choice: int | None, client_key: str,
+def _answer_fields(item: QuestionInfo, args: dict[str, Any]) -> tuple[str, int | None]:
+    """(text, choice) of an answer: an option of a multiple-choice question, else text."""
+    if item.type is QuestionType.MCQ:
+        return "", _whole(args.get("choice"), "choice", 0, len(item.choices) - 1, optional=False)
+    return _text(args.get("text"), "text", required=True), None
+
+
+def _saved_answer(state: LiveState, item: QuestionInfo, player: int, text: str, choice: int | None, client_key: str,
                   now: datetime, provenance: dict[str, Any] | None, by_host: bool) -> Outcome:
     latency = int((now - item.shown_at).total_seconds() * 1000) if item.shown_at else None
     outcome = Outcome(effects=[SaveAnswer(item.id, player, text, choice, max(latency or 0, 0), client_key, now,
@@ -505,12 +508,7 @@ def _enter_answer(state: LiveState, action: Action, now: datetime, tally: Tally)
              f"{state.players[player].name} is not an AI player: only an AI player's answer can be entered")
     _require(player in state.participants(state.round), "not_playing",
              f"{state.players[player].name} does not play in this round")
-    if item.type is QuestionType.MCQ:
-        choice = _whole(action.args.get("choice"), "choice", 0, len(item.choices) - 1, optional=False)
-        text = ""
-    else:
-        choice = None
-        text = _text(action.args.get("text"), "text", required=True)
+    text, choice = _answer_fields(item, action.args)
     source = action.args.get("source") or "typed"
     _require(source in ANSWER_SOURCES, "bad_field", f"source must be one of {', '.join(ANSWER_SOURCES)}")
     file = action.args.get("file")
