@@ -267,15 +267,17 @@ def _receive_order(conn):
     return conn.recv()
 
 
-def page_saves(edits: list[tuple[float, dict[str, Any]]], spacing: float) -> list[tuple[float, list[dict[str, Any]]]]:
+def page_saves(edits: list[tuple[float, dict[str, Any]]], spacing: float,
+               rng: random.Random) -> list[tuple[float, list[dict[str, Any]]]]:
     """When the juror page saves, and what: every line changed since the last save, in one message, once
     typing pauses for SAVE_DEBOUNCE seconds or SAVE_MAX_WAIT seconds after the first unsaved change, and
-    never sooner than ``spacing`` seconds after the previous save (the status's ``sheet_save_seconds``;
-    ``static/js/jury.js`` does the same)."""
+    never sooner than ``spacing`` seconds after the previous save (the status's ``sheet_save_seconds``),
+    the reveal counting as a save at a random moment up to ``spacing`` before it (``static/js/jury.js``
+    does the same: pages that all start typing at the reveal do not save in step)."""
     saves: list[tuple[float, list[dict[str, Any]]]] = []
     pending: dict[tuple[int, str], dict[str, Any]] = {}
     first = last = 0.0
-    previous = -spacing
+    previous = -spacing * rng.random()
 
     def due() -> float:
         return max(previous + spacing, min(last + SAVE_DEBOUNCE, first + SAVE_MAX_WAIT))
@@ -336,7 +338,7 @@ async def _round(jurors: list[LeanClient], rng: random.Random, *, kind: str, num
             first, second = sorted(rng.uniform(0, window) for _ in range(2))
             edits += [(first, {**whole, "note": whole["note"][:9]}), (second, whole)]
         steps = [(moment, "sheet", {"id": f"r{number}-s{index}-{n}", "lines": lines})
-                 for n, (moment, lines) in enumerate(page_saves(edits, spacing))]
+                 for n, (moment, lines) in enumerate(page_saves(edits, spacing, rng))]
         steps.append((rng.uniform(0, window), "vote", vote))
         await asyncio.gather(*(send(juror, event, payload, go + moment) for moment, event, payload in steps))
 

@@ -27,6 +27,8 @@ const live = new Live({
   onView: (data, event) => {
     if (event === "round") { drafts = {}; writeDrafts(); lineState = {}; voteState = null; }
     view = data;
+    // Every juror starts typing at the reveal: a random phase keeps thousands of pages from saving in step.
+    if (event === "answers") lastSave = Math.max(lastSave, Date.now() - Math.random() * saveSpacing());
     render(event);
   },
   onConnection: (online) => connectionLine(node("connection"), online, S),
@@ -63,12 +65,15 @@ function edit(question, alias, change) {
   scheduleSave();
 }
 
+function saveSpacing() {
+  return ((view && view.status && view.status.sheet_save_seconds) || 1) * 1000;
+}
+
 function scheduleSave() {
   const now = Date.now();
   if (firstUnsaved === null) firstUnsaved = now;
   window.clearTimeout(saveTimer);
-  const spacing = ((view && view.status && view.status.sheet_save_seconds) || 1) * 1000;
-  const due = Math.max(lastSave + spacing, Math.min(now + SAVE_DEBOUNCE_MS, firstUnsaved + SAVE_MAX_WAIT_MS));
+  const due = Math.max(lastSave + saveSpacing(), Math.min(now + SAVE_DEBOUNCE_MS, firstUnsaved + SAVE_MAX_WAIT_MS));
   saveTimer = window.setTimeout(saveDrafts, Math.max(0, due - now));
 }
 
