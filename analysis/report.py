@@ -484,8 +484,9 @@ def _profile_section(profiles: Profiles, set_composition: Composition, look: _Lo
         _table(look, [_Column(t("Player"), 0.34), _Column(t("Kind"), 0.1), _Column(t("Questions"), 0.12, True),
                       _Column(t("Correct"), 0.12, True), _Column(t("Accuracy %"), 0.16, True),
                       _Column(t("Element SD"), 0.16, True)],
-               [[look.player(p.player), t(p.kind), str(p.questions), str(p.correct), _number(p.accuracy_pct),
-                 _number(p.element_sd, 2)] for p in profiles.players.itertuples(index=False)], width * 0.8),
+               [[look.player(p.player), t("AI" if p.kind == "ai" else p.kind), str(p.questions), str(p.correct),
+                 _number(p.accuracy_pct), _number(p.element_sd, 2)] for p in profiles.players.itertuples(index=False)],
+               width * 0.8),
         Spacer(1, 10),
         _radar_grid(overlay, key, width),
     ] + [flowable for player in profiles.players.itertuples(index=False)
@@ -567,22 +568,26 @@ def _tally_section(stats: VoteStats, tally: pd.DataFrame, look: _Look) -> list[F
                                threshold_pct=stats.threshold_pct if stats.pass_rule == "threshold" else None),
         look.para(t("Detection = share of cast votes naming an AI player; whiskers: 95 % Wilson interval; "
                     "dashed: chance level (number of AI players / players)."), "caption"),
-        look.para(t("Votes per round"), "h2"),
     ]
+    # The heading goes into the first round's block: keepWithNext cannot keep it with a KeepTogether.
+    heading = [look.para(t("Votes per round"), "h2")]
     if several_slots:
-        story.append(look.para(t(
+        heading.append(look.para(t(
             "Jurors named several players per round (one per AI player): a player's share and the majority are "
             "counted out of the jurors who voted (each names a player at most once), detection out of all cast "
             "votes."), "caption"))
     for row in stats.rounds.itertuples(index=False):
         votes = tally[tally["round"] == row.round]
         story.append(KeepTogether([
+            *heading,
             charts.round_votes_chart(votes, look.players, title=t("Round {round}", round=row.round), width=width,
                                      height=150),
             Spacer(1, 3),
             _round_figures(stats, row, votes, look, width, several_slots),
             Spacer(1, 10),
         ]))
+        heading = []
+    story += heading
     if stats.ai_rounds["player"].nunique() > 1:
         story += _ai_verdicts(stats, look, width)
     story += _jury_tables(stats, look, width)
@@ -690,12 +695,18 @@ def _round_figures(stats: VoteStats, row, votes: pd.DataFrame, look: _Look, widt
           _rule_statistic(stats, row, votes), verdict]], width)
 
 
+def _facet_value(facet: str, value) -> str:
+    """A juror's label in a facet: expertise is the program's own word (in the report's language), the
+    other facets are what the host wrote."""
+    return t(value) if facet == "expert" and value in ("expert", "non-expert") else markup(value)
+
+
 def _jury_tables(stats: VoteStats, look: _Look, width: float) -> list[Flowable]:
     story: list[Flowable] = [look.para(t("Juror groups"), "h2")]
     if len(stats.groups):
         starts = _block_starts(list(stats.groups["facet"]))
-        rows = [[t(FACET_TITLES[g.facet]) if start else "", markup(g.group), str(g.jurors), str(g.votes),
-                 str(g.ai_votes), _number(g.detection_pct), _interval(g.ci_low, g.ci_high)]
+        rows = [[t(FACET_TITLES[g.facet]) if start else "", _facet_value(g.facet, g.group), str(g.jurors),
+                 str(g.votes), str(g.ai_votes), _number(g.detection_pct), _interval(g.ci_low, g.ci_high)]
                 for g, start in zip(stats.groups.itertuples(index=False), starts)]
         story += [
             _table(look, [_Column(t("Facet"), 0.14), _Column(t("Group"), 0.2), _Column(t("Jurors"), 0.09, True),
@@ -713,8 +724,9 @@ def _jury_tables(stats: VoteStats, look: _Look, width: float) -> list[Flowable]:
         look, [_Column(t("Juror"), 0.16), *(_Column(t(FACET_TITLES[facet]), 0.12) for facet in stats.facets),
                _Column(t("Rounds"), 0.09, True), _Column(t("Votes"), 0.09, True), _Column(t("Hits"), 0.09, True),
                _Column(t("Hit rate %"), 0.09, True)],
-        [[markup(j["juror"]), *(markup(j[facet]) for facet in stats.facets), str(j["rounds"]), str(j["votes"]),
-          str(j["hits"]), _number(j["hit_rate_pct"])] for j in jurors.head(MAX_JUROR_ROWS).to_dict("records")],
+        [[markup(j["juror"]), *(_facet_value(facet, j[facet]) for facet in stats.facets), str(j["rounds"]),
+          str(j["votes"]), str(j["hits"]), _number(j["hit_rate_pct"])]
+         for j in jurors.head(MAX_JUROR_ROWS).to_dict("records")],
         width, zebra=True)]
     if len(jurors) > MAX_JUROR_ROWS:
         story.append(look.para(t("First {shown} of {count} jurors; all are in jurors.csv.", shown=MAX_JUROR_ROWS,

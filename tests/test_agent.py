@@ -295,6 +295,45 @@ def test_a_backend_that_raises_tells_the_host_and_the_session_goes_on(served, db
     assert 'backend=python error="my_agent.py:crash_on_open raised RuntimeError: the model crashed"' in log, log
 
 
+def test_a_typing_wait_cut_short_by_the_host_sends_nothing_and_tells_the_host_at_once(served, db_factory, tmp_path,
+                                                                                     module):
+    """--typing human waits before sending; when the host closes answering meanwhile, the agent sends nothing
+    (no late refusal once the next question is up) and tells the host then, not when the wait would have ended."""
+    sitting = make_sitting(db_factory, tmp_path)
+    process = agent(tmp_path, served, sitting, "--backend", f"python:{module}:answer", "--typing", "human").start()
+    cut: dict = {}
+
+    def reports(driver, status: str, qid: str) -> list:
+        return [r for r in driver.agent_reports(sitting.agent_id) if r["status"] == status and qid in r["message"]]
+
+    async def host() -> None:
+        async with Host(served.url, sitting) as driver:
+            await driver.move("open_lobby")
+            await driver.move("start_round")
+            for question in sitting.by_round(1):
+                shown = await driver.ask()
+                if question["type"] == "open" and not cut:  # its answer takes seconds to "type"
+                    await driver.until(lambda: reports(driver, "working", question["qid"]), 10, "working")
+                    await asyncio.sleep(0.5)
+                    await driver.move("close_answering")
+                    found = await driver.until(lambda: reports(driver, "error", question["qid"]), 4, "the error")
+                    cut.update(found[-1], question=shown["id"])
+                    await driver.move("reveal")
+                else:
+                    await driver.wait_agent_answer(shown["id"])
+                    await driver.close_and_reveal()
+            await driver.end_round(last=True)
+
+    try:
+        asyncio.run(host())
+        assert process.wait(30) == 0, process.log()
+    finally:
+        process.stop()
+    assert "answering closed before the answer was ready" in cut["message"], cut
+    assert cut["question"] not in agent_answers(db_factory, sitting)
+    assert "wrong_question" not in process.log() and "answering_closed" not in process.log(), process.log()
+
+
 # --- http: an OpenAI-compatible chat-completions endpoint ---------------------------------------------------
 
 class ChatCompletions(BaseHTTPRequestHandler):
@@ -444,3 +483,5 @@ def test_an_agent_with_a_wrong_token_stops_with_one_line(served, db_factory, tmp
         finally:
             process.stop()
         assert message in process.log() and "Traceback" not in process.log(), process.log()
+        if token == juror:  # refused before it says it is connected or reports to the host
+            assert "connected to" not in process.log() and "not_allowed" not in process.log(), process.log()

@@ -69,6 +69,8 @@ def test_bad_backend_specs_are_refused_with_the_problem_named(tmp_path):
         (("mcq=python:json:dumps", "mcq=python:json:loads"), "--backend mcq=... is given twice"),
         (("mcq=python:json:dumps",), "no backend for open questions: add --backend open=SPEC"),
         (("python:json:dumps", "python:json:loads"), "give one --backend SPEC, or route by type"),
+        (("mcq=python:json:dumps", "open=python:json:dumps", "python:json:loads"),
+         "--backend python:json:loads would answer nothing"),
     ]:
         with pytest.raises(SpecError, match=message.replace("(", r"\(").replace(".", r"\.")):
             build(specs, options)
@@ -110,7 +112,7 @@ def test_replay_answers_by_qid_and_reports_what_it_cannot(tmp_path):
     assert reply.provenance == {"backend": "replay", "model": "model.jsonl", "settings": {
         "file": "model.jsonl", "sha256": reply.provenance["settings"]["sha256"], "predictions": 3}}
     assert run_backend(backend, Asked(question("open", qid="q03"), "http://x")).text == "She is sad."
-    with pytest.raises(BackendError, match="the prediction 'F' for qid 'q02': 'F' is beyond the 5 options"):
+    with pytest.raises(BackendError, match="the prediction for qid 'q02' in model.jsonl: 'F' is beyond the 5 options"):
         run_backend(backend, Asked(question(qid="q02"), "http://x"))
     with pytest.raises(BackendError, match="qid 'q09' is not in model.jsonl"):
         run_backend(backend, Asked(question(qid="q09"), "http://x"))

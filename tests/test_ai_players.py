@@ -124,6 +124,11 @@ def test_an_ai_answer_s_provenance_reaches_the_host_the_export_and_the_report_ne
         session = db.get(VttSession, people.session_id)
         info = ai_programs_info(db, session)
         assert info == {"AI players' programs": "Agent: replay (model qwen2-vl-7b): 1 answer; entered by the host: 1"}
+        from analysis.report_text import report_language
+
+        with report_language("ko"):  # the Korean PDFs' cover
+            assert ai_programs_info(db, session) == {
+                "AI 참가자의 프로그램": "Agent: replay (모델 qwen2-vl-7b): 답변 1개; 진행자가 입력: 1개"}
         answers = export_tables(db, session)["answers.csv"]
     by_player = {(row["player"], row["qid"]): row for row in answers.to_dict("records")}
     exported = by_player["Agent", question["qid"]]

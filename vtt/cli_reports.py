@@ -86,11 +86,10 @@ def write_session_reports(db, session, out_dir: Path, title: str | None = None, 
         raise NothingToReport(
             f"session {session.join_code} has no graded answers yet: nothing to profile"
             + (f" ({len(frames.ungraded)} open answers wait for a grade)" if len(frames.ungraded) else ""))
-    programs = ai_programs_info(db, session)
     with report_language("en"):  # session_info.csv: English, as every CSV
-        info = {**_session_info(session, frames), **programs}
+        info = {**_session_info(session, frames), **ai_programs_info(db, session)}
     with report_language(language):
-        shown_info = {**_session_info(session, frames), **{t(key): value for key, value in programs.items()}}
+        shown_info = {**_session_info(session, frames), **ai_programs_info(db, session)}
         shown_title = title or t("{name} - Video Turing Test report", name=session.name)
     profiles = session_profiles(frames, session.scoring_method.value)
     stats = vote_stats(frames.votes, frames.players, session.pass_rule.value, session.pass_alpha,
@@ -154,7 +153,11 @@ def _session_info(session, frames) -> dict[str, str]:
 
 def ai_programs_info(db, session) -> dict[str, str]:
     """What played as each AI player: the backends and models its answers' provenance names, and how many
-    answers the host entered for it (so a paper can name exactly what played)."""
+    answers the host entered for it (so a paper can name exactly what played).
+
+    In the report language of the moment (:func:`analysis.report_text.report_language`); backend and model
+    names stay as recorded."""
+    from analysis.report_text import t
     from sqlalchemy import select
 
     from .models import Answer, PlayerKind
@@ -176,17 +179,18 @@ def ai_programs_info(db, session) -> dict[str, str]:
             elif isinstance(provenance, dict) and provenance.get("backend"):
                 name = str(provenance["backend"])
                 if provenance.get("model"):
-                    name += f" (model {provenance['model']})"
+                    name += t(" (model {model})", model=provenance["model"])
                 programs[name] = programs.get(name, 0) + 1
             else:
                 unnamed += 1
-        facts = [f"{name}: {count} answer{'s' if count != 1 else ''}" for name, count in programs.items()]
+        facts = [t("{name}: {count} answer" if count == 1 else "{name}: {count} answers", name=name, count=count)
+                 for name, count in programs.items()]
         if unnamed:
-            facts.append(f"no provenance recorded: {unnamed}")
+            facts.append(t("no provenance recorded: {count}", count=unnamed))
         if by_host:
-            facts.append(f"entered by the host: {by_host}")
-        parts.append(f"{player.name}: {'; '.join(facts) if facts else 'no answers'}")
-    return {"AI players' programs": " | ".join(parts)}
+            facts.append(t("entered by the host: {count}", count=by_host))
+        parts.append(f"{player.name}: {'; '.join(facts) if facts else t('no answers')}")
+    return {t("AI players' programs"): " | ".join(parts)}
 
 
 def unkeyed_info(questions) -> dict[str, str]:

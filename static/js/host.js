@@ -100,6 +100,7 @@ function answerRow(question, row, editable) {
   const cell = [h("span", {}, text || "—")];
   if (row.redacted) cell.push(" ", h("span", { class: "badge" }, S.redacted));
   else if (row.edited) cell.push(" ", h("span", { class: "badge" }, S.edited));
+  if (row.entered_by_host) cell.push(" ", h("span", { class: "badge" }, S.entered_by_host));
   if (row.tells && row.tells.length) cell.push(h("p", { class: "tell" }, format(S.tell, { tells: row.tells.join(", ") })));
   if (editable && question.type === "open" && !row.redacted) {
     const box = h("textarea", { rows: 2, "aria-label": `${S.edit}: ${row.alias}` });

@@ -35,6 +35,9 @@ def test_every_template_of_the_pdfs_has_a_korean_one(module):
 def test_the_words_kept_in_tables_are_translated_too():
     kept = [report.DEFAULT_TITLE, *report.METHOD_NOTES.values(), *report.FACET_TITLES.values()]
     assert [text for text in kept if text not in KO] == []
+    with report_language("ko"):  # a juror's expertise is the program's word; the other labels are the host's
+        assert [report._facet_value("expert", v) for v in ("expert", "non-expert")] == ["전문가", "비전문가"]
+        assert report._facet_value("sex", "female") == "female"
 
 
 def test_placeholders_match_and_korean_is_used_only_when_asked():

@@ -221,7 +221,7 @@ class ReplayBackend(Backend):
         value = self.predictions[asked.qid]
         if value == "":
             raise BackendError(f"{self.path.name} has an empty prediction for qid {asked.qid!r}")
-        return reply_from(value, asked, self.provenance(), f"the prediction {value!r} for qid {asked.qid!r}")
+        return reply_from(value, asked, self.provenance(), f"the prediction for qid {asked.qid!r} in {self.path.name}")
 
 
 class PythonBackend(Backend):
@@ -529,6 +529,8 @@ def build(specs: list[str] | tuple[str, ...], options: Options) -> Backend:
     if default is None and len(routes) < len(ROUTES):
         missing = next(kind for kind in ROUTES if kind not in routes)
         raise SpecError(f"no backend for {missing} questions: add --backend {missing}=SPEC (or an unrouted SPEC)")
+    if default is not None and len(routes) == len(ROUTES):
+        raise SpecError(f"--backend {default.spec} would answer nothing: mcq= and open= already route every question")
     return Composite(routes, default)
 
 

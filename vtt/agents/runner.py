@@ -134,7 +134,16 @@ class Agent:
                              f"({refused.error.get('code')})") from None
         except socketio.exceptions.ConnectionError as failure:
             raise AgentError(f"cannot connect to {self.server}: {failure}") from None
+        give_up = time.monotonic() + 5
+        while self.view.stale and time.monotonic() < give_up:  # the first snapshot says whose token this is
+            await self._wait(self.connection.news, 0.1)
+        self._check_role()
         self.log(f"connected to {self.server} as a player; backend {self.backend.describe()}")
+
+    def _check_role(self) -> None:
+        role = self.view.data.get("role")
+        if not self.view.stale and role not in (None, "player"):
+            raise AgentError(f"the token is a {role}'s, not a player's: give an AI player's token")
 
     async def _play(self) -> None:
         while True:
@@ -142,9 +151,7 @@ class Agent:
             if self.fatal:
                 raise AgentError(self.fatal)
             if not self.view.stale:
-                role = self.view.data.get("role")
-                if role not in (None, "player"):
-                    raise AgentError(f"the token is a {role}'s, not a player's: give an AI player's token")
+                self._check_role()
                 if self.view.phase == "finished":
                     return
                 await self._step()
@@ -271,8 +278,11 @@ class Agent:
         left = self.time_left()
         if left is not None:
             wait = min(wait, left - SEND_MARGIN - 0.5)
-        if wait > 0:
-            await asyncio.sleep(wait)
+        until = time.monotonic() + wait
+        while (remaining := until - time.monotonic()) > 0:  # the host may close answering meanwhile
+            news = self.connection.news
+            await self._wait(news, min(remaining, LOOK_EVERY))
+            self._check_still_open(question)
 
     async def _send(self, question: dict[str, Any], reply: Reply) -> dict[str, Any] | None:
         number = question["id"]
