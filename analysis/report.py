@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from .votes import VoteStats
 
 DEFAULT_TITLE = "Video Turing Test - session report"
-CORRECT_MARK, WRONG_MARK, NO_ANSWER = "√", "×", "—"  # all three are in NanumGothic (tested)
+CORRECT_MARK, WRONG_MARK, NO_ANSWER, UNGRADED_MARK = "√", "×", "—", "?"  # all in NanumGothic (tested)
 MAX_JUROR_ROWS = 100  # a streamed session has thousands of jurors: the PDF lists the first ones only
 QA_PLAYERS_PER_TABLE = 6  # answer columns narrower than this leave a word or two per line
 
@@ -74,7 +74,7 @@ CSV_FILES = (
 FACET_TITLES = {"group": "Group", "expert": "Expertise", "age_band": "Age band", "sex": "Sex"}
 
 QA_COLUMNS = ["qid", "round", "question", "type", "reference", "targets", "contents", "thinking", "player", "kind",
-              "answered", "answer", "option", "correct"]
+              "answered", "answer", "option", "correct", "ungraded"]
 
 METHOD_NOTES = {
     "uniform": "every tag weighs 1, so the weighted score equals the accuracy.",
@@ -117,13 +117,15 @@ def write_reports(out_dir: str | Path, *, language: str = "en", **reports) -> Wr
 
 def _write_reports(out_dir: str | Path, *, questions: pd.DataFrame, answers: pd.DataFrame, profiles: Profiles,
                    stats: VoteStats | None = None, title: str = DEFAULT_TITLE,
-                   session_info: dict | None = None, exposure: pd.DataFrame | None = None) -> WrittenReports:
+                   session_info: dict | None = None, exposure: pd.DataFrame | None = None,
+                   ungraded: pd.DataFrame | None = None) -> WrittenReports:
     """Write the PDFs and CSVs into ``out_dir`` (created if needed); return ``{file name: path}``.
 
     ``questions`` and ``answers`` are the frames of :mod:`analysis.frames`; ``profiles`` comes from
     :func:`analysis.cogme.profiles`, ``stats`` from :func:`analysis.votes.vote_stats` (without it
     there are no vote CSVs), ``exposure`` from :func:`analysis.votes.exposure` with the answers
-    (its ``chance_pct`` column is shown when present; without it there is no ``exposure.csv``).
+    (its ``chance_pct`` column is shown when present; without it there is no ``exposure.csv``);
+    ``ungraded`` (``player, qid, answer``) are open answers not graded yet, marked apart in the Q&A sheet.
     ``tallies.pdf`` is written when there are vote statistics or an exposure table.
     ``session_info`` is shown as a key/value table under the title (e.g. date, drama, players' ages).
     The result is a dict whose ``missing_characters`` lists what the font cannot show (see
@@ -138,7 +140,7 @@ def _write_reports(out_dir: str | Path, *, questions: pd.DataFrame, answers: pd.
         title = t(DEFAULT_TITLE)
     look = _Look.create(profiles, stats)
     set_composition = composition(questions)
-    tables = _tables(questions, answers, profiles, stats, set_composition, exposure)
+    tables = _tables(questions, answers, profiles, stats, set_composition, exposure, ungraded)
 
     written = WrittenReports()
     for name, table in tables.items():
@@ -223,7 +225,8 @@ def markup(text: object) -> str:
 # ------------------------------------------------------------------------------------ the tables
 
 def _tables(questions: pd.DataFrame, answers: pd.DataFrame, profiles: Profiles, stats: VoteStats | None,
-            set_composition: Composition, exposure: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+            set_composition: Composition, exposure: pd.DataFrame | None = None,
+            ungraded: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
     """Every table of the reports as the frame written to its CSV (the PDFs render these frames).
 
     ``element_frequencies.csv`` holds the numbers of the element-frequency chart: per player and
@@ -235,7 +238,7 @@ def _tables(questions: pd.DataFrame, answers: pd.DataFrame, profiles: Profiles, 
         "composition.csv": set_composition.elements,
         "element_frequencies.csv": element_frequencies(questions, answers),
         "question_set.csv": _question_set_table(set_composition),
-        "qa_sheet.csv": _qa_table(questions, answers, profiles.players),
+        "qa_sheet.csv": _qa_table(questions, answers, profiles.players, ungraded),
     }
     if exposure is not None:
         tables["exposure.csv"] = exposure
@@ -288,11 +291,13 @@ def _tag_text(question) -> dict[str, str]:
     return TagSet(names(question.targets), key, names(question.contents), thinking).as_text()
 
 
-def _qa_table(questions: pd.DataFrame, answers: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
+def _qa_table(questions: pd.DataFrame, answers: pd.DataFrame, players: pd.DataFrame,
+              ungraded: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (question, player): the question, its tags and what the player answered.
 
     ``answered`` is False where the player has no answer row for the question or an empty answer
-    (no answer: it counts as wrong).  ``option`` is the mcq option the answer names, as
+    (no answer: it counts as wrong).  ``ungraded`` (rows ``player, qid, answer``: open answers not
+    graded yet, which the profiles leave out) are shown with their text and ``ungraded`` True.  ``option`` is the mcq option the answer names, as
     ``"B · Deogi"`` (letter, text; see :mod:`analysis.options`), empty for open questions and for
     answers that name no option.
     """
@@ -303,7 +308,12 @@ def _qa_table(questions: pd.DataFrame, answers: pd.DataFrame, players: pd.DataFr
     tags = pd.DataFrame([_tag_text(q) for q in questions.itertuples(index=False)], index=sheet.index,
                         columns=["targets", "contents", "thinking"])
     sheet = pd.concat([sheet, tags], axis=1).merge(players[["player", "kind"]], how="cross")
-    given = answers[["qid", "player", "answer", "correct"]].assign(qid=answers["qid"].astype(str), answered=True)
+    given = answers[["qid", "player", "answer", "correct"]].assign(qid=answers["qid"].astype(str), answered=True,
+                                                                   ungraded=False)
+    if ungraded is not None and len(ungraded):
+        waiting = ungraded[["qid", "player", "answer"]].assign(qid=ungraded["qid"].astype(str), correct=False,
+                                                               answered=True, ungraded=True)
+        given = pd.concat([given, waiting], ignore_index=True)
     sheet = sheet.merge(given, on=["qid", "player"], how="left")
     has_row = sheet["answered"].notna().to_numpy(dtype=bool)
     answer = sheet["answer"].fillna("").astype(str)
@@ -316,6 +326,7 @@ def _qa_table(questions: pd.DataFrame, answers: pd.DataFrame, players: pd.DataFr
         answer=answer,
         option=option,
         correct=has_row & sheet["correct"].fillna(False).astype(bool).to_numpy(),
+        ungraded=sheet["ungraded"].fillna(False).astype(bool).to_numpy(),
     )
     return sheet[QA_COLUMNS]
 
@@ -777,9 +788,10 @@ def _qa_section(qa_sheet: pd.DataFrame, look: _Look) -> list[Flowable]:
     per_table = math.ceil(len(players) / max(tables, 1))
     story: list[Flowable] = [
         look.para(t("Q&amp;A sheet"), "h1"),
-        look.para(t("{correct} correct, {wrong} wrong, {none} no answer (counts as wrong). Elements: T = TARGET "
-                    "({key} key target), C = CONTENT, Th = THINKING.", correct=CORRECT_MARK, wrong=WRONG_MARK,
-                    none=NO_ANSWER, key=KEY_MARK), "caption"),
+        look.para(t("{correct} correct, {wrong} wrong, {none} no answer (counts as wrong), {ungraded} not graded "
+                    "yet (left out of the profiles). Elements: T = TARGET ({key} key target), C = CONTENT, "
+                    "Th = THINKING.", correct=CORRECT_MARK, wrong=WRONG_MARK, none=NO_ANSWER,
+                    ungraded=UNGRADED_MARK, key=KEY_MARK), "caption"),
     ]
     for start in range(0, len(players), per_table):
         block = players[start:start + per_table]
@@ -813,7 +825,9 @@ def _answer_cell(answer) -> str:
 
     An answer graded correct keeps its √ even when it is empty (a ``correct`` given by hand wins).
     """
-    if answer.correct:
+    if answer.ungraded:
+        mark, colour = UNGRADED_MARK, charts.GREY
+    elif answer.correct:
         mark, colour = CORRECT_MARK, charts.GREEN
     elif answer.answered:
         mark, colour = WRONG_MARK, charts.VERMILLION

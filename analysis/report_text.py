@@ -267,10 +267,10 @@ KO: dict[str, str] = {
         "요소 빈도: 각 CogME 요소가 태그된 문항 수 (선택 요소는 쓰인 경우만), 그리고 참가자마다 그중 맞힌 문항 "
         "(진한 색)과 놓친 문항 (옅은 색).",
     "Q&amp;A sheet": "문답표",
-    "{correct} correct, {wrong} wrong, {none} no answer (counts as wrong). Elements: T = TARGET ({key} key target), "
-    "C = CONTENT, Th = THINKING.":
-        "{correct} 정답, {wrong} 오답, {none} 무응답 (오답으로 셈). 요소: T = TARGET ({key} 핵심 대상), "
-        "C = CONTENT, Th = THINKING.",
+    "{correct} correct, {wrong} wrong, {none} no answer (counts as wrong), {ungraded} not graded yet (left out of "
+    "the profiles). Elements: T = TARGET ({key} key target), C = CONTENT, Th = THINKING.":
+        "{correct} 정답, {wrong} 오답, {none} 무응답 (오답으로 셈), {ungraded} 아직 채점 안 됨 (프로필에서 제외). "
+        "요소: T = TARGET ({key} 핵심 대상), C = CONTENT, Th = THINKING.",
     "<b>Players {first}–{last} of {count}</b>": "<b>참가자 {count}명 중 {first}–{last}</b>",
     "Q": "Q",
     "Elements": "요소",

@@ -200,3 +200,28 @@ def test_opening_a_join_link_creates_nothing_until_the_person_presses_join(brows
     page.wait_for_url(re.compile(r"/jury/"), timeout=WAIT_MS)
     page.wait_for_function("document.getElementById('me').textContent.includes('Kim')", timeout=WAIT_MS)
     assert count() == 1
+
+
+def test_the_host_is_warned_before_the_reveal_about_players_without_an_answer(browser, served, db_factory):  # noqa: F811
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
+    host = browser.new_page(viewport=LAPTOP)
+    host.goto(f"{served.url}/host/login?next=/host/sessions/{people.session_id}/live")
+    host.fill("#password", HOST_PASSWORD)
+    host.click("button[type=submit]")
+    host.wait_for_selector("#flow button[data-action=open_lobby]", timeout=WAIT_MS)
+    for label in ("Open the lobby", "Start round 1", "Show question 1", "Open answering"):
+        host_step(host, label)
+    assert host.locator("#answers .missing").count() == 0  # answering is still open: no alarm yet
+    host_step(host, "Close answering")
+    warning = host.wait_for_selector("#answers .missing[role=alert]", timeout=WAIT_MS).inner_text()
+    assert "Mina" in warning and "Grace" in warning and "Agent (AI)" in warning
+    # The agent failed: the host enters its answer in the Agents panel; only the people are left in the warning.
+    form = host.locator("#agents .agent-typed")
+    if form.locator("select").count():
+        form.locator("select").select_option(index=1)
+    else:
+        form.locator("textarea").fill("She is scared of the dark.")
+    host.get_by_role("button", name="Enter this answer").click()
+    host.wait_for_function("!document.querySelector('#answers .missing').textContent.includes('Agent (AI)')",
+                           timeout=WAIT_MS)
+    assert "Mina" in host.inner_text("#answers .missing")

@@ -97,7 +97,7 @@ def write_session_reports(db, session, out_dir: Path, title: str | None = None, 
     sheet_exposure = exposure(frames.sheet, frames.players, frames.answers) if len(frames.sheet) else None
     written = write_reports(out_dir, language=language, questions=frames.questions, answers=frames.answers,
                             profiles=profiles, stats=stats, title=shown_title, session_info=shown_info,
-                            exposure=sheet_exposure)
+                            exposure=sheet_exposure, ungraded=frames.ungraded)
     info_path = out_dir / "session_info.csv"
     _info_frame(info).to_csv(info_path, index=False, encoding="utf-8")
     written["session_info.csv"] = info_path

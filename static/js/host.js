@@ -88,11 +88,23 @@ function renderQuestion(status) {
     question.type === "mcq" ? h("ol", { class: "choices" }, question.choices.map((c) => h("li", {}, c))) : "",
     key ? h("p", { class: "muted" }, key) : "");
   const rows = ((view.answers || {})[question.id] || []).slice().sort((a, b) => a.alias.localeCompare(b.alias));
-  if (!rows.length) { node("answers").replaceChildren(h("p", { class: "empty" }, S.no_answers)); return; }
+  const missing = status.phase === "answers_closed" ? unanswered(status, rows) : "";
+  if (!rows.length) { node("answers").replaceChildren(h("p", { class: "empty" }, S.no_answers), missing); return; }
   const editable = status.phase === "answers_closed";
   node("answers").replaceChildren(h("table", { class: "grid" },
     h("thead", {}, h("tr", {}, [S.alias, S.player, S.answer, S.seconds].map((t) => h("th", { scope: "col" }, t)))),
-    h("tbody", {}, rows.map((row) => answerRow(question, row, editable)))));
+    h("tbody", {}, rows.map((row) => answerRow(question, row, editable)))), missing);
+}
+
+// Before the reveal: who plays this round and has not answered (the jury would see "no answer" under an alias,
+// which gives a failed agent away; its answer can still be entered in the Agents panel).
+function unanswered(status, rows) {
+  const round = (view.rounds || []).find((r) => r.round === status.round);
+  const answered = new Set(rows.map((row) => row.player.id));
+  const names = (view.players || [])
+    .filter((p) => (!round || !round.participants || round.participants.includes(p.id)) && !answered.has(p.id))
+    .map((p) => (p.kind === "ai" ? `${p.name} (${S.kind_ai})` : p.name));
+  return names.length ? h("p", { class: "tell missing", role: "alert" }, format(S.missing_answers, { names: names.join(", ") })) : "";
 }
 
 function answerRow(question, row, editable) {
@@ -204,7 +216,10 @@ function agentInfo(player, online, question, open, playing) {
     h("span", { class: "badge ai" }, S.kind_ai), online ? "" : h("span", { class: "muted" }, ` (${S.player_offline})`))];
   if (!report) lines.push(h("p", { class: "muted" }, S.agent_none));
   else if (report.status === "error") {
-    lines.push(h("p", { class: "agent-error" }, format(S.agent_failed, { time: clock(report.at), message: report.message || "—" })));
+    const row = question && ((view.answers || {})[question.id] || []).find((r) => r.player.id === player.id);
+    const handled = row && row.entered_by_host;  // the host has stepped in: the error is no longer an alarm
+    lines.push(h("p", { class: handled ? "agent-status error" : "agent-error" },
+      format(S.agent_failed, { time: clock(report.at), message: report.message || "—" })));
   } else {
     lines.push(h("p", { class: `agent-status ${report.status}` },
       format(S.agent_report, { status: S[`agent_${report.status}`] || report.status, time: clock(report.at) }),

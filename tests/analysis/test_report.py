@@ -492,6 +492,26 @@ def test_qa_sheet_shows_the_chosen_option_and_the_no_answer_mark(tmp_path):
     assert f"{report.WRONG_MARK} {report.NO_ANSWER}" not in qa
 
 
+def test_qa_sheet_marks_open_answers_not_graded_yet_apart_from_no_answer(tmp_path):
+    questions = pd.DataFrame([
+        _question("q1", "Why?", "open", "Because", "scene", 1, ("Character",), None, ("Motivation",), "Reasoning"),
+        _question("q2", "How?", "open", "Slowly", "scene", 1, ("Character",), None, ("Motivation",), "Reasoning"),
+    ]).astype({"answer_index": "Int64", "round": "Int64"})[list(QUESTION_COLUMNS)]
+    answers = pd.DataFrame({"player": ["P1", "P2"], "qid": ["q1", "q1"], "answer": ["Because", "no idea"],
+                            "correct": [True, False], "kind": ["human", "ai"]})
+    ungraded = pd.DataFrame({"player": ["P1"], "qid": ["q2"], "round": [1], "answer": ["she was late"]})
+    written = write_reports(tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers),
+                            ungraded=ungraded)
+    sheet = read_csv(written, "qa_sheet.csv").set_index(["qid", "player"])
+    assert sheet.loc[("q2", "P1"), "ungraded"] and sheet.loc[("q2", "P1"), "answer"] == "she was late"
+    assert not sheet.loc[("q2", "P2"), "ungraded"] and not sheet.loc[("q2", "P2"), "answered"]  # no answer at all
+    assert not sheet.loc[("q1", "P1"), "ungraded"] and sheet.loc[("q1", "P1"), "correct"]
+    qa = pdf_text(written["report.pdf"])
+    qa = qa[qa.index("Q&A sheet"):]
+    assert f"{report.UNGRADED_MARK} not graded yet" in qa
+    assert re.search(rf"{re.escape(report.UNGRADED_MARK)} she was late {report.NO_ANSWER}", qa)
+
+
 def test_several_slots_are_explained_in_the_tallies(session, tmp_path):
     questions, answers, _ = session
     players = PLAYERS.assign(kind=np.where(PLAYERS["name"] == "Adult", "ai", PLAYERS["kind"]))
