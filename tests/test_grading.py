@@ -166,3 +166,18 @@ def test_grading_needs_a_named_grader_and_the_host(app, client, played, db_facto
     assert response.status_code == 400 and 'data-field="grader"' in response.get_data(as_text=True)
     assert post(client, f"{base}/grader", grader="   ").status_code == 400
     assert client.get("/host/sessions/999/grading/").status_code == 404
+
+
+def test_an_answer_the_host_entered_for_an_ai_player_is_marked_for_the_graders(app, played, db_factory):
+    answers = open_answers(db_factory, played)
+    with db_factory() as db:
+        db.get(Answer, answers[("Agent", "q05")]).entered_by_host = True
+        db.commit()
+    client = host_client(app)
+    base = f"/host/sessions/{played.session_id}/grading"
+    name_grader(client, base, "Ana")
+    page = client.get(f"{base}/").get_data(as_text=True)
+    entered = re.search(rf'id="answer-{answers[("Agent", "q05")]}".*?</li>', page, re.S).group(0)
+    assert "entered by the host" in entered
+    other = re.search(rf'id="answer-{answers[("Agent", "q11")]}".*?</li>', page, re.S).group(0)
+    assert "entered by the host" not in other

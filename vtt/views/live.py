@@ -111,8 +111,8 @@ def host_console(session_id: int):
 # Why a predictions file gave no answer, in the host's language (``vtt.ai_answers.ImportProblem`` codes).
 IMPORT_PROBLEMS = {
     "not_ai": _l("%(player)s is not an AI player: only an AI player's answer can be entered."),
-    "wrong_phase": _l("No question is open for answers now (the session is at %(phase)s): an AI player's answer "
-                      "can be entered while answering is open or closed, before the reveal."),
+    "wrong_phase": _l("No question is open for answers now: an AI player's answer can be entered while answering "
+                      "is open or closed, before the reveal."),
     "bad_suffix": _l("%(file)s is not a predictions file: use CSV, JSON or JSONL (as vtt analyze reads them)."),
     "unreadable": _l("%(file)s could not be read: %(detail)s"),
     "qid_missing": _l("The question %(qid)s is not in %(file)s (%(count)s predictions read)."),
