@@ -74,11 +74,7 @@ def test_a_replay_agent_plays_a_whole_round(served, db_factory, tmp_path):
             assert reports and reports[0]["status"] == "ready", reports
             assert {"working", "answered"} <= {r["status"] for r in reports}
 
-    try:
-        asyncio.run(host())
-        assert process.wait(30) == 0, process.log()
-    finally:
-        process.stop()
+    drive_beside(host, process)
     rows = agent_answers(db_factory, sitting)
     assert set(rows) == set(expected)
     for number, row in rows.items():
@@ -151,14 +147,22 @@ def test_a_python_agent_plays_a_whole_round(served, db_factory, tmp_path, module
     assert len(answer_events(db_factory, sitting)) == 3
 
 
+def drive_beside(host, *processes: AgentProcess, also=()) -> None:
+    """Run the ``host`` coroutine function while the agent ``processes`` play; each must then exit 0.
+    Every process (and those in ``also``, e.g. one killed on purpose) is stopped whatever happens."""
+    try:
+        asyncio.run(host())
+        codes = [process.wait(30) for process in processes]
+        assert codes == [0] * len(processes), [process.log() for process in processes]
+    finally:
+        for process in (*processes, *also):
+            process.stop()
+
+
 def play_with_agent(tmp_path, served, sitting, *backend_args: str, env=None) -> None:
     """The host plays a round while ``vtt agent`` plays the AI player; the agent exits 0 at the end."""
     process = agent(tmp_path, served, sitting, *backend_args, env=env).start()
-    try:
-        asyncio.run(_play(served, sitting))
-        assert process.wait(30) == 0, process.log()
-    finally:
-        process.stop()
+    drive_beside(lambda: _play(served, sitting), process)
 
 
 async def _play(served, sitting, rounds: int = 1) -> Host:
@@ -194,12 +198,7 @@ def test_an_agent_killed_mid_question_and_restarted_answers_once(served, db_fact
                 await driver.close_and_reveal()
             await driver.end_round(last=True)
 
-    try:
-        asyncio.run(host())
-        assert second.wait(30) == 0, second.log()
-    finally:
-        first.stop()
-        second.stop()
+    drive_beside(host, second, also=[first])
     rows = agent_answers(db_factory, sitting)
     assert set(rows) == set(sitting.questions)
     events = answer_events(db_factory, sitting)
@@ -226,12 +225,7 @@ def test_two_agents_on_one_token_send_one_answer_per_question(served, db_factory
             assert len(driver.answers_of(question["id"], sitting.agent_id)) == 1
             await driver.move("finish", force=True)
 
-    try:
-        asyncio.run(host())
-        assert [twin.wait(30) for twin in twins] == [0, 0], [twin.log() for twin in twins]
-    finally:
-        for twin in twins:
-            twin.stop()
+    drive_beside(host, *twins)
     assert len(answer_events(db_factory, sitting)) == 1
     logs = "".join(twin.log() for twin in twins)
     assert logs.count("backend=python answer=") == 2 and "(already saved: a duplicate)" in logs, logs
@@ -278,11 +272,7 @@ def test_a_backend_that_raises_tells_the_host_and_the_session_goes_on(served, db
                 await driver.close_and_reveal()
             await driver.end_round(last=True)
 
-    try:
-        asyncio.run(host())
-        assert process.wait(30) == 0, process.log()
-    finally:
-        process.stop()
+    drive_beside(host, process)
     assert entered["text"] == "Red, green, blue."
     rows = agent_answers(db_factory, sitting)
     assert set(rows) == set(sitting.questions)
@@ -324,11 +314,7 @@ def test_a_typing_wait_cut_short_by_the_host_sends_nothing_and_tells_the_host_at
                     await driver.close_and_reveal()
             await driver.end_round(last=True)
 
-    try:
-        asyncio.run(host())
-        assert process.wait(30) == 0, process.log()
-    finally:
-        process.stop()
+    drive_beside(host, process)
     assert "answering closed before the answer was ready" in cut["message"], cut
     assert cut["question"] not in agent_answers(db_factory, sitting)
     assert "wrong_question" not in process.log() and "answering_closed" not in process.log(), process.log()
