@@ -68,6 +68,10 @@ def make_session(factory, *, rounds: int = 2, per_round: int = 2, jurors: int = 
     return people
 
 
+# The host's moves from a draft session to the reveal of round 1's first question.
+TO_JUDGING = ("open_lobby", "start_round", "show_question", "open_answering", "close_answering", "reveal")
+
+
 class Role:
     """A Flask-SocketIO test client with its role's received messages at hand."""
 

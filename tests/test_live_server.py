@@ -25,12 +25,11 @@ import socketio
 from sqlalchemy import func, select
 
 from tests.conftest import HOST_PASSWORD, ROOT, ServedApp
-from tests.live_helpers import identity_leaks, make_session
+from tests.live_helpers import TO_JUDGING, identity_leaks, make_session
 from vtt.models import Event, QuestionBank, SheetEntry, Vote
 
 CALL_TIMEOUT = 30  # seconds a client waits for one acknowledgement
 SCENARIO_TIMEOUT = 60  # seconds one scenario's event loop may run
-TO_JUDGING = ("open_lobby", "start_round", "show_question", "open_answering", "close_answering", "reveal")
 _ids = itertools.count(1)
 
 

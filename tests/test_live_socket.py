@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from tests.conftest import login
-from tests.live_helpers import Role, client_id, identity_leaks, make_session
+from tests.live_helpers import TO_JUDGING, Role, client_id, identity_leaks, make_session
 from vtt.app import create_app
 from vtt.db import make_engine, make_session_factory, upgrade
 from vtt.extensions import socketio
@@ -108,13 +108,8 @@ def test_a_two_round_session_for_every_role(backend):
 def test_a_replayed_vote_is_acknowledged_again_with_no_second_row(app, client, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1)
     host, _stage, players, jurors = connect_all(app, client, people)
-    host.host("open_lobby")
-    host.host("start_round")
-    host.host("show_question")
-    host.host("open_answering")
-    host.host("close_answering")
-    host.host("reveal")
-    host.host("open_vote")
+    for move in (*TO_JUDGING, "open_vote"):
+        host.host(move)
     vote = {"id": "vote-once", "round": 1, "alias": "B", "confidence": 3}
     first = jurors["J1"].send("vote", vote)
     again = jurors["J1"].send("vote", vote)
@@ -164,7 +159,7 @@ def test_open_join_gives_a_juror_a_token_to_come_back_with(app, client, db_facto
 def test_a_page_saves_several_sheet_lines_in_one_message_all_or_none(app, client, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1)
     host, _stage, _players, jurors = connect_all(app, client, people)
-    for move in ("open_lobby", "start_round", "show_question", "open_answering", "close_answering", "reveal"):
+    for move in TO_JUDGING:
         host.host(move)
     juror = jurors["J1"]
     question = juror.last("answers")["question"]
@@ -188,7 +183,7 @@ def test_a_page_saves_several_sheet_lines_in_one_message_all_or_none(app, client
 def test_a_new_app_on_the_same_database_resumes_where_the_session_was(app, client, db_factory, database_url):
     people = make_session(db_factory, rounds=1, per_round=1)
     host, _stage, _players, jurors = connect_all(app, client, people)
-    for move in ("open_lobby", "start_round", "show_question", "open_answering", "close_answering", "reveal"):
+    for move in TO_JUDGING:
         host.host(move)
     question = jurors["J1"].last("answers")["question"]
     assert jurors["J1"].send("sheet", {"id": "s1", "question": question, "alias": "C", "note": "odd"})["ok"]

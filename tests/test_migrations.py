@@ -300,13 +300,18 @@ def test_postgresql_keyless_questions_and_the_way_back(postgres_url):
     keyless_questions_and_back(postgres_url)
 
 
-# --- 0004: a sheet message's lines share its client id -----------------------------------------
-
-def shared_client_keys_and_back(url: str) -> None:
+def upgraded_with_0001_data(url: str) -> str:
+    """A database with part 1's rows, upgraded to the head; a timestamp literal this database takes."""
     upgrade(url, "0001")
     insert_0001_data(url)
     upgrade(url)
-    at = "2024-05-01 10:00:00" if url.startswith("sqlite") else "2024-05-01 10:00:00+00"
+    return "2024-05-01 10:00:00" if url.startswith("sqlite") else "2024-05-01 10:00:00+00"
+
+
+# --- 0004: a sheet message's lines share its client id -----------------------------------------
+
+def shared_client_keys_and_back(url: str) -> None:
+    at = upgraded_with_0001_data(url)
     second_line = ("INSERT INTO sheet_entry (id, session_id, juror_id, session_question_id, player_id, alias, note, "
                    "looks_like_ai, updated_at, client_key) SELECT 2, session_id, juror_id, session_question_id, 1, "
                    "'B', 'also', looks_like_ai, :at, client_key FROM sheet_entry WHERE id = 1")
@@ -345,10 +350,7 @@ def test_postgresql_sheet_lines_share_a_client_key_and_the_way_back(postgres_url
 # --- 0005: each grader's own marks ----------------------------------------------------------------
 
 def grader_marks_and_back(url: str) -> None:
-    upgrade(url, "0001")
-    insert_0001_data(url)
-    upgrade(url)
-    at = "2024-05-01 10:00:00" if url.startswith("sqlite") else "2024-05-01 10:00:00+00"
+    at = upgraded_with_0001_data(url)
     mark = ("INSERT INTO grader_mark (answer_id, grader, correct, graded_at, depth) "
             "VALUES (2, :grader, :correct, :at, :depth)")
     engine = make_engine(url)

@@ -16,7 +16,7 @@ from sqlalchemy import select, update
 
 from analysis import charts
 from tests.conftest import IN_CI, form_token, login
-from tests.live_helpers import Role, make_session
+from tests.live_helpers import TO_JUDGING, Role, make_session
 from vtt.extensions import socketio
 from vtt.models import Juror, SheetEntry, Vote
 
@@ -185,12 +185,8 @@ def test_the_host_types_in_a_paper_jurors_sheet_and_vote_through_the_engine(serv
 
     host = Role(socketio, app, {"code": people.code, "role": "host"}, flask_client=client)
     juror_phone = Role(socketio, app, {"token": people.jurors["J1"]})
-    host.host("open_lobby")
-    host.host("start_round")
-    host.host("show_question")
-    host.host("open_answering")
-    host.host("close_answering")
-    host.host("reveal")
+    for move in TO_JUDGING:
+        host.host(move)
     shown = juror_phone.last("answers")
     # The form (like the printed sheet) lists the answers in the order the jury is shown them, known beforehand.
     assert planned[:3] == [answer["alias"] for answer in shown["answers"]]
