@@ -202,7 +202,8 @@ def test_opening_a_join_link_creates_nothing_until_the_person_presses_join(brows
     assert count() == 1
 
 
-def test_the_host_is_warned_before_the_reveal_about_players_without_an_answer(browser, served, db_factory):  # noqa: F811
+def test_the_host_is_warned_before_the_reveal_about_players_without_an_answer(browser, served, db_factory,  # noqa: F811
+                                                                             tmp_path):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
     host = browser.new_page(viewport=LAPTOP)
     host.goto(f"{served.url}/host/login?next=/host/sessions/{people.session_id}/live")
@@ -215,6 +216,11 @@ def test_the_host_is_warned_before_the_reveal_about_players_without_an_answer(br
     host_step(host, "Close answering")
     warning = host.wait_for_selector("#answers .missing[role=alert]", timeout=WAIT_MS).inner_text()
     assert "Mina" in warning and "Grace" in warning and "Agent (AI)" in warning
+    host.screenshot(path=str(screenshot_dir(tmp_path) / "host-console-missing-answers.png"), full_page=True)
+    host.set_viewport_size(PHONE)
+    no_sideways_scroll(host)
+    host.screenshot(path=str(screenshot_dir(tmp_path) / "host-console-missing-answers-phone.png"), full_page=True)
+    host.set_viewport_size(LAPTOP)
     # The agent failed: the host enters its answer in the Agents panel; only the people are left in the warning.
     form = host.locator("#agents .agent-typed")
     if form.locator("select").count():
