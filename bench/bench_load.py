@@ -1,6 +1,7 @@
 """Load one server process with N jurors and hold it to part 4's targets, beside a bare reference server.
 
     python bench/bench_load.py [--jurors 200,1000,2000,5000] [--servers vtt,reference] [--seed 1]
+                               [--rounds paced,burst,sheets] [--trace DIR] [--profile DIR]
 
 For each N and each server: a fresh server (vtt: ``python run.py``, gevent, a new SQLite file with
 a 3-round session of N jurors; reference: ``bench/reference_server.py``, python-socketio ASGI
@@ -18,7 +19,10 @@ the same lean client for both), then three rounds, each opened by the host:
 Printed per round: vote (and sheet) ack p50/p95/p99/max, votes/s, recorded == acked (vtt: rows
 and event log read back from the database; reference: its in-memory count), errors, server CPU
 seconds and RSS, and the longest event-loop stall (the server's own 10 ms heartbeat, read from
-``/healthz``).  Then the targets, checked.  Everything stays on 127.0.0.1; every wait is bounded.
+``/healthz``) beside the load process's own (a late ack may be the client's: it shares the machine).
+Then the targets, checked.  Everything stays on 127.0.0.1; every wait is bounded.  ``--rounds``
+runs some of the rounds; ``--trace DIR`` writes every ack (when it was sent, how long it took) and
+every late wake-up of the load process, per round, to a CSV, to see when slow acks cluster.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ CALL_TIMEOUT = 30.0
 SHEET_LINES = 5
 SAVE_DEBOUNCE, SAVE_MAX_WAIT = 1.0, 2.0  # the juror page's sheet saving (seconds)
 REFERENCE_COOKIE = "vtt-bench-host=yes"
+HEARTBEAT = 0.01  # the load process's own heartbeat (seconds); a wake-up later than this is noted
 
 
 # --- servers ---------------------------------------------------------------------------------------
@@ -299,6 +304,7 @@ def page_saves(edits: list[tuple[float, dict[str, Any]]], spacing: float,
 async def _round(jurors: list[LeanClient], rng: random.Random, *, kind: str, number: int, go: float, window: float,
                  questions: list[int], aliases: list[str], spacing: float) -> dict[str, Any]:
     latencies: dict[str, list[float]] = {"vote": [], "sheet": []}
+    trace: list[tuple[str, float, float]] = []  # (event, sent after go, ack latency), seconds
     acked = {"vote": 0, "sheet": 0}
     errors: dict[str, int] = {}
     last_ack = [go]
@@ -315,6 +321,7 @@ async def _round(jurors: list[LeanClient], rng: random.Random, *, kind: str, num
             return
         now = time.monotonic()
         latencies[event].append(now - sent)
+        trace.append((event, sent - go, now - sent))
         last_ack[0] = max(last_ack[0], now)
         if isinstance(reply, dict) and reply.get("ok") and not reply.get("duplicate"):
             acked[event] += 1
@@ -342,8 +349,20 @@ async def _round(jurors: list[LeanClient], rng: random.Random, *, kind: str, num
         steps.append((rng.uniform(0, window), "vote", vote))
         await asyncio.gather(*(send(juror, event, payload, go + moment) for moment, event, payload in steps))
 
+    async def heartbeat() -> None:  # the load process's own lateness: a slow ack may be the client's
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(HEARTBEAT)
+            late = time.monotonic() - before - HEARTBEAT
+            if late > HEARTBEAT:
+                trace.append(("client_stall", before - go, late))
+
+    beating = asyncio.get_running_loop().create_task(heartbeat())
     await asyncio.gather(*(juror_round(i, juror) for i, juror in enumerate(jurors)))
-    return {"latencies": latencies, "acked": acked, "errors": errors, "last_ack": last_ack[0]}
+    beating.cancel()
+    client_stalls = [late for event, at, late in trace if event == "client_stall" and at + late > 0]  # in the round
+    return {"latencies": latencies, "acked": acked, "errors": errors, "last_ack": last_ack[0], "trace": trace,
+            "client_stall": max(client_stalls, default=0.0)}
 
 
 # --- the host and one server's run -----------------------------------------------------------------
@@ -360,6 +379,7 @@ class RoundResult:
     cpu: float
     stall_ms: float
     rss_mib: float
+    client_stall_ms: float
 
 
 @dataclass
@@ -433,7 +453,17 @@ def stop_profile(spy: subprocess.Popen | None) -> None:
             spy.kill()
 
 
-def run_server(target: Target, seed: int, profile: str | None = None) -> ServerResult:
+def write_trace(folder: str | None, name: str, trace: list[tuple[str, float, float]]) -> None:
+    """``--trace DIR``: every ack of one round as a CSV line (event, sent_s after go, latency_ms), in send order."""
+    if not folder:
+        return
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    lines = [f"{event},{sent:.4f},{latency * 1000:.2f}" for event, sent, latency in sorted(trace, key=lambda t: t[1])]
+    (Path(folder) / f"{name}.csv").write_text("event,sent_s,latency_ms\n" + "\n".join(lines) + "\n")
+
+
+def run_server(target: Target, seed: int, rounds: tuple[str, ...] = ROUNDS, profile: str | None = None,
+               trace: str | None = None) -> ServerResult:
     import aiohttp
 
     result = ServerResult(target.name, len(target.tokens))
@@ -453,7 +483,7 @@ def run_server(target: Target, seed: int, profile: str | None = None) -> ServerR
                 async with aiohttp.ClientSession() as http:
                     host = LeanClient(http, served.url, target.host_auth, {"Cookie": cookie})
                     await host.connect()
-                    for number, kind in enumerate(ROUNDS, start=1):
+                    for number, kind in enumerate(rounds, start=1):
                         questions, aliases, spacing = await host_moves(host, target, number)
                         window = 0.0 if kind == "burst" else window_for(len(target.tokens))
                         await asyncio.sleep(0.5)  # the opening status reaches every juror
@@ -465,11 +495,12 @@ def run_server(target: Target, seed: int, profile: str | None = None) -> ServerR
                         report = (await asyncio.to_thread(_expect, parent, "done", window + 4 * CALL_TIMEOUT))[1]
                         stall, cpu = served.stall_ms(), served.cpu_seconds() - cpu
                         stop_profile(spy)
+                        write_trace(trace, f"{target.name}-{len(target.tokens)}-{kind}", report["trace"])
                         reply = await close_round(host, target, number)
                         result.rounds.append(RoundResult(
                             kind, window, report["latencies"], report["acked"], report["errors"],
                             report["last_ack"] - go, target.recorded(number, reply), cpu, stall,
-                            served.memory_mib()))
+                            served.memory_mib(), report["client_stall"] * 1000))
                     await host.close()
 
             asyncio.run(asyncio.wait_for(drive(), 900))
@@ -527,7 +558,8 @@ def print_server(result: ServerResult) -> None:
                      + (f", {item.recorded['sheets']} lines" if "sheets" in item.recorded else "") + ")")
         line += (f"; recorded {'== acked' if consistent(result.name, item) else 'MISMATCH ' + str(item.recorded)}; "
                  f"errors {sum(item.errors.values())}{' ' + str(item.errors) if item.errors else ''}; "
-                 f"CPU {item.cpu:.1f} s, RSS {item.rss_mib:.0f} MiB, longest loop stall {item.stall_ms:.0f} ms")
+                 f"CPU {item.cpu:.1f} s, RSS {item.rss_mib:.0f} MiB, longest loop stall {item.stall_ms:.0f} ms "
+                 f"(the load process's: {item.client_stall_ms:.0f} ms)")
         print(line)
 
 
@@ -547,11 +579,13 @@ def check_targets(jurors: int, vtt: ServerResult, reference: ServerResult | None
     if jurors in (2000, 5000):
         budget = 250 if jurors == 2000 else 750
         for kind in ("paced", "sheets"):
+            if kind not in rounds:
+                continue
             mine = quantile(rounds[kind].latencies["vote"], .99)
             theirs = quantile(ref[kind].latencies["vote"], .99) if kind in ref else float("nan")
             line(mine <= budget and (not ref or mine <= theirs),
                  f"{kind}: vote p99 {mine:.0f} ms <= {budget} ms and <= reference {theirs:.0f} ms")
-    if jurors == 2000:
+    if jurors == 2000 and "burst" in rounds:
         burst = rounds["burst"]
         mine = quantile(burst.latencies["vote"], .99)
         rate = burst.acked["vote"] / max(burst.seconds, 1e-9)
@@ -572,13 +606,17 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", metavar="DIR", help="sample each server with py-spy during each round "
                         "(raw collapsed stacks in DIR; py-spy must be installed in this Python's folder)")
+    parser.add_argument("--rounds", default=",".join(ROUNDS), help="which rounds, of " + ", ".join(ROUNDS))
+    parser.add_argument("--trace", metavar="DIR", help="write every ack of each round to DIR/SERVER-N-ROUND.csv")
     args = parser.parse_args()
     counts = [int(n) for n in args.jurors.split(",")]
     servers = args.servers.split(",")
-    if any(n < 1 or n > 8000 for n in counts) or not set(servers) <= {"vtt", "reference"}:
-        parser.error("--jurors 1-8000 each; --servers vtt and/or reference")
+    rounds = tuple(kind for kind in ROUNDS if kind in args.rounds.split(","))
+    if any(n < 1 or n > 8000 for n in counts) or not set(servers) <= {"vtt", "reference"} \
+            or not rounds or not set(args.rounds.split(",")) <= set(ROUNDS):
+        parser.error(f"--jurors 1-8000 each; --servers vtt and/or reference; --rounds of {', '.join(ROUNDS)}")
     print(f"bench_load: {os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d %H:%M')}; one server process, one load "
-          f"process; rounds {', '.join(ROUNDS)}")
+          f"process; rounds {', '.join(rounds)}")
     failed = False
     for jurors in counts:
         print(f"{jurors} jurors (window {window_for(jurors):g} s):")
@@ -587,7 +625,7 @@ def main() -> None:
             folder = Path(tempfile.mkdtemp(prefix=f"vtt-bench-{name}-"))
             try:
                 target = vtt_target(jurors, folder) if name == "vtt" else reference_target(jurors, folder)
-                results[name] = run_server(target, args.seed, args.profile)
+                results[name] = run_server(target, args.seed, rounds, args.profile, args.trace)
             finally:
                 shutil.rmtree(folder, ignore_errors=True)
             print_server(results[name])

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import time
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import Connection, func, select, text
 
 from tests.conftest import login
 from tests.live_helpers import TO_JUDGING, Role, client_id, identity_leaks, make_session
@@ -211,6 +212,53 @@ def test_a_new_app_on_the_same_database_resumes_where_the_session_was(app, clien
         assert {row["alias"]: row["votes"] for row in host.last("tally")["players"]}["C"] == 1
     finally:
         restarted.extensions["vtt.live"].stop()
+
+
+def test_the_writer_leaves_nothing_in_reference_cycles(app, client, db_factory):
+    """Objects in cycles wait for the garbage collector, and a collection holds every connection of a
+    gevent server: the writer's batches must leave none (a Session per batch left ~40)."""
+    people = make_session(db_factory, rounds=1, per_round=1)
+    host, _stage, _players, jurors = connect_all(app, client, people)
+    for move in (*TO_JUDGING, "open_vote"):
+        host.host(move)
+    question = jurors["J1"].last("answers")["question"]
+    writer_engine = app.extensions["vtt.live"].writer.database.engine
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for n, (label, juror) in enumerate(jurors.items()):
+            assert juror.send("sheet", {"id": f"s{n}", "question": question, "alias": "A", "note": label})["ok"]
+            assert juror.send("vote", {"id": f"v{n}", "round": 1, "alias": "B", "confidence": 3})["ok"]
+        gc.collect()
+        left = [thing for thing in gc.garbage if isinstance(thing, Connection) and thing.engine is writer_engine]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == []
+    with db_factory() as db:
+        assert db.scalar(select(func.count()).select_from(Vote)) == len(jurors)
+
+
+@pytest.mark.postgres
+def test_the_writer_carries_on_when_its_database_connection_is_lost(postgres_url):
+    upgrade(postgres_url)
+    app = create_app({"TESTING": True, "DATABASE_URL": postgres_url, "SOCKETIO_ASYNC_MODE": "threading"})
+    engine = make_engine(postgres_url)
+    try:
+        people = make_session(make_session_factory(engine), rounds=1, per_round=1)
+        host, _stage, _players, jurors = connect_all(app, app.test_client(), people)
+        host.host("open_lobby")
+        with engine.connect() as admin:  # the writer's connection is cut, as by a restarted server
+            cut = admin.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                     "WHERE datname = current_database() AND pid <> pg_backend_pid()")).all()
+        assert cut and all(ok for (ok,) in cut)
+        assert host.host("start_round")["round"] == 1
+        for move in TO_JUDGING[2:]:
+            host.host(move)
+        assert jurors["J1"].last("answers")["answers"]
+    finally:
+        app.extensions["vtt.live"].stop()
+        engine.dispose()
 
 
 def test_an_expired_deadline_closes_answering_by_itself(app, client, db_factory):

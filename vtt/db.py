@@ -143,6 +143,47 @@ def make_session_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(bind=engine, expire_on_commit=False)
 
 
+class KeptSession:
+    """The one Session of a process's writer, on one Connection kept from batch to batch.
+
+    A Session and a Connection made for each batch left ~40 objects in reference cycles (their
+    event dispatchers and weak dictionaries) for the garbage collector: at ~150 batches a second
+    a young-generation collection came every 1.5 s and held the event loop 14-28 ms while it freed
+    them.  Kept, they leave nothing behind, and a batch costs a fifth less CPU.  After a failed
+    transaction the Session and its Connection are dropped, so the next one starts on a new
+    connection (a database server restarted under a live session).  One user at a time.
+    """
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self._session: Session | None = None
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """The kept Session in a new transaction: committed on success, rolled back and dropped on any error."""
+        if self._session is None:
+            self._session = Session(bind=self.engine.connect(), expire_on_commit=False)
+        session = self._session
+        try:
+            with session.begin():
+                yield session
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            if self._session is session:
+                session.expunge_all()  # a later batch reads rows afresh, never an object this one loaded
+
+    def close(self) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            connection = session.get_bind()
+            try:
+                session.close()
+            finally:
+                connection.close()
+
+
 @contextmanager
 def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
     """A session whose work is committed on success and rolled back whole on any error."""

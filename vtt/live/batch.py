@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
 
-from ..db import is_locked
+from ..db import KeptSession, is_locked
 from ..engine.rules import Action, Message, Outcome, Refusal, decide
 from ..engine.state import LiveState
 from .store import current_version, load_state, seen_client_keys, write_effects
@@ -71,24 +72,28 @@ class StateCache:
             self._states.pop(session_id, None)
 
 
-def run_batch(factory: sessionmaker[Session], submissions: list[Submission], cache: StateCache,
+def run_batch(database: KeptSession, submissions: list[Submission], cache: StateCache,
               sleep: Callable[[float], None], now: Callable[[], datetime] | None = None) -> BatchResult:
     """Apply ``submissions`` in one transaction; every submission gets its ``reply``.
 
     A database held by another process (SQLite's lock) is retried after ``sleep`` (which yields
-    under gevent); any other failure rolls the whole batch back and answers every action with
-    an error, so clients retry.
+    under gevent), and a lost connection once on a new one; any other failure rolls the whole
+    batch back and answers every action with an error, so clients retry.
     """
     clock = now or (lambda: datetime.now(timezone.utc))
     waited = 0.0
     delay = 0.002
+    reconnected = False
     while True:
         try:
-            with factory() as db, db.begin():
+            with database.transaction() as db:
                 result = _decide_and_write(db, submissions, cache, clock())
             return result
         except Exception as error:  # noqa: BLE001 - a batch must answer, whatever happened
             cache.forget({s.session_id for s in submissions})
+            if isinstance(error, DBAPIError) and error.connection_invalidated and not reconnected:
+                reconnected = True
+                continue
             if is_locked(error) and waited < LOCK_RETRY_SECONDS:
                 sleep(delay)
                 waited += delay

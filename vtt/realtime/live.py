@@ -15,7 +15,7 @@ from flask_socketio import SocketIO
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from ..db import make_session_factory, make_writer_engine
+from ..db import KeptSession, make_writer_engine
 from ..engine import audiences
 from ..engine.rules import Action, Actor, Refusal
 from ..engine.state import LiveState
@@ -69,8 +69,8 @@ class Live:
             return started
         with self._lock:
             if self._writer is None:
-                engine = make_writer_engine(self.database_url)
-                self._writer = Writer(self.socketio, make_session_factory(engine), self.reader, self.outbox)
+                database = KeptSession(make_writer_engine(self.database_url))
+                self._writer = Writer(self.socketio, database, self.reader, self.outbox)
                 self._writer.start()
             return self._writer
 
@@ -79,7 +79,7 @@ class Live:
         with self._lock:
             if self._writer is not None:
                 self._writer.stop()
-                self._writer.factory.kw["bind"].dispose()
+                self._writer.database.engine.dispose()
                 self._writer = None
 
     def submit(self, who: Identity, name: str, args: dict[str, Any], client_key: str | None) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from flask_socketio import SocketIO
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from ..db import KeptSession
 from ..engine.rules import SYSTEM, Action
 from ..live.batch import StateCache, Submission, run_batch
 from ..models import VttSession
@@ -28,8 +29,10 @@ log = logging.getLogger(__name__)
 # plus their sheet lines (a page's save carries several); at 500 actions of ~3 lines a batch held the
 # loop for up to half a second with 5,000 jurors saving, at this weight ~45 ms.
 MAX_BATCH_WEIGHT = 300
-# After the first action of a batch, wait this long for more: a transaction costs ~1 ms of loop
+# After the first action of a batch, wait this long for more: a transaction costs ~0.5 ms of loop
 # time however small, so at a few hundred actions a second, batches of one would use up the loop.
+# (Waiting only after a batch of 4 or more, or never, halved a paced vote's median ack, 3-5 ms
+# against 6-10, but cost a third more CPU, and left the p99 where it was: docs/benchmarks.md.)
 GATHER_SECONDS = 0.003
 TICK_SECONDS = 0.25
 REPLY_TIMEOUT = 60
@@ -41,10 +44,9 @@ def _weight(item: tuple[Submission, Any]) -> int:
 
 
 class Writer:
-    def __init__(self, socketio: SocketIO, factory: sessionmaker[Session], reader: sessionmaker[Session],
-                 outbox: Outbox):
+    def __init__(self, socketio: SocketIO, database: KeptSession, reader: sessionmaker[Session], outbox: Outbox):
         self.socketio = socketio
-        self.factory = factory  # the writer engine's sessions (BEGIN IMMEDIATE on SQLite)
+        self.database = database  # on the writer engine (BEGIN IMMEDIATE on SQLite)
         self.reader = reader
         self.outbox = outbox
         self.cache = StateCache()
@@ -75,6 +77,12 @@ class Writer:
         return submission.reply
 
     def _drain(self) -> None:
+        try:
+            self._drain_until_stopped()
+        finally:
+            self.database.close()
+
+    def _drain_until_stopped(self) -> None:
         while self._running:
             first = self._queue.get()
             if first is None:
@@ -104,7 +112,7 @@ class Writer:
         """
         submissions = [submission for submission, _done in batch]
         try:
-            messages = run_batch(self.factory, submissions, self.cache, self.socketio.sleep).messages
+            messages = run_batch(self.database, submissions, self.cache, self.socketio.sleep).messages
             self.batches += 1
             for message in messages:
                 try:
