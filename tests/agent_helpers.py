@@ -9,6 +9,7 @@ import secrets
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -229,15 +230,22 @@ class Host:
         if last:
             await self.move("finish")
 
-    async def play_round(self, number: int, *, last: bool = True, timeout: float = 30.0) -> list[dict[str, Any]]:
-        """Start round ``number``, ask each question and wait for the agent's answer; end the round."""
+    async def start_round(self, number: int) -> None:
         if number == 1:
             await self.move("open_lobby")
         await self.move("start_round")
+
+    async def each_question(self, number: int) -> AsyncIterator[tuple[dict[str, Any], dict[str, Any]]]:
+        """Start round ``number`` and ask its questions in turn: (the sitting's question, the host's payload)."""
+        await self.start_round(number)
+        for question in self.sitting.by_round(number):
+            yield question, await self.ask()
+
+    async def play_round(self, number: int, *, last: bool = True, timeout: float = 30.0) -> list[dict[str, Any]]:
+        """Start round ``number``, ask each question and wait for the agent's answer; end the round."""
         answers = []
-        for _ in self.sitting.by_round(number):
-            question = await self.ask()
-            answers.append(await self.wait_agent_answer(question["id"], timeout))
+        async for _question, shown in self.each_question(number):
+            answers.append(await self.wait_agent_answer(shown["id"], timeout))
             await self.close_and_reveal()
         await self.end_round(last=last)
         return answers

@@ -181,8 +181,7 @@ def test_an_agent_killed_mid_question_and_restarted_answers_once(served, db_fact
 
     async def host() -> None:
         async with Host(served.url, sitting) as driver:
-            await driver.move("open_lobby")
-            await driver.move("start_round")
+            await driver.start_round(1)
             question = await driver.ask()
             await driver.until(mark.exists, 30, "the backend to start")
             first.kill()  # mid-question: the backend is still thinking
@@ -217,8 +216,7 @@ def test_two_agents_on_one_token_send_one_answer_per_question(served, db_factory
         async with Host(served.url, sitting) as driver:
             await driver.until(lambda: len([r for r in driver.agent_reports(sitting.agent_id)
                                             if r["status"] == "ready"]) == 2, 30, "both agents ready")
-            await driver.move("open_lobby")
-            await driver.move("start_round")
+            await driver.start_round(1)
             question = await driver.ask()
             await driver.wait_agent_answer(question["id"])
             await asyncio.sleep(2.5)  # both backends have replied and both processes have sent
@@ -254,10 +252,7 @@ def test_a_backend_that_raises_tells_the_host_and_the_session_goes_on(served, db
 
     async def host() -> None:
         async with Host(served.url, sitting) as driver:
-            await driver.move("open_lobby")
-            await driver.move("start_round")
-            for question in sitting.by_round(1):
-                shown = await driver.ask()
+            async for question, shown in driver.each_question(1):
                 assert shown["id"] == question["id"]
                 if question["type"] == "mcq":
                     await driver.wait_agent_answer(question["id"])
@@ -298,10 +293,7 @@ def test_a_typing_wait_cut_short_by_the_host_sends_nothing_and_tells_the_host_at
 
     async def host() -> None:
         async with Host(served.url, sitting) as driver:
-            await driver.move("open_lobby")
-            await driver.move("start_round")
-            for question in sitting.by_round(1):
-                shown = await driver.ask()
+            async for question, shown in driver.each_question(1):
                 if question["type"] == "open" and not cut:  # its answer takes seconds to "type"
                     await driver.until(lambda: reports(driver, "working", question["qid"]), 10, "working")
                     await asyncio.sleep(0.5)
