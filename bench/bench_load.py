@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import multiprocessing
 import os
 import random
@@ -59,6 +60,7 @@ CALL_TIMEOUT = 30.0
 SHEET_LINES = 5
 SAVE_DEBOUNCE, SAVE_MAX_WAIT = 1.0, 2.0  # the juror page's sheet saving (seconds)
 REFERENCE_COOKIE = "vtt-bench-host=yes"
+GO_LEAD = 2.0  # seconds from the order to the round's start: time for the load process to plan every message
 HEARTBEAT = 0.01  # the load process's own heartbeat (seconds); a wake-up later than this is noted
 
 
@@ -275,17 +277,18 @@ def _receive_order(conn):
 def page_saves(edits: list[tuple[float, dict[str, Any]]], spacing: float,
                rng: random.Random) -> list[tuple[float, list[dict[str, Any]]]]:
     """When the juror page saves, and what: every line changed since the last save, in one message, once
-    typing pauses for SAVE_DEBOUNCE seconds or SAVE_MAX_WAIT seconds after the first unsaved change, and
-    never sooner than ``spacing`` seconds after the previous save (the status's ``sheet_save_seconds``),
-    the reveal counting as a save at a random moment up to ``spacing`` before it (``static/js/jury.js``
-    does the same: pages that all start typing at the reveal do not save in step)."""
+    typing pauses for SAVE_DEBOUNCE seconds or SAVE_MAX_WAIT seconds after the first unsaved change, at the
+    page's next save slot after that and after its previous save: one every ``spacing`` seconds (the
+    status's ``sheet_save_seconds``) at a phase drawn per page (``static/js/jury.js`` does the same)."""
+    phase = rng.random()
     saves: list[tuple[float, list[dict[str, Any]]]] = []
     pending: dict[tuple[int, str], dict[str, Any]] = {}
     first = last = 0.0
-    previous = -spacing * rng.random()
+    previous = -math.inf
 
     def due() -> float:
-        return max(previous + spacing, min(last + SAVE_DEBOUNCE, first + SAVE_MAX_WAIT))
+        ready = max(previous, min(last + SAVE_DEBOUNCE, first + SAVE_MAX_WAIT))
+        return (math.floor(ready / spacing - phase) + 1 + phase) * spacing
 
     for moment, line in sorted(edits, key=lambda edit: edit[0]):
         if pending and moment >= due():
@@ -329,15 +332,14 @@ async def _round(jurors: list[LeanClient], rng: random.Random, *, kind: str, num
             code = (reply or {}).get("error", {}).get("code", repr(reply)[:60])
             errors[f"{event}: {code}"] = errors.get(f"{event}: {code}", 0) + 1
 
-    async def juror_round(index: int, juror: LeanClient) -> None:
+    def plan(index: int) -> list[tuple[float, str, dict[str, Any]]]:
+        """One juror's messages in this round: (seconds after go, event, payload)."""
         vote = {"id": f"r{number}-v{index}", "round": number, "slot": 1, "alias": rng.choice(aliases),
                 "confidence": rng.randint(1, 5), "reason": "too fluent"}
         if kind == "burst":
-            await send(juror, "vote", vote, go)
-            return
+            return [(0.0, "vote", vote)]
         if kind == "paced":
-            await send(juror, "vote", vote, go + rng.uniform(0, window))
-            return
+            return [(rng.uniform(0, window), "vote", vote)]
         edits = []  # (moment, line): each of 5 lines typed in two goes, a draft then the whole
         for question, alias in rng.sample([(q, a) for q in questions for a in aliases], SHEET_LINES):
             whole = {"question": question, "alias": alias, "note": "answers too evenly for a child",
@@ -346,8 +348,7 @@ async def _round(jurors: list[LeanClient], rng: random.Random, *, kind: str, num
             edits += [(first, {**whole, "note": whole["note"][:9]}), (second, whole)]
         steps = [(moment, "sheet", {"id": f"r{number}-s{index}-{n}", "lines": lines})
                  for n, (moment, lines) in enumerate(page_saves(edits, spacing, rng))]
-        steps.append((rng.uniform(0, window), "vote", vote))
-        await asyncio.gather(*(send(juror, event, payload, go + moment) for moment, event, payload in steps))
+        return steps + [(rng.uniform(0, window), "vote", vote)]
 
     async def heartbeat() -> None:  # the load process's own lateness: a slow ack may be the client's
         while True:
@@ -357,8 +358,10 @@ async def _round(jurors: list[LeanClient], rng: random.Random, *, kind: str, num
             if late > HEARTBEAT:
                 trace.append(("client_stall", before - go, late))
 
+    plans = [plan(index) for index in range(len(jurors))]  # before go: thousands of plans take a while
     beating = asyncio.get_running_loop().create_task(heartbeat())
-    await asyncio.gather(*(juror_round(i, juror) for i, juror in enumerate(jurors)))
+    await asyncio.gather(*(send(juror, event, payload, go + moment)
+                           for juror, steps in zip(jurors, plans) for moment, event, payload in steps))
     beating.cancel()
     client_stalls = [late for event, at, late in trace if event == "client_stall" and at + late > 0]  # in the round
     return {"latencies": latencies, "acked": acked, "errors": errors, "last_ack": last_ack[0], "trace": trace,
@@ -489,7 +492,7 @@ def run_server(target: Target, seed: int, rounds: tuple[str, ...] = ROUNDS, prof
                         await asyncio.sleep(0.5)  # the opening status reaches every juror
                         spy = start_profile(served.process.pid, profile, f"{target.name}-{len(target.tokens)}-{kind}")
                         cpu, _ = served.cpu_seconds(), served.stall_ms(reset=True)
-                        go = time.monotonic() + 0.3
+                        go = time.monotonic() + GO_LEAD
                         parent.send({"kind": kind, "number": number, "go": go, "window": window,
                                      "questions": questions, "aliases": aliases, "spacing": spacing})
                         report = (await asyncio.to_thread(_expect, parent, "done", window + 4 * CALL_TIMEOUT))[1]
@@ -575,7 +578,10 @@ def check_targets(jurors: int, vtt: ServerResult, reference: ServerResult | None
     for item in vtt.rounds:
         line(consistent("vtt", item) and not item.errors,
              f"{item.kind}: every ack committed, recorded == acked, 0 errors")
-        line(item.stall_ms <= 100, f"{item.kind}: longest loop stall {item.stall_ms:.0f} ms <= 100 ms")
+        if item.kind == "burst" and jurors != 2000:  # the targets' burst is 2,000 jurors; others are for the record
+            lines.append(f"info   burst: longest loop stall {item.stall_ms:.0f} ms (the targets' burst is 2,000 jurors)")
+        else:
+            line(item.stall_ms <= 100, f"{item.kind}: longest loop stall {item.stall_ms:.0f} ms <= 100 ms")
     if jurors in (2000, 5000):
         budget = 250 if jurors == 2000 else 750
         for kind in ("paced", "sheets"):

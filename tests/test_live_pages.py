@@ -231,3 +231,71 @@ def test_the_host_is_warned_before_the_reveal_about_players_without_an_answer(br
     host.wait_for_function("!document.querySelector('#answers .missing').textContent.includes('Agent (AI)')",
                            timeout=WAIT_MS)
     assert "Mina" in host.inner_text("#answers .missing")
+
+
+
+def test_each_juror_page_saves_only_at_its_own_save_slots(browser, served, db_factory):  # noqa: F811
+    """Thousands of pages start typing at the same reveal, so a page saves only at its own slots: one every
+    sheet_save_seconds (1 s here), at a phase drawn per page (Math.random pinned: J1 on whole seconds, J2 on
+    half seconds). The pages' clocks are paused and run by hand: a keystroke every 250 ms for 4 s, then none."""
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=2, players=PLAYERS)
+    host = browser.new_page(viewport=LAPTOP)
+    host.goto(f"{served.url}/host/login?next=/host/sessions/{people.session_id}/live")
+    host.fill("#password", HOST_PASSWORD)
+    host.click("button[type=submit]")
+    host.wait_for_selector("#flow button[data-action=open_lobby]", timeout=WAIT_MS)
+    jurors = {}
+    for label, phase in (("J1", 0), ("J2", 0.5)):
+        page = jurors[label] = browser.new_page(viewport=PHONE)
+        page.add_init_script(f"Math.random = () => {phase};")
+        page.clock.install()
+        page.goto(f"{served.url}/jury/{people.jurors[label]}")
+    players = []
+    try:
+        for token in people.players.values():
+            player = socketio.Client()
+            player.questions = []
+            player.on("question", player.questions.append)
+            player.connect(served.url, auth={"token": token}, transports=["websocket"])
+            players.append(player)
+        for label in ("Open the lobby", "Start round 1", "Show question 1", "Open answering"):
+            host_step(host, label)
+        for number, player in enumerate(players):
+            ack = player.call("answer", {"id": f"answer-{number}", "question": player.questions[-1]["id"],
+                                         "choice": 1}, timeout=10)
+            assert ack["ok"] is True, ack
+        host_step(host, "Close answering")
+        host_step(host, "Reveal the answers to the jury")
+    finally:
+        for player in players:
+            player.disconnect()
+
+    step = 250
+    saves = {}
+    for label, page in jurors.items():
+        page.wait_for_selector(".sheet-line textarea", timeout=WAIT_MS)
+        start = (page.evaluate("Date.now()") // 10_000 + 2) * 10_000  # on a whole second
+        page.clock.pause_at(start)
+        note, state = page.locator(".sheet-line").first.locator("textarea"), page.locator(".line-state").first
+        saves[label], was_saving = [], False
+        for elapsed in range(0, 8000, step):
+            if elapsed < 4000:
+                note.fill(f"types on and on {elapsed}")
+                was_saving = False
+            page.clock.run_for(step)
+            saving = bool(re.search(r"\b(saving|saved)\b", state.get_attribute("class")))
+            if saving and not was_saving:
+                saves[label].append(elapsed + step)
+            was_saving = saving
+        page.wait_for_selector(".line-state.saved", timeout=WAIT_MS)
+    # Typing on: saved at the first slot after 2 s; then at the first slot after the last keystroke + 1 s.
+    assert saves == {"J1": [3000, 5000], "J2": [2500, 5500]}
+
+    from sqlalchemy import select
+
+    from vtt.models import Juror, SheetEntry
+
+    with db_factory() as db:
+        notes = db.execute(select(Juror.label, SheetEntry.note).join(SheetEntry, SheetEntry.juror_id == Juror.id)
+                           .where(Juror.session_id == people.session_id)).all()
+    assert sorted(notes) == [("J1", "types on and on 3750"), ("J2", "types on and on 3750")]

@@ -6,6 +6,7 @@ import contextlib
 import gc
 import threading
 import time
+import weakref
 
 from vtt.realtime.loopwatch import LoopWatch, QuietCollector
 
@@ -51,7 +52,6 @@ def test_the_heartbeat_reports_how_late_the_loop_ran_and_resets():
 @contextlib.contextmanager
 def started_collector(**timing):
     """A started QuietCollector over a writer whose batch count the test moves; the process's GC restored after."""
-    thresholds = gc.get_threshold()
     busy = {"batches": 0}
     collector = QuietCollector(ThreadedSocketIO(), lambda: busy["batches"], every_seconds=0.0, **timing)
     try:
@@ -60,7 +60,7 @@ def started_collector(**timing):
     finally:
         collector.running = False
         gc.unfreeze()
-        gc.set_threshold(*thresholds)
+        gc.enable()
 
 
 def keep_busy(busy: dict, seconds: float, every: float) -> None:
@@ -74,7 +74,7 @@ def keep_busy(busy: dict, seconds: float, every: float) -> None:
 def test_full_collections_wait_for_a_quiet_writer():
     with started_collector(quiet_seconds=0.6, at_most_seconds=60) as (collector, busy):
         assert gc.get_freeze_count() > 0  # the start-up heap is frozen
-        assert gc.get_threshold()[2] >= 10**9  # no automatic full collection
+        assert not gc.isenabled()  # no automatic collection: the collector's own, in small steps
         keep_busy(busy, 1.5, 0.1)
         assert collector.collections == 0
         assert wait_until(lambda: collector.collections >= 1, timeout=3)  # quiet for 0.6 s: collected
@@ -84,3 +84,20 @@ def test_a_server_that_is_never_quiet_still_collects_at_the_upper_bound():
     with started_collector(quiet_seconds=60, at_most_seconds=0.8) as (collector, busy):
         keep_busy(busy, 2.0, 0.05)
         assert collector.collections >= 1
+
+
+class Node:
+    """An object that can be put in a reference cycle and watched with a weak reference."""
+
+
+def test_young_cycles_are_freed_by_the_collectors_small_steps_and_python_takes_over_when_it_stops():
+    with started_collector(quiet_seconds=60, at_most_seconds=60, young_seconds=0.02) as (collector, _busy):
+        node = Node()
+        node.itself = node  # garbage only a collection can free, and Python's automatic one is off
+        freed = weakref.ref(node)
+        del node
+        assert wait_until(lambda: freed() is None, timeout=3)
+        assert collector.young_collections >= 1
+        assert collector.collections == 0  # never quiet: no full collection
+        collector.running = False
+        assert wait_until(gc.isenabled, timeout=2)

@@ -3,9 +3,11 @@
 import { Live, boot, format, h, strings } from "./live.js";
 import { connectionLine, phaseText, questionView, resultsView, tickWhileDeadline } from "./show.js";
 
-const SAVE_DEBOUNCE_MS = 1000;  // save once typing pauses this long...
-const SAVE_MAX_WAIT_MS = 2000;  // ...or this long after the first unsaved change, but never sooner than the
-// status's sheet_save_seconds after the previous save (more jurors, fewer saves; bench/bench_load.py models it)
+const SAVE_DEBOUNCE_MS = 1000;  // save once typing pauses this long, or this long after the first unsaved
+const SAVE_MAX_WAIT_MS = 2000;  // change while the juror keeps typing, at the page's next save slot: one every
+// sheet_save_seconds (the status's), at a phase drawn per page, so N pages send at most N / sheet_save_seconds
+// saves a second however their jurors type, even when all start at the reveal (bench/bench_load.py models it)
+const SAVE_PHASE = Math.random();
 
 const S = strings();
 const { auth, key } = boot();
@@ -27,8 +29,6 @@ const live = new Live({
   onView: (data, event) => {
     if (event === "round") { drafts = {}; writeDrafts(); lineState = {}; voteState = null; }
     view = data;
-    // Every juror starts typing at the reveal: a random phase keeps thousands of pages from saving in step.
-    if (event === "answers") lastSave = Math.max(lastSave, Date.now() - Math.random() * saveSpacing());
     render(event);
   },
   onConnection: (online) => connectionLine(node("connection"), online, S),
@@ -69,12 +69,17 @@ function saveSpacing() {
   return ((view && view.status && view.status.sheet_save_seconds) || 1) * 1000;
 }
 
+function nextSaveSlot(time) {  // the first of this page's save slots after time
+  const spacing = saveSpacing();
+  return (Math.floor(time / spacing - SAVE_PHASE) + 1 + SAVE_PHASE) * spacing;
+}
+
 function scheduleSave() {
   const now = Date.now();
   if (firstUnsaved === null) firstUnsaved = now;
   window.clearTimeout(saveTimer);
-  const due = Math.max(lastSave + saveSpacing(), Math.min(now + SAVE_DEBOUNCE_MS, firstUnsaved + SAVE_MAX_WAIT_MS));
-  saveTimer = window.setTimeout(saveDrafts, Math.max(0, due - now));
+  const due = nextSaveSlot(Math.max(lastSave, Math.min(now + SAVE_DEBOUNCE_MS, firstUnsaved + SAVE_MAX_WAIT_MS)));
+  saveTimer = window.setTimeout(saveDrafts, Math.max(0, Math.ceil(due - now)));  // not a moment early
 }
 
 // Every line changed since the last save, in one message; the drafts stay until the server has them.
@@ -89,7 +94,7 @@ async function saveDrafts() {
   const reply = await live.send("sheet", { lines }, "sheet");
   for (const [k, line] of Object.entries(sent)) {
     if (drafts[k] === line) delete drafts[k];  // unless it changed again while saving
-    lineState[k] = reply.ok ? "saved" : { refused: reply.error.message };
+    lineState[k] = !reply.ok ? { refused: reply.error.message } : drafts[k] ? "pending" : "saved";
     if (reply.ok) {
       view.sheet = [...(view.sheet || []).filter((row) => lineKey(row.question, row.alias) !== k), line];
     }

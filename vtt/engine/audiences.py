@@ -19,8 +19,11 @@ from .tells import identity_tells
 
 # Phases in which the current round's tally is on screen (or was, and the round is over).
 TALLY_SHOWN = (Phase.TALLY, Phase.IDENTITIES, Phase.FINISHED)
-JURORS_PER_SAVE_SECOND = 1000  # the juror page saves its sheet at most once a second per this many jurors...
-MAX_SHEET_SAVE_SECONDS = 5  # ...and at least this often (the drafts are safe in the browser meanwhile)
+# The juror pages together save sheets at most this many times a second (each save is a message for the one
+# writer: a third of the messages one process took at 5,000 jurors in bench/bench_load.py, leaving room for
+# votes)...
+SHEET_SAVES_PER_SECOND = 500
+MAX_SHEET_SAVE_SECONDS = 10  # ...up to this spacing of one page's saves (its drafts are safe in the browser meanwhile)
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -48,8 +51,9 @@ def status(state: LiveState) -> dict[str, Any]:
 
 def sheet_save_seconds(jurors: int) -> int:
     """How long a juror page waits at least between two sheet saves: with thousands of jurors each save
-    is a message the one writer must take, so pages save less often (1 s up to 1,000 jurors, 5 s from 5,000)."""
-    return min(MAX_SHEET_SAVE_SECONDS, max(1, -(-jurors // JURORS_PER_SAVE_SECOND)))
+    is a message the one writer must take, so pages save less often (1 s up to 500 jurors, one more per 500,
+    10 s from 4,501)."""
+    return min(MAX_SHEET_SAVE_SECONDS, max(1, -(-jurors // SHEET_SAVES_PER_SECOND)))
 
 
 def question(item: QuestionInfo) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """The one writer of a process: a queue drained by one greenlet (or thread), a batch per transaction.
 
 Handlers ``submit`` an action and wait; the writer takes everything queued (up to
-``MAX_BATCH_WEIGHT``, after waiting ``GATHER_SECONDS`` for more), runs it through
+``MAX_BATCH_WEIGHT``), runs it through
 ``vtt.live.batch.run_batch`` in one transaction, and only after the commit emits the batch's
 messages and then wakes each waiting handler with its reply (the acknowledgement).  A ticker submits a ``tick`` for every session whose deadline has passed, so
 an expired phase closes by itself even when nobody acts.
@@ -29,11 +29,6 @@ log = logging.getLogger(__name__)
 # plus their sheet lines (a page's save carries several); at 500 actions of ~3 lines a batch held the
 # loop for up to half a second with 5,000 jurors saving, at this weight ~45 ms.
 MAX_BATCH_WEIGHT = 300
-# After the first action of a batch, wait this long for more: a transaction costs ~0.5 ms of loop
-# time however small, so at a few hundred actions a second, batches of one would use up the loop.
-# (Waiting only after a batch of 4 or more, or never, halved a paced vote's median ack, 3-5 ms
-# against 6-10, but cost a third more CPU, and left the p99 where it was: docs/benchmarks.md.)
-GATHER_SECONDS = 0.003
 TICK_SECONDS = 0.25
 REPLY_TIMEOUT = 60
 
@@ -87,7 +82,10 @@ class Writer:
             first = self._queue.get()
             if first is None:
                 break
-            self.socketio.sleep(GATHER_SECONDS)
+            # No waiting for more: waiting 3 ms made batches bigger and saved 10-30% of the CPU at a
+            # few hundred actions a second, but put 3-5 ms on every ack (docs/benchmarks.md).  Under
+            # load the queue fills while a batch is written, so batches grow by themselves.
+            self.socketio.sleep(0)  # the handlers already woken queue theirs first
             batch, weight = [first], _weight(first)
             while weight < MAX_BATCH_WEIGHT:
                 try:
