@@ -39,6 +39,16 @@ def host_step(host, label: str) -> None:
     host.evaluate("document.getElementById('flow-state').textContent = ''")
 
 
+def host_console(browser, url: str, people):
+    """The host's live console of ``people``'s session, signed in, at the first step."""
+    host = browser.new_page(viewport=LAPTOP)
+    host.goto(f"{url}/host/login?next=/host/sessions/{people.session_id}/live")
+    host.fill("#password", HOST_PASSWORD)
+    host.click("button[type=submit]")
+    host.wait_for_selector("#flow button[data-action=open_lobby]", timeout=WAIT_MS)
+    return host
+
+
 @pytest.fixture
 def served(database_url):
     with ServedApp({"DATABASE_URL": database_url}) as app:
@@ -51,11 +61,7 @@ def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory,
     shots = screenshot_dir(tmp_path)
     url = served.url
 
-    host = browser.new_page(viewport=LAPTOP)
-    host.goto(f"{url}/host/login?next=/host/sessions/{people.session_id}/live")
-    host.fill("#password", HOST_PASSWORD)
-    host.click("button[type=submit]")
-    host.wait_for_selector("#flow button[data-action=open_lobby]", timeout=WAIT_MS)
+    host = host_console(browser, url, people)
 
     players = {}
     for name in ("Mina", "Grace"):
@@ -205,11 +211,7 @@ def test_opening_a_join_link_creates_nothing_until_the_person_presses_join(brows
 def test_the_host_is_warned_before_the_reveal_about_players_without_an_answer(browser, served, db_factory,  # noqa: F811
                                                                              tmp_path):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
-    host = browser.new_page(viewport=LAPTOP)
-    host.goto(f"{served.url}/host/login?next=/host/sessions/{people.session_id}/live")
-    host.fill("#password", HOST_PASSWORD)
-    host.click("button[type=submit]")
-    host.wait_for_selector("#flow button[data-action=open_lobby]", timeout=WAIT_MS)
+    host = host_console(browser, served.url, people)
     for label in ("Open the lobby", "Start round 1", "Show question 1", "Open answering"):
         host_step(host, label)
     assert host.locator("#answers .missing").count() == 0  # answering is still open: no alarm yet
@@ -239,11 +241,7 @@ def test_each_juror_page_saves_only_at_its_own_save_slots(browser, served, db_fa
     sheet_save_seconds (1 s here), at a phase drawn per page (Math.random pinned: J1 on whole seconds, J2 on
     half seconds). The pages' clocks are paused and run by hand: a keystroke every 250 ms for 4 s, then none."""
     people = make_session(db_factory, rounds=1, per_round=1, jurors=2, players=PLAYERS)
-    host = browser.new_page(viewport=LAPTOP)
-    host.goto(f"{served.url}/host/login?next=/host/sessions/{people.session_id}/live")
-    host.fill("#password", HOST_PASSWORD)
-    host.click("button[type=submit]")
-    host.wait_for_selector("#flow button[data-action=open_lobby]", timeout=WAIT_MS)
+    host = host_console(browser, served.url, people)
     jurors = {}
     for label, phase in (("J1", 0), ("J2", 0.5)):
         page = jurors[label] = browser.new_page(viewport=PHONE)
