@@ -235,8 +235,7 @@ def test_the_host_is_warned_before_the_reveal_about_players_without_an_answer(br
     assert "Mina" in host.inner_text("#answers .missing")
 
 
-
-def test_each_juror_page_saves_only_at_its_own_save_slots(browser, served, db_factory):  # noqa: F811
+def test_each_juror_page_saves_only_at_its_own_save_slots(browser, served, db_factory, tmp_path):  # noqa: F811
     """Thousands of pages start typing at the same reveal, so a page saves only at its own slots: one every
     sheet_save_seconds (1 s here), at a phase drawn per page (Math.random pinned: J1 on whole seconds, J2 on
     half seconds). The pages' clocks are paused and run by hand: a keystroke every 250 ms for 4 s, then none."""
@@ -286,6 +285,12 @@ def test_each_juror_page_saves_only_at_its_own_save_slots(browser, served, db_fa
                 saves[label].append(elapsed + step)
             was_saving = saving
         page.wait_for_selector(".line-state.saved", timeout=WAIT_MS)
+        no_sideways_scroll(page)
+    shots = screenshot_dir(tmp_path)
+    jurors["J1"].screenshot(path=str(shots / "juror-phone-saved.png"), full_page=True)
+    jurors["J2"].set_viewport_size(LAPTOP)
+    no_sideways_scroll(jurors["J2"])
+    jurors["J2"].screenshot(path=str(shots / "juror-laptop-saved.png"), full_page=True)
     # Typing on: saved at the first slot after 2 s; then at the first slot after the last keystroke + 1 s.
     assert saves == {"J1": [3000, 5000], "J2": [2500, 5500]}
 

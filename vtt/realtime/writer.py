@@ -82,8 +82,8 @@ class Writer:
             first = self._queue.get()
             if first is None:
                 break
-            # No waiting for more: waiting 3 ms made batches bigger and saved 10-30% of the CPU at a
-            # few hundred actions a second, but put 3-5 ms on every ack (docs/benchmarks.md).  Under
+            # No waiting for more: waiting 3 ms made batches bigger and saved up to a third of the CPU
+            # at a few hundred actions a second, but put 3-5 ms on every ack (docs/benchmarks.md).  Under
             # load the queue fills while a batch is written, so batches grow by themselves.
             self.socketio.sleep(0)  # the handlers already woken queue theirs first
             batch, weight = [first], _weight(first)
