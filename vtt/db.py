@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
-import sys
 import time
 from contextlib import closing, contextmanager
 from typing import Iterator
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
+
+from .offloop import gevent_serving
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 CHECKPOINT_QUIET_SECONDS = 1.0  # serving: the WAL is copied into the database once the writer is this quiet...
@@ -73,7 +74,7 @@ class CommitOffLoop(sqlite3.Connection):
     _waiting = _checkpointing = False
 
     def commit(self) -> None:
-        if not _gevent_serving():
+        if not gevent_serving():
             super().commit()
             return
         import gevent
@@ -108,14 +109,9 @@ class CommitOffLoop(sqlite3.Connection):
 def _checkpoint_apart(dbapi_connection, _record) -> None:
     """Serving under gevent: turn SQLite's automatic checkpoint off for the writer (see :class:`CommitOffLoop`)."""
     path = dbapi_connection.execute("PRAGMA database_list").fetchone()[2]
-    if path and _gevent_serving() and isinstance(dbapi_connection, CommitOffLoop):
+    if path and gevent_serving() and isinstance(dbapi_connection, CommitOffLoop):
         dbapi_connection.execute("PRAGMA wal_autocheckpoint=0")
         dbapi_connection.database, dbapi_connection._last_checkpoint = path, time.monotonic()
-
-
-def _gevent_serving() -> bool:
-    monkey = sys.modules.get("gevent.monkey")
-    return monkey is not None and monkey.is_module_patched("socket")
 
 
 def _no_busy_wait(dbapi_connection, _record) -> None:
