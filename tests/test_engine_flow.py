@@ -30,7 +30,7 @@ from vtt.engine.state import (
     SetPhase,
 )
 from vtt.live.tally import round_tally
-from vtt.models import ClipKind, Phase, PlayerKind, QuestionType, RevealPolicy
+from vtt.models import ClipKind, ClipPlayback, Phase, PlayerKind, QuestionType, RevealPolicy
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 HOST = Actor("host")
@@ -682,6 +682,81 @@ def test_the_session_default_answer_time_applies():
     run.do(HOST, "show_question")
     run.do(HOST, "open_answering", at=run.at(100))
     assert run.state.deadline == run.at(120)
+
+
+# --- the host's screening of a clip -------------------------------------------------------------
+
+def statuses(outcome: Outcome) -> dict[str, dict[str, Any]]:
+    """The status message of an outcome, per audience (every audience gets the same one)."""
+    return {m.audience: m.payload for m in outcome.messages if m.event == "status"}
+
+
+def test_the_host_plays_the_clip_for_everyone_and_answering_opens_when_it_has_played():
+    run = Run(make_state(answer_seconds=20))
+    run.do(HOST, "open_lobby")
+    run.do(HOST, "start_round")
+    run.do(HOST, "show_question", at=run.at(0))
+    assert run.state.clip_playback is ClipPlayback.HOST and audiences.status(run.state)["screening"] is None
+    (played,) = run.do(HOST, "play_clip", at=run.at(10))
+    starts = run.at(11.5)  # SCREENING_LEAD ahead: every page gets the status and seeks first
+    assert run.state.questions[Q11].clip_started_at == starts and played.reply["starts_at"] == "2024-05-01T12:00:11.500Z"
+    sent = statuses(played)
+    assert sent.keys() == set(AUDIENCES)
+    assert sent["player"]["screening"] == {"question": Q11, "starts_at": "2024-05-01T12:00:11.500Z"}
+    assert sent["player"]["clip_playback"] == "host" and sent["player"]["phase"] == "clip"
+    # the span is 1.0-9.5 s: answering opens 8.5 s after the screening starts, by the clock
+    assert run.state.deadline == starts + timedelta(seconds=8.5)
+    assert run.do(HOST, "tick", at=run.at(19.9)) == []
+    (opened,) = run.do(HOST, "tick", at=run.at(20.1))
+    assert run.state.phase is Phase.ANSWERING and run.state.deadline == run.at(40.1)  # the session's 20 s
+    assert statuses(opened)["juror"]["screening"] == sent["juror"]["screening"]  # still the same screening
+    # a replay while the players answer starts the clip again and leaves their time alone
+    (replayed,) = run.do(HOST, "play_clip", at=run.at(25))
+    assert statuses(replayed)["stage"]["screening"]["starts_at"] == "2024-05-01T12:00:26.500Z"
+    assert run.state.phase is Phase.ANSWERING and run.state.deadline == run.at(40.1)
+    run.do(Actor("player", H1), "answer", question=Q11, choice=2, at=run.at(30))
+    run.do(HOST, "close_answering")
+    run.refuse(HOST, "play_clip", "wrong_phase")  # the answers are coming: the screening is over
+    run.do(HOST, "reveal")
+    run.do(HOST, "show_question")  # the next question: no screening until the host plays its clip
+    assert audiences.status(run.state)["screening"] is None
+    run.assert_all_blind()
+
+
+def test_the_host_s_measured_duration_or_no_deadline_for_a_clip_of_unknown_length():
+    run = Run(make_state())
+    run.do(HOST, "open_lobby")
+    run.do(HOST, "start_round")
+    run.do(HOST, "show_question", at=run.at(0))
+    run.do(HOST, "play_clip", duration=3.25, at=run.at(1))
+    assert run.state.deadline == run.at(2.5 + 3.25)  # what the console measured beats the span
+    for bad in (0, -1, 3601, True, "8"):
+        run.refuse(HOST, "play_clip", "bad_field", duration=bad, at=run.at(2))
+    run.do(HOST, "open_answering", seconds=30, at=run.at(3))  # the host moves on before the clip ends
+    assert run.state.phase is Phase.ANSWERING and run.state.deadline == run.at(33)
+    run.do(Actor("player", H1), "answer", question=Q11, choice=2)
+    run.do(HOST, "close_answering")
+    run.do(HOST, "reveal")
+    run.do(HOST, "show_question")  # an open question on a whole scene: no span
+    run.do(HOST, "play_clip")
+    assert run.state.phase is Phase.CLIP and run.state.deadline is None  # the host opens answering
+    assert run.do(HOST, "tick", at=run.at(10 ** 5)) == []
+
+
+def test_play_clip_is_refused_in_device_mode_without_a_clip_and_outside_the_clip():
+    run = Run(make_state())
+    run.state.clip_playback = ClipPlayback.DEVICE
+    run.do(HOST, "open_lobby")
+    run.do(HOST, "start_round")
+    run.refuse(HOST, "play_clip", "wrong_phase")  # no question on screen
+    run.do(HOST, "show_question")
+    refusal = run.refuse(HOST, "play_clip", "clip_playback")
+    assert "own device" in refusal.message
+    assert audiences.status(run.state)["screening"] is None and audiences.status(run.state)["clip_playback"] == "device"
+    run.state.clip_playback = ClipPlayback.HOST
+    run.state.current_question.clip_source = None
+    assert "no clip" in run.refuse(HOST, "play_clip", "no_clip").message
+    run.refuse(Actor("player", H1), "play_clip", "not_allowed")
 
 
 def to_voting(seconds: int = 30, **state_args: Any) -> Run:

@@ -17,7 +17,7 @@ from vtt.models import Base, Event, Phase, Vote, VttSession
 TABLES = {"question_bank", "question", "question_tag", "vtt_session", "session_round", "session_question",
           "player", "round_alias", "juror", "answer", "grade", "grader_mark", "sheet_entry", "vote", "identity_reveal",
           "event", "alembic_version"}
-HEAD = "0006"
+HEAD = "0007"
 
 
 def assert_schema_matches_models(url: str) -> None:
@@ -432,3 +432,46 @@ def test_sqlite_answer_provenance_and_the_way_back(tmp_path):
 @pytest.mark.postgres
 def test_postgresql_answer_provenance_and_the_way_back(postgres_url):
     provenance_and_back(postgres_url)
+
+
+# --- 0007: when the host's screening of a question's clip starts ------------------------------------
+
+def clip_screening_and_back(url: str) -> None:
+    upgrade(url, "0001")
+    insert_0001_data(url)
+    upgrade(url, "0006")
+    placed = query(url, "SELECT id, shown_at FROM session_question ORDER BY id")
+    upgrade(url)
+    assert_schema_matches_models(url)
+    # questions placed before: never screened by the host
+    assert query(url, "SELECT id, clip_started_at FROM session_question ORDER BY id") == [(pid, None) for pid, _ in placed]
+    engine = make_engine(url)
+    moment = datetime(2026, 11, 25, 10, 0, 1, 500000, tzinfo=timezone.utc)
+    with make_session_factory(engine)() as db, db.begin():
+        from vtt.models import SessionQuestion
+
+        db.get(SessionQuestion, placed[0][0]).clip_started_at = moment
+    with make_session_factory(engine)() as db:
+        from vtt.models import SessionQuestion
+
+        assert db.get(SessionQuestion, placed[0][0]).clip_started_at == moment  # to the microsecond, in UTC
+    engine.dispose()
+
+    downgrade(url, "0006")
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        columns = {c["name"] for c in inspect(connection).get_columns("session_question")}
+    engine.dispose()
+    assert "clip_started_at" not in columns
+    assert query(url, "SELECT id, shown_at FROM session_question ORDER BY id") == placed  # the placements stay
+    upgrade(url)
+    assert_schema_matches_models(url)
+
+
+def test_sqlite_clip_screening_and_the_way_back(tmp_path):
+    clip_screening_and_back(f"sqlite:///{tmp_path / 'screening.db'}")
+
+
+@pytest.mark.postgres
+def test_postgresql_clip_screening_and_the_way_back(postgres_url):
+    clip_screening_and_back(postgres_url)

@@ -119,6 +119,11 @@ class Phase(enum.StrEnum):
     FINISHED = "finished"
 
 
+class ClipPlayback(enum.StrEnum):
+    HOST = "host"      # the host plays the clip for everyone at once: the stage and every player's page
+    DEVICE = "device"  # each player plays it on their own device
+
+
 class RevealPolicy(enum.StrEnum):
     PER_ROUND = "per-round"  # the most-voted player's identity after each round (2021 public event)
     END = "end"              # identities only when the session ends
@@ -339,6 +344,7 @@ class SessionQuestion(Base):
     round: Mapped[int]
     position: Mapped[int]
     shown_at: Mapped[datetime | None]
+    clip_started_at: Mapped[datetime | None]  # clip_playback host: when the latest screening of its clip starts
     answers_closed_at: Mapped[datetime | None]
     revealed_at: Mapped[datetime | None]   # all answers go to the jury at this one moment
     reveal_order: Mapped[list[Any] | None]  # the shuffled alias order the jury saw

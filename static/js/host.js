@@ -2,6 +2,7 @@
 // identity tells to edit or redact before the reveal, the live vote count, the full tally, who is connected,
 // and the AI players' agents (their last report; the host types or imports an answer when one fails).
 import { Live, boot, format, h, newId, strings } from "./live.js";
+import { ClipScreen } from "./screening.js";
 import { connectionLine, phaseText, tickWhileDeadline } from "./show.js";
 
 const S = strings();
@@ -18,6 +19,9 @@ const live = new Live({
 });
 tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = phaseText(view.status, S); });
 node("open-join").addEventListener("change", (event) => move("set_open_join", { open: event.target.checked }));
+// The host's preview follows the screening, muted: the host sees what the room sees.
+const preview = new ClipScreen({ live, audible: false });
+node("clip-preview").replaceChildren(preview.element);
 
 async function move(action, args = {}) {
   node("flow-state").textContent = "…";
@@ -39,9 +43,12 @@ function movesFor(status) {
     case "draft": return [{ action: "open_lobby", label: S.open_lobby }];
     case "lobby": return [{ action: "start_round", label: format(S.start_round, { round: 1 }) }];
     case "round": return [{ action: "show_question", label: format(S.show_question, { position: 1 }) }];
-    case "clip": return [{ action: "open_answering", label: S.open_answering }];
+    case "clip": return hostPlays(status)
+      ? [playMove(status), { action: "open_answering", label: S.open_answering, secondary: true }]
+      : [{ action: "open_answering", label: S.open_answering }];
     case "answering": return [{ action: "close_answering", label: S.close_answering },
-      { action: "extend", label: S.extend, args: { seconds: 30 }, secondary: true }];
+      { action: "extend", label: S.extend, args: { seconds: 30 }, secondary: true },
+      ...(hostPlays(status) ? [{ ...playMove(status), secondary: true }] : [])];
     case "answers_closed": return [{ action: "reveal", label: S.reveal }];
     case "judging": return status.position < status.questions_in_round
       ? [{ action: "show_question", label: format(S.show_question, { position: status.position + 1 }) }]
@@ -57,10 +64,88 @@ function movesFor(status) {
   }
 }
 
+// clip_playback "host": the console starts the clip on the stage and every player's page at once.
+function hostPlays(status) {
+  return status.clip_playback === "host" && Boolean(view.question && view.question.clip && view.question.clip.src);
+}
+
+function playMove(status) {
+  return { action: "play_clip", label: status.screening ? S.replay_clip : S.play_clip, args: playLength };
+}
+
+// How long the clip plays, read when the host presses play: the span's end (or the file's length, once the
+// preview has read it) less its start; without either the server falls back on the span, or waits for the host.
+function playLength() {
+  const end = preview.end;
+  return end !== null && end > preview.start ? { duration: Math.round((end - preview.start) * 1000) / 1000 } : {};
+}
+
+// --- the clips' preflight -------------------------------------------------------------------------------
+// Every question's clip as the server checked it (found, decodes, long enough, plays in browsers), and a preview
+// with controls, on this screen only: the host finds a problem before the players do.
+let clipChecks = null;
+let clipsDrawnFor = null;  // the checks and the round they were drawn for (not redrawn on every event)
+const clipsCard = node("clips-card");
+const clipsPreview = new ClipScreen({ live, rendition: null });
+node("clips-preview").replaceChildren(clipsPreview.element);
+clipsPreview.element.hidden = true;
+node("clips-recheck").addEventListener("click", () => checkClips());
+checkClips();
+
+async function checkClips() {
+  node("clips-summary").textContent = S.clips_checking;
+  try {
+    const response = await fetch(clipsCard.dataset.url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    clipChecks = (await response.json()).clips;
+    clipsDrawnFor = null;
+  } catch (error) {
+    node("clips-summary").textContent = format(S.clips_failed, { message: String(error.message || error) });
+    return;
+  }
+  if (view) renderClips(view.status || {});
+}
+
+function renderClips(status) {
+  const drawnFor = `${status.phase}/${status.round}`;
+  if (!clipChecks || clipsDrawnFor === drawnFor) return;
+  clipsDrawnFor = drawnFor;
+  const counts = { ok: 0, warning: 0, problem: 0, url: 0, none: 0 };
+  for (const row of clipChecks) counts[row.verdict] += 1;
+  node("clips-summary").textContent = format(S.clips_summary, { count: clipChecks.length, ...counts });
+  node("clips-summary").className = counts.problem ? "tell" : "";
+  const next = status.phase === "lobby" || status.phase === "draft" ? 1 : (status.round || 0) + 1;
+  node("clips-table").replaceChildren(
+    h("thead", {}, h("tr", {}, ["#", S.clip_question, S.clip_file, S.clip_status, S.clip_length, ""].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, clipChecks.map((row) => {
+      const soon = row.round === status.round || row.round === next;
+      const notes = [...row.problems, ...row.warnings].join(" ");
+      return h("tr", { class: soon ? "soon" : "", "data-qid": row.qid },
+        h("td", {}, `${row.round}.${row.position}`),
+        h("td", {}, row.qid),
+        h("td", { class: "clip-src" }, row.source || "—", row.phone ? h("span", { class: "badge" }, S.clip_phone) : ""),
+        h("td", {}, h("span", { class: `badge clip-${row.verdict}` }, S[`clip_${row.verdict}`] || row.verdict),
+          notes ? h("p", { class: "clip-notes" }, notes) : ""),
+        h("td", { class: "num" }, row.duration !== null && row.duration !== undefined ? `${row.duration.toFixed(1)} s` : ""),
+        h("td", {}, row.source && row.verdict !== "problem"
+          ? h("button", { type: "button", class: "secondary", onclick: () => previewClip(row) }, S.preview) : ""));
+    })));
+}
+
+function previewClip(row) {
+  const question = (view.questions || []).find((q) => q.id === row.question);
+  if (!question) return;
+  clipsPreview.show(question, { clip_playback: "device" });  // the host's own preview: its controls, no screening
+  clipsPreview.element.hidden = false;
+  node("clips-summary").textContent = format(S.previewing, row);
+}
+
 function render() {
   const status = view.status || {};
   node("phase").textContent = phaseText(status, S);
+  preview.show(view.question, status);
   renderFlow(status);
+  renderClips(status);
   renderQuestion(status);
   renderVotes(status);
   renderPeople();
@@ -70,7 +155,8 @@ function render() {
 
 function renderFlow(status) {
   const buttons = movesFor(status).map((m) => h("button", { type: "button", class: m.secondary ? "secondary" : "",
-    "data-action": m.action, onclick: () => move(m.action, m.args || {}) }, m.label));
+    "data-action": m.action, onclick: () => move(m.action, typeof m.args === "function" ? m.args() : m.args || {}) },
+  m.label));
   if (!["finished", "draft"].includes(status.phase) && !buttons.some((b) => b.dataset.action === "finish")) {
     buttons.push(h("button", { type: "button", class: "danger", "data-action": "force-finish",
       onclick: () => { if (window.confirm(S.force_confirm)) move("finish", { force: true }); } }, S.force_finish));

@@ -1,6 +1,7 @@
 // The juror's phone page: the revealed answers under this round's aliases, the judgment sheet (saved as the
 // juror types, drafts kept in localStorage), the round's vote, the tally and reveals when the host shows them.
 import { Live, boot, format, h, strings } from "./live.js";
+import { ClipScreen } from "./screening.js";
 import { connectionLine, phaseText, questionView, resultsView, tickWhileDeadline } from "./show.js";
 
 const SAVE_DEBOUNCE_MS = 1000;  // save once typing pauses this long, or this long after the first unsaved
@@ -36,6 +37,9 @@ const live = new Live({
 });
 tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = phaseText(view.status, S); });
 if (Object.keys(drafts).length) scheduleSave();
+// The clip the players saw, in the light rendition, played when the juror wants (a remote jury judges it too).
+const screen = new ClipScreen({ live, rendition: "phone" });
+let questionOf = null;
 
 function lineKey(question, alias) { return `${question}/${alias}`; }
 
@@ -131,7 +135,10 @@ function renderQuestion(status) {
   const question = view.question;
   const box = node("question");
   box.hidden = !question || !["clip", "answering", "answers_closed", "judging"].includes(status.phase);
-  if (question) box.replaceChildren(...questionView(question, S));
+  screen.show(box.hidden ? null : question, status);
+  if (!question || questionOf === question.id) return;
+  questionOf = question.id;  // rebuilt only for a new question: a playing clip is left alone
+  box.replaceChildren(...(question.clip && question.clip.src ? [screen.element] : []), ...questionView(question));
 }
 
 // Adds the articles of newly revealed questions and leaves the others alone, so a juror typing a note keeps

@@ -6,6 +6,8 @@ import { io } from "../vendor/socket.io/socket.io.esm.min.js";
 const ACK_TIMEOUT_MS = 10000;
 const RETRY_MS = 1500;
 const RETRYABLE = new Set(["server_error", "timeout", "not_connected"]);
+const CLOCK_SAMPLES = 5;  // the clock's offset is read from the quickest of these round trips
+const CLOCK_GAP_MS = 100;
 
 // The page's words in the person's language (rendered by the server from the catalogs).
 export function strings() {
@@ -62,8 +64,9 @@ export class Live {
     this.waiters = new Map();         // action id -> resolve
     this.outbox = this.loadOutbox();  // id -> {event, payload}
     this.inFlight = new Set();
+    this.clockOffset = 0;             // server time minus this page's time, in ms
     this.socket = io({ auth: (cb) => cb(this.auth), transports: ["websocket", "polling"] });
-    this.socket.on("connect", () => { this.onConnection(true); this.flush(); });
+    this.socket.on("connect", () => { this.onConnection(true); this.flush(); this.syncClock(); });
     this.socket.on("disconnect", () => { this.inFlight.clear(); this.onConnection(false); });
     this.socket.on("connect_error", (error) => {
       if (error && error.data && error.data.code) {
@@ -122,6 +125,28 @@ export class Live {
     const done = new Promise((resolve) => this.waiters.set(id, resolve));
     this.flush();
     return done;
+  }
+
+  // The server's time now, in ms since the epoch (a screening starts at a server moment).
+  serverNow() {
+    return Date.now() + this.clockOffset;
+  }
+
+  // offset = server time - the middle of the quickest round trip (docs/protocol.md, "The host's screening").
+  async syncClock() {
+    let best = null;
+    for (let sample = 0; sample < CLOCK_SAMPLES && this.socket.connected; sample += 1) {
+      const sent = Date.now();
+      const reply = await new Promise((resolve) => {
+        this.socket.timeout(ACK_TIMEOUT_MS).emit("clock", null, (error, answer) => resolve(error ? null : answer));
+      });
+      const received = Date.now();
+      if (reply && reply.ok && (!best || received - sent < best.trip)) {
+        best = { trip: received - sent, offset: Date.parse(reply.now) - (sent + received) / 2 };
+      }
+      await new Promise((resolve) => { window.setTimeout(resolve, CLOCK_GAP_MS); });
+    }
+    if (best) this.clockOffset = best.offset;
   }
 
   pending() {

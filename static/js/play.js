@@ -1,7 +1,8 @@
 // A player's page: the lobby, the clip and question, an answer by option or text within the time limit
 // (changeable until answering closes), and a clear "received" once the server has it on disk.
 import { Live, boot, format, h, strings } from "./live.js";
-import { clipPlayer, connectionLine, phaseText, tickWhileDeadline } from "./show.js";
+import { ClipScreen } from "./screening.js";
+import { connectionLine, phaseText, tickWhileDeadline } from "./show.js";
 
 const S = strings();
 const { auth, key } = boot();
@@ -26,6 +27,9 @@ const live = new Live({
   onRefused: (error) => { node("phase").textContent = format(S.refused, { message: error.message }); },
 });
 tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = phaseText(view.status, S); });
+const screen = new ClipScreen({ live, askToJoin: true });
+node("clip").replaceChildren(screen.element);
+node("phase").after(screen.joinButton);  // seen in the lobby, before the first clip
 
 function render() {
   const status = view.status || {};
@@ -34,13 +38,12 @@ function render() {
     ? S.sitting_out : phaseText(status, S);
   const question = view.question;
   node("question").hidden = !question;
+  screen.show(question, status);
   if (!question) { shownQuestion = null; return; }
   const answering = status.phase === "answering";
   if (!shownQuestion || shownQuestion.id !== question.id) {
     shownQuestion = question;
     answerState = view.answer && view.answer.question === question.id ? "received" : null;
-    const player = clipPlayer(question.clip);
-    node("clip").replaceChildren(...(player ? [player] : []));
     node("question-body").replaceChildren(h("p", { class: "question-text" }, question.text));
     buildForm(question);
   }

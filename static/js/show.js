@@ -1,5 +1,6 @@
-// What the jury, the players and the stage show alike: the flow line, the question, a clip, the tally, reveals.
-import { format, h, secondsLeft, strings } from "./live.js";
+// What the jury, the players and the stage show alike: the flow line, the question, the tally, reveals (the clip:
+// screening.js).
+import { format, h, secondsLeft } from "./live.js";
 
 export function phaseText(status, S) {
   if (!status) return "";
@@ -28,46 +29,10 @@ export function connectionLine(node, online, S) {
   node.classList.toggle("offline", !online);
 }
 
-export function clipSource(clip) {
-  if (!clip || !clip.src) return null;
-  const src = /^(https?:)?\/\//.test(clip.src) || clip.src.startsWith("/") ? clip.src
-    : `/media/${clip.src.split("/").map(encodeURIComponent).join("/")}`;
-  const span = clip.start !== null && clip.start !== undefined
-    ? `#t=${clip.start}${clip.end !== null && clip.end !== undefined ? `,${clip.end}` : ""}` : "";
-  return src + span;
-}
-
-// A clip honouring its start and end seconds (the media fragment seeks; the end is enforced here too).
-// A clip that cannot be had (a missing file: 404; a URL or format the browser cannot play) gives way to a
-// plain "clip not available" notice rather than a broken player.
-export function clipPlayer(clip, { autoplay = false } = {}) {
-  const src = clipSource(clip);
-  if (!src) return null;
-  const video = h("video", { src, controls: true, preload: "metadata", playsinline: true, class: "clip-video" });
-  if (autoplay) video.autoplay = true;
-  if (clip.end !== null && clip.end !== undefined) {
-    video.addEventListener("timeupdate", () => { if (video.currentTime >= clip.end) video.pause(); });
-  }
-  const box = h("div", { class: "clip-box" }, video);
-  video.addEventListener("error", () => box.replaceChildren(clipMissing()));
-  return box;
-}
-
-function clipMissing() {
-  const S = strings();
-  return h("div", { class: "clip-missing", role: "status" },
-    h("p", { class: "clip-missing-title" }, S.clip_missing || "Clip not available."),
-    h("p", { class: "clip-missing-detail" }, S.clip_missing_detail || ""));
-}
-
-export function questionView(question, S, { clip = false } = {}) {
+export function questionView(question) {
   const parts = [h("p", { class: "question-text" }, question.text)];
   if (question.type === "mcq" && question.choices.length) {
     parts.push(h("ol", { class: "choices" }, question.choices.map((choice) => h("li", {}, choice))));
-  }
-  if (clip) {
-    const player = clipPlayer(question.clip);
-    if (player) parts.unshift(player);
   }
   return parts;
 }

@@ -1,15 +1,16 @@
 // The stage screen (projector): the join QR in the lobby, the clip and question, the answers at the reveal
 // in large type, how many jurors have voted, the tally and the reveals. It sees what the jury sees.
 import { Live, boot, format, h, strings } from "./live.js";
-import { clipPlayer, connectionLine, phaseText, questionView, resultsView, tickWhileDeadline } from "./show.js";
+import { ClipScreen } from "./screening.js";
+import { connectionLine, phaseText, questionView, resultsView, tickWhileDeadline } from "./show.js";
 
 const S = strings();
 const { auth, key } = boot();
 const node = (id) => document.getElementById(id);
 let view = null;
-let clipOf = null;  // the question whose clip is playing (not restarted by other events)
+let questionOf = null;  // the question on screen (its clip is not restarted by other events)
 
-new Live({
+const live = new Live({
   auth,
   key,
   onView: (data) => { view = data; render(); },
@@ -17,6 +18,10 @@ new Live({
   onRefused: (error) => { node("phase").textContent = error.message; },
 });
 tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = phaseText(view.status, S); });
+// The projector plays with sound when the browser lets it (else muted, with a "sound on" button); with
+// clip_playback "device" it starts each clip by itself.
+const screen = new ClipScreen({ live, autoplay: true });
+screen.video.addEventListener("loadedmetadata", () => fitToScreen());  // its height is known now
 
 function render() {
   const status = view.status || {};
@@ -26,13 +31,13 @@ function render() {
   const question = view.question;
   const showQuestion = question && ["clip", "answering", "answers_closed", "judging"].includes(phase);
   node("question").hidden = !showQuestion;
-  if (showQuestion && clipOf !== question.id) {
-    clipOf = question.id;
-    const player = clipPlayer(question.clip, { autoplay: true });
-    player?.querySelector("video")?.addEventListener("loadedmetadata", fitToScreen);  // its height is known now
-    node("question").replaceChildren(...[player, ...questionView(question, S)].filter(Boolean));
+  screen.show(showQuestion ? question : null, status);
+  if (showQuestion && questionOf !== question.id) {
+    questionOf = question.id;
+    const clip = question.clip && question.clip.src ? [screen.element] : [];
+    node("question").replaceChildren(...clip, ...questionView(question));
   } else if (!showQuestion) {
-    clipOf = null;
+    questionOf = null;
   }
   node("question").classList.toggle("judging", phase === "judging");  // the clip steps aside for the answers
   const current = (view.revealed || []).find((shown) => question && shown.question === question.id);

@@ -26,8 +26,8 @@ SHEET_SAVES_PER_SECOND = 500
 MAX_SHEET_SAVE_SECONDS = 10  # ...up to this spacing of one page's saves (its drafts are safe in the browser meanwhile)
 
 
-def iso(moment: datetime | None) -> str | None:
-    return moment.isoformat().replace("+00:00", "Z") if moment else None
+def iso(moment: datetime | None, timespec: str = "auto") -> str | None:
+    return moment.isoformat(timespec=timespec).replace("+00:00", "Z") if moment else None
 
 
 # --- shared by every audience ------------------------------------------------------------------
@@ -46,7 +46,18 @@ def status(state: LiveState) -> dict[str, Any]:
         "vote_slots": state.ai_votes_per_juror,
         "open_join": state.open_join,
         "sheet_save_seconds": sheet_save_seconds(len(state.juror_labels)),
+        "clip_playback": state.clip_playback.value,
+        "screening": screening(state),
     }
+
+
+def screening(state: LiveState) -> dict[str, Any] | None:
+    """The host's latest play of the current question's clip: which question, and when it starts (server time,
+    to the millisecond); None before the host plays it (and always with clip_playback ``device``)."""
+    current = state.current_question
+    if current is None or current.clip_started_at is None:
+        return None
+    return {"question": current.id, "starts_at": iso(current.clip_started_at, "milliseconds")}
 
 
 def sheet_save_seconds(jurors: int) -> int:

@@ -6,7 +6,7 @@
 :class:`Outcome`: the effects (applied to ``state`` before returning, and written to the database
 by the caller), the messages per audience, and what the actor's acknowledgement carries.
 
-Flow: draft -> lobby -> per round [round -> per question (clip -> answering -> answers_closed ->
+Flow: draft -> lobby -> per round [round -> per question (clip [-> play_clip] -> answering -> answers_closed ->
 judging) -> voting -> vote_closed -> tally -> (identities)] -> finished.  Deadlines are data: an
 expired one closes its phase on the next action or clock tick (``decide`` runs the clock first).
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..models import Phase, PlayerKind, QuestionType, RevealPolicy
+from ..models import ClipPlayback, Phase, PlayerKind, QuestionType, RevealPolicy
 from . import audiences
 from .state import (
     AddJuror,
@@ -58,6 +58,10 @@ MAX_AGENT_MESSAGE = 1000  # an agent's status message
 AGENT_STATUSES = ("ready", "working", "answered", "error")
 ANSWER_SOURCES = ("typed", "import")  # how the host entered an AI player's answer
 MAX_FILE_NAME = 200
+# The host's play reaches every page, which then starts the clip together at a moment this far ahead: long
+# enough for the status to arrive and the video to seek on a venue's Wi-Fi.
+SCREENING_LEAD = timedelta(seconds=1.5)
+MAX_CLIP_SECONDS = 3600.0
 
 Tally = Callable[[LiveState, int], dict[str, Any]]
 
@@ -167,7 +171,9 @@ def _expire(state: LiveState, now: datetime, tally: Tally) -> Outcome | None:
     """Close the current phase when its deadline has passed."""
     if state.deadline is None or now < state.deadline:
         return None
-    if state.phase is Phase.ANSWERING:
+    if state.phase is Phase.CLIP:  # the host's screening has ended: answering opens
+        outcome = _open_answering_outcome(state, now, state.answer_seconds)
+    elif state.phase is Phase.ANSWERING:
         outcome = _close_answering_outcome(state, now)
     elif state.phase is Phase.VOTING:
         outcome = _close_vote_outcome(state, now, tally)
@@ -295,9 +301,44 @@ def _question_messages(state: LiveState, item) -> list[Message]:
             Message("host", "question", audiences.host_question(item))]
 
 
+def _play_clip(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    """The host starts (or restarts) the current question's clip on the stage and every player's page at once.
+
+    The screening starts ``SCREENING_LEAD`` from now, in server time; each page corrects for its own clock.
+    While the clip phase lasts, answering opens by itself when the clip has played (the host may open it
+    earlier); a replay while the players answer changes no deadline."""
+    _phase(state, Phase.CLIP, Phase.ANSWERING, doing="play the clip")
+    _require(state.clip_playback is ClipPlayback.HOST, "clip_playback",
+             "in this session each player plays the clip on their own device (clip_playback 'device')")
+    item = state.current_question
+    _require(bool(item.clip_source), "no_clip", f"question {item.position} has no clip")
+    length = _clip_seconds(action.args.get("duration"), item)
+    starts = now + SCREENING_LEAD
+    outcome = Outcome(effects=[MarkQuestion(item.id, "clip_started_at", starts)], status_changed=True)
+    if state.phase is Phase.CLIP:
+        _move(state, outcome, Phase.CLIP, state.round, state.position,
+              starts + timedelta(seconds=length) if length else None)
+    outcome.reply["starts_at"] = audiences.iso(starts, "milliseconds")
+    return outcome
+
+
+def _clip_seconds(value: Any, item: QuestionInfo) -> float | None:
+    """How long the clip plays: what the host's console measured (``duration``), else its span, else unknown."""
+    if value is not None:
+        _require(isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= MAX_CLIP_SECONDS,
+                 "bad_field", f"duration must be a number of seconds above 0 and at most {MAX_CLIP_SECONDS:g}")
+        return float(value)
+    if item.clip_start is not None and item.clip_end is not None:
+        return item.clip_end - item.clip_start
+    return None
+
+
 def _open_answering(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
     _phase(state, Phase.CLIP, doing="open answering")
-    seconds = _seconds(action.args.get("seconds"), state.answer_seconds)
+    return _open_answering_outcome(state, now, _seconds(action.args.get("seconds"), state.answer_seconds))
+
+
+def _open_answering_outcome(state: LiveState, now: datetime, seconds: int | None) -> Outcome:
     outcome = Outcome()
     _move(state, outcome, Phase.ANSWERING, state.round, state.position,
           now + timedelta(seconds=seconds) if seconds else None)
@@ -598,6 +639,7 @@ _HANDLERS: dict[str, tuple[frozenset[str], Callable[..., Outcome]]] = {
     "start_round": (_HOST, _start_round),
     "set_participants": (_HOST, _set_participants),
     "show_question": (_HOST, _show_question),
+    "play_clip": (_HOST, _play_clip),
     "open_answering": (_HOST, _open_answering),
     "extend": (_HOST, _extend),
     "close_answering": (_HOST, _close_answering),

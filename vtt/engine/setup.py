@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from ..banks import InputError, Problem, bank_by_name, bank_records, records_frame
 from ..problems import load_json
 from ..models import (
+    ClipPlayback,
     Event,
     Juror,
     PassRule,
@@ -42,7 +43,7 @@ MAX_INT = 2**31 - 1  # INTEGER columns on PostgreSQL
 MAX_TIMER_SECONDS = 3600
 CONFIG_KEYS = {"name", "bank", "rounds", "questions_per_round", "seed", "answer_seconds", "vote_seconds",
                "reveal_policy", "pass_rule", "pass_alpha", "pass_threshold_pct", "ai_votes_per_juror",
-               "scoring_method", "round_themes", "players", "jurors", "open_join"}
+               "scoring_method", "round_themes", "players", "jurors", "open_join", "clip_playback"}
 PLAYER_KEYS = {"name", "kind", "age", "stage", "backends"}
 JUROR_KEYS = {"label", "age_band", "sex", "expert", "group"}
 # Database column widths (vtt.models), checked here so a design is refused whole, with every problem named.
@@ -97,6 +98,7 @@ class SessionConfig:
     players: list[PlayerConfig] = field(default_factory=list)
     jurors: list[JurorConfig] = field(default_factory=list)
     open_join: bool = False  # jurors may also join with the join code and a nickname
+    clip_playback: ClipPlayback = ClipPlayback.HOST  # host: the host starts each clip for everyone at once
     design: dict[str, Any] = field(default_factory=dict)  # the document validated, stored and hashed as given
 
     @classmethod
@@ -125,6 +127,7 @@ class SessionConfig:
             ai_votes_per_juror=check.integer(data, "ai_votes_per_juror", 1, minimum=1),
             scoring_method=check.choice(data, "scoring_method", ScoringMethod, ScoringMethod.COGSCI2024),
             open_join=check.flag(data, "open_join", False),
+            clip_playback=check.choice(data, "clip_playback", ClipPlayback, ClipPlayback.HOST),
         )
         if len(config.name) > MAX_SESSION_NAME:
             check.problem("name", f"is {len(config.name)} characters long; at most {MAX_SESSION_NAME}")

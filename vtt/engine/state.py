@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..models import Phase, PlayerKind, QuestionType, RevealPolicy
+from ..models import ClipPlayback, Phase, PlayerKind, QuestionType, RevealPolicy
 
 AUDIENCES = ("host", "player", "juror", "stage")
 
@@ -45,6 +45,7 @@ class QuestionInfo:
     clip_end: float | None = None
     clip_kind: str | None = None
     shown_at: datetime | None = None
+    clip_started_at: datetime | None = None  # the host's latest screening of the clip starts then (server time)
     answers_closed_at: datetime | None = None
     revealed_at: datetime | None = None
     reveal_order: list[str] | None = None  # aliases in the order the jury saw the answers
@@ -113,6 +114,7 @@ class LiveState:
     pass_rule: str = "human-tie"  # for the tally at the close of a vote
     pass_alpha: float = 0.05
     pass_threshold_pct: float = 70.0
+    clip_playback: ClipPlayback = ClipPlayback.HOST
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -153,7 +155,7 @@ class SetPhase(Effect):
 @dataclass(frozen=True)
 class MarkQuestion(Effect):
     question_id: int
-    field: str  # shown_at | answers_closed_at | revealed_at
+    field: str  # shown_at | clip_started_at | answers_closed_at | revealed_at
     at: datetime
     reveal_order: tuple[str, ...] | None = None
 

@@ -43,6 +43,7 @@ from ..engine.state import (
 )
 from ..models import (
     Answer,
+    ClipPlayback,
     Event,
     IdentityReveal,
     Juror,
@@ -79,8 +80,10 @@ def load_state(db: Session, session_id: int) -> LiveState:
         questions[placed.id] = QuestionInfo(
             placed.id, placed.round, placed.position, q.qid, q.text, q.type, [str(c) for c in q.choices],
             q.answer_index, q.reference_answer, q.clip_source, q.clip_start, q.clip_end,
-            q.clip_kind.value if q.clip_kind else None, placed.shown_at, placed.answers_closed_at, placed.revealed_at,
-            list(placed.reveal_order) if placed.reveal_order is not None else None)
+            q.clip_kind.value if q.clip_kind else None, shown_at=placed.shown_at,
+            clip_started_at=placed.clip_started_at, answers_closed_at=placed.answers_closed_at,
+            revealed_at=placed.revealed_at,
+            reveal_order=list(placed.reveal_order) if placed.reveal_order is not None else None)
     rounds = {r.number: RoundInfo(r.number, r.theme, r.participants, {}, r.vote_opened_at, r.vote_closed_at, r.tally)
               for r in db.scalars(select(SessionRound).where(SessionRound.session_id == session_id))}
     for alias in db.scalars(select(RoundAlias).where(RoundAlias.session_id == session_id)):
@@ -106,7 +109,8 @@ def load_state(db: Session, session_id: int) -> LiveState:
         audience_versions={a: int(row.audience_versions.get(a, 0)) for a in AUDIENCES},
         players=players, questions=questions, round_info=rounds, answers=dict(answers), votes=dict(votes),
         juror_labels=labels, pass_rule=row.pass_rule.value, pass_alpha=row.pass_alpha,
-        pass_threshold_pct=row.pass_threshold_pct)
+        pass_threshold_pct=row.pass_threshold_pct,
+        clip_playback=ClipPlayback(row.design.get("clip_playback", ClipPlayback.HOST.value)))
 
 
 def _agent(details: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -5,13 +5,14 @@ the host's login cookie from the HTTP session).  The client actions are register
 python-socketio server directly by :func:`attach`: they need no Flask request context, and
 building one per message cost a fifth of a loaded server's CPU.  Client actions: ``answer``
 (players), ``agent`` (AI players' status reports), ``sheet`` and ``vote`` (jurors), ``host`` (the
-host's moves), ``snapshot`` (anyone).
+host's moves), ``snapshot`` and ``clock`` (anyone).
 See ``docs/protocol.md``.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timezone
 from typing import Any
 
 from flask import current_app, request
@@ -19,6 +20,7 @@ from flask import session as http_session
 from flask_socketio import join_room
 from socketio import exceptions
 
+from ..engine.audiences import iso
 from ..engine.rules import Refusal
 from ..extensions import socketio
 from .live import Live
@@ -66,6 +68,14 @@ def attach(server, live: Live) -> None:
             return _error("not_connected", "connect with a token or code first")
         return live.outbox.record_ack(sid, who.role, "snapshot", {"ok": True, "snapshot": live.snapshot(who)})
 
+    def on_clock(sid: str, _data: Any = None) -> dict[str, Any]:
+        """The server's time, for a page to find its clock's offset (a screening starts at a server moment)."""
+        who = live.connections.get(sid)
+        if who is None:
+            return _error("not_connected", "connect with a token or code first")
+        now = iso(datetime.now(timezone.utc), "milliseconds")
+        return live.outbox.record_ack(sid, who.role, "clock", {"ok": True, "now": now})
+
     def action_handler(event: str):
         def handle(sid: str, data: Any = None) -> dict[str, Any]:
             who = live.connections.get(sid)
@@ -86,10 +96,11 @@ def attach(server, live: Live) -> None:
         return handle
 
     def on_unknown(event: str, _sid: str, *_data: Any) -> dict[str, Any]:
-        known = ", ".join(["snapshot", *CLIENT_MESSAGES])
+        known = ", ".join(["snapshot", "clock", *CLIENT_MESSAGES])
         return _error("unknown_event", f"there is no event {event!r}; the events are {known}")
 
     server.on("snapshot", on_snapshot)
+    server.on("clock", on_clock)
     for event in CLIENT_MESSAGES:
         server.on(event, action_handler(event))
     server.on("*", on_unknown)

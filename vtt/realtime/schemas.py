@@ -17,6 +17,7 @@ from ..engine.rules import (
     HOST_ACTIONS,
     MAX_AGENT_MESSAGE,
     MAX_BACKEND,
+    MAX_CLIP_SECONDS,
     MAX_EXTEND_SECONDS,
     MAX_FILE_NAME,
     MAX_PROVENANCE,
@@ -143,6 +144,9 @@ class HostIn(_Message):
     round: int | None = Field(None, ge=1, description="set_participants")
     players: list[int] | None = Field(None, description="set_participants: player ids, null for everyone")
     seconds: int | None = Field(None, ge=1, le=MAX_EXTEND_SECONDS, description="open_answering, open_vote, extend")
+    duration: float | None = Field(None, gt=0, le=MAX_CLIP_SECONDS, description="play_clip: how many seconds the "
+                                   "clip plays (its span, or the file's length from the start); answering opens "
+                                   "when it has played. Default: the span's length when it has both ends")
     player: int | None = Field(None, description="edit_answer, enter_answer: whose answer")
     text: Text | None = Field(None, description="edit_answer: the new text; enter_answer: an open answer")
     choice: int | None = Field(None, ge=0, description="enter_answer: a multiple-choice answer, the 0-based option")

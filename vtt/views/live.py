@@ -24,7 +24,8 @@ from werkzeug.security import safe_join
 
 from ..ai_answers import ImportProblem, answer_from_predictions
 from ..extensions import db, limiter
-from ..models import Juror, Player, VttSession
+from ..models import Juror, Player, Question, SessionQuestion, VttSession
+from ..offloop import off_loop
 from ..realtime.live import Identity
 from .auth import host_required
 from .joinurl import join_base_url
@@ -105,7 +106,25 @@ def host_console(session_id: int):
     vtt_session = db.session.get(VttSession, session_id) or abort(404)
     return render_template("live/host.html", s=vtt_session, auth={"code": vtt_session.join_code, "role": "host"},
                            stage_url=url_for("live.stage", code=vtt_session.join_code),
-                           import_url=url_for("live.agent_answer_import", session_id=session_id, player_id=0))
+                           import_url=url_for("live.agent_answer_import", session_id=session_id, player_id=0),
+                           clips_url=url_for("live.clip_status", session_id=session_id))
+
+
+@bp.get("/host/sessions/<int:session_id>/clips")
+@host_required
+def clip_status(session_id: int):
+    """Every question's clip checked as `vtt media check` does (found, decodes, long enough, plays in browsers),
+    in the session's order, for the console's preflight; the probing runs beside the event loop."""
+    from ..media.check import ClipRef, check_clips
+
+    vtt_session = db.session.get(VttSession, session_id) or abort(404)
+    placed = db.session.execute(select(SessionQuestion, Question).join(Question)
+                                .where(SessionQuestion.session_id == vtt_session.id)
+                                .order_by(SessionQuestion.round, SessionQuestion.position)).all()
+    refs = [ClipRef(q.qid, q.clip_source, q.clip_start, q.clip_end) for _placed, q in placed]
+    verdicts = off_loop(check_clips, Path(current_app.config["MEDIA_DIR"]), refs)
+    return jsonify({"clips": [{"question": where.id, "round": where.round, "position": where.position,
+                               **verdict.as_dict()} for (where, _q), verdict in zip(placed, verdicts)]})
 
 
 # Why a predictions file gave no answer, in the host's language (``vtt.ai_answers.ImportProblem`` codes).

@@ -1,0 +1,182 @@
+// A question's clip on a page, and the host's screening of it (docs/protocol.md, "The host's screening").
+//
+// One <video> element serves the page for its whole life: a browser lets a page start a video with sound only
+// after the person has touched it (iOS: per element), so the element a player has unlocked stays in place and
+// only its source changes from question to question.
+//
+// With clip_playback "host" a control loop keeps the video where the screening is: paused at the span's start
+// until `status.screening.starts_at` (server time, converted with the page's clock offset), then playing,
+// re-seeked when it drifts, stopped at the span's end. Late pages (a reload, a reconnect) join mid-clip.
+// With "device" (and always on a juror's page) the clip has its controls and plays when the person wants.
+import { h, strings } from "./live.js";
+
+const LOOP_MS = 100;
+const DRIFT_SECONDS = 0.3;  // seek again beyond this; closer than that a seek costs more than it mends
+
+export function clipSource(clip, { rendition = null } = {}) {
+  if (!clip || !clip.src) return null;
+  if (/^(https?:)?\/\//.test(clip.src) || clip.src.startsWith("/")) return clip.src;
+  const path = `/media/${clip.src.split("/").map(encodeURIComponent).join("/")}`;
+  return rendition ? `${path}?rendition=${rendition}` : path;
+}
+
+const has = (value) => value !== null && value !== undefined;
+
+export class ClipScreen {
+  // live: the page's Live (for its server clock); audible: whether the page plays sound (the host's preview
+  // does not); rendition: "phone" for the light rendition (a juror's page: never synchronised); askToJoin: a
+  // player's page, whose `joinButton` ("tap to join the screening", placed by the page where it is seen before
+  // the round) stays until the person has touched it; autoplay: with clip_playback "device", start each clip
+  // by itself (the stage).
+  constructor({ live, audible = true, rendition = null, askToJoin = false, autoplay = false }) {
+    this.live = live;
+    this.audible = audible;
+    this.rendition = rendition;
+    this.autoplay = autoplay;
+    this.S = strings();
+    this.clip = null;
+    this.question = null;
+    this.hostPlays = false;
+    this.screening = null;
+    this.failed = false;
+    this.joined = !askToJoin;
+    this.video = h("video", { class: "clip-video", playsinline: true, preload: "auto" });
+    this.video.muted = !audible;
+    this.note = h("p", { class: "clip-note", role: "status" });
+    this.sound = h("button", { type: "button", class: "clip-sound secondary", hidden: true,
+      onclick: () => this.unmute() }, this.S.sound_on);
+    this.joinButton = h("button", { type: "button", class: "clip-join big", hidden: true,
+      onclick: () => this.joinScreening() }, this.S.join_screening);
+    this.missing = h("div", { class: "clip-missing", role: "status", hidden: true },
+      h("p", { class: "clip-missing-title" }, this.S.clip_missing),
+      h("p", { class: "clip-missing-detail" }, this.S.clip_missing_detail));
+    this.element = h("div", { class: "clip-box" }, this.video, this.missing, this.note, this.sound);
+    this.video.addEventListener("error", () => this.fail());
+    this.video.addEventListener("loadedmetadata", () => this.ready());
+    this.video.addEventListener("timeupdate", () => this.stopAtEnd());
+    window.setInterval(() => this.follow(), LOOP_MS);
+  }
+
+  // The question on screen (null: none) and the status: which clip, who plays it, the host's latest screening.
+  show(question, status) {
+    const clip = question && question.clip && question.clip.src ? question.clip : null;
+    this.hostPlays = status.clip_playback === "host" && !this.rendition;
+    const screening = status.screening && question && status.screening.question === question.id ? status.screening : null;
+    this.video.controls = !this.hostPlays && Boolean(clip);
+    this.video.preload = this.rendition ? "metadata" : "auto";
+    this.element.hidden = !clip;
+    this.screening = screening;
+    if (!question || this.question !== question.id) {
+      this.question = question ? question.id : null;
+      this.load(clip);
+      if (clip && this.autoplay && !this.hostPlays) this.play();
+    }
+    this.follow();
+  }
+
+  load(clip) {
+    this.clip = clip;
+    this.failed = false;
+    this.missing.hidden = true;
+    this.video.hidden = false;
+    this.video.pause();
+    const src = clipSource(clip, { rendition: this.rendition });
+    if (src) this.video.src = src;
+    else this.video.removeAttribute("src");
+    this.video.load();
+  }
+
+  get start() { return this.clip && has(this.clip.start) ? this.clip.start : 0; }
+
+  get end() {
+    if (this.clip && has(this.clip.end)) return this.clip.end;
+    return Number.isFinite(this.video.duration) ? this.video.duration : null;
+  }
+
+  ready() {
+    if (this.video.currentTime < this.start) this.video.currentTime = this.start;  // the span's first frame
+    this.follow();
+  }
+
+  fail() {  // a missing file (404), a format or URL this browser cannot play: a notice, never a broken player
+    if (!this.clip) return;
+    this.failed = true;
+    this.video.hidden = true;
+    this.missing.hidden = false;
+    this.note.textContent = "";
+  }
+
+  stopAtEnd() {
+    const end = this.end;
+    if (!this.hostPlays && has(this.clip && this.clip.end) && end !== null && this.video.currentTime >= end) this.video.pause();
+  }
+
+  // Where the screening is now, in the clip's seconds (null: no screening of this question).
+  position() {
+    if (!this.screening) return null;
+    return this.start + (this.live.serverNow() - Date.parse(this.screening.starts_at)) / 1000;
+  }
+
+  follow() {
+    this.joinButton.hidden = this.joined || !this.hostPlays;
+    if (!this.hostPlays || !this.clip || this.failed) return;
+    const at = this.position();
+    const end = this.end;
+    if (at === null) {
+      this.note.textContent = this.S.screening_waiting;
+      if (!this.video.paused) this.video.pause();
+      return;
+    }
+    if (at < this.start) {  // the screening starts in a moment: ready at the first frame, start on the dot
+      this.note.textContent = this.S.screening_soon;
+      if (!this.video.paused) this.video.pause();
+      if (Math.abs(this.video.currentTime - this.start) > 0.05 && this.video.readyState >= 1) this.video.currentTime = this.start;
+      const wait = (this.start - at) * 1000;
+      if (wait < LOOP_MS * 1.5 && !this.timer) {
+        this.timer = window.setTimeout(() => { this.timer = null; this.follow(); }, wait);
+      }
+      return;
+    }
+    if (end !== null && at >= end) {  // it has played: the last frame stays
+      this.note.textContent = this.S.screening_over;
+      if (!this.video.paused) this.video.pause();
+      if (this.video.readyState >= 1 && Math.abs(this.video.currentTime - end) > DRIFT_SECONDS) this.video.currentTime = end;
+      return;
+    }
+    this.note.textContent = "";
+    if (this.video.readyState >= 1 && Math.abs(this.video.currentTime - at) > DRIFT_SECONDS) this.video.currentTime = at;
+    if (this.video.paused && !this.starting) this.play();
+  }
+
+  // Start with sound when the page may; when the browser refuses (no touch yet), muted rather than frozen.
+  play() {
+    this.starting = true;
+    this.video.muted = !this.audible;
+    this.video.play().then(() => { this.starting = false; }).catch((error) => {
+      if (error && error.name === "NotAllowedError" && !this.video.muted) {
+        this.video.muted = true;
+        this.sound.hidden = false;
+        return this.video.play();
+      }
+      return undefined;
+    }).catch(() => {}).finally(() => { this.starting = false; });
+  }
+
+  unmute() {
+    this.video.muted = false;
+    this.sound.hidden = true;
+    this.joined = true;
+    if (this.video.paused) this.follow();
+  }
+
+  // The person's touch: from now on this page (and this element, for iOS) may play with sound.
+  joinScreening() {
+    this.joined = true;
+    this.joinButton.hidden = true;
+    if (this.video.paused && this.video.src && this.position() === null) {
+      this.video.muted = false;
+      this.video.play().then(() => this.video.pause()).catch(() => {});
+    }
+    this.follow();
+  }
+}
