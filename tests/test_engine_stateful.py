@@ -34,7 +34,7 @@ NEXT = {
     Phase.DRAFT: {Phase.LOBBY},
     Phase.LOBBY: {Phase.ROUND},
     Phase.ROUND: {Phase.CLIP, Phase.VOTING},
-    Phase.CLIP: {Phase.ANSWERING},
+    Phase.CLIP: {Phase.CLIP, Phase.ANSWERING},  # play_clip keeps the phase (its deadline: the clip's end)
     Phase.ANSWERING: {Phase.ANSWERING, Phase.ANSWERS_CLOSED},  # extend keeps the phase
     Phase.ANSWERS_CLOSED: {Phase.JUDGING},
     Phase.JUDGING: {Phase.CLIP, Phase.VOTING},
@@ -69,6 +69,8 @@ HOST_ARGS: dict[str, st.SearchStrategy] = {
         "round": st.integers(0, 3),
         "players": st.one_of(st.none(), st.lists(st.sampled_from(PLAYER_IDS + (UNKNOWN_PLAYER,)), max_size=4))}),
     "open_answering": optional("seconds", seconds),
+    "play_clip": optional("duration", st.one_of(st.floats(-1, 4000, allow_nan=False), st.integers(-1, 5),
+                                                st.just("8"))),
     "extend": optional("seconds", seconds),
     "open_vote": optional("seconds", seconds),
     "edit_answer": st.one_of(
@@ -172,7 +174,7 @@ class EngineMachine(RuleBasedStateMachine):
                     assert effect.phase in NEXT[phase], f"{phase} -> {effect.phase}"
                     if effect.phase is Phase.ROUND:
                         assert (effect.round, effect.position) == ((round_ or 0) + 1, None)
-                    elif effect.phase is Phase.CLIP:
+                    elif effect.phase is Phase.CLIP and phase is not Phase.CLIP:  # a new question
                         assert (effect.round, effect.position) == (round_, (position or 0) + 1)
                     else:
                         assert (effect.round, effect.position) == (round_, position)
@@ -203,8 +205,8 @@ class EngineMachine(RuleBasedStateMachine):
             Phase.DRAFT: ["open_lobby"],
             Phase.LOBBY: ["start_round", "set_participants"],
             Phase.ROUND: ["show_question"],
-            Phase.CLIP: ["open_answering"],
-            Phase.ANSWERING: ["close_answering", "extend"],
+            Phase.CLIP: ["open_answering", "play_clip"],
+            Phase.ANSWERING: ["close_answering", "extend", "play_clip"],
             Phase.ANSWERS_CLOSED: ["reveal", "edit_answer"],
             Phase.JUDGING: ["open_vote", "show_question"] if last else ["show_question", "open_vote"],
             Phase.VOTING: ["close_vote", "extend"],
@@ -224,6 +226,8 @@ class EngineMachine(RuleBasedStateMachine):
             args = draw(optional("seconds", st.integers(1, 40)), label="args")
         elif name == "finish":
             args = draw(optional("force", st.booleans()), label="args")
+        elif name == "play_clip":
+            args = draw(optional("duration", st.floats(0.5, 20)), label="args")
         else:
             args = {}
         self.act(HOST, name, args, draw(ADVANCE))
@@ -293,8 +297,10 @@ class EngineMachine(RuleBasedStateMachine):
     def phase_is_known_and_consistent(self):
         state = self.state
         assert state.phase in Phase
-        assert state.deadline is None or state.phase in (Phase.ANSWERING, Phase.VOTING)
         item = state.current_question
+        # timers: answering, voting, and the host's screening (answering opens when the clip has played)
+        assert state.deadline is None or state.phase in (Phase.ANSWERING, Phase.VOTING) or (
+            state.phase is Phase.CLIP and item.clip_started_at is not None and state.deadline > item.clip_started_at)
         if state.phase in QUESTION_PHASES:
             assert item is not None and item.shown_at is not None
             assert (item.answers_closed_at is None) == (state.phase in (Phase.CLIP, Phase.ANSWERING))
