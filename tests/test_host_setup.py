@@ -30,7 +30,7 @@ def setup_form(client, **overrides) -> dict:
         "name": "Pilot", "bank": BANK, "rounds": "1", "questions_per_round": "5", "seed": "7",
         "answer_seconds": "45", "vote_seconds": "90", "reveal_policy": "per-round", "pass_rule": "chance",
         "pass_alpha": "0.1", "pass_threshold_pct": "70", "ai_votes_per_juror": "1", "scoring_method": "cogsci2024",
-        "round_themes": "emotion recognition\n", "open_join": "on",
+        "round_themes": "emotion recognition\n", "open_join": "on", "clip_playback": "device",
         "players-0-name": "Minjun", "players-0-kind": "human", "players-0-age": "10",
         "players-0-stage": "middle concrete operational",
         "players-1-name": "지수", "players-1-kind": "human", "players-1-age": "24",
@@ -70,6 +70,7 @@ def test_a_session_created_through_the_form(host, db, spec_bank):
     assert response.headers["Location"] == f"/host/sessions/{vtt.id}"
     assert (vtt.rounds, vtt.questions_per_round, vtt.seed, vtt.answer_seconds, vtt.vote_seconds) == (1, 5, 7, 45, 90)
     assert (vtt.reveal_policy.value, vtt.pass_rule.value, vtt.pass_alpha, vtt.open_join) == ("per-round", "chance", 0.1, True)
+    assert vtt.design["clip_playback"] == "device"
     assert [(p.name, p.kind, p.age, p.stage, p.backends) for p in vtt.players] == [
         ("Minjun", PlayerKind.HUMAN, 10, "middle concrete operational", {}), ("지수", PlayerKind.HUMAN, 24, None, {}),
         ("Agent", PlayerKind.AI, None, None, {"mcq": "mcq-model", "open": "open-model"})]
@@ -102,6 +103,7 @@ def test_a_session_created_through_the_form(host, db, spec_bank):
     ({"ai_votes_per_juror": "2"}, "ai_votes_per_juror", "is 2 but the session has 1 AI player(s)"),
     ({"jurors-1-label": "J1"}, "jurors-1-label", "'J1' appears twice"),
     ({"name": ""}, "name", "is required"),
+    ({"clip_playback": "tv"}, "clip_playback", "must be one of host, device, not 'tv'"),
     ({"bank": "Nope"}, "bank", "no question bank named 'Nope'"),
     ({"questions_per_round": "9"}, "questions_per_round", "1 x 9 = 9 questions needed, the bank has 5"),
     ({"jurors_source": "count", "jurors_count": "many"}, "jurors_count", "must be a whole number, not 'many'"),

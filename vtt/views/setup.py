@@ -20,7 +20,7 @@ from werkzeug.datastructures import FileStorage, MultiDict
 from ..banks.upload import upload_name
 from ..engine.setup import SessionConfig, create_session, numbered_jurors, read_jurors_csv
 from ..extensions import db
-from ..models import PassRule, Question, QuestionBank, RevealPolicy, ScoringMethod
+from ..models import ClipPlayback, PassRule, Question, QuestionBank, RevealPolicy, ScoringMethod
 from ..paper import PAPER_GROUP
 from ..problems import InputError, Problem, summarize
 from .auth import host_required
@@ -36,7 +36,7 @@ EXPERT_CHOICES = {"": None, "yes": True, "no": False}
 DEFAULTS = {"rounds": "5", "questions_per_round": "6", "reveal_policy": RevealPolicy.END.value,
             "pass_rule": PassRule.HUMAN_TIE.value, "pass_alpha": "0.05", "pass_threshold_pct": "70",
             "ai_votes_per_juror": "1", "scoring_method": ScoringMethod.COGSCI2024.value, "jurors_source": "count",
-            "jurors_count": "16"}
+            "jurors_count": "16", "clip_playback": ClipPlayback.HOST.value}
 WHOLE_NUMBERS = ("rounds", "questions_per_round", "seed", "answer_seconds", "vote_seconds", "ai_votes_per_juror")
 DECIMALS = ("pass_alpha", "pass_threshold_pct")
 
@@ -77,7 +77,7 @@ class SetupForm:
         for key in DECIMALS:
             if self.values[key]:
                 data[key] = _decimal(self.values[key])
-        for key in ("reveal_policy", "pass_rule", "scoring_method"):
+        for key in ("reveal_policy", "pass_rule", "scoring_method", "clip_playback"):
             data[key] = self.values[key]
         data["open_join"] = bool(self.values["open_join"])
         themes = [line.strip() for line in self.values["round_themes"].splitlines()]
