@@ -38,7 +38,7 @@ class People:
 
 def make_session(factory, *, rounds: int = 2, per_round: int = 2, jurors: int = 4, reveal: str = "per-round",
                  answer_seconds: int | None = None, ai_votes: int = 1, players=None, open_join: bool = False,
-                 name: str = "Live test") -> People:
+                 name: str = "Live test", clip_playback: str = "host") -> People:
     """A session of ``rounds`` x ``per_round`` demo questions with 3 players (one AI) and ``jurors`` jurors."""
     players = players or [{"name": "Mina", "kind": "human", "age": 10, "stage": "concrete"},
                           {"name": "Grace", "kind": "human", "age": 31},
@@ -51,7 +51,7 @@ def make_session(factory, *, rounds: int = 2, per_round: int = 2, jurors: int = 
         config = SessionConfig.from_dict({
             "name": name, "bank": "Demo drama bank", "rounds": rounds, "questions_per_round": per_round,
             "seed": 7, "reveal_policy": reveal, "answer_seconds": answer_seconds, "ai_votes_per_juror": ai_votes,
-            "players": players, "open_join": open_join})
+            "players": players, "open_join": open_join, "clip_playback": clip_playback})
         vtt_session = create_session(db, config)
         for number in range(1, jurors + 1):
             db.add(Juror(session_id=vtt_session.id, label=f"J{number}", token=secrets.token_urlsafe(12),

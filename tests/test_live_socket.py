@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import time
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from sqlalchemy import Connection, func, select, text
@@ -13,7 +14,7 @@ from tests.live_helpers import TO_JUDGING, Role, client_id, identity_leaks, make
 from vtt.app import create_app
 from vtt.db import make_engine, make_session_factory, upgrade
 from vtt.extensions import socketio
-from vtt.models import Answer, Event, SheetEntry, Vote
+from vtt.models import Answer, Event, SessionQuestion, SheetEntry, Vote
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -427,3 +428,41 @@ def test_the_plain_reading_of_votes_and_sheets_agrees_with_the_models():
         plain_seen[event] += _PLAIN[event](data) is not None
     assert plain_seen["vote"] > 100 and plain_seen["sheet"] > 50
     assert parse_action("host", {"id": "h1", "action": "open_vote"})[0] == "open_vote"
+
+
+def test_the_host_s_screening_reaches_every_page_and_answering_opens_when_the_clip_has_played(app, client,
+                                                                                             db_factory):
+    people = make_session(db_factory, rounds=1, per_round=1, answer_seconds=30)
+    host, stage, players, jurors = connect_all(app, client, people)
+    for move in ("open_lobby", "start_round", "show_question"):
+        host.host(move)
+    before = datetime.now(timezone.utc)
+    clock = stage.send("clock", None)
+    assert clock["ok"] and abs(datetime.fromisoformat(clock["now"].replace("Z", "+00:00")) - before) < timedelta(seconds=1)
+    played = host.host("play_clip", duration=0.4)
+    starts = datetime.fromisoformat(played["starts_at"].replace("Z", "+00:00"))
+    assert timedelta(seconds=1.4) <= starts - before <= timedelta(seconds=2)  # the lead before everyone starts
+    question = players["Mina"].last("question")["id"]
+    for role in (stage, players["Mina"], jurors["J1"]):
+        assert role.last("status")["screening"] == {"question": question, "starts_at": played["starts_at"]}
+    # a page that connects now learns the screening from its snapshot, and joins mid-clip
+    late = Role(socketio, app, {"token": people.players["Grace"]})
+    assert late.last("snapshot")["status"]["screening"]["starts_at"] == played["starts_at"]
+    # the clip has played (1.5 s lead + 0.4 s): the writer's clock opens answering
+    deadline = time.monotonic() + 6
+    while stage.last("status")["phase"] != "answering" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert stage.last("status")["phase"] == "answering" and stage.last("status")["deadline"]
+    with db_factory() as db:  # on disk: what a restarted server tells the pages
+        stamped = db.scalar(select(SessionQuestion.clip_started_at).where(SessionQuestion.id == question))
+    assert timedelta(0) <= stamped - starts < timedelta(milliseconds=1)
+
+
+def test_in_device_mode_each_player_plays_the_clip_and_the_host_cannot(app, client, db_factory):
+    people = make_session(db_factory, rounds=1, per_round=1, clip_playback="device")
+    host, stage, _players, _jurors = connect_all(app, client, people)
+    for move in ("open_lobby", "start_round", "show_question"):
+        host.host(move)
+    assert stage.last("status")["clip_playback"] == "device" and stage.last("status")["screening"] is None
+    refused = host.send("host", {"id": client_id("h"), "action": "play_clip"})
+    assert refused["error"]["code"] == "clip_playback"
