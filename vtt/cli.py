@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from .clitools import fail, login_banner, redact, session_factory, settings
+from .cli_media import media as media_group
 from .cli_session import session as session_group
 
 FORMAT_CHOICES = ["auto", "csv", "json", "dramaqa", "tvqa", "cinepile", "moviecore"]
@@ -324,13 +325,15 @@ def demo() -> None:
 
 @demo.command("load")
 def demo_load() -> None:
-    """Load the demo bank and session (a second run changes nothing)."""
+    """Load the demo bank and session, and make its clips in the media folder (a second run changes nothing)."""
     from .db import transaction
     from .demo import load_demo
+    from .demo.clips import ensure_demo_clips
 
     with transaction(session_factory()) as session:
         for line in load_demo(session):
             click.echo(line)
+    click.echo(ensure_demo_clips(settings().media_dir))
 
 
 @main.command("host-login")
@@ -488,6 +491,7 @@ def _print_analysis(summary: dict) -> None:
 
 
 main.add_command(session_group)
+main.add_command(media_group)
 
 
 # --- report, export (a live session's data) ---------------------------------------------------

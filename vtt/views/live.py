@@ -23,8 +23,9 @@ from sqlalchemy import select
 from werkzeug.security import safe_join
 
 from ..ai_answers import ImportProblem, answer_from_predictions
+from ..media import phone_rendition
 from ..extensions import db, limiter
-from ..models import Juror, Player, Question, SessionQuestion, VttSession
+from ..models import Juror, Player, VttSession
 from ..offloop import off_loop
 from ..realtime.live import Identity
 from .auth import host_required
@@ -115,16 +116,14 @@ def host_console(session_id: int):
 def clip_status(session_id: int):
     """Every question's clip checked as `vtt media check` does (found, decodes, long enough, plays in browsers),
     in the session's order, for the console's preflight; the probing runs beside the event loop."""
-    from ..media.check import ClipRef, check_clips
+    from ..media.check import check_clips
+    from ..media.preflight import session_refs
 
     vtt_session = db.session.get(VttSession, session_id) or abort(404)
-    placed = db.session.execute(select(SessionQuestion, Question).join(Question)
-                                .where(SessionQuestion.session_id == vtt_session.id)
-                                .order_by(SessionQuestion.round, SessionQuestion.position)).all()
-    refs = [ClipRef(q.qid, q.clip_source, q.clip_start, q.clip_end) for _placed, q in placed]
-    verdicts = off_loop(check_clips, Path(current_app.config["MEDIA_DIR"]), refs)
+    placed = session_refs(db.session, vtt_session.id)
+    verdicts = off_loop(check_clips, Path(current_app.config["MEDIA_DIR"]), [ref for _where, ref in placed])
     return jsonify({"clips": [{"question": where.id, "round": where.round, "position": where.position,
-                               **verdict.as_dict()} for (where, _q), verdict in zip(placed, verdicts)]})
+                               **verdict.as_dict()} for (where, _ref), verdict in zip(placed, verdicts)]})
 
 
 # Why a predictions file gave no answer, in the host's language (``vtt.ai_answers.ImportProblem`` codes).
@@ -173,10 +172,32 @@ def agent_answer_import(session_id: int, player_id: int):
     return redirect(url_for("live.host_console", session_id=session_id))
 
 
+# Named here, not guessed from the machine's /etc/mime.types (a server without it sends .webm as a download).
+MEDIA_TYPES = {".mp4": "video/mp4", ".m4v": "video/mp4", ".webm": "video/webm", ".m4a": "audio/mp4",
+               ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
+               ".png": "image/png", ".vtt": "text/vtt"}
+# An hour: phones keep a clip for the session, and a clip replaced under the same name (vtt media prepare) is
+# fetched again once its ETag changes.
+MEDIA_MAX_AGE = 3600
+
+
 @bp.get("/media/<path:name>")
 def media(name: str):
-    """A clip from the media folder (VTT_MEDIA_DIR), with byte ranges so the player can seek to a span."""
-    folder = Path(current_app.config["MEDIA_DIR"])
-    if safe_join(str(folder), name) is None:
+    """A clip from the media folder (VTT_MEDIA_DIR), with byte ranges (iOS plays nothing without them; the
+    players seek to a span), ETag and Last-Modified, an hour's caching and its MIME type.  ``?rendition=phone``
+    serves the clip's light rendition when there is one.  Nothing outside the folder is served."""
+    folder = Path(current_app.config["MEDIA_DIR"]).resolve()
+    if request.args.get("rendition") == "phone":
+        phone = phone_rendition(name)
+        if _inside(folder, phone) and (folder / phone).is_file():
+            name = phone
+    if not _inside(folder, name):
         abort(404)
-    return send_from_directory(folder, name, conditional=True)
+    mimetype = MEDIA_TYPES.get(Path(name).suffix.lower(), "application/octet-stream")
+    return send_from_directory(folder, name, conditional=True, max_age=MEDIA_MAX_AGE, mimetype=mimetype)
+
+
+def _inside(folder: Path, name: str) -> bool:
+    """Whether ``name`` is a file path inside ``folder`` (symbolic links followed: one pointing out is refused)."""
+    joined = safe_join(str(folder), name) if "\x00" not in name else None
+    return joined is not None and Path(joined).resolve().is_relative_to(folder)

@@ -1,0 +1,176 @@
+"""The demo's clips, made with PyAV so `make run` plays video without downloading any.
+
+Each clip the demo bank names is a coloured card with the scene's title, a large running timecode and a progress
+bar (so a viewer sees that a question's span is honoured: "q01 plays 4.0-9.5 s"), and a soft tone that changes
+every second (so a browser's rule against sound before a touch is real). H.264/AAC in MP4 with the index first,
+plus a light rendition for phones beside each one.  Same bytes on every run with the same PyAV: fixed settings,
+one encoder thread, no timestamps in the files.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import math
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..media import phone_rendition
+
+BANK_FILE = Path(__file__).resolve().parent / "bank.csv"
+MANIFEST = ".demo-clips.json"
+FORMAT_VERSION = 1  # bump when the drawing or the settings change: clips are made again
+FPS = 10
+SAMPLE_RATE = 16_000
+TAIL_SECONDS = 2.0  # after the last span's end
+WHOLE_SCENE_SECONDS = 20.0  # a clip that only whole-scene questions play
+# width, height, x264 crf; the phone's width a multiple of 16 (at 426 px x264 gave other bytes from run to run)
+RENDITIONS = {"main": (640, 360, 30), "phone": (448, 252, 33)}
+# The scenes of the demo episode, by clip: the card's title and colour.
+SCENES = {
+    "ep01_s001": ("On the subway", (44, 62, 80)),
+    "ep01_s003": ("The office elevator", (94, 53, 66)),
+    "ep01_s005": ("Before the pitch", (46, 80, 60)),
+    "ep01_s007": ("The rooftop call", (40, 70, 110)),
+    "ep01_s009": ("The pantry", (110, 74, 30)),
+    "ep01_s010": ("Dokyung's desk", (60, 60, 90)),
+    "ep01_s012": ("The slogan meeting", (100, 40, 40)),
+    "ep01_s013": ("The new one", (70, 90, 40)),
+    "ep01_s014": ("The pitch at 붉은면", (120, 30, 30)),
+    "ep01_s015": ("The team dinner", (90, 60, 20)),
+    "ep01_s017": ("The umbrella in the rain", (30, 80, 100)),
+    "ep01_s018": ("The umbrella at home", (50, 50, 70)),
+    "ep01_s020": ("The sticky note", (100, 90, 30)),
+}
+
+
+@dataclass(frozen=True)
+class DemoClip:
+    source: str  # as the bank names it: clips/ep01_s014.mp4
+    title: str
+    colour: tuple[int, int, int]
+    seconds: float
+
+
+def demo_clips(bank: Path = BANK_FILE) -> list[DemoClip]:
+    """Every clip the bank names, long enough for the latest span that plays it."""
+    ends: dict[str, float] = {}
+    with bank.open(encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            end = float(row["end"]) if row["end"] else WHOLE_SCENE_SECONDS - TAIL_SECONDS
+            ends[row["video"]] = max(ends.get(row["video"], 0.0), end)
+    clips = []
+    for source, end in sorted(ends.items()):
+        scene = Path(source).stem
+        title, colour = SCENES.get(scene, (scene, (60, 60, 60)))
+        clips.append(DemoClip(source, f"{scene.replace('_', ' · ')} — {title}", colour, end + TAIL_SECONDS))
+    return clips
+
+
+def ensure_demo_clips(media_dir: Path, workers: int = 2) -> str:
+    """Make the demo's clips that are missing or out of date in ``media_dir``; says what it did."""
+    clips = demo_clips()
+    manifest_path = media_dir / "clips" / MANIFEST
+    try:
+        made = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        made = {}
+    todo = [clip for clip in clips if made.get(clip.source) != _fingerprint(clip)
+            or not all((media_dir / path).is_file() for path in (clip.source, phone_rendition(clip.source)))]
+    if todo:
+        with ProcessPoolExecutor(max_workers=max(1, min(workers, len(todo)))) as pool:
+            list(pool.map(_make, [media_dir] * len(todo), todo))
+        made = {clip.source: _fingerprint(clip) for clip in clips}
+        manifest_path.write_text(json.dumps(made, indent=1, sort_keys=True), encoding="utf-8")
+    where = media_dir / "clips"
+    if not todo:
+        return f"demo clips: all {len(clips)} already in {where}"
+    return f"demo clips: {len(todo)} of {len(clips)} made in {where} (and a phone rendition of each)"
+
+
+def _fingerprint(clip: DemoClip) -> str:
+    return hashlib.sha256(json.dumps([FORMAT_VERSION, asdict(clip), RENDITIONS]).encode()).hexdigest()[:16]
+
+
+def _make(media_dir: Path, clip: DemoClip) -> None:
+    for name, source in (("main", clip.source), ("phone", phone_rendition(clip.source))):
+        target = media_dir / source
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f".{target.name}.part")
+        try:
+            _encode(partial, clip, *RENDITIONS[name])
+            os.replace(partial, target)  # a clip is there whole or not at all
+        finally:
+            partial.unlink(missing_ok=True)
+
+
+def _encode(path: Path, clip: DemoClip, width: int, height: int, crf: int) -> None:
+    import av
+    import numpy as np
+
+    frames = round(clip.seconds * FPS)
+    with av.open(str(path), "w", format="mp4", options={"movflags": "+faststart", "fflags": "+bitexact"}) as out:
+        video = out.add_stream("libx264", rate=FPS, options={"crf": str(crf), "preset": "veryfast", "tune": "stillimage"})
+        video.width, video.height, video.pix_fmt = width, height, "yuv420p"
+        video.codec_context.thread_count = 1  # the same bytes every run
+        video.codec_context.flags |= av.codec.context.Flags.bitexact
+        audio = out.add_stream("aac", rate=SAMPLE_RATE, layout="mono")
+        audio.codec_context.bit_rate = 16_000
+        audio.codec_context.flags |= av.codec.context.Flags.bitexact
+        card = _Card(clip, width, height)
+        for index in range(frames):
+            frame = av.VideoFrame.from_image(card.draw(index / FPS))
+            frame.pts = index
+            for packet in video.encode(frame):
+                out.mux(packet)
+        for packet in video.encode():
+            out.mux(packet)
+        samples = np.arange(round(clip.seconds * SAMPLE_RATE))
+        pitch = 220.0 * 2 ** ((samples // SAMPLE_RATE) % 5 / 12)  # a soft tone, a semitone step each second
+        tone = (0.08 * np.sin(2 * math.pi * pitch * samples / SAMPLE_RATE)).astype(np.float32)
+        size = audio.codec_context.frame_size or 1024
+        for start in range(0, len(tone), size):
+            chunk = tone[start:start + size]
+            frame = av.AudioFrame.from_ndarray(chunk.reshape(1, -1), format="fltp", layout="mono")
+            frame.sample_rate, frame.pts = SAMPLE_RATE, start
+            for packet in audio.encode(frame):
+                out.mux(packet)
+        for packet in audio.encode():
+            out.mux(packet)
+
+
+class _Card:
+    """One frame of a clip: its colour, title, running timecode and progress bar."""
+
+    def __init__(self, clip: DemoClip, width: int, height: int):
+        from PIL import Image, ImageDraw, ImageFont
+
+        from analysis.fonts import FONT_DIR  # Nanum Gothic: the titles have Korean in them
+
+        self.clip, self.width, self.height = clip, width, height
+        self.background = Image.new("RGB", (width, height), clip.colour)
+        font = str(FONT_DIR / "NanumGothicBold.ttf")
+        title_font = ImageFont.truetype(font, max(12, height // 14))
+        self.small = ImageFont.truetype(font, max(10, height // 22))
+        self.big = ImageFont.truetype(font, height // 4)
+        draw = ImageDraw.Draw(self.background)
+        draw.text((width // 20, height // 12), clip.title, font=title_font, fill=(255, 255, 255))
+        draw.text((width // 20, height - height // 6), "vtt demo clip", font=self.small, fill=(220, 220, 220))
+
+    def draw(self, at: float):
+        from PIL import ImageDraw
+
+        image = self.background.copy()
+        draw = ImageDraw.Draw(image)
+        draw.text((self.width // 2, self.height // 2), f"{at:5.1f} s", font=self.big, fill=(255, 255, 255),
+                  anchor="mm")
+        bar_top, bar_left, bar_right = self.height - self.height // 12, self.width // 20, self.width - self.width // 20
+        draw.rectangle((bar_left, bar_top, bar_right, bar_top + 6), fill=(255, 255, 255))
+        done = bar_left + (bar_right - bar_left) * at / self.clip.seconds
+        draw.rectangle((bar_left, bar_top, done, bar_top + 6), fill=(250, 200, 40))
+        draw.text((bar_right, self.height - self.height // 6), f"of {self.clip.seconds:.0f} s", font=self.small,
+                  fill=(220, 220, 220), anchor="ra")
+        return image
