@@ -50,7 +50,8 @@ def test_create_with_numbered_jurors_prints_one_json_object(run, db, demo_bank):
     result = run("session", "create", str(SESSION_FILE), "--jurors", "16", "--json", "--base-url", BASE + "/")
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
-    assert set(out) == {"code", "name", "seed", "design_hash", "stage_url", "join_url", "players", "jurors"}
+    assert set(out) == {"code", "name", "seed", "design_hash", "stage_url", "join_url", "players", "jurors",
+                        "clip_warnings"}
     stored = db.scalar(select(VttSession))
     assert out["code"] == stored.join_code and re.fullmatch(r"[A-HJ-NP-Z2-9]{6}", out["code"])
     assert out["name"] == "Demo VTT session" and out["seed"] == 2021 == stored.seed
@@ -221,7 +222,8 @@ def test_list_and_show(run, db, demo_bank, tmp_path):
     assert f"  J16  {BASE}/jury/{tokens['J16']}  (50s, male, not an AI expert, group panel)" in text
 
     shown = json.loads(run("session", "show", closed["code"], "--json").output)
-    assert {key: shown[key] for key in closed} == closed
+    assert {key: shown[key] for key in closed if key != "clip_warnings"} == {  # create's preflight only
+        key: value for key, value in closed.items() if key != "clip_warnings"}
     assert (shown["phase"], shown["current_round"], shown["state_version"], shown["bank"]) == (
         "draft", None, 0, "Demo drama bank")
     assert "open join:    off (only the jurors below)" in run("session", "show", closed["code"]).output
@@ -242,3 +244,26 @@ def test_the_demo_has_sixteen_jurors_and_open_join_and_loads_once(run, db):
     assert [j.label for j in jurors] == [f"J{n:02d}" for n in range(1, 17)]
     assert sum(j.expert for j in jurors) == 6 and {j.age_band for j in jurors} == {"20s", "30s", "40s", "50s"}
     assert {j.sex for j in jurors} == {"female", "male"} and len({j.token for j in jurors}) == 16
+
+
+def test_create_warns_about_clips_that_will_not_play_and_creates_the_session_all_the_same(run, db, demo_bank,
+                                                                                        tmp_path, monkeypatch):
+    from vtt.demo.clips import ensure_demo_clips
+
+    media = tmp_path / "media"
+    monkeypatch.setenv("VTT_MEDIA_DIR", str(media))
+    result = run("session", "create", str(SESSION_FILE))
+    assert result.exit_code == 0 and count_sessions(db) == 1
+    lines = result.output.splitlines()
+    start = lines.index("warning: not every clip is ready (`vtt media check --bank NAME` checks the bank again):")
+    assert lines[start + 1] == ("  30 questions: 0 clips ready, 0 with a warning, 30 with a problem, 0 online (not "
+                                "checked), 0 without a clip:")
+    assert lines[start + 2].startswith("  Demo VTT session: 30 questions (")
+    assert lines[start + 2].endswith(f"field 'clip': the file is not in the media folder ({media}): copy it "
+                                     "there, or build it with `vtt media prepare`")
+    ensure_demo_clips(media)
+    (media / "clips" / "ep01_s014.mp4").write_bytes(b"truncated")
+    second = run("session", "create", str(SESSION_FILE), "--name", "Second", "--json")
+    warnings = json.loads(second.output)["clip_warnings"]
+    assert warnings[0].startswith("30 questions: 26 clips ready, 0 with a warning, 4 with a problem")
+    assert "cannot be opened as a video" in warnings[1] and "4 questions (q06, q16, q15, q12)" in warnings[1]  # play order

@@ -96,12 +96,18 @@ def session_create(file: Path, jurors_option: str | None, name: str | None, base
         problems += error.problems
     if problems:
         fail(InputError(problems), "no session was created")
+    from .media.check import check_clips
+    from .media.preflight import preflight_lines, session_refs
+
     try:
         with transaction(session_factory()) as db:
             created = create_session(db, config, actor="cli")
             summary = _summary(created, person_links(created, base))
+            clips = [ref for _where, ref in session_refs(db, created.id)]
     except InputError as error:
         fail(error, "no session was created")
+    # created all the same: a clip can be fixed before the session starts, and the console checks it again
+    summary["clip_warnings"] = preflight_lines(summary["name"], check_clips(settings().media_dir, clips))
     if as_json:
         click.echo(json.dumps(summary, ensure_ascii=False))
         return
@@ -111,6 +117,10 @@ def session_create(file: Path, jurors_option: str | None, name: str | None, base
     click.echo(f"seed:        {summary['seed']} ({seed_source})")
     click.echo(f"design hash: {summary['design_hash'][:SHORT_HASH]} (sha256; `vtt session show "
                f"{summary['code']}` prints it whole)")
+    if summary["clip_warnings"]:
+        click.echo("warning: not every clip is ready (`vtt media check --bank NAME` checks the bank again):", err=True)
+        for line in summary["clip_warnings"]:
+            click.echo(f"  {line}", err=True)
     _print_links(summary)
 
 
