@@ -89,6 +89,9 @@ def test_a_session_created_through_the_form(host, db, spec_bank):
         assert f'href="{base}/jury/{juror.token}"' in page
     assert f"{base}/join/{vtt.join_code}" in page and f"{base}/stage/{vtt.join_code}" in page
     assert '<code id="base-url">http://localhost</code>' in page
+    # the preflight: the spec bank's clips are nowhere in this test's media folder
+    assert ("Not every clip of this session will play (the live console lists each clip, with a preview): "
+            "5 questions: 0 clips ready") in page
     assert "Phones cannot open links to this machine" in page  # localhost: a phone would not reach it
 
 

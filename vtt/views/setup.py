@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from sqlalchemy import func, select
 from werkzeug.datastructures import FileStorage, MultiDict
@@ -20,7 +20,8 @@ from werkzeug.datastructures import FileStorage, MultiDict
 from ..banks.upload import upload_name
 from ..engine.setup import SessionConfig, create_session, numbered_jurors, read_jurors_csv
 from ..extensions import db
-from ..models import ClipPlayback, PassRule, Question, QuestionBank, RevealPolicy, ScoringMethod
+from ..models import ClipPlayback, PassRule, Question, QuestionBank, RevealPolicy, ScoringMethod, VttSession
+from ..offloop import off_loop
 from ..paper import PAPER_GROUP
 from ..problems import InputError, Problem, summarize
 from .auth import host_required
@@ -228,7 +229,20 @@ def new_session():
     if form.problems:
         return _render(form), 422
     flash(_("Session %(name)s created: join code %(code)s.", name=created.name, code=created.join_code), "success")
+    problems = _clip_preflight(created)
+    if problems:
+        flash(_("Not every clip of this session will play (the live console lists each clip, with a preview): "
+                "%(problems)s", problems=" ".join(problems)), "error")
     return redirect(url_for("host.session_config", session_id=created.id))
+
+
+def _clip_preflight(created: VttSession) -> list[str]:
+    """The new session's clips checked as `vtt media check` does, beside the event loop; what is wrong, grouped."""
+    from ..media.check import check_clips
+    from ..media.preflight import preflight_lines, session_refs
+
+    refs = [ref for _where, ref in session_refs(db.session, created.id)]
+    return preflight_lines(created.name, off_loop(check_clips, Path(current_app.config["MEDIA_DIR"]), refs))
 
 
 def _render(form: SetupForm) -> str:
