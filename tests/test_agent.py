@@ -392,6 +392,10 @@ def test_the_http_backend_sends_frames_of_the_clip_and_parses_the_reply(served, 
         provenance = row.provenance
         assert provenance["backend"] == "http" and provenance["model"] == "tiny-vlm"
         assert provenance["settings"]["temperature"] == 0.3 and provenance["settings"]["frames"] == 3
+        # the frames came from the clip and span the players were shown
+        seen_clip = provenance["settings"]["clip"]
+        assert seen_clip["frames_sent"] == 3 and CLIP.endswith(seen_clip["src"])
+        assert (seen_clip["start"] or 0, seen_clip["end"]) in {(0, 3), (3, 4), (0, 4), (0, None)}
         assert provenance["settings"]["endpoint"] == f"{url}/v1/chat/completions"
         assert "sk-test-secret" not in json.dumps(provenance)
 

@@ -383,7 +383,8 @@ class HttpBackend(Backend):
     async def answer(self, asked: Asked) -> Reply:
         import aiohttp
 
-        body = self.request(asked, await self._frames(asked))
+        frames = await self._frames(asked)
+        body = self.request(asked, frames)
         headers = {"Authorization": f"Bearer {self.options.api_key}"} if self.options.api_key else {}
         where = public_url(self.url)
         try:
@@ -403,6 +404,10 @@ class HttpBackend(Backend):
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             raise BackendError(f"{where} sent no chat completion: {' '.join(raw.split())[:300]}") from None
         provenance = self.provenance()
+        if frames:  # what the model saw: the players' clip and span (the question as the server sent it)
+            clip = asked.question.get("clip") or {}
+            provenance["settings"]["clip"] = {"src": clip.get("src"), "start": clip.get("start"),
+                                              "end": clip.get("end"), "frames_sent": len(frames)}
         served = data.get("model") if isinstance(data, dict) else None
         if served and served != self.options.model:
             provenance["settings"]["served_model"] = str(served)[:200]
