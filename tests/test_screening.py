@@ -169,7 +169,9 @@ def test_the_host_plays_a_demo_clip_for_the_room(strict_browser, demo, tmp_path)
         stage.screenshot(path=str(shots / "stage-screening-1080p.png"))
         players[0].screenshot(path=str(shots / "player-screening-phone.png"))
 
-        # A player who reloads mid-clip joins where the screening is (within the drift the pages allow).
+        # The host replays it; a player who reloads meanwhile joins where the screening is (within the drift the
+        # pages allow).
+        host_step(host, "Replay the clip")
         players[1].reload()
         players[1].get_by_role("button", name="Tap to join the screening").click()
         wait_playing(players[1], "#clip video")
@@ -190,7 +192,9 @@ def test_the_host_plays_a_demo_clip_for_the_room(strict_browser, demo, tmp_path)
         for page in players:
             page.wait_for_function("document.getElementById('phase').textContent.includes('answering')",
                                    timeout=30_000)
-            assert "has played" in page.inner_text("#clip")
+            page.wait_for_function("document.getElementById('clip').innerText.includes('has played')",
+                                   timeout=WAIT_MS)
+            assert video_state(page, "#clip video")["paused"]  # its last frame stays
         assert "Traceback" not in app.output
 
 
