@@ -43,6 +43,7 @@ bench: install
 	$(BIN)/python bench/bench_builder.py
 	$(BIN)/python bench/bench_import.py
 	$(BIN)/python bench/bench_problems.py
+	$(BIN)/python bench/bench_media.py
 	$(BIN)/python bench/bench_load.py --jurors 200,2000
 
 clean:

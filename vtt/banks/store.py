@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pandas as pd
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session, selectinload
@@ -102,6 +104,37 @@ def question_record(question: Question) -> QuestionRecord:
                     tuple(question.tag_names(Module.CONTENT)), question.thinking),
         source=dict(question.source),
     )
+
+
+# Question.source key: the clip a question had as imported, kept when `vtt media prepare` points it at a prepared one
+ORIGINAL_CLIP = "original_clip"
+
+
+def original_clip(question: Question) -> tuple[str | None, float | None, float | None]:
+    """The question's clip as imported (source, start, end), also after `vtt media prepare` repointed it."""
+    kept = question.source.get(ORIGINAL_CLIP)
+    if kept:
+        return kept["source"], kept["start"], kept["end"]
+    return question.clip_source, question.clip_start, question.clip_end
+
+
+def repoint_clips(db: Session, bank: QuestionBank, prepared: Mapping[str, str], actor: str = "cli") -> int:
+    """Point the bank's questions named in ``prepared`` (qid -> a clip's path in the media folder) at those clips,
+    which are cut to their span already (so no start or end); the clip each had as imported stays in its source
+    under ``original_clip``. Returns how many questions changed; the caller owns the transaction."""
+    changed = 0
+    for question in db.scalars(select(Question).where(Question.bank_id == bank.id)):
+        clip = prepared.get(question.qid)
+        if clip is None or (question.clip_source, question.clip_start, question.clip_end) == (clip, None, None):
+            continue
+        source, start, end = original_clip(question)
+        question.source = {**question.source, ORIGINAL_CLIP: {"source": source, "start": start, "end": end}}
+        question.clip_source, question.clip_start, question.clip_end = clip, None, None
+        changed += 1
+    if changed:
+        db.add(Event(kind="bank.clips_prepared", actor=actor, payload={"bank": bank.name, "questions": changed}))
+    db.flush()
+    return changed
 
 
 def bank_by_name(db: Session, name: str) -> QuestionBank | None:

@@ -128,12 +128,14 @@ def _probe(path: Path, ref: ClipRef, result: ClipVerdict) -> None:
             result.problems.append("has no video stream: " + FIX_REENCODE)
             return
         result.width, result.height = video.codec_context.width, video.codec_context.height
-        result.duration = _duration(container, video)
+        result.duration = stream_seconds(container, video)
         _formats(path, video, audio, result)
         _decodes(container, video, ref, result)
     if result.duration:
         result.bitrate = int(result.size * 8 / result.duration)
-        _span(ref, result, video)
+        frame_seconds = 1 / float(video.average_rate) if video.average_rate else SPAN_SLACK_SECONDS
+        if problem := span_problem(ref.start, ref.end, result.duration, frame_seconds):
+            result.problems.append(problem)
         if result.bitrate > HIGH_BITRATE:
             result.warnings.append(f"{result.bitrate / 1e6:.1f} Mbit/s is heavy for phones on shared Wi-Fi (over "
                                    f"{HIGH_BITRATE / 1e6:g}): `vtt media prepare` makes a lighter clip")
@@ -142,7 +144,8 @@ def _probe(path: Path, ref: ClipRef, result: ClipVerdict) -> None:
                                f"{LARGE_BYTES / 2**20:,.0f} MB): cut it to its span with `vtt media prepare`")
 
 
-def _duration(container, video) -> float | None:
+def stream_seconds(container, video) -> float | None:
+    """How long a video stream lasts, from its own header or else the container's."""
     if video.duration is not None and video.time_base:
         return float(video.duration * video.time_base)
     if container.duration is not None:
@@ -214,15 +217,14 @@ def _decodes(container, video, ref: ClipRef, result: ClipVerdict) -> None:
         result.problems.append(f"does not decode ({_reason(failure)}): {FIX_REENCODE}")
 
 
-def _span(ref: ClipRef, result: ClipVerdict, video) -> None:
-    frame = 1 / float(video.average_rate) if video.average_rate else SPAN_SLACK_SECONDS
-    slack = max(frame, SPAN_SLACK_SECONDS)
-    if ref.start is not None and ref.start >= result.duration:
-        result.problems.append(f"the span starts at {ref.start:g} s but the clip is only {result.duration:.2f} s "
-                               "long: check the span, or the file")
-    elif ref.end is not None and ref.end > result.duration + slack:
-        result.problems.append(f"the span ends at {ref.end:g} s but the clip is only {result.duration:.2f} s long: "
-                               "check the span, or the file")
+def span_problem(start: float | None, end: float | None, duration: float, frame_seconds: float) -> str | None:
+    """Why a clip of ``duration`` seconds cannot play the span, or None; the span may end a frame (or
+    ``SPAN_SLACK_SECONDS``) after the last frame."""
+    if start is not None and start >= duration:
+        return f"the span starts at {start:g} s but the clip is only {duration:.2f} s long: check the span, or the file"
+    if end is not None and end > duration + max(frame_seconds, SPAN_SLACK_SECONDS):
+        return f"the span ends at {end:g} s but the clip is only {duration:.2f} s long: check the span, or the file"
+    return None
 
 
 def _reason(failure: Exception) -> str:
