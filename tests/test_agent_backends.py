@@ -14,6 +14,7 @@ from vtt.agents.backends import (
     BackendError,
     HttpBackend,
     Options,
+    Services,
     SpecError,
     build,
     endpoint_of,
@@ -208,6 +209,68 @@ def test_frames_are_sampled_evenly_from_the_span(tmp_path):
     mime, data = sample_frames(video, 1, 0, 1, size=16)[0]
     assert mime == "image/jpeg" and max(Image.open(io.BytesIO(data)).size) <= 16
 
+
+
+class FakeEndpoint:
+    """An aiohttp-like client whose chat-completions endpoint always answers "B"; keeps the requests."""
+
+    status = 200
+
+    def __init__(self):
+        self.requests = []
+
+    def post(self, url, **request):
+        self.requests.append(request["json"])
+        return self
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *_exc):
+        return False
+
+    async def text(self):
+        return json.dumps({"choices": [{"message": {"content": "B"}}]})
+
+
+@pytest.mark.parametrize("start, end, colours", [
+    (1.0, 2.0, [COLOURS[1]] * 2),  # a shot: its span only (at 1.25 and 1.75 s)
+    (None, None, [COLOURS[1], (255, 255, 255)]),  # a whole scene: the whole clip (at 1 and 3 s)
+])
+def test_the_model_sees_the_players_clip_and_span_and_the_provenance_says_so(tmp_path, start, end, colours):
+    import base64
+
+    from PIL import Image
+
+    video = make_clip(tmp_path / "colours.mp4")
+    fetched = []
+
+    class Clips:
+        async def local(self, url, timeout):
+            fetched.append(url)
+            return video
+
+    endpoint = FakeEndpoint()
+    backend = HttpBackend("http:x", "http://127.0.0.1:9/v1", Options(model="vlm", frames=2, frame_size=32))
+    backend.attach(Services(http=endpoint, clips=Clips()))
+    shown = {"src": "clips/ep 01.mp4", "start": start, "end": end, "type": "scene"}  # as the server sent it
+    reply = run_backend(backend, Asked(question(clip=shown), "http://127.0.0.1:5000"))
+    assert fetched == ["http://127.0.0.1:5000/media/clips/ep%2001.mp4"]  # the file the player page plays
+    parts = endpoint.requests[0]["messages"][1]["content"]
+    seen = [Image.open(io.BytesIO(base64.b64decode(part["image_url"]["url"].split(",", 1)[1]))).convert("RGB")
+            .getpixel((4, 4)) for part in parts if part["type"] == "image_url"]
+    assert all(abs(a - b) < 40 for pixel, colour in zip(seen, colours, strict=True) for a, b in zip(pixel, colour))
+    settings = reply.provenance["settings"]
+    assert settings["frames"] == 2
+    assert settings["clip"] == {"src": "clips/ep 01.mp4", "start": start, "end": end, "frames_sent": 2}
+    assert fit(reply.provenance) == reply.provenance  # within the protocol's bounds as it is
+
+
+def test_without_frames_the_provenance_names_no_clip_seen():
+    backend = HttpBackend("http:x", "http://127.0.0.1:9/v1", Options(model="llm"))
+    backend.attach(Services(http=FakeEndpoint()))
+    settings = run_backend(backend, Asked(question(), "http://127.0.0.1:5000")).provenance["settings"]
+    assert settings["frames"] == 0 and "clip" not in settings
 
 def test_the_humanlike_delay_is_seeded_and_grows_with_the_answer():
     typing = HumanTyping(seed=4)

@@ -31,6 +31,21 @@ def test_a_clip_comes_whole_with_its_type_and_caching_headers(client, media):
     assert client.get("/media/clips/q2.webm").mimetype == "video/webm"
     again = client.get("/media/clips/q1.mp4", headers={"If-None-Match": whole.headers["ETag"]})
     assert again.status_code == 304 and again.data == b""
+    unchanged = client.get("/media/clips/q1.mp4", headers={"If-Modified-Since": whole.headers["Last-Modified"]})
+    assert unchanged.status_code == 304
+
+
+@pytest.mark.parametrize("name, mimetype", [
+    ("clip.mp4", "video/mp4"), ("clip.M4V", "video/mp4"), ("clip.webm", "video/webm"), ("sound.m4a", "audio/mp4"),
+    ("notes.xyz", "application/octet-stream"), ("no-suffix", "application/octet-stream"),
+])
+def test_types_are_named_by_vtt_not_guessed_from_the_machine(client, media, monkeypatch, name, mimetype):
+    import mimetypes
+
+    (media / name).write_bytes(b"\x00" * 16)
+    # a machine whose /etc/mime.types says otherwise (or has none) changes nothing
+    monkeypatch.setattr(mimetypes, "guess_type", lambda *_args, **_kwargs: ("text/plain", None))
+    assert client.get(f"/media/{name}").mimetype == mimetype
 
 
 def test_byte_ranges_as_ios_asks_for_them(client, media):
@@ -41,12 +56,16 @@ def test_byte_ranges_as_ios_asks_for_them(client, media):
     tail = client.get("/media/clips/q1.mp4", headers={"Range": "bytes=100-"})
     assert tail.status_code == 206 and tail.data == body[100:]
     beyond = client.get("/media/clips/q1.mp4", headers={"Range": f"bytes={len(body) + 10}-"})
-    assert beyond.status_code == 416
+    assert beyond.status_code == 416 and beyond.headers["Content-Range"] == f"bytes */{len(body)}"
 
 
 def test_the_phone_rendition_when_there_is_one(client, media):
+    whole = client.get("/media/clips/q1.mp4")
     phone = client.get("/media/clips/q1.mp4?rendition=phone")
-    assert phone.data == (media / "clips" / "q1.phone.mp4").read_bytes()
+    light = (media / "clips" / "q1.phone.mp4").read_bytes()
+    assert phone.data == light and phone.mimetype == "video/mp4" and phone.headers["ETag"] != whole.headers["ETag"]
+    probe = client.get("/media/clips/q1.mp4?rendition=phone", headers={"Range": "bytes=0-1"})
+    assert probe.status_code == 206 and probe.headers["Content-Range"] == f"bytes 0-1/{len(light)}"
     plain = client.get("/media/clips/q2.webm?rendition=phone")  # none beside it: the clip itself
     assert plain.data == (media / "clips" / "q2.webm").read_bytes()
 

@@ -1,4 +1,5 @@
-"""The demo: a tagged question bank about one drama episode and a session configured on it (16 jurors, open join)."""
+"""The demo: a tagged question bank about one drama episode and a session configured on it (16 jurors, open join);
+its clips are made by :mod:`vtt.demo.clips`."""
 
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ Each clip the demo bank names is a coloured card with the scene's title, a large
 bar (so a viewer sees that a question's span is honoured: "q01 plays 4.0-9.5 s"), and a soft tone that changes
 every second (so a browser's rule against sound before a touch is real). H.264/AAC in MP4 with the index first,
 plus a light rendition for phones beside each one.  Same bytes on every run with the same PyAV: fixed settings,
-one encoder thread, no timestamps in the files.
+one encoder thread, no timestamps in the files.  A clip already there as it was made is left alone (a manifest in
+the clips folder records each one's recipe and files' digests).
 """
 
 from __future__ import annotations
@@ -14,15 +15,18 @@ import hashlib
 import json
 import math
 import os
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
+from itertools import repeat
 from pathlib import Path
 
 from ..media import phone_rendition
 
 BANK_FILE = Path(__file__).resolve().parent / "bank.csv"
-MANIFEST = ".demo-clips.json"
-FORMAT_VERSION = 1  # bump when the drawing or the settings change: clips are made again
+MANIFEST = ".demo-clips.json"  # in the clips folder: what each clip was made from and its files' digests
+FORMAT_VERSION = 2  # bump when the drawing, the sound or the settings change: clips are made again
 FPS = 10
 SAMPLE_RATE = 16_000
 TAIL_SECONDS = 2.0  # after the last span's end
@@ -71,40 +75,63 @@ def demo_clips(bank: Path = BANK_FILE) -> list[DemoClip]:
 
 
 def ensure_demo_clips(media_dir: Path, workers: int = 2) -> str:
-    """Make the demo's clips that are missing or out of date in ``media_dir``; says what it did."""
+    """Make the demo's clips in ``media_dir`` unless each is there as it was made; says what it did."""
     clips = demo_clips()
-    manifest_path = media_dir / "clips" / MANIFEST
+    where = media_dir / "clips"
+    manifest = where / MANIFEST
     try:
-        made = json.loads(manifest_path.read_text(encoding="utf-8"))
+        made = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         made = {}
-    todo = [clip for clip in clips if made.get(clip.source) != _fingerprint(clip)
-            or not all((media_dir / path).is_file() for path in (clip.source, phone_rendition(clip.source)))]
-    if todo:
-        with ProcessPoolExecutor(max_workers=max(1, min(workers, len(todo)))) as pool:
-            list(pool.map(_make, [media_dir] * len(todo), todo))
-        made = {clip.source: _fingerprint(clip) for clip in clips}
-        manifest_path.write_text(json.dumps(made, indent=1, sort_keys=True), encoding="utf-8")
-    where = media_dir / "clips"
+    records = {clip.source: _record(media_dir, clip) for clip in clips}
+    todo = [clip for clip in clips if made.get(clip.source) != records[clip.source]]
     if not todo:
-        return f"demo clips: all {len(clips)} already in {where}"
-    return f"demo clips: {len(todo)} of {len(clips)} made in {where} (and a phone rendition of each)"
+        return f"demo clips: all {len(clips)} already there in {where}"
+    longest_first = sorted(todo, key=lambda clip: -clip.seconds)  # so that the workers finish together
+    with ProcessPoolExecutor(max_workers=max(1, min(workers, len(todo)))) as pool:
+        list(pool.map(_make, repeat(media_dir), longest_first))
+    records.update((clip.source, _record(media_dir, clip)) for clip in todo)
+    with _aside(manifest) as partial:
+        partial.write_text(json.dumps(records, indent=1, sort_keys=True), encoding="utf-8")
+    return f"demo clips: {len(todo)} generated into {where}, each with its phone rendition"
 
 
-def _fingerprint(clip: DemoClip) -> str:
-    return hashlib.sha256(json.dumps([FORMAT_VERSION, asdict(clip), RENDITIONS]).encode()).hexdigest()[:16]
+def _renditions(clip: DemoClip) -> dict[str, str]:
+    """Each rendition's file, by its name in RENDITIONS."""
+    return {"main": clip.source, "phone": phone_rendition(clip.source)}
+
+
+def _record(media_dir: Path, clip: DemoClip) -> dict:
+    """What the clip is made from, and the digest of each of its files as they are (None: missing).  A clip whose
+    record is the one written when it was made is left alone; one edited, truncated or gone is made again."""
+    recipe = hashlib.sha256(json.dumps([FORMAT_VERSION, asdict(clip), RENDITIONS]).encode()).hexdigest()[:16]
+    return {"recipe": recipe, "files": {path: _digest(media_dir / path) for path in _renditions(clip).values()}}
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+@contextmanager
+def _aside(target: Path) -> Iterator[Path]:
+    """A partial file to write ``target`` through, moved into place once whole: a file is there whole or not at
+    all."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.{os.getpid()}.part")  # per process: two loads at once never mix
+    try:
+        yield partial
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def _make(media_dir: Path, clip: DemoClip) -> None:
-    for name, source in (("main", clip.source), ("phone", phone_rendition(clip.source))):
-        target = media_dir / source
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(f".{target.name}.part")
-        try:
+    for name, source in _renditions(clip).items():
+        with _aside(media_dir / source) as partial:
             _encode(partial, clip, *RENDITIONS[name])
-            os.replace(partial, target)  # a clip is there whole or not at all
-        finally:
-            partial.unlink(missing_ok=True)
 
 
 def _encode(path: Path, clip: DemoClip, width: int, height: int, crf: int) -> None:
@@ -113,7 +140,8 @@ def _encode(path: Path, clip: DemoClip, width: int, height: int, crf: int) -> No
 
     frames = round(clip.seconds * FPS)
     with av.open(str(path), "w", format="mp4", options={"movflags": "+faststart", "fflags": "+bitexact"}) as out:
-        video = out.add_stream("libx264", rate=FPS, options={"crf": str(crf), "preset": "veryfast", "tune": "stillimage"})
+        video = out.add_stream("libx264", rate=FPS,
+                               options={"crf": str(crf), "preset": "veryfast", "tune": "stillimage"})
         video.width, video.height, video.pix_fmt = width, height, "yuv420p"
         video.codec_context.thread_count = 1  # the same bytes every run
         video.codec_context.flags |= av.codec.context.Flags.bitexact
@@ -128,9 +156,10 @@ def _encode(path: Path, clip: DemoClip, width: int, height: int, crf: int) -> No
                 out.mux(packet)
         for packet in video.encode():
             out.mux(packet)
-        samples = np.arange(round(clip.seconds * SAMPLE_RATE))
-        pitch = 220.0 * 2 ** ((samples // SAMPLE_RATE) % 5 / 12)  # a soft tone, a semitone step each second
-        tone = (0.08 * np.sin(2 * math.pi * pitch * samples / SAMPLE_RATE)).astype(np.float32)
+        second = np.arange(round(clip.seconds * SAMPLE_RATE)) // SAMPLE_RATE
+        pitch = 220.0 * 2 ** (second % 5 / 12)  # a semitone higher each second, five steps round
+        phase = 2 * math.pi * np.cumsum(pitch) / SAMPLE_RATE  # accumulated: the pitch steps without a click
+        tone = (0.08 * np.sin(phase)).astype(np.float32)  # soft: -22 dBFS
         size = audio.codec_context.frame_size or 1024
         for start in range(0, len(tone), size):
             chunk = tone[start:start + size]

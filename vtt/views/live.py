@@ -176,8 +176,9 @@ def agent_answer_import(session_id: int, player_id: int):
 MEDIA_TYPES = {".mp4": "video/mp4", ".m4v": "video/mp4", ".webm": "video/webm", ".m4a": "audio/mp4",
                ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
                ".png": "image/png", ".vtt": "text/vtt"}
-# An hour: phones keep a clip for the session, and a clip replaced under the same name (vtt media prepare) is
-# fetched again once its ETag changes.
+# An hour, about a session: replays and a juror reopening a clip come from the browser's cache.  Not longer, as a
+# clip rebuilt under the same name (vtt media prepare) reaches the browsers once this expires; after that the
+# ETag makes each check of an unchanged clip a 304.
 MEDIA_MAX_AGE = 3600
 
 
