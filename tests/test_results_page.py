@@ -65,7 +65,7 @@ def test_results_page_shows_each_rounds_tally_verdict_and_control_round(client, 
     assert figure(first, "ci") == f"{wilson(3, 4)} %" == "30.1–95.4 %"
     assert figure(first, "p") == f"{p_at_least(3, 4, 1 / 3):.3f}" == "0.111"
     assert "AI detected" in first and "control round" not in first
-    assert re.search(r'data-player="Agent".*?width: 75\.0%', first, re.S)  # the share bar
+    assert re.search(r'data-player="Agent".*?class="fill ai pct-75"', first, re.S)  # the share bar
 
     second = round_block(page, 2)  # no AI played round 2: a control round, the AI "passes" by construction
     assert 'data-control="1"' in second and "control round: no AI played" in second

@@ -32,8 +32,9 @@ def register_extensions(app: Flask) -> None:
     # The Socket.IO handlers must be declared before the first init_app: Flask-SocketIO re-applies
     # only handlers declared while it had no server, to the server each init_app creates.
     from .realtime import handlers, wirejson  # noqa: F401
+    from .realtime.frames import Frame
 
-    from . import i18n
+    from . import i18n, security
 
     db.init_app(app)
     csrf.init_app(app)
@@ -41,7 +42,8 @@ def register_extensions(app: Flask) -> None:
     i18n.init_app(app)
     # Same-origin websockets only (the default); REDIS_URL lets several processes share broadcasts.
     socketio.init_app(app, async_mode=app.config["SOCKETIO_ASYNC_MODE"], message_queue=app.config.get("REDIS_URL"),
-                      json=wirejson)
+                      json=wirejson, serializer=Frame)
+    security.init_app(app)  # headers, Secure cookies over HTTPS, VTT_TRUSTED_PROXIES (after SocketIO: outermost)
 
 
 def register_blueprints(app: Flask) -> None:

@@ -42,6 +42,17 @@ def _kept_secret(path: Path, make) -> str:
     return path.read_text(encoding="utf-8").strip()
 
 
+def _proxy_count(value: str | None) -> int:
+    """VTT_TRUSTED_PROXIES: a whole number of proxies, 0 or more (empty: 0)."""
+    text = (value or "").strip()
+    if not text:
+        return 0
+    if not text.isdigit():
+        raise ValueError(f"VTT_TRUSTED_PROXIES must be the number of reverse proxies in front (0, 1, 2 ...), not "
+                         f"{value!r}")
+    return int(text)
+
+
 @dataclass(frozen=True)
 class Settings:
     instance_path: Path
@@ -53,6 +64,9 @@ class Settings:
     base_url: str | None  # what players' and jurors' links start with (VTT_BASE_URL); None: derived from the server
     audit_log: str | None  # VTT_AUDIT_LOG: every message sent to clients, one JSON line each
     media_dir: Path  # VTT_MEDIA_DIR: where local clips are served from (/media/<path>); default instance/media
+    # VTT_TRUSTED_PROXIES: how many reverse proxies (nginx ...) stand in front; only then are their X-Forwarded-For/
+    # -Proto/-Host believed (vtt.security).  0, the default: served directly, the headers are ignored.
+    trusted_proxies: int = 0
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -74,6 +88,7 @@ class Settings:
             base_url=(env.get("VTT_BASE_URL") or "").rstrip("/") or None,
             audit_log=env.get("VTT_AUDIT_LOG") or None,
             media_dir=Path(env.get("VTT_MEDIA_DIR") or instance / "media"),
+            trusted_proxies=_proxy_count(env.get("VTT_TRUSTED_PROXIES")),
         )
 
     def flask_config(self) -> dict:
@@ -86,11 +101,16 @@ class Settings:
             "BASE_URL": self.base_url,
             "AUDIT_LOG": self.audit_log,
             "MEDIA_DIR": str(self.media_dir),
+            "TRUSTED_PROXIES": self.trusted_proxies,
+            # Not readable by scripts, not sent on other sites' subrequests; Secure is added per request when it came
+            # over HTTPS (vtt.security), so the same install still works over plain HTTP on a venue's LAN.
             "SESSION_COOKIE_HTTPONLY": True,
             "SESSION_COOKIE_SAMESITE": "Lax",
             "MAX_CONTENT_LENGTH": 64 * 1024 * 1024,
             # Host login and open juror joins are rate-limited per address; processes share counts through Redis.
             "RATELIMIT_STORAGE_URI": self.redis_url or "memory://",
-            "RATELIMIT_HEADERS_ENABLED": True,
+            # No X-RateLimit-Remaining on every answer (a guesser need not be told how many tries are left): a refusal
+            # says when to try again itself, in its page and its Retry-After (vtt.views.errors).
+            "RATELIMIT_HEADERS_ENABLED": False,
             "WTF_CSRF_TIME_LIMIT": None,  # a console left open all evening still submits (the token is per session)
         }

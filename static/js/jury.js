@@ -1,6 +1,6 @@
 // The juror's phone page: the revealed answers under this round's aliases, the judgment sheet (saved as the
 // juror types, drafts kept in localStorage), the round's vote, the tally and reveals when the host shows them.
-import { Live, boot, format, h, strings } from "./live.js";
+import { Live, boot, format, h, roundHeading, strings } from "./live.js";
 import { ClipScreen } from "./screening.js";
 import { connectionLine, phaseText, questionView, resultsView, tickWhileDeadline } from "./show.js";
 
@@ -35,7 +35,9 @@ const live = new Live({
   onConnection: (online) => connectionLine(node("connection"), online, S),
   onRefused: (error) => { node("phase").textContent = format(S.refused, { message: error.message }); },
 });
-tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = phaseText(view.status, S); });
+// After a round's questions the heading names the round and what happens, not the last question.
+const heading = (status) => roundHeading(status, S, { voting: S.head_vote_juror }) || phaseText(status, S);
+tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = heading(view.status); });
 if (Object.keys(drafts).length) scheduleSave();
 // The clip the players saw, in the light rendition, played when the juror wants (a remote jury judges it too).
 const screen = new ClipScreen({ live, rendition: "phone" });
@@ -122,13 +124,69 @@ function render(event) {
   if (event && event.startsWith("ack:")) return;  // acks update their own parts
   const status = view.status || {};
   node("me").textContent = view.me ? format(S.me, { label: view.me.label }) : "";
-  node("phase").textContent = phaseText(status, S);
+  node("phase").textContent = heading(status);
   renderQuestion(status);
   renderSheet();
   renderVote(status, event);
   const results = resultsView(view, S);
   node("results").replaceChildren(...results);
   node("results").hidden = !results.length;
+  arrange(status.phase);
+  updateJump();
+}
+
+const AFTER_VOTE = ["vote_closed", "tally", "identities", "finished"];
+
+// What matters now comes first on the phone: the ballot while the vote is open (the sheets below it, still
+// open), the tally and reveals once it has closed. Only the sections that change place are moved, so a note
+// being typed keeps its caret.
+function arrange(phase) {
+  const order = phase === "voting" ? ["vote", "question", "sheet", "results"]
+    : AFTER_VOTE.includes(phase) ? ["results", "vote", "question", "sheet"]
+    : ["question", "sheet", "vote", "results"];
+  let after = document.querySelector(".live-head");
+  for (const id of order) {
+    const section = node(id);
+    if (after.nextElementSibling !== section) after.after(section);
+    after = section;
+  }
+}
+
+// A bar at the bottom of the screen that takes the juror to the ballot while they have not voted, or to the
+// results when new ones are shown, whenever that section is out of sight (a juror deep in the sheets).
+const inView = { vote: false, results: false };
+let seenResults = "";
+const resultsKey = () => `${(view.tallies || []).length}/${(view.identities || []).length}`;
+if ("IntersectionObserver" in window) {
+  const observer = new IntersectionObserver((entries) => {
+    for (const entry of entries) inView[entry.target.id] = entry.isIntersecting;
+    updateJump();
+  }, { rootMargin: "0px 0px -30% 0px" });
+  observer.observe(node("vote"));
+  observer.observe(node("results"));
+}
+node("jump").addEventListener("click", () => {
+  const target = node(node("jump-bar").dataset.target || "vote");
+  target.scrollIntoView({ block: "start" });
+  const title = target.querySelector("h2");
+  if (title) { title.tabIndex = -1; title.focus({ preventScroll: true }); }
+  if (target.id === "results") seenResults = resultsKey();
+  updateJump();
+});
+
+function updateJump() {
+  if (!view || !view.status) return;
+  const phase = view.status.phase;
+  if (inView.results && !node("results").hidden) seenResults = resultsKey();
+  let target = null;
+  if (phase === "voting" && !(view.votes || []).length && !node("vote").hidden && !inView.vote) target = "vote";
+  else if (AFTER_VOTE.includes(phase) && !node("results").hidden && !inView.results
+    && resultsKey() !== seenResults) target = "results";
+  const bar = node("jump-bar");
+  bar.hidden = !target;
+  bar.dataset.target = target || "";
+  node("jump").textContent = target === "vote" ? S.vote_now : S.see_results;
+  document.body.classList.toggle("with-jump-bar", Boolean(target));
 }
 
 function renderQuestion(status) {
@@ -193,8 +251,11 @@ function renderVote(status, event) {
   const round = view.round;
   const box = node("vote");
   const open = status.phase === "voting";
-  box.hidden = !open && !(view.votes || []).length;
-  if (box.hidden || !round) return;
+  const voted = (view.votes || []).length > 0;
+  // Open: the ballot; closed (until the next round starts): what the juror chose, and no button.
+  box.hidden = !round || !(open || ["vote_closed", "tally", "identities"].includes(status.phase)
+    || (status.phase === "finished" && voted));
+  if (box.hidden) return;
   const form = node("vote-form");
   if (form.dataset.round === String(round.round) && form.dataset.open === String(open) && event !== "round") {
     showVoteState();
@@ -202,6 +263,12 @@ function renderVote(status, event) {
   }
   form.dataset.round = String(round.round);
   form.dataset.open = String(open);
+  if (!open) {
+    form.onsubmit = (e) => e.preventDefault();
+    form.replaceChildren(h("p", { class: "vote-closed" }, S.vote_closed), h("p", { id: "vote-state", role: "status" }));
+    showVoteState();
+    return;
+  }
   const slots = status.vote_slots || 1;
   const mine = (slot) => (view.votes || []).find((v) => v.slot === slot);
   const slotSets = [];
@@ -210,20 +277,20 @@ function renderVote(status, event) {
     slotSets.push(h("fieldset", { class: "suspects" },
       h("legend", {}, slots > 1 ? format(S.slot, { slot }) : S.suspect),
       [...round.aliases, null].map((alias) => h("label", { class: "pill big" },
-        h("input", { type: "radio", name: `slot-${slot}`, value: alias ?? "", required: true, disabled: !open,
+        h("input", { type: "radio", name: `slot-${slot}`, value: alias ?? "", required: true,
           checked: chosen ? chosen.alias === alias : false }),
         h("span", {}, alias ?? S.abstain)))));
   }
   const first = mine(1) || {};
   const confidence = h("fieldset", { class: "likeness" }, h("legend", {}, S.confidence),
     [1, 2, 3, 4, 5].map((score) => h("label", { class: "pill" },
-      h("input", { type: "radio", name: "confidence", value: score, disabled: !open,
-        checked: first.confidence === score }), h("span", {}, `${score}`))));
-  const reason = h("textarea", { id: "vote-reason", name: "reason", rows: 2, maxlength: 4000, disabled: !open });
+      h("input", { type: "radio", name: "confidence", value: score, checked: first.confidence === score }),
+      h("span", {}, `${score}`))));
+  const reason = h("textarea", { id: "vote-reason", name: "reason", rows: 2, maxlength: 4000 });
   reason.value = first.reason || "";
-  const submit = h("button", { type: "submit", class: "big", disabled: !open }, (view.votes || []).length ? S.change : S.cast);
+  const submit = h("button", { type: "submit", id: "vote-submit", class: "big" }, voted ? S.change : S.cast);
   form.replaceChildren(...slotSets, confidence, h("label", { for: "vote-reason", class: "field" }, S.reason), reason,
-    submit, h("p", { id: "vote-state", role: "status" }));
+    submit, h("p", { id: "vote-hint", class: "muted" }, S.can_change), h("p", { id: "vote-state", role: "status" }));
   form.onsubmit = (e) => { e.preventDefault(); castVote(form, slots, round.round); };
   showVoteState();
 }
@@ -254,8 +321,18 @@ function showVoteState() {
   if (!target) return;
   const votes = (view.votes || []).slice().sort((a, b) => a.slot - b.slot);
   const choice = votes.map((v) => v.alias ?? S.abstained).join(", ");
-  target.className = voteState && voteState.refused ? "refused" : "";
+  if (view.status.phase !== "voting") {  // closed: what the juror chose
+    target.className = "";
+    target.textContent = votes.length ? format(S.your_vote, { choice }) : S.no_vote;
+    return;
+  }
+  const submit = node("vote-submit");
+  if (submit) submit.textContent = votes.length ? S.change : S.cast;
+  const hint = node("vote-hint");
+  if (hint) hint.hidden = votes.length > 0;  // the recorded vote's line says it too
+  target.className = voteState && voteState.refused ? "refused" : votes.length && voteState !== "pending" ? "received" : "";
   target.textContent = voteState === "pending" ? S.vote_pending
     : voteState && voteState.refused ? format(S.refused, { message: voteState.refused })
     : votes.length ? format(S.vote_saved, { choice }) : "";
+  updateJump();
 }

@@ -26,6 +26,7 @@ export function h(tag, attrs = {}, ...children) {
     if (value === null || value === undefined || value === false) continue;
     if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else if (key === "text") node.textContent = value;
+    else if (key === "style") Object.assign(node.style, value);  // the CSSOM: allowed by the pages' CSP
     else node.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children.flat()) {
@@ -48,6 +49,23 @@ export function newId(prefix) {
 export function secondsLeft(deadline) {
   if (!deadline) return null;
   return Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000));
+}
+
+// The heading of the phases after a round's questions (and of a round's start), which name no question: the
+// round and what happens now ("Round 1 of 2 — the jury votes"); null in the other phases. S holds the words
+// (head_* in templates/live/_live.html); own: words that replace a phase's, e.g. {voting: "..."} on a juror's page.
+export function roundHeading(status, S, own = {}) {
+  if (!status || !status.round) return null;
+  const values = { round: status.round, rounds: status.rounds || status.round };
+  const words = own[status.phase] || {
+    round: S.phase_round, voting: S.head_voting, vote_closed: S.head_vote_closed, tally: S.head_tally,
+    identities: S.head_identities,
+  }[status.phase];
+  if (!words) return null;
+  let line = format(words, values);
+  const left = secondsLeft(status.deadline);
+  if (left !== null && status.phase === "voting" && S.seconds_left) line += ` (${format(S.seconds_left, { seconds: left })})`;
+  return line;
 }
 
 export class Live {

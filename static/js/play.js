@@ -26,17 +26,44 @@ const live = new Live({
   onConnection: (online) => connectionLine(node("connection"), online, S),
   onRefused: (error) => { node("phase").textContent = format(S.refused, { message: error.message }); },
 });
-tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = phaseText(view.status, S); });
+tickWhileDeadline(() => view && view.status, () => showPhase(view.status));
 const screen = new ClipScreen({ live, askToJoin: true });
 node("clip").replaceChildren(screen.element);
-node("phase").after(screen.joinButton);  // seen in the lobby, before the first clip
+const joinBox = h("div", { class: "clip-join-box" }, screen.joinButton);
+node("phase").after(joinBox);  // seen in the lobby, before the first clip
+
+// After a round's questions the player has nothing to do: the page says so in words a child understands, in
+// place of the last question (its clip and answer box are hidden).
+function notice(status) {
+  const last = status.round >= (status.rounds || 0);
+  switch (status.phase) {
+    case "voting": return last ? S.wait_vote_last : S.wait_vote;
+    case "vote_closed": case "tally": case "identities":
+      return format(last ? S.round_over_last : S.round_over, { round: status.round });
+    case "finished": return S.finished_thanks;
+    default: return null;
+  }
+}
+
+function showPhase(status) {
+  const line = notice(status)
+    ? (status.phase === "finished" || !status.round ? "" : format(S.round_of, { round: status.round, rounds: status.rounds }))
+    : status.round && view.playing === false ? S.sitting_out : phaseText(status, S);
+  node("phase").textContent = line;
+  node("phase").hidden = !line;
+}
 
 function render() {
   const status = view.status || {};
   node("me").textContent = view.me ? format(S.me, { name: view.me.name }) : "";
-  node("phase").textContent = status.round && view.playing === false && status.phase !== "finished"
-    ? S.sitting_out : phaseText(status, S);
-  const question = view.question;
+  showPhase(status);
+  const message = notice(status);
+  node("notice").hidden = !message;
+  node("notice-text").textContent = message || "";
+  joinBox.hidden = Boolean(message);  // back at the next round, before its clip
+  // No stale question: none after the round's questions, nor a previous round's at a round's start.
+  const stale = view.question && status.round && view.question.round && view.question.round !== status.round;
+  const question = message || stale ? null : view.question;
   node("question").hidden = !question;
   screen.show(question, status);
   if (!question) { shownQuestion = null; return; }

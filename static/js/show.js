@@ -43,7 +43,7 @@ export function tallyView(tally, S) {
     h("h2", {}, format(S.tally_title, { round: tally.round })),
     h("ul", { class: "bars" }, tally.votes.map((row) => h("li", {},
       h("span", { class: "bar-alias" }, row.alias),
-      h("span", { class: "bar-track" }, h("span", { class: "bar-fill", style: `width:${(100 * row.votes) / most}%` })),
+      h("span", { class: "bar-track" }, h("span", { class: "bar-fill", style: { width: `${(100 * row.votes) / most}%` } })),
       h("span", { class: "bar-votes" }, `${row.votes}`)))),
     h("p", { class: "muted" }, [
       tally.majority ? format(S.majority, { alias: tally.majority }) : S.no_majority,

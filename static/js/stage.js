@@ -1,6 +1,6 @@
 // The stage screen (projector): the join QR in the lobby, the clip and question, the answers at the reveal
 // in large type, how many jurors have voted, the tally and the reveals. It sees what the jury sees.
-import { Live, boot, format, h, strings } from "./live.js";
+import { Live, boot, format, h, roundHeading, strings } from "./live.js";
 import { ClipScreen } from "./screening.js";
 import { connectionLine, phaseText, questionView, resultsView, tickWhileDeadline } from "./show.js";
 
@@ -17,7 +17,9 @@ const live = new Live({
   onConnection: (online) => connectionLine(node("connection"), online, S),
   onRefused: (error) => { node("phase").textContent = error.message; },
 });
-tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = phaseText(view.status, S); });
+// The heading says what happens: after a round's questions it names the round, not the last question.
+const heading = (status) => roundHeading(status, S) || phaseText(status, S);
+tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = heading(view.status); });
 // The projector plays with sound when the browser lets it (else muted, with a "sound on" button); with
 // clip_playback "device" it starts each clip by itself.
 const screen = new ClipScreen({ live, autoplay: true });
@@ -26,7 +28,7 @@ screen.video.addEventListener("loadedmetadata", () => fitToScreen());  // its he
 function render() {
   const status = view.status || {};
   const phase = status.phase;
-  node("phase").textContent = phaseText(status, S);
+  node("phase").textContent = heading(status);
   node("join").hidden = !["draft", "lobby"].includes(phase) || !status.open_join;
   const question = view.question;
   const showQuestion = question && ["clip", "answering", "answers_closed", "judging"].includes(phase);

@@ -97,8 +97,9 @@ class Connection:
             await self._client.eio.ws.close()
 
     async def _on_connect_error(self, data: Any = None) -> None:
-        if isinstance(data, dict) and "code" in data:
-            self._refusal = data
+        refusal = data.get("data") if isinstance(data, dict) else None  # {message, data: {code, message}}
+        if isinstance(refusal, dict) and "code" in refusal:
+            self._refusal = refusal
 
     async def _on_event(self, event: str, payload: Any = None) -> None:
         if event == "snapshot":

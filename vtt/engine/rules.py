@@ -26,6 +26,7 @@ from typing import Any
 
 from ..models import ClipPlayback, Phase, PlayerKind, QuestionType, RevealPolicy
 from . import audiences
+from .text import unstorable
 from .state import (
     AddJuror,
     DealAliases,
@@ -220,6 +221,8 @@ def _text(value: Any, name: str, *, required: bool = False) -> str:
     text = text.strip()
     _require(len(text) <= MAX_TEXT, "too_long", f"{name} is longer than {MAX_TEXT} characters")
     _require(bool(text) or not required, "empty", f"{name} is empty")
+    problem = unstorable(text)
+    _require(problem is None, "bad_text", f"{name} {problem}")
     return text
 
 

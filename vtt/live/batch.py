@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session
 
 from ..db import KeptSession, is_locked
@@ -77,18 +77,45 @@ def run_batch(database: KeptSession, submissions: list[Submission], cache: State
     """Apply ``submissions`` in one transaction; every submission gets its ``reply``.
 
     A database held by another process (SQLite's lock) is retried after ``sleep`` (which yields
-    under gevent), and a lost connection once on a new one; any other failure rolls the whole
-    batch back and answers every action with an error, so clients retry.
+    under gevent), and a lost connection once on a new one.  Any other failure rolls the batch back
+    and the batch is tried again in halves, in order, so that an action the database refuses fails
+    alone and the others commit; the one that fails by itself is answered ``server_error``.
     """
     clock = now or (lambda: datetime.now(timezone.utc))
+    result = _run_once(database, submissions, cache, sleep, clock)
+    if isinstance(result, BatchResult):
+        return result
+    if len(submissions) == 1 or isinstance(result, OperationalError):  # the database itself is in trouble
+        if len(submissions) == 1:
+            action = submissions[0].action
+            log.error("%s by %s could not be saved", action.name, action.actor, exc_info=result)
+        else:
+            log.error("a batch of %d actions failed", len(submissions), exc_info=result)
+        for submission in submissions:
+            submission.reply = {"ok": False, "error": {"code": "server_error",
+                                                       "message": "the server could not save this; try again"}}
+        return BatchResult(submissions)
+    log.warning("a batch of %d actions failed (%s); trying its halves apart", len(submissions),
+                type(result).__name__)
+    for submission in submissions:
+        submission.reply = None
+    middle = len(submissions) // 2
+    first = run_batch(database, submissions[:middle], cache, sleep, clock)
+    second = run_batch(database, submissions[middle:], cache, sleep, clock)
+    return BatchResult(submissions, first.messages + second.messages)
+
+
+def _run_once(database: KeptSession, submissions: list[Submission], cache: StateCache,
+              sleep: Callable[[float], None], clock: Callable[[], datetime]) -> BatchResult | Exception:
+    """The batch in one transaction, retried while the database is locked or once reconnected; else what
+    made it fail (rolled back)."""
     waited = 0.0
     delay = 0.002
     reconnected = False
     while True:
         try:
             with database.transaction() as db:
-                result = _decide_and_write(db, submissions, cache, clock())
-            return result
+                return _decide_and_write(db, submissions, cache, clock())
         except Exception as error:  # noqa: BLE001 - a batch must answer, whatever happened
             cache.forget({s.session_id for s in submissions})
             if isinstance(error, DBAPIError) and error.connection_invalidated and not reconnected:
@@ -99,11 +126,7 @@ def run_batch(database: KeptSession, submissions: list[Submission], cache: State
                 waited += delay
                 delay = min(delay * 2, 0.05)
                 continue
-            log.exception("a batch of %d actions failed", len(submissions))
-            for submission in submissions:
-                submission.reply = {"ok": False, "error": {"code": "server_error",
-                                                           "message": "the server could not save this; try again"}}
-            return BatchResult(submissions)
+            return error
 
 
 def _decide_and_write(db: Session, submissions: list[Submission], cache: StateCache, now: datetime) -> BatchResult:

@@ -23,6 +23,7 @@ from socketio import exceptions
 from ..engine.audiences import iso
 from ..engine.rules import Refusal
 from ..extensions import socketio
+from .frames import MALFORMED, Malformed
 from .live import Live
 from .outbox import room
 from .schemas import CLIENT_MESSAGES, Auth, Invalid, parse, parse_action
@@ -34,17 +35,27 @@ def _error(code: str, message: str) -> dict[str, Any]:
     return {"ok": False, "error": {"code": code, "message": message}}
 
 
+def connection_refused(error: dict[str, str]) -> exceptions.ConnectionRefusedError:
+    """The refusal a client's ``connect_error`` receives: ``{message, data: {code, message}}``.
+
+    socket.io-client (JavaScript) gives a handler ``err.message`` and ``err.data`` (the packet's ``data``);
+    python-socketio's client gives the whole object.  Both read ``data.code``.  (python-socketio's exception
+    class: the builtin one reaches the client as "Connection refused by server".)
+    """
+    refusal = exceptions.ConnectionRefusedError()
+    refusal.error_args = {"message": error["message"], "data": error}
+    return refusal
+
+
 @socketio.on("connect")
 def on_connect(auth: Any = None) -> None:
     live: Live = current_app.extensions["vtt.live"]
     try:
+        if isinstance(auth, Malformed):
+            raise Invalid(f"the connect frame cannot be read: {auth.reason}")
         who = live.authenticate(parse(Auth, auth or {}), bool(http_session.get("host")))
     except (Invalid, Refusal) as refused:
-        # The client's connect_error carries {code, message}; the connection is refused, not dropped silently.
-        # (python-socketio's exception: the builtin one reaches the client as "Connection refused by server")
-        refusal = exceptions.ConnectionRefusedError()
-        refusal.error_args = refused.as_error()
-        raise refusal from None
+        raise connection_refused(refused.as_error()) from None
     live.connections[request.sid] = who
     join_room(room(who.session_id, who.role))  # before the snapshot is read: nothing falls between them
     live.outbox.to_connection(request.sid, who.role, "snapshot", live.snapshot(who))
@@ -95,12 +106,21 @@ def attach(server, live: Live) -> None:
 
         return handle
 
+    def on_malformed(sid: str, reason: Any = None, acked: Any = False) -> dict[str, Any]:
+        """A frame that could not be read (``vtt.realtime.frames``): refused alone, one line in the log; a
+        client that asked for no answer is disconnected (every action of the protocol asks for one)."""
+        log.warning("a frame from %s could not be read: %s", live.connections.get(sid, sid), reason)
+        if acked is not True:
+            server.disconnect(sid)
+        return _error("malformed", f"this message cannot be read: {reason}")
+
     def on_unknown(event: str, _sid: str, *_data: Any) -> dict[str, Any]:
         known = ", ".join(["snapshot", "clock", *CLIENT_MESSAGES])
         return _error("unknown_event", f"there is no event {event!r}; the events are {known}")
 
     server.on("snapshot", on_snapshot)
     server.on("clock", on_clock)
+    server.on(MALFORMED, on_malformed)
     for event in CLIENT_MESSAGES:
         server.on(event, action_handler(event))
     server.on("*", on_unknown)

@@ -7,7 +7,7 @@ Three things are called "session" here and are named apart: a VTT session (``vtt
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Flask
@@ -39,11 +39,14 @@ class Identity:
     session_id: int
     actor_id: int | None = None
     label: str = ""
-    token: str | None = None  # handed back to an open-join juror so a reconnect finds them again
+    token: str | None = field(default=None, repr=False)  # handed back to an open-join juror (never logged)
 
     @property
     def actor(self) -> Actor:
         return Actor(self.role, self.actor_id)
+
+    def __str__(self) -> str:  # for the log
+        return f"{self.role} {self.label!r} of session {self.session_id}"
 
 
 class Live:

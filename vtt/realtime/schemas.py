@@ -24,6 +24,7 @@ from ..engine.rules import (
     MAX_SHEET_LINES,
     MAX_TEXT,
 )
+from ..engine.text import first_unstorable, unstorable
 
 ClientId = Annotated[str, Field(min_length=1, max_length=64, description="the client's id for this action: "
                                 "a replay with the same id is acknowledged again and changes nothing")]
@@ -178,6 +179,9 @@ class Invalid(ValueError):
 def parse(model: type[_Message], data: Any) -> _Message:
     if not isinstance(data, dict):
         raise Invalid(f"expected a JSON object, got {type(data).__name__}")
+    problem = first_unstorable(data)  # before the model: a text the database would refuse is this message's alone
+    if problem:
+        raise Invalid(problem)
     try:
         return model.model_validate(data)
     except ValidationError as error:
@@ -203,7 +207,7 @@ def _is_int(value: Any, low: int) -> bool:
 
 
 def _is_str(value: Any, low: int, high: int) -> bool:
-    return type(value) is str and low <= len(value) <= high
+    return type(value) is str and low <= len(value) <= high and unstorable(value) is None
 
 
 def _is_score(value: Any) -> bool:

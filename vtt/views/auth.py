@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hmac
+from urllib.parse import urlsplit
 
 from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
@@ -11,7 +12,31 @@ from flask_babel import gettext as _
 from ..extensions import limiter
 
 bp = Blueprint("auth", __name__, url_prefix="/host")
-LOGIN_LIMIT = "10 per minute"  # password guesses per address
+# Wrong passwords per client address (the right one never counts).  The address is request.remote_addr: behind a
+# reverse proxy it is the real client's only with VTT_TRUSTED_PROXIES set (vtt.security), else the proxy's.
+LOGIN_LIMIT = "10 per minute"
+
+
+def failed_login(response) -> bool:
+    """Only a refused password counts against the limit: a host signing in on several devices is not locked out."""
+    return response.status_code == 401
+
+
+def local_path(target: str) -> str | None:
+    r"""``target`` if it is a path on this site, else None (an open redirect would let a link send the host away).
+
+    Browsers drop tabs and line breaks from a URL and read a backslash as a slash, so ``/\t/evil.example`` and
+    ``/\evil.example`` both go to evil.example: anything with a control character, whitespace or a backslash is
+    refused outright, and so is anything with a scheme or a host, or starting with ``//``.
+    """
+    if not target.startswith("/") or target.startswith(("//", "/\\")):
+        return None
+    if any(ord(char) < 0x20 or ord(char) == 0x7F or char.isspace() or char == "\\" for char in target):
+        return None
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc:
+        return None
+    return target
 
 
 def host_required(view):
@@ -29,7 +54,7 @@ def inject_host() -> dict:
 
 
 @bp.route("/login", methods=["GET", "POST"])
-@limiter.limit(LOGIN_LIMIT, methods=["POST"])
+@limiter.limit(LOGIN_LIMIT, methods=["POST"], deduct_when=failed_login)
 def login():
     error = None
     if request.method == "POST":
@@ -38,11 +63,7 @@ def login():
             session.clear()
             session["host"] = True
             session.permanent = True
-            target = request.args.get("next", "")
-            # Only local paths: an open redirect would let a link send the host elsewhere.
-            if not target.startswith("/") or target.startswith("//"):
-                target = url_for("host.dashboard")
-            return redirect(target)
+            return redirect(local_path(request.args.get("next", "")) or url_for("host.dashboard"))
         error = _("Wrong password.") if given else _("Enter the host password.")
     return render_template("auth/login.html", error=error), (401 if error else 200)
 

@@ -66,6 +66,10 @@ def _person_page(model: type[Player] | type[Juror], token: str, template: str, i
 def join(code: str):
     vtt_session = _session_by_code(code)
     error = None
+    finished = vtt_session.phase == "finished"  # Phase.FINISHED (a StrEnum)
+    if finished:  # nothing to join: say so, without the form (a POST from a page opened earlier too)
+        return render_template("live/join.html", s=vtt_session, error=None, finished=True), (
+            409 if request.method == "POST" else 200)
     if request.method == "POST":
         nickname = request.form.get("nickname", "").strip()
         if not nickname:
@@ -77,11 +81,15 @@ def join(code: str):
                                                                {"nickname": nickname}, None)
             if reply.get("ok"):
                 return redirect(url_for("live.juror_page", token=reply["token"]))
-            error = reply["error"]["message"]
+            code_ = reply["error"].get("code")
+            if code_ == "finished":
+                return render_template("live/join.html", s=vtt_session, error=None, finished=True), 409
+            error = (_("This session does not take open joins now. Ask the host for a juror link.")
+                     if code_ == "join_closed" else reply["error"]["message"])
     elif not vtt_session.open_join:
         error = _("This session does not take open joins now. Ask the host for a juror link.")
-    return render_template("live/join.html", s=vtt_session, error=error), (400 if error and request.method == "POST"
-                                                                          else 200)
+    return render_template("live/join.html", s=vtt_session, error=error, finished=False), (
+        400 if error and request.method == "POST" else 200)
 
 
 @bp.get("/stage/<code>")
