@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from tests.conftest import HOST_PASSWORD, ROOT
+from tests.conftest import ROOT, host_api_token
 from vtt.bots.client import Connection, Ledger
 from vtt.db import transaction
 from vtt.models import Answer, Event, Juror, Player, PlayerKind, Question, SessionQuestion
@@ -161,11 +161,8 @@ class Host:
         self.connection: RecordingConnection | None = None
 
     async def __aenter__(self) -> Host:
-        from vtt.bots.simulate import host_cookie
-
-        cookie = await host_cookie(self.url, HOST_PASSWORD)
-        self.connection = RecordingConnection(self.url, {"code": self.sitting.code, "role": "host"}, Ledger(),
-                                              f"host-{secrets.token_hex(3)}", headers={"Cookie": cookie})
+        auth = {"code": self.sitting.code, "role": "host", "host_token": host_api_token()}
+        self.connection = RecordingConnection(self.url, auth, Ledger(), f"host-{secrets.token_hex(3)}")
         await self.connection.open()
         return self
 

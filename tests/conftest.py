@@ -98,6 +98,15 @@ def login(client, password: str = HOST_PASSWORD):
     return client.post("/host/login", data={"password": password, "csrf_token": form_token(client)})
 
 
+def host_api_token() -> str:
+    """The host's API token of this test's instance (the one a server started by the test accepts)."""
+    from vtt.config import Settings
+    from vtt.hosttoken import host_token
+
+    settings = Settings.from_env()
+    return host_token(settings.secret_key, settings.host_password)
+
+
 @pytest.fixture
 def host(client):
     assert login(client).status_code == 302

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import pandas as pd
 import pytest
 from sqlalchemy import func, select
 
-from tests.conftest import HOST_PASSWORD, ServedApp
+from tests.conftest import ServedApp, host_api_token
 from tests.live_helpers import make_session
 from vtt.bots.behaviour import Habits
 from vtt.bots.simulate import Run, cast_of, recorded
@@ -87,7 +88,7 @@ def test_bots_seated_in_an_existing_session_survive_reloads_and_dropped_connecti
     assert (cast.code, cast.jurors, len(cast.seats), cast.rounds) == (people.code, 8, 11, 2)
     habits = Habits(pace=0.1, refresh=0.5, drop=0.5, change_vote=0.5)
     with ServedApp({"DATABASE_URL": database_url}) as served:
-        simulation = Run(served.url, cast, seed=5, habits=habits, host_password=HOST_PASSWORD, timeout=120,
+        simulation = Run(served.url, cast, seed=5, habits=habits, host_token=host_api_token(), timeout=120,
                          progress=True)
         ledger = asyncio.run(simulation.play())
     bar = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]
@@ -120,10 +121,53 @@ def test_simulate_refuses_bad_arguments_with_one_line(run, database_url):
         assert result.exit_code == 1 and message in result.output, result.output
 
 
-def test_a_wrong_host_password_stops_before_the_bots_play(run, database_url, monkeypatch):
+def test_a_host_token_the_server_refuses_stops_the_run(run, database_url, monkeypatch):
     people_url = database_url
     with ServedApp({"DATABASE_URL": people_url}) as served:
         monkeypatch.setenv("VTT_HOST_PASSWORD", "not the server's")
         result = run("simulate", "--url", served.url, "--new", "--jurors", "2", "--drive", "--timeout", "30")
     assert result.exit_code == 1
-    assert "the host password was refused" in result.output
+    assert "the server refused the host bot: sign in as the host first" in result.output
+
+
+def test_a_driven_simulation_survives_a_server_killed_and_restarted(database_url, db_factory):
+    """kill -9 mid-session, a new server on the same port: the host bot comes back (its token is in the auth,
+    not a cookie the engine.io client drops after the first connect) and the run finishes with every
+    acknowledged action recorded."""
+    people = make_session(db_factory, rounds=2, per_round=2, jurors=6)
+    with db_factory() as db:
+        cast = cast_of(db, people.code)
+    first = ServedApp({"DATABASE_URL": database_url}).__enter__()
+    simulation = Run(first.url, cast, seed=3, habits=Habits(pace=0.1), host_token=host_api_token(), timeout=150)
+    restarted: list[ServedApp] = []
+
+    def answers_recorded() -> int:
+        return count_rows(db_factory, Answer, people.session_id)
+
+    async def scenario():
+        playing = asyncio.create_task(simulation.play())
+        deadline = time.monotonic() + 60
+        while await asyncio.to_thread(answers_recorded) < 3:  # mid round 1
+            assert time.monotonic() < deadline and not playing.done(), "the run did not start"
+            await asyncio.sleep(0.2)
+        first.process.kill()  # SIGKILL: no clean shutdown
+        await asyncio.to_thread(first.process.wait)
+        second = ServedApp({"DATABASE_URL": database_url})
+        second.port, second.url = first.port, first.url
+        restarted.append(await asyncio.to_thread(second.__enter__))
+        return await playing
+
+    try:
+        ledger = asyncio.run(scenario())
+    finally:
+        for served in [first, *restarted]:
+            if served.process.poll() is None:
+                served.__exit__(None, None, None)
+    assert restarted, "the server was not restarted"
+    with db_factory() as db:
+        server = recorded(db, people.session_id, simulation.run)
+    assert server["phase"] == "finished", (server, ledger.examples)
+    assert server["counts"] == {"votes": ledger.acked["votes"], "sheets": ledger.acked["sheets"],
+                                "answers": ledger.acked["answers"]}
+    assert ledger.acked["votes"] > 0 and not ledger.errors, ledger.examples
+    assert "Traceback" not in restarted[0].output, restarted[0].output

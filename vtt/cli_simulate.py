@@ -32,7 +32,7 @@ from .clitools import fail, session_factory, settings
                                                                     "session's shuffles).")
 @click.option("--pace", type=click.FloatRange(0.01, 100), default=1.0, show_default=True,
               help="Multiplies the bots' think times (0.1: fast; 3: like people).")
-@click.option("--drive", is_flag=True, help="A host bot drives the session (signed in with the host password); "
+@click.option("--drive", is_flag=True, help="A host bot drives the session (with the host's API token, see vtt host-token); "
                                           "otherwise the bots wait for a person at the host console.")
 @click.option("--timeout", type=click.FloatRange(1), default=1800, show_default=True,
               help="Seconds the whole session may take.")
@@ -53,6 +53,7 @@ def simulate(ctx: click.Context, url: str, code: str | None, new: bool, jurors: 
     from .bots.behaviour import Habits
     from .bots.simulate import Run, cast_of, new_session, recorded, summary
     from .db import transaction
+    from .hosttoken import host_token
 
     if new == bool(code):
         fail("give exactly one of --session CODE and --new")
@@ -66,14 +67,14 @@ def simulate(ctx: click.Context, url: str, code: str | None, new: bool, jurors: 
     except (LookupError, ValueError) as error:
         fail(error)
     run = Run(url, cast, seed=seed, habits=Habits(pace=pace), timeout=timeout,
-              host_password=settings().host_password if drive else None,
+              host_token=host_token(settings().secret_key, settings().host_password) if drive else None,
               progress=sys.stderr.isatty() and not as_json)
     if not as_json:
         click.echo(f"session {cast.code}: {cast.jurors} jurors, {len(cast.seats) - cast.jurors} players, "
                    f"{cast.rounds} rounds; {'the host bot drives' if drive else 'waiting for the host'}", err=True)
     try:
         asyncio.run(run.play())
-    except RuntimeError as error:  # the host could not sign in
+    except RuntimeError as error:  # the server refused the host's token
         fail(error, "the bots did not play")
     with factory() as db:
         figures = summary(run, recorded(db, cast.session_id, run.run))

@@ -9,7 +9,6 @@ prefix, so "recorded" counts exactly this run's accepted actions in the server's
 from __future__ import annotations
 
 import asyncio
-import re
 import secrets
 import sys
 import time
@@ -21,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from ..models import Event, Juror, Player, SessionQuestion, VttSession
 from .behaviour import Behaviour, Habits
-from .client import Connection, Ledger
+from .client import Connection, Ledger, Refused
 from .roles import HostBot, JurorBot, PlayerBot
 
 CONNECTS_AT_ONCE = 50  # handshakes in flight: a crowd arriving, not a stampede
@@ -101,22 +100,6 @@ def recorded(db: Session, session_id: int, run: str) -> dict[str, Any]:
 
 # --- the run ------------------------------------------------------------------------------------------
 
-async def host_cookie(url: str, password: str) -> str:
-    """Sign in on the host console as a browser would; the cookie goes on the host bot's handshake."""
-    import aiohttp
-
-    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:  # unsafe: IP hosts
-        async with http.get(f"{url}/host/login") as page:
-            found = re.search(r'name="csrf_token" value="([^"]+)"', await page.text())
-        if found is None:
-            raise RuntimeError(f"{url}/host/login has no sign-in form")
-        async with http.post(f"{url}/host/login", data={"password": password, "csrf_token": found.group(1)},
-                             allow_redirects=False) as signed_in:
-            if signed_in.status != 302:
-                raise RuntimeError(f"the host password was refused at {url} (HTTP {signed_in.status})")
-        return "; ".join(f"{c.key}={c.value}" for c in http.cookie_jar)
-
-
 @dataclass
 class Run:
     """One simulation: who plays, how, and (once run) the ledger."""
@@ -125,15 +108,14 @@ class Run:
     cast: Cast
     seed: int = 1
     habits: Habits = field(default_factory=Habits)
-    host_password: str | None = None  # given: a host bot drives the session
+    host_token: str | None = None  # given: a host bot drives the session (vtt.hosttoken)
     timeout: float = 1800.0
     progress: bool = False
     run: str = field(default_factory=lambda: f"sim{secrets.token_hex(4)}")
     ledger: Ledger = field(default_factory=Ledger)
 
     async def play(self) -> Ledger:
-        """Seat every bot, play to the end (or the timeout); a host password the server refuses stops it first."""
-        cookie = await host_cookie(self.url, self.host_password) if self.host_password is not None else None
+        """Seat every bot, play to the end (or the timeout)."""
         bots = [self._bot(seat, index) for index, seat in enumerate(self.cast.seats)]
         seated = asyncio.Event()
         gate = asyncio.Semaphore(CONNECTS_AT_ONCE)
@@ -157,8 +139,8 @@ class Run:
                 await bot.connection.close()
 
         tasks = [seat_and_play(bot) for bot in bots]
-        if cookie is not None:
-            tasks.append(self._drive(seated, cookie))
+        if self.host_token is not None:
+            tasks.append(self._drive(seated))
         over = asyncio.Event()
         watcher = asyncio.create_task(self._watch(bots, over)) if self.progress else None
         try:
@@ -179,11 +161,16 @@ class Run:
             return JurorBot(connection, behaviour)
         return PlayerBot(connection, behaviour, seat.kind)
 
-    async def _drive(self, seated: asyncio.Event, cookie: str) -> None:
+    async def _drive(self, seated: asyncio.Event) -> None:
+        """The host bot, on the host's API token: a restarted server takes it again on every reconnect (a login
+        cookie on the handshake is not sent again by the engine.io client)."""
         await seated.wait()
-        connection = Connection(self.url, {"code": self.cast.code, "role": "host"}, self.ledger, f"{self.run}-h",
-                                headers={"Cookie": cookie})
-        await connection.open()
+        auth = {"code": self.cast.code, "role": "host", "host_token": self.host_token}
+        connection = Connection(self.url, auth, self.ledger, f"{self.run}-h")
+        try:
+            await connection.open()
+        except Refused as refused:  # not this installation's server, or its host password changed
+            raise RuntimeError(f"the server refused the host bot: {refused.error['message']}") from None
         try:
             await HostBot(connection, Behaviour(self.seed, "host", self.habits)).play()
         finally:

@@ -23,6 +23,7 @@ from socketio import exceptions
 from ..engine.audiences import iso
 from ..engine.rules import Refusal
 from ..extensions import socketio
+from ..hosttoken import is_host_token
 from .frames import MALFORMED, Malformed
 from .live import Live
 from .outbox import room
@@ -53,7 +54,11 @@ def on_connect(auth: Any = None) -> None:
     try:
         if isinstance(auth, Malformed):
             raise Invalid(f"the connect frame cannot be read: {auth.reason}")
-        who = live.authenticate(parse(Auth, auth or {}), bool(http_session.get("host")))
+        given = parse(Auth, auth or {})
+        config = current_app.config
+        is_host = bool(http_session.get("host")) or is_host_token(given.host_token, config["SECRET_KEY"],
+                                                                   config["HOST_PASSWORD"])
+        who = live.authenticate(given, is_host)
     except (Invalid, Refusal) as refused:
         raise connection_refused(refused.as_error()) from None
     live.connections[request.sid] = who

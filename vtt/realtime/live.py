@@ -106,7 +106,7 @@ class Live:
             raise Refusal("bad_code", f"no session has the code {auth.code!r}")
         if auth.role == "host":
             if not is_host:
-                raise Refusal("not_host", "sign in as the host first")
+                raise Refusal("not_host", "sign in as the host first (or give the host's API token: vtt host-token)")
             return Identity("host", session_id, None, "host")
         if auth.role == "stage":
             return Identity("stage", session_id, None, "stage")

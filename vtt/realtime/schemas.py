@@ -45,9 +45,13 @@ class Auth(_Message):
     role: Literal["host", "stage", "juror"] | None = Field(
         None, description="with code: host (needs the host's login cookie), stage, or juror (open join)")
     nickname: str | None = Field(None, min_length=1, max_length=30, description="open join: the juror's nickname")
+    host_token: str | None = Field(None, max_length=64, description="with code and role host: the host's API token "
+                                   "(`vtt host-token`), instead of the host's login cookie")
 
     @model_validator(mode="after")
     def _one_way_in(self) -> Auth:
+        if self.host_token and self.role != "host":
+            raise ValueError("host_token goes with a code and role host")
         if self.token:
             if self.code or self.role or self.nickname:
                 raise ValueError("give either a token, or a code with a role, not both")
