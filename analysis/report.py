@@ -60,6 +60,7 @@ CORRECT_MARK, WRONG_MARK, NO_ANSWER, UNGRADED_MARK = "√", "×", "—", "?"  # 
 MAX_JUROR_ROWS = 100  # a streamed session has thousands of jurors: the PDF lists the first ones only
 QA_PLAYERS_PER_TABLE = 6  # answer columns narrower than this leave a word or two per line
 
+RADAR_MIN_SCALE = 0.7  # the overview's radars shrink this far to stay on the page with the players' table
 MAX_MISSING_LISTED = 20  # characters the font cannot show, listed on the cover
 OPTION_SEPARATOR = " · "  # between an option's letter and its text: "B · Deogi"
 
@@ -499,7 +500,8 @@ def _profile_section(profiles: Profiles, set_composition: Composition, look: _Lo
                  _number(p.accuracy_pct), _number(p.element_sd, 2)] for p in profiles.players.itertuples(index=False)],
                width * 0.8),
         Spacer(1, 10),
-        _radar_grid(overlay, key, width),
+        # whole: on this page, drawn smaller to fit, else on the next one; never a row of it alone on a page
+        _FitOnPage(_radar_grid(overlay, key, width), min_scale=RADAR_MIN_SCALE),
     ] + [flowable for player in profiles.players.itertuples(index=False)
          for flowable in [PageBreak()] + _player_page(profiles, player, look)]
 
@@ -516,6 +518,32 @@ def _radar_grid(radars: list[Flowable], last_cell: list[Flowable], width: float)
                               ("VALIGN", (0, 0), (-1, -1), "TOP"), ("VALIGN", (-1, -1), (-1, -1), "MIDDLE"),
                               ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0)]))
     return grid
+
+
+class _FitOnPage(Flowable):
+    """``content`` kept whole: drawn in the space left on the page, scaled down to ``min_scale`` if need be;
+    when even that does not fit, whole on the next page (a grid of radars split row by row left a page
+    holding one radar and nothing else)."""
+
+    def __init__(self, content: Flowable, min_scale: float):
+        super().__init__()
+        self.content, self.min_scale, self.scale = content, min_scale, 1.0
+
+    def wrap(self, available_width: float, available_height: float) -> tuple[float, float]:
+        width, height = self.content.wrap(available_width, available_height)
+        fits = min(1.0, available_height / height) if height else 1.0
+        self.scale = fits if fits >= self.min_scale else 1.0  # too small: the frame moves it to the next page
+        self.width, self.height = width * self.scale, height * self.scale
+        return self.width, self.height
+
+    def split(self, available_width: float, available_height: float) -> list[Flowable]:
+        return []  # never in pieces
+
+    def draw(self) -> None:
+        self.canv.saveState()
+        self.canv.scale(self.scale, self.scale)
+        self.content.drawOn(self.canv, 0, 0)
+        self.canv.restoreState()
 
 
 def _player_page(profiles: Profiles, player, look: _Look) -> list[Flowable]:

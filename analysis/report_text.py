@@ -211,6 +211,7 @@ KO: dict[str, str] = {
     "none": "없음",
     "several (tied)": "여럿 (동률)",
     "Jurors": "배심원",
+    "{jurors} · voters {voters}": "{jurors}명 · 투표자 {voters}명",
     "Abstentions": "기권",
     "AI votes": "AI 득표",
     "95 % CI": "95 % 신뢰구간",

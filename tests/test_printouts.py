@@ -102,7 +102,8 @@ def test_join_cards_carry_one_qr_per_person_with_their_own_link(served, db_facto
     assert reply.status_code == 200 and reply.mimetype == "application/pdf"
 
     pages = qr_codes(reply.data, tmp_path)
-    links = ([f"{BASE}/play/{token}" for token in people.players.values()]
+    links = ([f"{BASE}/play/{token}" for name, token in people.players.items() if name != "Agent"]
+             + [f"vtt agent --server {BASE} --token {people.players['Agent']} --backend SPEC"]
              + [f"{BASE}/jury/{token}" for token in people.jurors.values()]
              + [f"{BASE}/stage/{people.code}", f"{BASE}/join/{people.code}"])
     assert [len(codes) for codes in pages] == [8, 3]  # 3 players, 6 jurors, the stage, the open join: 8 a page
@@ -116,6 +117,28 @@ def test_join_cards_carry_one_qr_per_person_with_their_own_link(served, db_facto
     assert "지수" in cards[f"{BASE}/play/{people.players['지수']}"]
     assert "Stage screen" in cards[f"{BASE}/stage/{people.code}"]
     assert "Join the jury" in cards[f"{BASE}/join/{people.code}"]
+
+
+def test_an_ai_players_card_says_how_to_run_the_agent(served, db_factory, tmp_path):
+    app, client = served
+    people = make_session(db_factory, jurors=1, players=PLAYERS, name="Cards 2021")
+    token = people.players["Agent"]
+    command = f"vtt agent --server {BASE} --token {token} --backend SPEC"  # docs/agents.md's command line
+    for language, role, hint, not_for_ai in (
+            ("en", "AI player · Cards 2021", "Not a page to open: run the agent with the command below.",
+             "laptop or tablet"),
+            ("ko", "AI 참가자 · Cards 2021", "열어 볼 페이지가 아닙니다: 아래 명령으로 에이전트를 실행하세요.", "노트북")):
+        reply = client.get(f"/host/sessions/{people.session_id}/join-cards.pdf?lang={language}")
+        cards = cards_by_link(reply.data, tmp_path / language)
+        assert command in cards and f"{BASE}/play/{token}" not in cards  # the QR code holds the command
+        card = " ".join(cards[command].split())
+        assert role in card and hint in card and "replay:FILE, http:URL" in card, card
+        assert not_for_ai not in card
+        assert command in card or command.replace(token, token.rstrip("-")) in card, card  # printed whole
+        assert token.rstrip("-") in card
+        human = " ".join(cards[f"{BASE}/play/{people.players['Grace']}"].split())
+        assert not_for_ai in human and "vtt agent" not in human
+    assert "vtt agent --server" in (Path(__file__).parent.parent / "docs" / "agents.md").read_text()
 
 
 def test_join_cards_need_the_host(app, db_factory):

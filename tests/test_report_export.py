@@ -203,7 +203,7 @@ def test_report_writes_pdfs_and_csvs_with_the_sessions_figures(run, finished, tm
                                             "answer": "Mortified: she spilled coffee on him"}]
     info = dict(pd.read_csv(out / "session_info.csv").itertuples(index=False))
     assert info["Design hash"] == finished["hash"] and info["Join code"] == finished["code"]
-    assert info["Date"] == "2026-05-14 18:30 UTC" and str(info["Jurors"]) == "4"
+    assert info["Date"] == "2026-05-14 18:30 UTC" and info["Jurors"] == "4 · voters 4"
     assert "김민준 (human, 4 y, pre-operational)" in info["Players"] and "Agent (AI)" in info["Players"]
     assert info["Pass rule"] == "human-tie" and info["Scoring method"] == "uniform"
     assert info["Ungraded open answers"] == "1, left out of accuracy (ungraded.csv lists them): Grace q03"
@@ -346,3 +346,22 @@ def test_report_in_korean_and_in_english(run, finished, tmp_path):
     for name in ("session_info.csv", "rounds.csv", "qa_sheet.csv"):
         assert (korean / name).read_bytes() == (english / name).read_bytes(), name
     assert run("report", finished["code"], "--out", str(tmp_path / "fr"), "--lang", "fr").exit_code == 2
+
+
+def test_the_cover_counts_the_jurors_who_joined_and_those_who_voted(run, finished, db, tmp_path):
+    """A juror who joined and never voted, and one who only abstained: jurors 6, voters 4."""
+    sid = finished["id"]
+    db.add(Juror(session_id=sid, label="J5", token=secrets.token_urlsafe(18), juror_group="open"))
+    abstainer = Juror(session_id=sid, label="J6", token=secrets.token_urlsafe(18), juror_group="open")
+    db.add(abstainer)
+    db.flush()
+    db.add(Vote(session_id=sid, round=2, juror_id=abstainer.id, slot=1, player_id=None, confidence=None,
+                reason="", client_key="abstain-J6", cast_at=datetime(2026, 5, 14, 19, 30, tzinfo=timezone.utc)))
+    db.commit()
+    english, korean = tmp_path / "en", tmp_path / "ko"
+    assert run("report", finished["code"], "--out", str(english)).exit_code == 0
+    assert run("report", finished["code"], "--out", str(korean), "--lang", "ko").exit_code == 0
+    info = pd.read_csv(english / "session_info.csv").set_index("key")["value"]
+    assert info["Jurors"] == "6 · voters 4"
+    assert "Jurors 6 · voters 4" in " ".join(pdf_text(english / "report.pdf").split())
+    assert "배심원 6명 · 투표자 4명" in " ".join(pdf_text(korean / "report.pdf").split())

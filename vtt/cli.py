@@ -337,16 +337,24 @@ def demo_load() -> None:
 
 
 @main.command("host-login")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="The host the server listens on (as given to serve); 0.0.0.0 prints this machine's LAN address.")
-@click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535),
-              help="The port the server listens on.")
+@click.option("--host", help="The host the server listens on (as given to serve); 0.0.0.0 prints this machine's "
+                             "LAN address. Default: the running server's (see below), else 127.0.0.1.")
+@click.option("--port", type=click.IntRange(1, 65535),
+              help="The port the server listens on. Default: the running server's, else 5000.")
 @click.option("--url", help="Print this address instead (e.g. behind a proxy); VTT_BASE_URL does the same.")
-def host_login(host: str, port: int, url: str | None) -> None:
-    """Print where and how the host signs in."""
-    from .netaddr import base_url
+def host_login(host: str | None, port: int | None, url: str | None) -> None:
+    """Print where and how the host signs in.
 
-    click.echo(login_banner(url.rstrip("/") if url else base_url(host, port, settings().base_url)))
+    The address, in order: --url, VTT_BASE_URL, --host/--port, the server serving this instance folder now
+    (`vtt serve` and run.py note where in instance/serving.json), else http://127.0.0.1:5000.
+    """
+    from .clitools import cli_base_url
+    from .netaddr import LOOPBACK, base_url
+
+    if url or settings().base_url or (host is None and port is None):
+        click.echo(login_banner(cli_base_url(url)))
+    else:
+        click.echo(login_banner(base_url(host or LOOPBACK, port or 5000)))
 
 
 # --- analyze ------------------------------------------------------------------------------------

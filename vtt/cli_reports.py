@@ -142,13 +142,20 @@ def _session_info(session, frames) -> dict[str, str]:
         t("Seed"): str(session.seed),
         t("Rounds"): rounds,
         t("Players"): players,
-        t("Jurors"): str(len(session.jurors)),
+        t("Jurors"): t("{jurors} · voters {voters}", jurors=len(session.jurors), voters=_voters(frames.votes)),
         t("Scoring method"): session.scoring_method.value,
         t("Pass rule"): rule,
         t("Design hash"): session.design_hash or t("none recorded"),
         t("Ungraded open answers"): _ungraded_text(frames.ungraded) if ungraded else t("none"),
         **unkeyed_info(frames.questions),
     }
+
+
+def _voters(votes) -> int:
+    """Jurors who cast at least one vote that counts (an abstention names no one); beside the jurors who joined."""
+    if votes is None or not len(votes):
+        return 0
+    return int(votes.loc[votes["vote"].notna(), "juror"].nunique())
 
 
 def ai_programs_info(db, session) -> dict[str, str]:

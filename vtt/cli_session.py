@@ -20,15 +20,17 @@ SHORT_HASH = 12  # hex characters of the design hash in text output
 
 
 def _base_url(given: str | None) -> str:
-    from .links import choose_base_url
+    from .clitools import cli_base_url
 
     if given and not re.match(r"^https?://[^/\s]+", given):
         raise click.BadParameter(f"{given!r} is not an http:// or https:// address", param_hint="--base-url")
-    return choose_base_url(given, settings().base_url)
+    return cli_base_url(given)
 
 
 base_url_option = click.option(
-    "--base-url", help="What the links start with (default: VTT_BASE_URL, else http://127.0.0.1:5000).")
+    "--base-url", help="What the links start with (default: VTT_BASE_URL, else the address of the server running "
+                       "on this instance folder, noted by `vtt serve` in instance/serving.json, else "
+                       "http://127.0.0.1:5000).")
 
 
 @click.group()

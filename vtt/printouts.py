@@ -60,7 +60,7 @@ CUT_GAP = 2 * mm   # between the cards' edge and a tick
 class Card:
     role: str   # what the card is for ("Juror", "Player", ...)
     name: str   # the person's name or label, in large type
-    url: str    # what the QR code holds
+    url: str    # what the QR code holds (an AI player's: the `vtt agent` command line)
     code: str   # what someone types instead: the last part of the link
     hint: str   # one line on what to do with it
 
@@ -68,8 +68,9 @@ class Card:
 def join_cards(vtt_session: VttSession, base: str) -> list[Card]:
     """The session's cards in handing-out order: players, jurors, the stage screen, the open join link."""
     links = person_links(vtt_session, base)
-    cards = [Card(_("Player"), p["label"], p["url"], p["token"],
-                  _("Open this link on your laptop or tablet to play.")) for p in links["players"]]
+    cards = [_ai_card(p, base) if p["kind"] == "ai" else
+             Card(_("Player"), p["label"], p["url"], p["token"], _("Open this link on your laptop or tablet to play."))
+             for p in links["players"]]
     cards += [Card(_("Juror"), j["label"], j["url"], j["token"],
                    _("Scan with your phone's camera: this is your own judgment sheet.")) for j in links["jurors"]]
     cards.append(Card(_("Projector"), _("Stage screen"), links["stage_url"], vtt_session.join_code,
@@ -78,6 +79,19 @@ def join_cards(vtt_session: VttSession, base: str) -> list[Card]:
         cards.append(Card(_("Open join"), _("Join the jury"), links["join_url"], vtt_session.join_code,
                           _("Scan, choose a nickname and join the jury.")))
     return cards
+
+
+def agent_command(base: str, token: str) -> str:
+    """The ``vtt agent`` command line that plays as the AI player with ``token`` (docs/agents.md); SPEC is the
+    backend the team chooses: ``replay:FILE``, ``http:URL`` or ``python:MODULE:FUNCTION``."""
+    return f"vtt agent --server {base.rstrip('/')} --token {token} --backend SPEC"
+
+
+def _ai_card(player: dict, base: str) -> Card:
+    """An AI player plays through `vtt agent`, not a page: its card (and QR code) give the command line."""
+    return Card(_("AI player"), player["label"], agent_command(base, player["token"]), player["token"],
+                _("Not a page to open: run the agent with the command below. SPEC: replay:FILE, http:URL or "
+                  "python:MODULE:FUNCTION."))
 
 
 def join_cards_pdf(vtt_session: VttSession, base: str, language: str) -> bytes:
@@ -132,7 +146,7 @@ def _draw_card(canvas: Canvas, card: Card, session_name: str, x: float, y: float
     line_y -= 13 + 14
     canvas.setFillColor(GREY)
     canvas.setFont(REGULAR, 6.5)
-    for line in wrap_chars(card.url, REGULAR, 6.5, text_w):
+    for line in wrap_chars(card.url, REGULAR, 6.5, text_w, by_words=" " in card.url):  # a command: between words
         canvas.drawString(text_x, line_y, line)
         line_y -= 8
     canvas.setFillColor(colors.black)

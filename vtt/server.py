@@ -9,7 +9,7 @@ import socket
 import click
 
 from .app import create_app
-from .clitools import login_banner
+from .clitools import forget_serving, login_banner, record_serving
 from .db import current_revision, head_revision
 from .extensions import socketio
 from .netaddr import ALL_INTERFACES, LOOPBACK, base_url
@@ -29,15 +29,38 @@ def serve(host: str = "127.0.0.1", port: int = 5000, audit_log: str | None = Non
     check_port(host, port)
     click.echo(startup_banner(app, host, port))
     click.echo(f"Serving on http://{host}:{port} (gevent, {socketio.server.eio.async_mode}); Ctrl-C stops.")
+    instance = app.config["INSTANCE_PATH"]
+    # `vtt session show`, `vtt host-login` ... print links to where this server really is (clitools.cli_base_url).
+    record_serving(instance, host, port)
+    _forget_on_terminate(instance)
     try:
         serve_forever(app, host, port)
     except OSError as error:  # taken between the check and now
         if error.errno not in _BIND_ERRORS:
             raise
         raise click.ClickException(port_problem(host, port, error)) from error
+    finally:  # Ctrl-C, a stop, a failure: the record goes (a killed server's is ignored: its pid is gone)
+        forget_serving(instance)
 
 
 _BIND_ERRORS = (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL)
+
+
+def _forget_on_terminate(instance: str) -> None:
+    """On SIGTERM (``kill``, a service manager's stop) remove the serving record, then terminate as before."""
+    import signal
+
+    import gevent
+
+    def terminate() -> None:
+        forget_serving(instance)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    try:
+        gevent.signal_handler(signal.SIGTERM, terminate)
+    except (ValueError, AttributeError):  # not the main thread: the record is ignored once the pid is gone
+        pass
 
 
 def startup_banner(app, host: str, port: int) -> str:

@@ -173,13 +173,33 @@ function renderQuestion(status) {
   node("question").replaceChildren(h("p", { class: "question-text" }, question.text),
     question.type === "mcq" ? h("ol", { class: "choices" }, question.choices.map((c) => h("li", {}, c))) : "",
     key ? h("p", { class: "muted" }, key) : "");
-  const rows = ((view.answers || {})[question.id] || []).slice().sort((a, b) => a.alias.localeCompare(b.alias));
+  const rows = ((view.answers || {})[question.id] || []).slice();
   const missing = status.phase === "answers_closed" ? unanswered(status, rows) : "";
-  if (!rows.length) { node("answers").replaceChildren(h("p", { class: "empty" }, S.no_answers), missing); return; }
+  // Every player of the question's round, those without an answer too (the jury sees "no answer" under them).
+  const listed = rows.concat(absentRows(question, rows)).sort((a, b) => (a.alias || "").localeCompare(b.alias || ""));
+  if (!listed.length) { node("answers").replaceChildren(h("p", { class: "empty" }, S.no_answers), missing); return; }
   const editable = status.phase === "answers_closed";
   node("answers").replaceChildren(h("table", { class: "grid" },
     h("thead", {}, h("tr", {}, [S.alias, S.player, S.answer, S.seconds].map((t) => h("th", { scope: "col" }, t)))),
-    h("tbody", {}, rows.map((row) => answerRow(question, row, editable)))), missing);
+    h("tbody", {}, listed.map((row) => (row.absent ? absentRow(row) : answerRow(question, row, editable))))), missing);
+}
+
+// The players of the question's round who have not answered it, as rows of the answer table.
+function absentRows(question, rows) {
+  const round = (view.rounds || []).find((r) => r.round === question.round);
+  const answered = new Set(rows.map((row) => row.player.id));
+  return (view.players || [])
+    .filter((p) => (!round || !round.participants || round.participants.includes(p.id)) && !answered.has(p.id))
+    .map((p) => ({ absent: true, alias: round && round.aliases ? round.aliases[String(p.id)] || "" : "",
+      player: { id: p.id, name: p.name, kind: p.kind } }));
+}
+
+function absentRow(row) {
+  return h("tr", { class: "no-answer", "data-player": String(row.player.id) },
+    h("td", {}, h("span", { class: "alias" }, row.alias || "?")),
+    h("td", {}, row.player.name, " ", h("span", { class: `badge ${row.player.kind}` }, row.player.kind === "ai" ? S.kind_ai : S.kind_human)),
+    h("td", { class: "muted" }, S.no_answer || "(no answer)"),
+    h("td", { class: "num" }, ""));
 }
 
 // Before the reveal: who plays this round and has not answered (the jury would see "no answer" under an alias,

@@ -157,6 +157,53 @@ def test_page_counts_follow_the_layout(written, results):
     assert f"page 1 of {last}" in text and f"page {last} of {last} Case study <2021> & co" in text  # footer
 
 
+def radars_per_page(monkeypatch, session, results, tmp_path, session_info) -> dict[int, list[str]]:
+    """Write profiles.pdf; {page: titles of the radars drawn on it ("overlay TARGET", "민준 TARGET", ...)}."""
+    from reportlab.graphics.shapes import Drawing
+
+    questions, answers, _ = session
+    drawn: dict[int, list[str]] = {}
+    tags: dict[int, tuple[Drawing, str]] = {}  # id -> (the drawing, kept alive so ids stay unique; its title)
+    radar = charts.module_radar
+
+    def tagged(elements, module, styles, **options):
+        drawing = radar(elements, module, styles, **options)
+        who = options.get("players")
+        tags[id(drawing)] = (drawing, f"{who[0] if who else 'overlay'} {module.value.upper()}")
+        return drawing
+
+    def draw_on(self, canvas, x, y, *args, **kwargs):
+        if id(self) in tags:
+            if str(getattr(canvas, "_filename", "")).endswith("profiles.pdf"):
+                drawn.setdefault(canvas.getPageNumber(), []).append(tags[id(self)][1])
+        return original(self, canvas, x, y, *args, **kwargs)
+
+    original = Drawing.drawOn
+    monkeypatch.setattr(charts, "module_radar", tagged)
+    monkeypatch.setattr(Drawing, "drawOn", draw_on)
+    write_reports(tmp_path, questions=questions, answers=answers, profiles=results[0], session_info=session_info)
+    return drawn
+
+
+@pytest.mark.parametrize("cover_rows, overview_page", [(1, 1), (12, 1), (40, 2)])
+def test_radars_share_pages_and_the_overview_is_never_split(monkeypatch, session, results, tmp_path, cover_rows,
+                                                            overview_page):
+    """A long cover (a live session's) once pushed the overview's third radar alone onto page 2."""
+    info = {f"key {n}": f"value {n} " + "words " * (4 if cover_rows < 40 else 12) for n in range(cover_rows)}
+    drawn = radars_per_page(monkeypatch, session, results, tmp_path, info)
+    overview = [page for page, titles in drawn.items() if any(title.startswith("overlay") for title in titles)]
+    assert len(overview) == 1  # the three overlaid radars (and their legend) on one page
+    assert sorted(drawn[overview[0]]) == ["overlay CONTENT", "overlay TARGET", "overlay THINKING"]
+    # on the first page beside the players' table, drawn smaller if need be; a cover too long for that: page 2
+    assert overview == [overview_page]
+    players = list(results[0].players["player"])
+    assert len(drawn) == 1 + len(players)
+    for player in players:  # a page per player, its radars two by two
+        pages = [page for page, titles in drawn.items() if any(title.startswith(f"{player} ") for title in titles)]
+        assert len(pages) == 1 and len(drawn[pages[0]]) >= 2
+    assert all(len(titles) >= 2 for titles in drawn.values())  # never one radar alone on a page
+
+
 def test_headings_are_bookmarks_to_their_own_pages(written, results):
     raw = written["profiles.pdf"].read_bytes()  # outline entries are plain (uncompressed) objects
     titles = re.findall(rb"/Title \((CogME profiles|Player: [^)]*)", raw)
