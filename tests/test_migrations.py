@@ -17,7 +17,7 @@ from vtt.models import Base, Event, Phase, Vote, VttSession
 TABLES = {"question_bank", "question", "question_tag", "vtt_session", "session_round", "session_question",
           "player", "round_alias", "juror", "answer", "grade", "grader_mark", "sheet_entry", "vote", "identity_reveal",
           "event", "alembic_version"}
-HEAD = "0007"
+HEAD = "0008"
 
 
 def assert_schema_matches_models(url: str) -> None:
@@ -475,3 +475,33 @@ def test_sqlite_clip_screening_and_the_way_back(tmp_path):
 @pytest.mark.postgres
 def test_postgresql_clip_screening_and_the_way_back(postgres_url):
     clip_screening_and_back(postgres_url)
+
+
+# --- 0008: open join rules and removed jurors --------------------------------------------------------
+
+def join_rules_and_back(url: str) -> None:
+    upgrade(url, "0001")
+    insert_0001_data(url)
+    upgrade(url, "0007")
+    sessions = query(url, "SELECT id, open_join FROM vtt_session ORDER BY id")
+    jurors = query(url, "SELECT id, label FROM juror ORDER BY id")
+    upgrade(url)
+    assert_schema_matches_models(url)
+    # sessions before: no cap, no door code; jurors before: none removed
+    assert query(url, "SELECT id, open_join_cap, join_door FROM vtt_session ORDER BY id") == [
+        (sid, None, False) for sid, _ in sessions]
+    assert query(url, "SELECT id, removed_at FROM juror ORDER BY id") == [(jid, None) for jid, _ in jurors]
+    downgrade(url, "0007")
+    assert query(url, "SELECT id, open_join FROM vtt_session ORDER BY id") == sessions
+    assert query(url, "SELECT id, label FROM juror ORDER BY id") == jurors
+    upgrade(url)
+    assert_schema_matches_models(url)
+
+
+def test_sqlite_join_rules_and_the_way_back(tmp_path):
+    join_rules_and_back(f"sqlite:///{tmp_path / 'join.db'}")
+
+
+@pytest.mark.postgres
+def test_postgresql_join_rules_and_the_way_back(postgres_url):
+    join_rules_and_back(postgres_url)

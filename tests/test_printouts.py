@@ -3,6 +3,9 @@ form through the live engine, and the report PDF fixes ("<" glyph, colour-blind-
 
 from __future__ import annotations
 
+from vtt.admission import stage_key
+from vtt.config import Settings
+
 import io
 import math
 import re
@@ -102,10 +105,11 @@ def test_join_cards_carry_one_qr_per_person_with_their_own_link(served, db_facto
     assert reply.status_code == 200 and reply.mimetype == "application/pdf"
 
     pages = qr_codes(reply.data, tmp_path)
+    stage_link = f"{BASE}/stage/{people.code}?key={stage_key(Settings.from_env().secret_key, people.session_id)}"
     links = ([f"{BASE}/play/{token}" for name, token in people.players.items() if name != "Agent"]
              + [f"vtt agent --server {BASE} --token {people.players['Agent']} --backend SPEC"]
              + [f"{BASE}/jury/{token}" for token in people.jurors.values()]
-             + [f"{BASE}/stage/{people.code}", f"{BASE}/join/{people.code}"])
+             + [stage_link, f"{BASE}/join/{people.code}"])
     assert [len(codes) for codes in pages] == [8, 3]  # 3 players, 6 jurors, the stage, the open join: 8 a page
     assert sorted(code for codes in pages for code in codes) == sorted(links)
     cards = cards_by_link(reply.data, tmp_path)
@@ -115,7 +119,7 @@ def test_join_cards_carry_one_qr_per_person_with_their_own_link(served, db_facto
         assert "Juror · Cards 2021" in card and re.search(rf"^{label}$", card, re.M), card
         assert token.rstrip("-") in card, card
     assert "지수" in cards[f"{BASE}/play/{people.players['지수']}"]
-    assert "Stage screen" in cards[f"{BASE}/stage/{people.code}"]
+    assert "Stage screen" in cards[stage_link]
     assert "Join the jury" in cards[f"{BASE}/join/{people.code}"]
 
 

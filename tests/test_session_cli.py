@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from vtt.admission import stage_key
+from vtt.config import Settings
+
 import hashlib
 import json
 import re
@@ -59,7 +62,7 @@ def test_create_with_numbered_jurors_prints_one_json_object(run, db, demo_bank):
     expected = demo_design(jurors=[{"label": f"J{n:02d}"} for n in range(1, 17)])
     assert stored.design == expected
     assert out["design_hash"] == sha256_of(expected) == stored.design_hash
-    assert out["stage_url"] == f"{BASE}/stage/{out['code']}"
+    assert out["stage_url"] == f"{BASE}/stage/{out['code']}?key={stage_key(Settings.from_env().secret_key, stored.id)}"
     assert out["join_url"] == f"{BASE}/join/{out['code']}"  # the demo design has open_join
     assert [(p["label"], p["kind"]) for p in out["players"]] == [
         ("김민준", "human"), ("Lena", "human"), ("Tomás", "human"), ("Grace", "human"), ("Agent", "ai")]
@@ -89,7 +92,8 @@ def test_create_prints_the_code_seed_hash_and_every_link(run, db, demo_bank, mon
         "seed:        2021 (from the design)",
         f"design hash: {stored.design_hash[:12]} (sha256; `vtt session show {stored.join_code}` prints it whole)"]
     assert stored.design_hash == sha256_of(demo_design())  # the file as given, its own 16 jurors included
-    assert f"stage screen: http://192.0.2.7:5000/stage/{stored.join_code}" in lines
+    key = stage_key(Settings.from_env().secret_key, stored.id)
+    assert f"stage screen: http://192.0.2.7:5000/stage/{stored.join_code}?key={key}" in lines
     assert f"open join:    http://192.0.2.7:5000/join/{stored.join_code}" in lines
     for player in stored.players:
         assert any(line.split() == [player.name, str(player.kind), f"http://192.0.2.7:5000/play/{player.token}"]
@@ -213,7 +217,8 @@ def test_list_and_show(run, db, demo_bank, tmp_path):
         "design:        5 rounds x 6 questions from bank 'Demo drama bank'",
         "seed:          2021",
         f"design hash:   {first['design_hash']}"]
-    assert f"stage screen: {BASE}/stage/{first['code']}" in text
+    stage_path = first["stage_url"].split("/stage/")[1]  # the code and the stage key
+    assert f"stage screen: {BASE}/stage/{stage_path}" in text and "?key=" in stage_path
     assert f"open join:    {BASE}/join/{first['code']}" in text
     tokens = {p["label"]: p["token"] for p in first["players"] + first["jurors"]}
     assert f"  Agent   ai     {BASE}/play/{tokens['Agent']}" in text

@@ -104,7 +104,7 @@ def session_create(file: Path, jurors_option: str | None, name: str | None, base
     try:
         with transaction(session_factory()) as db:
             created = create_session(db, config, actor="cli")
-            summary = _summary(created, person_links(created, base))
+            summary = _summary(created, person_links(created, base, settings().secret_key))
             clips = [ref for _where, ref in session_refs(db, created.id)]
     except InputError as error:
         fail(error, "no session was created")
@@ -200,7 +200,7 @@ def session_show(code: str, base_url: str | None, as_json: bool) -> None:
         vtt = db.scalar(select(VttSession).where(VttSession.join_code == wanted))
         if vtt is None:
             fail(f"no session with join code {wanted!r} (`vtt session list` shows every session)")
-        summary = _summary(vtt, person_links(vtt, base))
+        summary = _summary(vtt, person_links(vtt, base, settings().secret_key))
         state = {"phase": str(vtt.phase), "status": str(vtt.status), "current_round": vtt.current_round,
                  "current_position": vtt.current_position, "state_version": vtt.state_version,
                  "created_at": vtt.created_at.isoformat()}

@@ -15,19 +15,22 @@ def choose_base_url(given: str | None = None, configured: str | None = None) -> 
     return (given or configured or DEFAULT_BASE_URL).rstrip("/")
 
 
-def person_links(session, base: str) -> dict[str, Any]:
+def person_links(session, base: str, secret_key: str) -> dict[str, Any]:
     """Every link of a session (a :class:`vtt.models.VttSession`) under ``base``.
 
     ``{"stage_url", "join_url" (None unless open join), "players": [{"label", "kind", "token", "url"}],
-    "jurors": [{"label", "token", "url"}]}``, players and jurors in the order they were created.
+    "jurors": [{"label", "token", "url", "removed"}]}``, players and jurors in the order they were created.  The
+    stage link carries the stage key (the installation's ``secret_key`` makes it): that stage shows the door code.
     """
+    from .admission import stage_key
+
     base = base.rstrip("/")
     code = session.join_code
     return {
-        "stage_url": f"{base}/stage/{code}",
+        "stage_url": f"{base}/stage/{code}?key={stage_key(secret_key, session.id)}",
         "join_url": f"{base}/join/{code}" if session.open_join else None,
         "players": [{"label": player.name, "kind": str(player.kind), "token": player.token,
                      "url": f"{base}/play/{player.token}"} for player in session.players],
-        "jurors": [{"label": juror.label, "token": juror.token, "url": f"{base}/jury/{juror.token}"}
-                   for juror in session.jurors],
+        "jurors": [{"label": juror.label, "token": juror.token, "url": f"{base}/jury/{juror.token}",
+                    "removed": juror.removed_at is not None} for juror in session.jurors],
     }

@@ -25,6 +25,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     event,
+    false,
     text,
 )
 from sqlalchemy.types import TypeDecorator
@@ -267,6 +268,8 @@ class VttSession(Base):
     scoring_method: Mapped[ScoringMethod] = mapped_column(
         _enum(ScoringMethod, "scoring_method"), default=ScoringMethod.COGSCI2024)
     open_join: Mapped[bool] = mapped_column(default=False)  # jurors may join with the code and a nickname
+    open_join_cap: Mapped[int | None]  # at most this many jurors join openly; None: no cap
+    join_door: Mapped[bool] = mapped_column(default=False, server_default=false())  # open joins need the door code
     design: Mapped[dict[str, Any]] = mapped_column(default=dict)  # the frozen, pre-registered design
     design_hash: Mapped[str] = mapped_column(String(64), default="")  # sha256 of the canonical design JSON
     phase: Mapped[Phase] = mapped_column(_enum(Phase, "phase"), default=Phase.DRAFT)
@@ -416,6 +419,7 @@ class Juror(Base):
     expert: Mapped[bool | None]  # AI expert or not
     juror_group: Mapped[str | None] = mapped_column(String(40))  # e.g. "panel", or "open" for open joins
     joined_at: Mapped[datetime] = mapped_column(default=utcnow)
+    removed_at: Mapped[datetime | None]  # removed by the host: no link, no say, their votes left the tally
 
     session: Mapped[VttSession] = relationship(back_populates="jurors")
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
+from flask import current_app
 from flask_babel import force_locale
 from flask_babel import gettext as _
 from reportlab.graphics import renderPDF
@@ -67,7 +68,7 @@ class Card:
 
 def join_cards(vtt_session: VttSession, base: str) -> list[Card]:
     """The session's cards in handing-out order: players, jurors, the stage screen, the open join link."""
-    links = person_links(vtt_session, base)
+    links = person_links(vtt_session, base, current_app.config["SECRET_KEY"])
     cards = [_ai_card(p, base) if p["kind"] == "ai" else
              Card(_("Player"), p["label"], p["url"], p["token"], _("Open this link on your laptop or tablet to play."))
              for p in links["players"]]
@@ -225,7 +226,8 @@ def paper_sheets_pdf(vtt_session: VttSession, jurors: Sequence[Juror], rounds: S
     :func:`vtt.paper.sheet_rounds`), in ``language``."""
     register_fonts()
     with force_locale(language):
-        links = {j["token"]: j for j in person_links(vtt_session, base)["jurors"]}
+        secret = current_app.config["SECRET_KEY"]
+        links = {j["token"]: j for j in person_links(vtt_session, base, secret)["jurors"]}
         styles = _styles()
         story: list[Flowable] = []
         for index, juror in enumerate(jurors):

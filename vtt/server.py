@@ -93,7 +93,7 @@ def _demo_join_link(app, base: str) -> str | None:
         demo = session.scalar(select(VttSession).where(VttSession.name == name))
         if demo is None:
             return None
-        links = person_links(demo, base)
+        links = person_links(demo, base, app.config["SECRET_KEY"])
     return links["join_url"] or (links["jurors"][0]["url"] if links["jurors"] else None)
 
 

@@ -3,7 +3,7 @@
 // and the AI players' agents (their last report; the host types or imports an answer when one fails).
 import { Live, boot, format, h, newId, strings } from "./live.js";
 import { ClipScreen } from "./screening.js";
-import { connectionLine, phaseText, tickWhileDeadline } from "./show.js";
+import { connectionLine, phaseText, showRefusal, tickWhileDeadline } from "./show.js";
 
 const S = strings();
 const { auth, key } = boot();
@@ -15,10 +15,16 @@ const live = new Live({
   key,
   onView: (data, event) => { view = data; if (!event || !event.startsWith("ack:")) render(event); },
   onConnection: (online) => connectionLine(node("connection"), online, S),
-  onRefused: (error) => { node("phase").textContent = format(S.refused, { message: error.message }); },
+  onRefused: (error) => showRefusal(node("phase"), node("connection"), error, S),
 });
 tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = phaseText(view.status, S); });
 node("open-join").addEventListener("change", (event) => move("set_open_join", { open: event.target.checked }));
+node("join-door").addEventListener("change", (event) => move("set_open_join", {
+  open: node("open-join").checked, door: event.target.checked }));
+node("join-cap-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  move("set_open_join", { open: node("open-join").checked, cap: Number(node("join-cap").value || 0) });
+});
 // The host's preview follows the screening, muted: the host sees what the room sees.
 const preview = new ClipScreen({ live, audible: false });
 node("clip-preview").replaceChildren(preview.element);
@@ -149,8 +155,10 @@ function render() {
   renderQuestion(status);
   renderVotes(status);
   renderPeople();
+  renderJury(status);
   renderAgents(status);
   node("open-join").checked = Boolean(status.open_join);
+  if (status.open_join && node("door-line").hidden) showDoor();
 }
 
 function renderFlow(status) {
@@ -262,6 +270,44 @@ function renderVotes(status) {
         p: tally.p_value === null ? "–" : Number(tally.p_value).toPrecision(2) })) : "",
     verdict ? h("p", { class: "phase" }, verdict) : "");
 }
+
+// --- the jury: who joined (openly or by card), removing a juror, the open join's door code ----------------
+const JURORS_LISTED = 200;
+const DOOR_REFRESH_MS = 15000;
+
+function renderJury(status) {
+  const jurors = view.jurors || [];
+  const removed = jurors.filter((j) => j.removed).length;
+  node("jury-summary").textContent = format(S.jury_summary, {
+    jurors: jurors.length - removed, open: jurors.filter((j) => j.open).length, removed });
+  node("join-door").checked = Boolean(status.join_door);
+  if (document.activeElement !== node("join-cap")) node("join-cap").value = view.open_join_cap || 0;
+  const here = new Set((view.connected || {}).juror_labels || []);
+  const newest = [...jurors].sort((a, b) => String(b.joined_at).localeCompare(String(a.joined_at)));
+  node("jurors").replaceChildren(...newest.slice(0, JURORS_LISTED).map((juror) => h("li",
+    { class: juror.removed ? "removed" : "" },
+    h("span", { class: `dot ${here.has(juror.label) ? "on" : ""}`, "aria-hidden": "true" }),
+    h("span", { class: "juror-label" }, juror.label), " ",
+    juror.open ? h("span", { class: "badge" }, S.joined_openly) : "",
+    juror.removed ? h("span", { class: "badge removed" }, S.removed)
+      : h("button", { type: "button", class: "secondary small", "data-remove": juror.label,
+        onclick: () => { if (window.confirm(format(S.remove_confirm, { label: juror.label }))) {
+          move("remove_juror", { juror: juror.label });
+        } } }, S.remove))),
+  jurors.length > JURORS_LISTED ? h("li", { class: "muted" }, format(S.more_jurors,
+    { count: jurors.length - JURORS_LISTED })) : "");
+}
+
+async function showDoor() {
+  if (!view || !(view.status || {}).open_join || !live.socket.connected) { node("door-line").hidden = true; return; }
+  const reply = await new Promise((resolve) => {
+    live.socket.timeout(5000).emit("door", null, (error, answer) => resolve(error ? null : answer));
+  });
+  if (!reply || !reply.ok) return;
+  node("door-code").textContent = reply.door;
+  node("door-line").hidden = false;
+}
+window.setInterval(showDoor, DOOR_REFRESH_MS);
 
 function renderPeople() {
   const connected = view.connected || {};

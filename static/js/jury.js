@@ -2,7 +2,7 @@
 // juror types, drafts kept in localStorage), the round's vote, the tally and reveals when the host shows them.
 import { Live, boot, format, h, roundHeading, strings } from "./live.js";
 import { ClipScreen } from "./screening.js";
-import { connectionLine, phaseText, questionView, resultsView, tickWhileDeadline } from "./show.js";
+import { connectionLine, phaseText, showRefusal, questionView, resultsView, tickWhileDeadline } from "./show.js";
 
 const SAVE_DEBOUNCE_MS = 1000;  // save once typing pauses this long, or this long after the first unsaved
 const SAVE_MAX_WAIT_MS = 2000;  // change while the juror keeps typing, at the page's next save slot: one every
@@ -33,7 +33,7 @@ const live = new Live({
     render(event);
   },
   onConnection: (online) => connectionLine(node("connection"), online, S),
-  onRefused: (error) => { node("phase").textContent = format(S.refused, { message: error.message }); },
+  onRefused: (error) => showRefusal(node("phase"), node("connection"), error, S),
 });
 // After a round's questions the heading names the round and what happens, not the last question.
 const heading = (status) => roundHeading(status, S, { voting: S.head_vote_juror }) || phaseText(status, S);
@@ -127,6 +127,7 @@ function render(event) {
   node("phase").textContent = heading(status);
   renderQuestion(status);
   renderSheet();
+  if (event === "mine") { refreshSavedLines(); voteState = (view.votes || []).length ? "saved" : voteState; }
   renderVote(status, event);
   const results = resultsView(view, S);
   node("results").replaceChildren(...results);
@@ -222,6 +223,25 @@ function renderSheet() {
   }
 }
 
+// Lines saved from another tab of this juror ("mine") show here too, unless this tab is editing them.
+function refreshSavedLines() {
+  for (const row of view.sheet || []) {
+    const k = lineKey(row.question, row.alias);
+    if (drafts[k]) continue;
+    const id = `l-${row.question}-${row.alias}`;
+    const note = document.getElementById(`${id}-note`);
+    if (!note) continue;
+    note.value = row.note || "";
+    const marked = document.getElementById(`${id}-ai`);
+    if (marked) marked.checked = Boolean(row.looks_like_ai);
+    for (const radio of document.querySelectorAll(`input[name="${CSS.escape(`${id}-likeness`)}"]`)) {
+      radio.checked = Number(radio.value) === row.human_likeness;
+    }
+    lineState[k] = "saved";
+    showLineState(row.question, row.alias);
+  }
+}
+
 function sheetLine(question, answer, locked) {
   const line = currentLine(question, answer.alias);
   const id = `l-${question}-${answer.alias}`;
@@ -257,7 +277,8 @@ function renderVote(status, event) {
     || (status.phase === "finished" && voted));
   if (box.hidden) return;
   const form = node("vote-form");
-  if (form.dataset.round === String(round.round) && form.dataset.open === String(open) && event !== "round") {
+  const redraw = event === "round" || event === "mine";  // a new round, or a vote cast in another tab
+  if (form.dataset.round === String(round.round) && form.dataset.open === String(open) && !redraw) {
     showVoteState();
     return;  // keep what the juror is choosing
   }

@@ -85,21 +85,31 @@ export class Live {
     this.clockOffset = 0;             // server time minus this page's time, in ms
     this.socket = io({ auth: (cb) => cb(this.auth), transports: ["websocket", "polling"] });
     this.socket.on("connect", () => { this.onConnection(true); this.flush(); this.syncClock(); });
-    this.socket.on("disconnect", () => { this.inFlight.clear(); this.onConnection(false); });
-    this.socket.on("connect_error", (error) => {
-      if (error && error.data && error.data.code) {
-        this.socket.disconnect();  // refused (bad link, closed join): no point in retrying
-        this.onRefused(error.data);
-      }
+    this.socket.on("disconnect", () => { this.inFlight.clear(); if (!this.refused) this.onConnection(false); });
+    this.socket.on("connect_error", (error) => {  // {message, data: {code, message}} (docs/protocol.md)
+      if (error && error.data && error.data.code) this.refuse(error.data);  // else a network failure: retried
     });
     this.socket.on("snapshot", (snapshot) => this.applySnapshot(snapshot));
     this.socket.on("presence", (connected) => {  // who is connected (host only; not part of the versioned state)
       if (this.data) { this.data.connected = connected; this.onView(this.data, "presence"); }
     });
+    this.socket.on("mine", (payload) => {  // this person's accepted action, from this page or another of theirs
+      if (this.data && payload) { applyOwn(this.data, payload); this.onView(this.data, "mine"); }
+    });
+    this.socket.on("link_revoked", (payload) => {  // removed by the host, or given a new link: this one is dead
+      this.refuse({ code: "link_revoked", message: (payload && payload.reason) || "link_revoked" });
+    });
     this.socket.onAny((event, payload) => {
-      if (event !== "snapshot" && event !== "presence") this.applyEvent(event, payload);
+      if (!UNVERSIONED.has(event)) this.applyEvent(event, payload);
     });
     window.setInterval(() => this.flush(), RETRY_MS);
+  }
+
+  // Refused for good (bad link, closed join, removed): stop retrying, say why.
+  refuse(error) {
+    this.refused = true;
+    this.socket.disconnect();
+    this.onRefused(error);
   }
 
   applySnapshot(snapshot) {
@@ -199,6 +209,26 @@ export class Live {
 }
 
 // What each event changes in a view (the same rules as vtt/bots/view.py).
+// Events outside the versioned state: applied as they come.
+const UNVERSIONED = new Set(["snapshot", "presence", "mine", "link_revoked"]);
+
+// A person's own accepted action (docs/protocol.md, "mine"): as the ack put it into the view, for every tab.
+export function applyOwn(data, payload) {
+  const { action, ...fields } = payload;
+  if (action === "vote" && data.status && fields.round === data.status.round) {
+    const { round, slot, alias, confidence, reason } = fields;
+    data.votes = [...(data.votes || []).filter((v) => v.slot !== slot), { round, slot, alias, confidence, reason }];
+  } else if (action === "sheet") {
+    const lines = fields.lines || [fields];
+    const same = (a, b) => a.question === b.question && a.alias === b.alias;
+    data.sheet = [...(data.sheet || []).filter((row) => !lines.some((line) => same(row, line))),
+      ...lines.map(({ question, alias, note, human_likeness, looks_like_ai }) => (
+        { question, alias, note, human_likeness, looks_like_ai }))];
+  } else if (action === "answer") {
+    data.answer = { question: fields.question, text: fields.text || "", choice: fields.choice ?? null };
+  }
+}
+
 function applyToView(data, event, payload) {
   switch (event) {
     case "status": data.status = payload; break;
@@ -221,6 +251,12 @@ function applyToView(data, event, payload) {
       break;
     }
     case "tells": data.tells = payload; break;
+    case "juror": {  // the host's: a juror joined openly, or was removed
+      const rows = (data.jurors || []).filter((row) => row.label !== payload.label);
+      const before = (data.jurors || []).find((row) => row.label === payload.label) || {};
+      data.jurors = [...rows, { ...before, ...payload }];
+      break;
+    }
     case "votes": data.votes = payload; break;
     case "tally":
       data.tallies = [...(data.tallies || []).filter((t) => t.round !== payload.round), payload];

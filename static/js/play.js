@@ -2,7 +2,7 @@
 // (changeable until answering closes), and a clear "received" once the server has it on disk.
 import { Live, boot, format, h, strings } from "./live.js";
 import { ClipScreen } from "./screening.js";
-import { connectionLine, phaseText, tickWhileDeadline } from "./show.js";
+import { connectionLine, phaseText, showRefusal, tickWhileDeadline } from "./show.js";
 
 const S = strings();
 const { auth, key } = boot();
@@ -24,7 +24,7 @@ const live = new Live({
     if (!event || !event.startsWith("ack:")) render();
   },
   onConnection: (online) => connectionLine(node("connection"), online, S),
-  onRefused: (error) => { node("phase").textContent = format(S.refused, { message: error.message }); },
+  onRefused: (error) => showRefusal(node("phase"), node("connection"), error, S),
 });
 tickWhileDeadline(() => view && view.status, () => showPhase(view.status));
 const screen = new ClipScreen({ live, askToJoin: true });

@@ -24,6 +24,15 @@ export function tickWhileDeadline(getStatus, render) {
   }, 1000);
 }
 
+// A refused connection (a wrong, replaced or removed link; a full or closed join): said plainly, and no
+// "reconnecting" after it: the page has stopped trying.
+export function showRefusal(heading, line, error, S) {
+  const words = { bad_token: S.link_bad, link_revoked: S.link_revoked }[error.code];
+  heading.textContent = words || format(S.link_refused, { message: error.message });
+  line.textContent = S.not_connected;
+  line.classList.add("offline");
+}
+
 export function connectionLine(node, online, S) {
   node.textContent = online ? S.connected : S.offline;
   node.classList.toggle("offline", !online);

@@ -2,7 +2,7 @@
 // in large type, how many jurors have voted, the tally and the reveals. It sees what the jury sees.
 import { Live, boot, format, h, roundHeading, strings } from "./live.js";
 import { ClipScreen } from "./screening.js";
-import { connectionLine, phaseText, questionView, resultsView, tickWhileDeadline } from "./show.js";
+import { connectionLine, phaseText, showRefusal, questionView, resultsView, tickWhileDeadline } from "./show.js";
 
 const S = strings();
 const { auth, key } = boot();
@@ -15,7 +15,7 @@ const live = new Live({
   key,
   onView: (data) => { view = data; render(); },
   onConnection: (online) => connectionLine(node("connection"), online, S),
-  onRefused: (error) => { node("phase").textContent = error.message; },
+  onRefused: (error) => showRefusal(node("phase"), node("connection"), error, S),
 });
 // The heading says what happens: after a round's questions it names the round, not the last question.
 const heading = (status) => roundHeading(status, S) || phaseText(status, S);
@@ -25,11 +25,30 @@ tickWhileDeadline(() => view && view.status, () => { node("phase").textContent =
 const screen = new ClipScreen({ live, autoplay: true });
 screen.video.addEventListener("loadedmetadata", () => fitToScreen());  // its height is known now
 
+// A stage opened with the host's link (its stage key) shows the open join's door code, and puts it in the QR
+// code so that a phone scanning it joins without typing; the code changes every two minutes.
+const DOOR_REFRESH_MS = 15000;
+let doorShown = null;
+
+async function showDoor() {
+  if (!auth.key || !live.socket.connected || node("join").hidden) return;
+  const reply = await new Promise((resolve) => {
+    live.socket.timeout(5000).emit("door", null, (error, answer) => resolve(error ? null : answer));
+  });
+  if (!reply || !reply.ok || reply.door === doorShown) return;
+  doorShown = reply.door;
+  node("door-code").textContent = reply.door;
+  node("door").hidden = false;
+  node("join").querySelector("img").src = `${S.join_qr}?door=${reply.door}`;
+}
+window.setInterval(showDoor, DOOR_REFRESH_MS);
+
 function render() {
   const status = view.status || {};
   const phase = status.phase;
   node("phase").textContent = heading(status);
   node("join").hidden = !["draft", "lobby"].includes(phase) || !status.open_join;
+  if (!node("join").hidden && doorShown === null) showDoor();
   const question = view.question;
   const showQuestion = question && ["clip", "answering", "answers_closed", "judging"].includes(phase);
   node("question").hidden = !showQuestion;

@@ -45,6 +45,7 @@ def status(state: LiveState) -> dict[str, Any]:
         "theme": current.theme if current else None,
         "vote_slots": state.ai_votes_per_juror,
         "open_join": state.open_join,
+        "join_door": state.join_door,  # whether an open join needs the stage's door code (never the code)
         "sheet_save_seconds": sheet_save_seconds(len(state.juror_labels)),
         "clip_playback": state.clip_playback.value,
         "screening": screening(state),
@@ -142,7 +143,8 @@ def identities(state: LiveState, number: int) -> dict[str, Any]:
 
 def vote_count(state: LiveState) -> dict[str, Any]:
     """How many jurors have voted in the round (not for whom)."""
-    return {"round": state.round, "voted": state.voted_jurors(), "jurors": len(state.juror_labels)}
+    return {"round": state.round, "voted": state.voted_jurors(),
+            "jurors": len(state.juror_labels) - len(state.removed_jurors)}
 
 
 def jury_view(state: LiveState) -> dict[str, Any]:

@@ -37,6 +37,8 @@ from .state import (
     MarkQuestion,
     MarkRound,
     QuestionInfo,
+    RemoveJuror,
+    RenewToken,
     RevealIdentity,
     SaveAnswer,
     SaveSheet,
@@ -63,6 +65,7 @@ MAX_FILE_NAME = 200
 # enough for the status to arrive and the video to seek on a venue's Wi-Fi.
 SCREENING_LEAD = timedelta(seconds=1.5)
 MAX_CLIP_SECONDS = 3600.0
+MAX_JURORS = 100_000  # an open-join cap beyond any hall
 
 Tally = Callable[[LiveState, int], dict[str, Any]]
 
@@ -143,6 +146,8 @@ def decide(state: LiveState, action: Action, now: datetime, tally: Tally) -> lis
         roles, function = handler
         if action.actor.role not in roles:
             raise Refusal("not_allowed", f"a {action.actor.role} cannot {action.name.replace('_', ' ')}")
+        if action.actor.role == "juror" and action.actor.id in state.removed_jurors:
+            raise Refusal("removed", "the host removed you from this session's jury")
         outcome = function(state, action, now, tally)
     except Refusal as refusal:
         refusal.before = outcomes
@@ -478,9 +483,15 @@ def _finish(state: LiveState, action: Action, now: datetime, tally: Tally) -> Ou
 
 
 def _set_open_join(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    """Open or close open join; ``cap`` (0: none) and ``door`` (the stage's door code needed) when given."""
     value = action.args.get("open")
     _require(isinstance(value, bool), "bad_field", "open must be true or false")
-    return Outcome(effects=[SetOpenJoin(value)], status_changed=True)
+    cap = _whole(action.args.get("cap"), "cap", 0, MAX_JURORS)
+    door = action.args.get("door")
+    _require(door is None or isinstance(door, bool), "bad_field", "door must be true or false")
+    effect = SetOpenJoin(value, state.open_join_cap if cap is None else (cap or None),
+                         state.join_door if door is None else door)
+    return Outcome(effects=[effect], status_changed=True)
 
 
 # --- players and jurors -----------------------------------------------------------------------
@@ -626,14 +637,59 @@ def _vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outc
 
 
 def _join(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    """An open join.  ``door_ok`` is set by the server (never by a client): the stage's door code was given."""
     _require(state.open_join, "join_closed", "this session does not take open joins")
     _require(state.phase is not Phase.FINISHED, "finished", "the session has finished")
+    _require(not state.join_door or action.args.get("door_ok") is True, "door_code",
+             "enter the door code shown on the stage screen")
+    _require(state.open_join_cap is None or state.open_jurors < state.open_join_cap, "join_full",
+             f"this session's open join is full ({state.open_join_cap} jurors): ask the host")
     nickname = _text(action.args.get("nickname"), "nickname", required=True)[:30]
     label, number = nickname, 2
     while label in state.juror_labels:
         label, number = f"{nickname} ({number})", number + 1
     token = secrets.token_urlsafe(18)
-    return Outcome(effects=[AddJuror(label, token, "open")], reply={"label": label, "token": token})
+    outcome = Outcome(effects=[AddJuror(label, token, "open")], reply={"label": label, "token": token})
+    outcome.announce = lambda after: [Message("host", "juror", {"label": label, "open": True, "removed": False,
+                                                                "joined_at": audiences.iso(now)})]
+    return outcome
+
+
+def _remove_juror(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    """The host removes a juror (an open-join stranger, a lost phone): their link stops working, they can no
+    longer act, and their votes leave the tally (the event log keeps them)."""
+    label = action.args.get("juror")
+    _require(isinstance(label, str) and label in state.juror_ids, "unknown_juror",
+             f"this session has no juror {label!r}")
+    juror_id = state.juror_ids[label]
+    _require(juror_id not in state.removed_jurors, "already_removed", f"{label} was already removed")
+    outcome = Outcome(effects=[RemoveJuror(juror_id, secrets.token_urlsafe(18), now)],
+                      reply={"disconnect": {"role": "juror", "id": juror_id}})
+
+    def announce(after: LiveState) -> list[Message]:
+        messages = [Message("host", "juror", {"label": label, "removed": True})]
+        return messages + (_vote_count_messages(after) if after.phase is Phase.VOTING else [])
+
+    outcome.announce = announce
+    return outcome
+
+
+def _new_link(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    """A person's link replaced by a new one (a link sent to the wrong person, a lost phone): the old link stops
+    working and its open pages are disconnected."""
+    player, juror = action.args.get("player"), action.args.get("juror")
+    _require((player is None) != (juror is None), "bad_field", "give either player (an id) or juror (a label)")
+    if player is not None:
+        _require(player in state.players, "unknown_player", f"this session has no player {player!r}")
+        role, person = "player", player
+    else:
+        _require(isinstance(juror, str) and juror in state.juror_ids, "unknown_juror",
+                 f"this session has no juror {juror!r}")
+        role, person = "juror", state.juror_ids[juror]
+        _require(person not in state.removed_jurors, "already_removed", f"{juror} was removed")
+    token = secrets.token_urlsafe(18)
+    return Outcome(effects=[RenewToken(role, person, token)],
+                   reply={"token": token, "disconnect": {"role": role, "id": person}})
 
 
 _HOST = frozenset({"host"})
@@ -654,6 +710,8 @@ _HANDLERS: dict[str, tuple[frozenset[str], Callable[..., Outcome]]] = {
     "reveal_identities": (_HOST, _reveal_identities),
     "finish": (_HOST, _finish),
     "set_open_join": (_HOST, _set_open_join),
+    "remove_juror": (_HOST, _remove_juror),
+    "new_link": (_HOST, _new_link),
     "enter_answer": (_HOST, _enter_answer),
     "answer": (frozenset({"player"}), _answer),
     "agent": (frozenset({"player"}), _agent_status),

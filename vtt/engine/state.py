@@ -111,6 +111,11 @@ class LiveState:
     answers: dict[int, dict[int, AnswerInfo]] = field(default_factory=dict)  # question -> player -> answer
     votes: dict[int, dict[int, VoteInfo]] = field(default_factory=dict)  # current round: juror -> slot -> vote
     juror_labels: set[str] = field(default_factory=set)
+    juror_ids: dict[str, int] = field(default_factory=dict)  # by label (a new juror's id arrives with its write)
+    removed_jurors: set[int] = field(default_factory=set)  # removed by the host: no say, no votes
+    open_jurors: int = 0  # jurors who joined openly, removed ones included (what a cap counts)
+    open_join_cap: int | None = None  # at most this many open joins; None: no cap
+    join_door: bool = False  # an open join needs the stage's door code
     pass_rule: str = "human-tie"  # for the tally at the close of a vote
     pass_alpha: float = 0.05
     pass_threshold_pct: float = 70.0
@@ -253,6 +258,24 @@ class RevealIdentity(Effect):
 @dataclass(frozen=True)
 class SetOpenJoin(Effect):
     open: bool
+    cap: int | None
+    door: bool
+
+
+@dataclass(frozen=True)
+class RemoveJuror(Effect):
+    juror_id: int
+    token: str  # the juror's link is replaced by one nobody has
+    at: datetime
+
+
+@dataclass(frozen=True)
+class RenewToken(Effect):
+    """A person's link replaced (the host gave them a new one): the old one stops working."""
+
+    role: str  # player | juror
+    person_id: int
+    token: str
 
 
 @dataclass(frozen=True)
@@ -316,10 +339,14 @@ def apply_effect(state: LiveState, effect: Effect) -> None:
         case RevealIdentity():
             state.round_info[effect.round].revealed.add(effect.player_id)
         case SetOpenJoin():
-            state.open_join = effect.open
+            state.open_join, state.open_join_cap, state.join_door = effect.open, effect.cap, effect.door
         case AddJuror():
             state.juror_labels.add(effect.label)
-        case SaveSheet() | LogEvent():
+            state.open_jurors += effect.group == "open"
+        case RemoveJuror():
+            state.removed_jurors.add(effect.juror_id)
+            state.votes.pop(effect.juror_id, None)
+        case SaveSheet() | LogEvent() | RenewToken():
             pass  # kept in the database only: the rules never need them again
         case _:
             raise TypeError(f"unknown effect {effect!r}")

@@ -145,6 +145,7 @@ def _decide_and_write(db: Session, submissions: list[Submission], cache: StateCa
         effects = [effect for outcome in outcomes for effect in outcome.effects]
         result.messages += _stamped(state, outcomes)
         new_jurors = write_effects(db, state, effects)
+        state.juror_ids.update(new_jurors)  # ids come with the write: the host may remove a juror who just joined
         for item in items:
             if item.reply and item.reply.get("ok") and "label" in item.reply and item.reply["label"] in new_jurors:
                 item.reply["juror"] = new_jurors[item.reply["label"]]

@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -28,6 +28,8 @@ from ..engine.state import (
     MarkRound,
     PlayerInfo,
     QuestionInfo,
+    RemoveJuror,
+    RenewToken,
     RevealIdentity,
     RoundInfo,
     SaveAnswer,
@@ -99,7 +101,8 @@ def load_state(db: Session, session_id: int) -> LiveState:
     if row.current_round is not None:
         for v in db.scalars(select(Vote).where(Vote.session_id == session_id, Vote.round == row.current_round)):
             votes[v.juror_id][v.slot] = VoteInfo(v.player_id, v.alias, v.confidence, v.reason)
-    labels = set(db.scalars(select(Juror.label).where(Juror.session_id == session_id)))
+    jurors = db.execute(select(Juror.id, Juror.label, Juror.juror_group, Juror.removed_at)
+                        .where(Juror.session_id == session_id)).all()
     return LiveState(
         session_id=row.id, code=row.join_code, name=row.name, seed=row.seed, rounds=row.rounds,
         answer_seconds=row.answer_seconds, vote_seconds=row.vote_seconds, reveal_policy=row.reveal_policy,
@@ -108,7 +111,10 @@ def load_state(db: Session, session_id: int) -> LiveState:
         state_version=row.state_version,
         audience_versions={a: int(row.audience_versions.get(a, 0)) for a in AUDIENCES},
         players=players, questions=questions, round_info=rounds, answers=dict(answers), votes=dict(votes),
-        juror_labels=labels, pass_rule=row.pass_rule.value, pass_alpha=row.pass_alpha,
+        juror_labels={j.label for j in jurors}, juror_ids={j.label: j.id for j in jurors},
+        removed_jurors={j.id for j in jurors if j.removed_at is not None},
+        open_jurors=sum(j.juror_group == "open" for j in jurors), open_join_cap=row.open_join_cap,
+        join_door=row.join_door, pass_rule=row.pass_rule.value, pass_alpha=row.pass_alpha,
         pass_threshold_pct=row.pass_threshold_pct,
         clip_playback=ClipPlayback(row.design.get("clip_playback", ClipPlayback.HOST.value)))
 
@@ -249,7 +255,7 @@ def _upsert(db: Session, model, rows: list[dict[str, Any]], keys: list[str], upd
 
 # The session row as the state has it, written at the end of every batch (parameters bound per batch).
 _SESSION_FIELDS = ("phase", "phase_deadline_at", "current_round", "current_position", "state_version",
-                   "audience_versions", "open_join", "status")
+                   "audience_versions", "open_join", "open_join_cap", "join_door", "status")
 _WRITE_SESSION = (update(_SESSIONS).where(_SESSIONS.c.id == bindparam("session_id"))
                   .values({name: bindparam(f"new_{name}") for name in _SESSION_FIELDS}))
 
@@ -319,6 +325,11 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
                 details = db.scalar(select(_PLAYERS.c.details).where(_PLAYERS.c.id == effect.player_id)) or {}
                 db.execute(update(_PLAYERS).where(_PLAYERS.c.id == effect.player_id)
                            .values(details={**details, "agent": agent_report(effect)}))
+            case RemoveJuror():
+                _remove_juror(db, sid, effect)
+            case RenewToken():
+                table = _PLAYERS if effect.role == "player" else Juror.__table__
+                db.execute(update(table).where(table.c.id == effect.person_id).values(token=effect.token))
             case AddJuror():
                 juror = Juror(session_id=sid, label=effect.label, token=effect.token, juror_group=effect.group)
                 db.add(juror)
@@ -341,9 +352,22 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
     values = {"phase": state.phase, "phase_deadline_at": state.deadline, "current_round": state.round,
               "current_position": state.position, "state_version": state.state_version,
               "audience_versions": dict(state.audience_versions), "open_join": state.open_join,
+              "open_join_cap": state.open_join_cap, "join_door": state.join_door,
               "status": STATUS_OF_PHASE.get(state.phase, SessionStatus.RUNNING)}
     _execute_many(db, _WRITE_SESSION, [{"session_id": sid, **{f"new_{name}": value for name, value in values.items()}}])
     return new_jurors
+
+
+def _remove_juror(db: Session, session_id: int, effect: RemoveJuror) -> None:
+    """The juror's link replaced, marked removed, and their votes deleted, logged first with every field."""
+    removed = [{"round": v.round, "slot": v.slot, "alias": v.alias, "player_id": v.player_id,
+                "confidence": v.confidence, "reason": v.reason, "cast_at": v.cast_at.isoformat()}
+               for v in db.scalars(select(Vote).where(Vote.juror_id == effect.juror_id))]
+    db.execute(update(Juror.__table__).where(Juror.__table__.c.id == effect.juror_id)
+               .values(token=effect.token, removed_at=effect.at))
+    db.execute(delete(Vote.__table__).where(Vote.__table__.c.juror_id == effect.juror_id))
+    db.add(Event(session_id=session_id, at=effect.at, kind="votes_removed", actor="host",
+                 payload={"juror_id": effect.juror_id, "votes": removed}, client_key=None))
 
 
 def _flush_answers(db: Session, rows: list[dict[str, Any]]) -> None:
@@ -390,3 +414,12 @@ def juror_rows(db: Session, session_id: int, juror_id: int, round_: int | None) 
                        .where(Vote.session_id == session_id, Vote.juror_id == juror_id, Vote.round == round_)).all()
     return ([{"question": q, "alias": a, "note": n, "human_likeness": h, "looks_like_ai": m} for q, a, n, h, m in sheet],
             [{"round": r, "slot": s, "alias": a, "confidence": c, "reason": why} for r, s, a, c, why in votes])
+
+
+def jury_rows(db: Session, session_id: int) -> list[dict[str, Any]]:
+    """The session's jurors for the host, newest first: label, joined openly or not, removed or not, when."""
+    rows = db.execute(select(Juror.label, Juror.juror_group, Juror.removed_at, Juror.joined_at)
+                      .where(Juror.session_id == session_id).order_by(Juror.id.desc())).all()
+    return [{"label": label, "open": group == "open", "removed": removed is not None,
+             "joined_at": joined.isoformat().replace("+00:00", "Z") if joined else None}
+            for label, group, removed, joined in rows]

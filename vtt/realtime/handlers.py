@@ -17,16 +17,18 @@ from typing import Any
 
 from flask import current_app, request
 from flask import session as http_session
+from flask_limiter.util import get_remote_address
 from flask_socketio import join_room
 from socketio import exceptions
 
+from ..admission import door_code, door_expires
 from ..engine.audiences import iso
 from ..engine.rules import Refusal
 from ..extensions import socketio
 from ..hosttoken import is_host_token
 from .frames import MALFORMED, Malformed
 from .live import Live
-from .outbox import room
+from .outbox import person_room, room
 from .schemas import CLIENT_MESSAGES, Auth, Invalid, parse, parse_action
 
 log = logging.getLogger(__name__)
@@ -58,11 +60,13 @@ def on_connect(auth: Any = None) -> None:
         config = current_app.config
         is_host = bool(http_session.get("host")) or is_host_token(given.host_token, config["SECRET_KEY"],
                                                                    config["HOST_PASSWORD"])
-        who = live.authenticate(given, is_host)
+        who = live.authenticate(given, is_host, get_remote_address())
     except (Invalid, Refusal) as refused:
         raise connection_refused(refused.as_error()) from None
     live.connections[request.sid] = who
     join_room(room(who.session_id, who.role))  # before the snapshot is read: nothing falls between them
+    if who.actor_id is not None:
+        join_room(person_room(who.session_id, who.role, who.actor_id))  # their other tabs' actions (``mine``)
     live.outbox.to_connection(request.sid, who.role, "snapshot", live.snapshot(who))
     live.presence_changed(who.session_id)
 
@@ -92,6 +96,17 @@ def attach(server, live: Live) -> None:
         now = iso(datetime.now(timezone.utc), "milliseconds")
         return live.outbox.record_ack(sid, who.role, "clock", {"ok": True, "now": now})
 
+    def on_door(sid: str, _data: Any = None) -> dict[str, Any]:
+        """The open join's door code now and when it changes: for the host and a stage opened with its key."""
+        who = live.connections.get(sid)
+        if who is None:
+            return _error("not_connected", "connect with a token or code first")
+        if not who.sees_door:
+            return _error("not_allowed", "only the host and the stage screen (opened with its key) see the door code")
+        reply = {"ok": True, "door": door_code(live.secret_key, who.session_id),
+                 "changes_at": iso(datetime.fromtimestamp(door_expires(), timezone.utc))}
+        return live.outbox.record_ack(sid, who.role, "door", reply)
+
     def action_handler(event: str):
         def handle(sid: str, data: Any = None) -> dict[str, Any]:
             who = live.connections.get(sid)
@@ -120,11 +135,12 @@ def attach(server, live: Live) -> None:
         return _error("malformed", f"this message cannot be read: {reason}")
 
     def on_unknown(event: str, _sid: str, *_data: Any) -> dict[str, Any]:
-        known = ", ".join(["snapshot", "clock", *CLIENT_MESSAGES])
+        known = ", ".join(["snapshot", "clock", "door", *CLIENT_MESSAGES])
         return _error("unknown_event", f"there is no event {event!r}; the events are {known}")
 
     server.on("snapshot", on_snapshot)
     server.on("clock", on_clock)
+    server.on("door", on_door)
     server.on(MALFORMED, on_malformed)
     for event in CLIENT_MESSAGES:
         server.on(event, action_handler(event))

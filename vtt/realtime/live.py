@@ -16,13 +16,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..db import KeptSession, make_writer_engine
+from ..admission import admit, stage_key_valid
 from ..engine import audiences
 from ..engine.rules import Action, Actor, Refusal
 from ..engine.state import LiveState
-from ..live.store import current_version, juror_rows, load_state
+from ..live.store import current_version, juror_rows, jury_rows, load_state
 from ..models import Juror, Player, VttSession
 from .loopwatch import LoopWatch, QuietCollector
-from .outbox import Outbox
+from .outbox import Outbox, person_room
 from .schemas import Auth
 from .writer import Writer
 
@@ -40,6 +41,7 @@ class Identity:
     actor_id: int | None = None
     label: str = ""
     token: str | None = field(default=None, repr=False)  # handed back to an open-join juror (never logged)
+    sees_door: bool = False  # the host, or a stage opened with the stage key: may ask for the door code
 
     @property
     def actor(self) -> Actor:
@@ -54,6 +56,7 @@ class Live:
         self.socketio = socketio
         self.reader = reader
         self.database_url = app.config["DATABASE_URL"]
+        self.secret_key = app.config["SECRET_KEY"]  # door codes and stage keys (vtt.admission)
         self.outbox = Outbox(socketio, app.config.get("AUDIT_LOG"))
         self.connections: dict[str, Identity] = {}
         self._presence_due: set[int] = set()  # sessions whose host gets a presence message shortly
@@ -86,12 +89,26 @@ class Live:
                 self._writer = None
 
     def submit(self, who: Identity, name: str, args: dict[str, Any], client_key: str | None) -> dict[str, Any]:
-        return self.writer.submit(who.session_id, Action(who.actor, name, args, client_key))
+        reply = self.writer.submit(who.session_id, Action(who.actor, name, args, client_key))
+        person = reply.pop("disconnect", None) if reply.get("ok") else None
+        if person is not None:  # removed, or given a new link: the old link's pages are closed
+            self.disconnect_person(who.session_id, person["role"], person["id"], name)
+        return reply
+
+    def disconnect_person(self, session_id: int, role: str, person_id: int, why: str) -> None:
+        """Tell a person's open pages why, then close their connections on this process (a page elsewhere is
+        refused at its next connect, and a removed juror's next action is refused by the rules)."""
+        target = person_room(session_id, role, person_id)
+        self.outbox.to_person(session_id, role, person_id, "link_revoked", {"reason": why})
+        server = self.socketio.server
+        for sid, _eio_sid in list(server.manager.get_participants("/", target)):
+            server.disconnect(sid)
 
     # --- connections ----------------------------------------------------------------------------
 
-    def authenticate(self, auth: Auth, is_host: bool) -> Identity:
-        """The identity a connection's ``auth`` proves; raises :class:`Refusal` otherwise."""
+    def authenticate(self, auth: Auth, is_host: bool, address: str) -> Identity:
+        """The identity a connection's ``auth`` proves; raises :class:`Refusal` otherwise.  An open join is
+        counted against the join rates of ``address`` (vtt.admission)."""
         with self.reader() as db:
             if auth.token:
                 player = db.scalar(select(Player).where(Player.token == auth.token))
@@ -107,10 +124,13 @@ class Live:
         if auth.role == "host":
             if not is_host:
                 raise Refusal("not_host", "sign in as the host first (or give the host's API token: vtt host-token)")
-            return Identity("host", session_id, None, "host")
+            return Identity("host", session_id, None, "host", sees_door=True)
         if auth.role == "stage":
-            return Identity("stage", session_id, None, "stage")
-        reply = self.submit(Identity("guest", session_id), "join", {"nickname": auth.nickname}, None)
+            return Identity("stage", session_id, None, "stage",
+                            sees_door=stage_key_valid(auth.key, self.secret_key, session_id))
+        door_ok = admit(address, session_id, auth.door)
+        reply = self.submit(Identity("guest", session_id), "join", {"nickname": auth.nickname, "door_ok": door_ok},
+                            None)
         if not reply.get("ok"):
             raise Refusal(reply["error"]["code"], reply["error"]["message"])
         return Identity("juror", session_id, reply["juror"], reply["label"], reply["token"])
@@ -151,7 +171,8 @@ class Live:
             elif who.role == "stage":
                 view = audiences.stage_snapshot(state)
             else:
-                view = audiences.host_snapshot(state, self.presence(who.session_id))
+                view = {**audiences.host_snapshot(state, self.presence(who.session_id)),
+                        "jurors": jury_rows(db, who.session_id), "open_join_cap": state.open_join_cap}
         return {**view, "state_version": state.state_version}
 
     def _state_for_reading(self, db: Session, session_id: int) -> LiveState:

@@ -21,6 +21,11 @@ def room(session_id: int, audience: str) -> str:
     return f"vtt:{session_id}:{audience}"
 
 
+def person_room(session_id: int, role: str, person_id: int) -> str:
+    """The room of one player's or juror's connections (their tabs and devices)."""
+    return f"vtt:{session_id}:{role}:{person_id}"
+
+
 class AuditLog:
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -43,6 +48,12 @@ class Outbox:
         target = room(session_id, audience)
         if self.audit:
             self.audit.write(audience, target, event, payload)
+        self.socketio.emit(event, payload, to=target)
+
+    def to_person(self, session_id: int, role: str, person_id: int, event: str, payload: dict[str, Any]) -> None:
+        target = person_room(session_id, role, person_id)
+        if self.audit:
+            self.audit.write(role, target, event, payload)
         self.socketio.emit(event, payload, to=target)
 
     def to_connection(self, sid: str, audience: str, event: str, payload: dict[str, Any]) -> None:

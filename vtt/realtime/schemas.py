@@ -20,6 +20,7 @@ from ..engine.rules import (
     MAX_CLIP_SECONDS,
     MAX_EXTEND_SECONDS,
     MAX_FILE_NAME,
+    MAX_JURORS,
     MAX_PROVENANCE,
     MAX_SHEET_LINES,
     MAX_TEXT,
@@ -47,6 +48,10 @@ class Auth(_Message):
     nickname: str | None = Field(None, min_length=1, max_length=30, description="open join: the juror's nickname")
     host_token: str | None = Field(None, max_length=64, description="with code and role host: the host's API token "
                                    "(`vtt host-token`), instead of the host's login cookie")
+    door: str | None = Field(None, max_length=8, description="open join: the door code the stage screen shows "
+                             "(needed when the session's status says join_door; lifts the per-address join limit)")
+    key: str | None = Field(None, max_length=64, description="with code and role stage: the stage key of the host "
+                            "console's stage link; such a stage is shown the door code")
 
     @model_validator(mode="after")
     def _one_way_in(self) -> Auth:
@@ -152,7 +157,7 @@ class HostIn(_Message):
     duration: float | None = Field(None, gt=0, le=MAX_CLIP_SECONDS, description="play_clip: how many seconds the "
                                    "clip plays (its span, or the file's length from the start); answering opens "
                                    "when it has played. Default: the span's length when it has both ends")
-    player: int | None = Field(None, description="edit_answer, enter_answer: whose answer")
+    player: int | None = Field(None, description="edit_answer, enter_answer: whose answer; new_link: the player")
     text: Text | None = Field(None, description="edit_answer: the new text; enter_answer: an open answer")
     choice: int | None = Field(None, ge=0, description="enter_answer: a multiple-choice answer, the 0-based option")
     question: int | None = Field(None, description="enter_answer: the question's id (refused unless it is the "
@@ -162,6 +167,12 @@ class HostIn(_Message):
     file: str | None = Field(None, max_length=MAX_FILE_NAME, description="enter_answer: the imported file's name")
     redact: bool = Field(False, description="edit_answer: blank the answer instead")
     open: bool | None = Field(None, description="set_open_join")
+    cap: int | None = Field(None, ge=0, le=MAX_JURORS, description="set_open_join: at most this many open joins "
+                            "(0: no cap); unchanged when absent")
+    door: bool | None = Field(None, description="set_open_join: open joins need the stage's door code; unchanged "
+                              "when absent")
+    juror: str | None = Field(None, min_length=1, max_length=40, description="remove_juror, new_link: the juror's "
+                              "label")
     force: bool = Field(False, description="finish: stop before the last round is over")
 
 

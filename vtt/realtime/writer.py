@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 MAX_BATCH_WEIGHT = 300
 TICK_SECONDS = 0.25
 REPLY_TIMEOUT = 60
+OWN_ACTIONS = frozenset({"vote", "sheet", "answer"})  # echoed to the person's other connections as ``mine``
 
 
 def _weight(item: tuple[Submission, Any]) -> int:
@@ -117,6 +118,8 @@ class Writer:
                     self.outbox.to_audience(message.session_id, message.audience, message.event, message.payload)
                 except Exception:  # noqa: BLE001 - a failed emit is healed by the client's gap check
                     log.exception("emitting %s to %s failed", message.event, message.audience)
+            for submission in submissions:
+                self._echo_own(submission)
         finally:  # whatever happened, nobody waits for a reply that will not come
             for submission, done in batch:
                 if submission.action.name == "tick":
@@ -126,6 +129,19 @@ class Writer:
                                                                "message": "the server could not save this; try again"}}
                 if done is not None:
                     done.set()
+
+    def _echo_own(self, submission: Submission) -> None:
+        """A player's or juror's accepted action reaches all their connections (another tab, a second device)
+        as ``mine``; the sender's page applies it as it did on the ack."""
+        action, reply = submission.action, submission.reply
+        if action.name not in OWN_ACTIONS or action.actor.id is None or not reply or not reply.get("ok") \
+                or reply.get("duplicate"):
+            return
+        try:
+            self.outbox.to_person(submission.session_id, action.actor.role, action.actor.id, "mine",
+                                  {"action": action.name, **action.args})
+        except Exception:  # noqa: BLE001 - the other tabs catch up on their next snapshot
+            log.exception("echoing %s to %s failed", action.name, action.actor.label)
 
     def _tick(self) -> None:
         while self._running:

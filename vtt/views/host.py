@@ -12,14 +12,15 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import selectinload
-from werkzeug.exceptions import MethodNotAllowed, NotFound
+from werkzeug.exceptions import MethodNotAllowed, NotFound, RequestEntityTooLarge
 from werkzeug.routing import RequestRedirect
 
 from analysis.taxonomy import UnknownElement, element_order, lookup
 
 from ..banks import FORMATS
 from ..banks.store import bank_composition
-from ..banks.upload import UPLOAD_SUFFIXES, UploadError, import_upload, upload_name
+from ..banks.upload import (MAX_UPLOAD_BYTES, UPLOAD_SUFFIXES, UploadBusy, UploadError, import_beside_loop,
+                            upload_name, upload_slot)
 from ..extensions import db
 from ..links import person_links
 from ..models import Player, Question, QuestionBank, QuestionTag, QuestionType, RoundStatus, SessionQuestion, VttSession
@@ -58,10 +59,33 @@ def _dashboard(upload: dict | None = None, status: int = 200):
                            upload=upload or {}, formats=FORMATS, suffixes=UPLOAD_SUFFIXES), status
 
 
+@bp.url_value_preprocessor
+def _bound_bank_upload(endpoint: str | None, _values: dict | None) -> None:
+    """A bank upload over :data:`MAX_UPLOAD_BYTES` is refused before its body is read.
+
+    This runs before the app's ``before_request`` functions, and so before the CSRF check parses the form
+    (on the event loop); a body without a Content-Length stops at the same limit as it is read.
+    """
+    if endpoint != "host.upload_bank":
+        return
+    request.max_content_length = MAX_UPLOAD_BYTES
+    if request.content_length is not None and request.content_length > MAX_UPLOAD_BYTES:
+        raise RequestEntityTooLarge(description=upload_too_large_message())
+
+
+def upload_too_large_message() -> str:
+    return _("The bank file is too large: at most %(mb)d MB can be uploaded. Split it into several banks, or "
+             "import it with “vtt questions import” on the server.", mb=MAX_UPLOAD_BYTES // 2**20)
+
+
 @bp.post("/banks/upload")
 @host_required
 def upload_bank():
-    """Import an uploaded bank file whole, as ``vtt questions import`` does, or show every problem and import nothing."""
+    """Import an uploaded bank file whole, as ``vtt questions import`` does, or show every problem and import nothing.
+
+    Reading, checking and writing run beside the event loop (:func:`vtt.banks.upload.import_beside_loop`: a
+    thread, or a worker process for a large file), one upload at a time; the request's own session only reads.
+    """
     upload = request.files.get("file")
     filename = upload.filename if upload else ""
     form = {"bank": request.form.get("bank", "").strip(), "format": request.form.get("format", "auto"),
@@ -69,25 +93,26 @@ def upload_bank():
     if not filename:
         return _dashboard({**form, "problems": [_("Choose a file to upload.")]}, 422)
     bank_name = form["bank"] or upload_name(filename).rsplit(".", 1)[0]
-    session = db.session
     try:
-        result = import_upload(session, upload.stream, filename, bank_name, fmt=form["format"],
-                               strict=form["strict"], allow_missing_keys=form["allow_missing_keys"], actor="host")
-        session.commit()
+        with upload_slot():
+            outcome = import_beside_loop(current_app.config["DATABASE_URL"], upload.stream, filename, bank_name,
+                                         fmt=form["format"], strict=form["strict"],
+                                         allow_missing_keys=form["allow_missing_keys"], actor="host")
+    except UploadBusy:
+        return _dashboard({**form, "problems": [_("Another bank file is being imported. Send this one again when "
+                                                  "it is done.")]}, 409)
     except UploadError as error:
-        session.rollback()
         problems = unique(error.problems)
         return _dashboard({**form, "file": upload_name(filename), "count": len(problems), "encoding": error.encoding,
                            "problems": summarize(problems, _("fix these first; the rest are alike"))}, 422)
-    bank = session.scalar(select(QuestionBank).where(QuestionBank.name == bank_name))
     flash(_("Imported %(count)d questions (%(format)s) into bank %(bank)s; %(untagged)d without CogME tags.",
-            count=len(result.records), format=result.format, bank=bank_name, untagged=len(result.untagged)), "success")
-    warnings = unique(result.warnings)
+            count=outcome.questions, format=outcome.format, bank=bank_name, untagged=outcome.untagged), "success")
+    warnings = unique(outcome.warnings)
     if warnings:
         flash(_("%(count)d known quirks of published files, imported as noted:", count=len(warnings)), "info")
         for line in summarize(warnings, _("tick “refuse quirks” to list them all as problems")):
             flash(line, "info")
-    return redirect(url_for("host.bank", bank_id=bank.id))
+    return redirect(url_for("host.bank", bank_id=outcome.bank_id))
 
 
 @bp.get("/banks/<int:bank_id>")
@@ -179,7 +204,8 @@ def session_config(session_id: int):
     players = session.scalars(select(Player).where(Player.session_id == vtt_session.id).order_by(Player.id)).all()
     base = join_base_url()
     return render_template("host/session.html", s=vtt_session, rounds=rounds, round_states=round_states,
-                           players=players, links=person_links(vtt_session, base), base_url=base,
+                           players=players, base_url=base,
+                           links=person_links(vtt_session, base, current_app.config["SECRET_KEY"]),
                            base_url_local=only_this_machine(base), pages=_session_pages(vtt_session.id),
                            pending=RoundStatus.PENDING)
 
@@ -225,7 +251,7 @@ def set_base_url():
 def set_participants(session_id: int, number: int):
     """Who plays a round, through the engine's own ``set_participants`` action (everyone ticked: everyone)."""
     vtt_session = db.session.get(VttSession, session_id) or abort(404)
-    chosen = sorted({int(value) for value in request.form.getlist("players") if value.isdigit()})
+    chosen = sorted({int(value) for value in request.form.getlist("players") if value.isascii() and value.isdigit()})
     everyone = chosen == sorted(player.id for player in vtt_session.players)
     live = current_app.extensions["vtt.live"]
     reply = live.submit(Identity("host", session_id), "set_participants",
@@ -235,3 +261,21 @@ def set_participants(session_id: int, number: int):
     else:
         flash(_("Round %(number)d: %(message)s", number=number, message=reply["error"]["message"]), "error")
     return redirect(url_for("host.session_config", session_id=session_id, _anchor=f"round-{number}"))
+
+
+@bp.post("/sessions/<int:session_id>/new-link")
+@host_required
+def new_link(session_id: int):
+    """Replace a player's or juror's link (sent to the wrong person, a lost phone): the old one stops working and
+    its open pages close.  Through the engine's ``new_link`` action, like every change to a live session."""
+    db.session.get(VttSession, session_id) or abort(404)
+    player, juror = request.form.get("player", ""), request.form.get("juror", "")
+    args = {"player": int(player)} if player.isascii() and player.isdigit() else {"juror": juror[:40]}
+    reply = current_app.extensions["vtt.live"].submit(Identity("host", session_id), "new_link", args, None)
+    who = juror or next((p.name for p in db.session.get(VttSession, session_id).players if str(p.id) == player), "?")
+    if reply.get("ok"):
+        flash(_("%(who)s has a new link; the old one no longer works.", who=who), "success")
+    else:
+        flash(_("%(who)s: %(message)s", who=who, message=reply["error"]["message"]), "error")
+    return redirect(url_for("host.session_config", session_id=session_id,
+                            _anchor="players-title" if player else "jurors-title"))

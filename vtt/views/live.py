@@ -19,12 +19,15 @@ from flask import (
 )
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from flask_limiter.util import get_remote_address
 from sqlalchemy import select
 from werkzeug.security import safe_join
 
+from ..admission import admit, stage_key, stage_key_valid
 from ..ai_answers import ImportProblem, answer_from_predictions
+from ..engine.rules import Refusal
 from ..media import phone_rendition
-from ..extensions import db, limiter
+from ..extensions import db
 from ..models import Juror, Player, VttSession
 from ..offloop import off_loop
 from ..realtime.live import Identity
@@ -33,7 +36,6 @@ from .joinurl import join_base_url
 
 bp = Blueprint("live", __name__)
 
-JOIN_LIMIT = "20 per minute"  # open joins per address: a venue shares one address, a script does not get far
 
 
 def _session_by_code(code: str) -> VttSession:
@@ -62,14 +64,15 @@ def _person_page(model: type[Player] | type[Juror], token: str, template: str, i
 
 
 @bp.route("/join/<code>", methods=["GET", "POST"])
-@limiter.limit(JOIN_LIMIT, methods=["POST"])
 def join(code: str):
     vtt_session = _session_by_code(code)
     error = None
+    door = (request.form.get("door") or request.args.get("door") or "").strip()[:8]  # the stage's QR carries it
     finished = vtt_session.phase == "finished"  # Phase.FINISHED (a StrEnum)
     if finished:  # nothing to join: say so, without the form (a POST from a page opened earlier too)
-        return render_template("live/join.html", s=vtt_session, error=None, finished=True), (
+        return render_template("live/join.html", s=vtt_session, error=None, finished=True, door=door), (
             409 if request.method == "POST" else 200)
+    status = 200
     if request.method == "POST":
         nickname = request.form.get("nickname", "").strip()
         if not nickname:
@@ -77,33 +80,55 @@ def join(code: str):
         elif len(nickname) > 30:
             error = _("A nickname has at most 30 characters.")
         else:
-            reply = current_app.extensions["vtt.live"].submit(Identity("guest", vtt_session.id), "join",
-                                                               {"nickname": nickname}, None)
+            live = current_app.extensions["vtt.live"]
+            try:
+                door_ok = admit(get_remote_address(), vtt_session.id, door)
+            except Refusal:
+                return render_template("live/join.html", s=vtt_session, finished=False, door=door, error=_(
+                    "Too many joins right now. Try again in a minute, or enter the door code shown on the "
+                    "stage screen.")), 429, {"Retry-After": "60"}
+            reply = live.submit(Identity("guest", vtt_session.id), "join",
+                                {"nickname": nickname, "door_ok": door_ok}, None)
             if reply.get("ok"):
                 return redirect(url_for("live.juror_page", token=reply["token"]))
             code_ = reply["error"].get("code")
             if code_ == "finished":
-                return render_template("live/join.html", s=vtt_session, error=None, finished=True), 409
-            error = (_("This session does not take open joins now. Ask the host for a juror link.")
-                     if code_ == "join_closed" else reply["error"]["message"])
+                return render_template("live/join.html", s=vtt_session, error=None, finished=True, door=door), 409
+            error = str(JOIN_REFUSALS[code_]) if code_ in JOIN_REFUSALS else reply["error"]["message"]
+        status = 400 if error else 200
     elif not vtt_session.open_join:
-        error = _("This session does not take open joins now. Ask the host for a juror link.")
-    return render_template("live/join.html", s=vtt_session, error=error, finished=False), (
-        400 if error and request.method == "POST" else 200)
+        error = str(JOIN_REFUSALS["join_closed"])
+    return render_template("live/join.html", s=vtt_session, error=error, finished=False, door=door), status
+
+
+# The engine's refusals of an open join, as the join page says them.
+JOIN_REFUSALS = {
+    "join_closed": _l("This session does not take open joins now. Ask the host for a juror link."),
+    "door_code": _l("Enter the door code shown on the stage screen (it changes every two minutes)."),
+    "join_full": _l("The jury is full. Ask the host if you should join."),
+    "bad_text": _l("That nickname cannot be used. Choose another."),
+}
 
 
 @bp.get("/stage/<code>")
 def stage(code: str):
+    """The stage screen; opened with the stage key (the host's link) it shows the open join's door code."""
     vtt_session = _session_by_code(code)
-    return render_template("live/stage.html", s=vtt_session, join_url=f"{join_base_url()}/join/{vtt_session.join_code}")
+    key = request.args.get("key", "")[:64]
+    keyed = stage_key_valid(key, current_app.config["SECRET_KEY"], vtt_session.id)
+    return render_template("live/stage.html", s=vtt_session, join_url=f"{join_base_url()}/join/{vtt_session.join_code}",
+                           auth={"code": vtt_session.join_code, "role": "stage", **({"key": key} if keyed else {})})
 
 
 @bp.get("/stage/<code>/join-qr.svg")
 def join_qr(code: str):
-    """The open join link as a QR code (SVG), for the stage screen's lobby."""
+    """The open join link as a QR code (SVG), for the stage screen's lobby; ``?door=NNNN`` puts the door code in
+    it (the stage asks for the current one), so a phone that scans it joins without typing."""
     vtt_session = _session_by_code(code)
-    image = qrcode.make(f"{join_base_url()}/join/{vtt_session.join_code}", image_factory=qrcode.image.svg.SvgPathImage,
-                        box_size=12, border=2)
+    door = request.args.get("door", "")
+    link = f"{join_base_url()}/join/{vtt_session.join_code}" + (f"?door={door}" if door.isdigit() and len(door) == 4
+                                                                else "")
+    image = qrcode.make(link, image_factory=qrcode.image.svg.SvgPathImage, box_size=12, border=2)
     buffer = io.BytesIO()
     image.save(buffer)
     return Response(buffer.getvalue(), mimetype="image/svg+xml")
@@ -114,7 +139,8 @@ def join_qr(code: str):
 def host_console(session_id: int):
     vtt_session = db.session.get(VttSession, session_id) or abort(404)
     return render_template("live/host.html", s=vtt_session, auth={"code": vtt_session.join_code, "role": "host"},
-                           stage_url=url_for("live.stage", code=vtt_session.join_code),
+                           stage_url=url_for("live.stage", code=vtt_session.join_code,
+                                             key=stage_key(current_app.config["SECRET_KEY"], vtt_session.id)),
                            import_url=url_for("live.agent_answer_import", session_id=session_id, player_id=0),
                            clips_url=url_for("live.clip_status", session_id=session_id))
 

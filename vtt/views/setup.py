@@ -101,7 +101,7 @@ class SetupForm:
 
     def _numbered_jurors(self) -> list[dict[str, Any]]:
         text = self.values["jurors_count"]
-        if not text.isdigit():
+        if not (text.isascii() and text.isdigit()):  # '²' is a digit to isdigit(), not to int()
             self.add("jurors_count", Problem("form", None, "jurors_count", _("must be a whole number, not %(value)r",
                                                                              value=text)))
             return []

@@ -1,0 +1,86 @@
+"""The pages' refusal path in Chromium: a link the server refuses says so and stops trying (socket.io-client reads
+the refusal's code from ``err.data``); a link the host replaces closes the page that had it; the host's console
+lists open joins and removes a juror."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import socketio
+
+from sqlalchemy import update
+
+from tests.conftest import ServedApp, host_api_token
+from tests.live_helpers import make_session
+from vtt.db import transaction
+from vtt.models import Juror
+from tests.test_browser import browser, screenshot_dir  # noqa: F401 - the shared Chromium fixture
+from tests.test_live_pages import LAPTOP, PHONE, WAIT_MS, host_console, served  # noqa: F401 - fixtures
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_refused_link_says_so_and_stops_connecting(browser, database_url, db_factory):  # noqa: F811
+    """The page is connected; while the server is down the juror's token changes in the database; the page's
+    reconnect is refused with bad_token, which socket.io-client hands over as err.data.code."""
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1)
+    first = ServedApp({"DATABASE_URL": database_url}).__enter__()
+    second = None
+    try:
+        page = browser.new_page(viewport=PHONE)
+        page.goto(f"{first.url}/jury/{people.jurors['J1']}")
+        page.wait_for_function("document.getElementById('connection').textContent === 'Connected'", timeout=WAIT_MS)
+        first.process.kill()
+        first.process.wait()
+        with transaction(db_factory) as db:
+            db.execute(update(Juror).where(Juror.token == people.jurors["J1"]).values(token="replaced-behind-its-back"))
+        second = ServedApp({"DATABASE_URL": database_url})
+        second.port, second.url = first.port, first.url
+        second.__enter__()
+        page.wait_for_function("document.getElementById('phase').textContent.includes('Ask the host for yours')",
+                               timeout=WAIT_MS)
+        page.wait_for_timeout(1500)  # it stays refused: no "reconnecting" later
+        assert page.inner_text("#connection") == "Not connected."
+        assert "This link does not work" in page.inner_text("#phase")
+    finally:
+        for app in (first, second):
+            if app is not None and app.process.poll() is None:
+                app.__exit__(None, None, None)
+
+
+def test_a_replaced_link_closes_its_page_and_a_removed_juror_is_told(browser, served, db_factory):  # noqa: F811
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1, open_join=True)
+    player = browser.new_page(viewport=PHONE)
+    player.goto(f"{served.url}/play/{people.players['Mina']}")
+    player.wait_for_function("document.getElementById('connection').textContent === 'Connected'", timeout=WAIT_MS)
+    stranger = browser.new_page(viewport=PHONE)
+    stranger.goto(f"{served.url}/join/{people.code}")
+    stranger.fill("#nickname", "Stranger")
+    stranger.click("button[type=submit]")
+    stranger.wait_for_function("document.getElementById('connection').textContent === 'Connected'", timeout=WAIT_MS)
+
+    host = host_console(browser, served.url, people)
+    host.wait_for_selector("#jurors li:has-text('Stranger')", timeout=WAIT_MS)
+    assert "open join" in host.inner_text("#jurors li:has-text('Stranger')")
+    assert "1 of them joined openly" in host.inner_text("#jury-summary")
+    host.on("dialog", lambda dialog: dialog.accept())
+    host.click("#jurors button[data-remove='Stranger']")
+    host.wait_for_selector("#jurors li.removed:has-text('Stranger')", timeout=WAIT_MS)
+    stranger.wait_for_function("document.getElementById('phase').textContent.includes('replaced or removed')",
+                               timeout=WAIT_MS)
+
+    client = socketio.Client(reconnection=False)
+    client.connect(served.url, auth={"code": people.code, "role": "host", "host_token": host_api_token()},
+                   transports=["websocket"], wait_timeout=10)
+    try:
+        reply = client.call("host", {"id": "new-link-mina", "action": "new_link",
+                                     "player": people.player_ids["Mina"]}, timeout=10)
+    finally:
+        client.disconnect()
+    assert reply["ok"], reply
+    player.wait_for_function("document.getElementById('phase').textContent.includes('replaced or removed')",
+                             timeout=WAIT_MS)
+    assert player.inner_text("#connection") == "Not connected."
+    assert json.loads(player.evaluate("document.getElementById('vtt-boot').textContent"))["auth"]["token"] == \
+        people.players["Mina"]  # the page had the old link
