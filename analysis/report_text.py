@@ -212,6 +212,8 @@ KO: dict[str, str] = {
     "several (tied)": "여럿 (동률)",
     "Jurors": "배심원",
     "{jurors} · voters {voters}": "{jurors}명 · 투표자 {voters}명",
+    "joined openly {count}": "공개 참여 {count}명",
+    "removed by the host {count}": "진행자가 제외 {count}명",
     "Abstentions": "기권",
     "AI votes": "AI 득표",
     "95 % CI": "95 % 신뢰구간",

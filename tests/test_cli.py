@@ -77,6 +77,22 @@ def test_host_login_banner(run):
     assert "http://127.0.0.1:5000/host/login" in output and f"Host password: {HOST_PASSWORD}" in output
 
 
+def test_host_token_is_the_one_the_server_takes_and_changes_with_the_password(run, app, client, db_factory,
+                                                                              monkeypatch):
+    from tests.live_helpers import Role, make_session
+    from vtt.extensions import socketio
+
+    token = run("host-token").output.strip()
+    assert len(token) == 32
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=0)
+    host = Role(socketio, app, {"code": people.code, "role": "host", "host_token": token})
+    assert host.connected and host.fresh_snapshot()["role"] == "host"
+    assert not Role(socketio, app, {"code": people.code, "role": "host", "host_token": token[:-1] + "x"}).connected
+    assert not Role(socketio, app, {"code": people.code, "role": "stage", "host_token": token}).connected
+    monkeypatch.setenv("VTT_HOST_PASSWORD", "a new password")
+    assert run("host-token").output.strip() != token  # a new password revokes the old token
+
+
 def test_host_login_follows_the_host_and_port(monkeypatch):
     import vtt.netaddr
 

@@ -349,8 +349,11 @@ def test_report_in_korean_and_in_english(run, finished, tmp_path):
 
 
 def test_the_cover_counts_the_jurors_who_joined_and_those_who_voted(run, finished, db, tmp_path):
-    """A juror who joined and never voted, and one who only abstained: jurors 6, voters 4."""
+    """Two open joins, one who never voted and one who only abstained, and a third the host removed: jurors 6,
+    voters 4, 2 of them joined openly, 1 removed."""
     sid = finished["id"]
+    db.add(Juror(session_id=sid, label="J7", token=secrets.token_urlsafe(18), juror_group="open",
+                 removed_at=datetime(2026, 5, 14, 19, 0, tzinfo=timezone.utc)))
     db.add(Juror(session_id=sid, label="J5", token=secrets.token_urlsafe(18), juror_group="open"))
     abstainer = Juror(session_id=sid, label="J6", token=secrets.token_urlsafe(18), juror_group="open")
     db.add(abstainer)
@@ -362,6 +365,7 @@ def test_the_cover_counts_the_jurors_who_joined_and_those_who_voted(run, finishe
     assert run("report", finished["code"], "--out", str(english)).exit_code == 0
     assert run("report", finished["code"], "--out", str(korean), "--lang", "ko").exit_code == 0
     info = pd.read_csv(english / "session_info.csv").set_index("key")["value"]
-    assert info["Jurors"] == "6 · voters 4"
-    assert "Jurors 6 · voters 4" in " ".join(pdf_text(english / "report.pdf").split())
-    assert "배심원 6명 · 투표자 4명" in " ".join(pdf_text(korean / "report.pdf").split())
+    assert info["Jurors"] == "6 · voters 4 · joined openly 2 · removed by the host 1"
+    assert "Jurors 6 · voters 4 · joined openly 2 · removed by the host 1" in \
+        " ".join(pdf_text(english / "report.pdf").split())
+    assert "배심원 6명 · 투표자 4명 · 공개 참여 2명 · 진행자가 제외 1명" in " ".join(pdf_text(korean / "report.pdf").split())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from flask import Flask, redirect, url_for
+from werkzeug.routing import IntegerConverter
 
 from .config import PROJECT_ROOT, Settings
 from .extensions import csrf, db, limiter, socketio
@@ -46,9 +47,18 @@ def register_extensions(app: Flask) -> None:
     security.init_app(app)  # headers, Secure cookies over HTTPS, VTT_TRUSTED_PROXIES (after SocketIO: outermost)
 
 
+class RowId(IntegerConverter):
+    """``<int:...>`` in every route: at most a 64-bit row id (a larger one is a 404, not the database's overflow)."""
+
+    def __init__(self, url_map, *args, **kwargs):
+        kwargs.setdefault("max", 2**63 - 1)
+        super().__init__(url_map, *args, **kwargs)
+
+
 def register_blueprints(app: Flask) -> None:
     from .views import auth, host, live, setup
 
+    app.url_map.converters["int"] = RowId
     app.register_blueprint(auth.bp)
     app.register_blueprint(host.bp)
     app.register_blueprint(setup.bp)

@@ -357,6 +357,19 @@ def host_login(host: str | None, port: int | None, url: str | None) -> None:
         click.echo(login_banner(base_url(host or LOOPBACK, port or 5000)))
 
 
+@main.command("host-token")
+def host_token_command() -> None:
+    """Print the host's API token: host control for a script over Socket.IO, without the login form.
+
+    A client connects with auth {"code": CODE, "role": "host", "host_token": TOKEN} (docs/protocol.md).  The
+    token is derived from this installation's secret key and host password: every process of the installation
+    accepts it, and changing the host password (VTT_HOST_PASSWORD or instance/host_password) revokes it.
+    """
+    from .hosttoken import host_token
+
+    click.echo(host_token(settings().secret_key, settings().host_password))
+
+
 # --- analyze ------------------------------------------------------------------------------------
 
 @main.command()

@@ -142,13 +142,26 @@ def _session_info(session, frames) -> dict[str, str]:
         t("Seed"): str(session.seed),
         t("Rounds"): rounds,
         t("Players"): players,
-        t("Jurors"): t("{jurors} · voters {voters}", jurors=len(session.jurors), voters=_voters(frames.votes)),
+        t("Jurors"): _jurors_text(session, frames.votes, t),
         t("Scoring method"): session.scoring_method.value,
         t("Pass rule"): rule,
         t("Design hash"): session.design_hash or t("none recorded"),
         t("Ungraded open answers"): _ungraded_text(frames.ungraded) if ungraded else t("none"),
         **unkeyed_info(frames.questions),
     }
+
+
+def _jurors_text(session, votes, t) -> str:
+    """Jurors who joined (and how many of them openly, with the join code), voters, and any the host removed."""
+    removed = sum(juror.removed_at is not None for juror in session.jurors)
+    joined = len(session.jurors) - removed
+    openly = sum(juror.juror_group == "open" and juror.removed_at is None for juror in session.jurors)
+    text = t("{jurors} · voters {voters}", jurors=joined, voters=_voters(votes))
+    if openly:
+        text += " · " + t("joined openly {count}", count=openly)
+    if removed:
+        text += " · " + t("removed by the host {count}", count=removed)
+    return text
 
 
 def _voters(votes) -> int:

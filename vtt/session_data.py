@@ -336,7 +336,7 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
         } for p in players],
         "jurors.csv": [{
             "juror_id": j.id, "juror": j.label, "group": j.juror_group, "expert": j.expert, "age_band": j.age_band,
-            "sex": j.sex, "joined_at": iso(j.joined_at),
+            "sex": j.sex, "joined_at": iso(j.joined_at), "removed_at": iso(j.removed_at),
         } for j in jurors],
         "aliases.csv": [{"round": a.round, "alias": a.alias, "player_id": a.player_id, "player": name(a.player_id)}
                         for a in aliases],
@@ -383,7 +383,7 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
         "answers.csv": ["answer_id", "round", "position", "qid", "player_id", "player", "text", "choice_index",
                         "submitted_at", "latency_ms", "late", "redacted", "edited_at", "provenance",
                         "entered_by_host"],
-        "jurors.csv": ["juror_id", "juror", "group", "expert", "age_band", "sex", "joined_at"],
+        "jurors.csv": ["juror_id", "juror", "group", "expert", "age_band", "sex", "joined_at", "removed_at"],
     }
     frames = {file: _exact(pd.DataFrame(rows, columns=columns.get(file) if not rows else None, dtype=object))
               for file, rows in tables.items()}
