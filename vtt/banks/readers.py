@@ -60,6 +60,8 @@ SOURCE_NAMES = {fmt: {**RENAMED_FIELDS.get(fmt, {}), **DERIVED_FIELDS.get(fmt, {
 DELIMITER_NAMES = {",": "comma", ";": "';'", "\t": "tab"}
 # Close enough to a known column to be its typo ('target', 'choice', 'id'), not a column of its own.
 TYPO_CUTOFF = 0.8
+# JSON nested deeper than Python's recursion limit (~1,000 levels) cannot be read: a problem, not a crash.
+TOO_DEEP = "is nested too deeply to read (JSON deeper than about 1,000 levels)"
 
 Progress = Callable[[int], None]  # called with the number of items read so far
 
@@ -123,7 +125,7 @@ def _first_jsonl(path: Path) -> dict:
             if line.strip():
                 try:
                     item = json.loads(line)
-                except json.JSONDecodeError:
+                except (json.JSONDecodeError, RecursionError):
                     return {}
                 return item if isinstance(item, dict) else {}
     return {}
@@ -254,6 +256,8 @@ def _jsonl_items(path: Path) -> Iterator[tuple[int, dict]]:
                 yield number, json.loads(line)
             except json.JSONDecodeError as exc:
                 yield number, {"_error": f"not valid JSON: {exc.msg}"}
+            except RecursionError:
+                yield number, {"_error": TOO_DEEP}
 
 
 def _renamed(item: dict, fmt: str) -> dict:
@@ -630,6 +634,8 @@ def _collecting(path: Path, problems: list[Problem]) -> Iterator[None]:
         problems.extend(error.problems)
     except UnicodeDecodeError as exc:
         problems.append(Problem(path.name, None, None, f"is not UTF-8 text ({exc.reason} at byte {exc.start})"))
+    except RecursionError:  # json.load of the whole file, or an item's nested source
+        problems.append(Problem(path.name, None, None, TOO_DEEP))
 
 
 def _one_line_for_a_keyless_file(check: _FileCheck, count: int) -> None:
