@@ -26,7 +26,7 @@ from sqlalchemy import func, select
 
 from tests.conftest import HOST_PASSWORD, ROOT, ServedApp
 from tests.live_helpers import TO_JUDGING, identity_leaks, make_session
-from vtt.models import Event, QuestionBank, SheetEntry, Vote
+from vtt.models import Event, Juror, QuestionBank, SheetEntry, Vote
 
 CALL_TIMEOUT = 30  # seconds a client waits for one acknowledgement
 SCENARIO_TIMEOUT = 60  # seconds one scenario's event loop may run
@@ -391,8 +391,11 @@ def test_the_audit_log_has_every_message_and_the_jury_lines_are_blind(database_u
     assert lines and all(set(line) == {"t", "audience", "room", "event", "payload"} for line in lines)
     assert {line["audience"] for line in lines} == {"host", "player", "juror", "stage"}
     room = f"vtt:{people.session_id}:"
+    with db_factory() as db:
+        juror_id = db.scalar(select(Juror.id).where(Juror.token == list(people.jurors.values())[0]))
+    own = {"stage": set(), "juror": {f"{room}juror:{juror_id}"}}  # the juror's own room: ``mine``
     for who, peer in (("stage", stage), ("juror", juror)):
-        mine = [line for line in lines if line["room"] in (room + who, sids[who])]
+        mine = [line for line in lines if line["room"] in {room + who, sids[who], *own[who]}]
         assert all(line["audience"] == who for line in mine)
         # one line per message: what the client received (and its acks) is exactly what the log says, in order
         logged = [(line["event"], line["payload"]) for line in mine]

@@ -28,6 +28,11 @@ def demo_code(run, db):
     return json.loads(run("session", "create", str(SESSION_FILE), "--json").output)["code"]
 
 
+def starts(lines: list[str], prefix: str) -> bool:
+    """Some line starts with ``prefix`` (a stage link ends in its key)."""
+    return any(line.startswith(prefix) for line in lines)
+
+
 def record(instance, port: int, pid: int, host: str = "127.0.0.1") -> None:
     instance.mkdir(parents=True, exist_ok=True)
     (instance / "serving.json").write_text(json.dumps({"host": host, "port": port, "scheme": "http", "pid": pid}))
@@ -50,13 +55,13 @@ def test_a_running_servers_record_gives_the_links(run, demo_code, instance, monk
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
     record(instance, 5101, os.getpid())
     show, login = links(run, demo_code)
-    assert f"stage screen: http://127.0.0.1:5101/stage/{demo_code}" in show
+    assert starts(show, f"stage screen: http://127.0.0.1:5101/stage/{demo_code}?key=")
     assert f"open join:    http://127.0.0.1:5101/join/{demo_code}" in show
     assert not any(":5000/" in line for line in show)
     assert login == "Host console: http://127.0.0.1:5101/host/login"
     # An explicit address still wins, and so do --host/--port.
-    assert (f"stage screen: http://vtt.lan:9000/stage/{demo_code}"
-            in run("session", "show", demo_code, "--base-url", "http://vtt.lan:9000").output.splitlines())
+    assert starts(run("session", "show", demo_code, "--base-url", "http://vtt.lan:9000").output.splitlines(),
+                  f"stage screen: http://vtt.lan:9000/stage/{demo_code}?key=")
     assert run("host-login", "--url", "http://vtt.lan:9000").output.startswith(
         "Host console: http://vtt.lan:9000/host/login")
     assert run("host-login", "--port", "8081").output.startswith("Host console: http://127.0.0.1:8081/host/login")
@@ -69,7 +74,7 @@ def test_a_server_on_all_interfaces_gives_the_lan_address(run, demo_code, instan
     monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
     record(instance, 5101, os.getpid(), host="0.0.0.0")
     show, login = links(run, demo_code)
-    assert f"stage screen: http://192.168.7.23:5101/stage/{demo_code}" in show
+    assert starts(show, f"stage screen: http://192.168.7.23:5101/stage/{demo_code}?key=")
     assert login == "Host console: http://192.168.7.23:5101/host/login"
 
 
@@ -77,7 +82,7 @@ def test_the_record_of_a_stopped_server_is_ignored(run, demo_code, instance, mon
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
     record(instance, 5101, dead_pid())
     show, login = links(run, demo_code)
-    assert f"stage screen: http://127.0.0.1:5000/stage/{demo_code}" in show
+    assert starts(show, f"stage screen: http://127.0.0.1:5000/stage/{demo_code}?key=")
     assert login == "Host console: http://127.0.0.1:5000/host/login"
     (instance / "serving.json").write_text("{not json")  # a damaged record too
     assert links(run, demo_code)[1] == "Host console: http://127.0.0.1:5000/host/login"
@@ -87,7 +92,7 @@ def test_vtt_base_url_wins_over_the_record(run, demo_code, instance, monkeypatch
     monkeypatch.setenv("VTT_BASE_URL", "https://vtt.example.org/")
     record(instance, 5101, os.getpid())
     show, login = links(run, demo_code)
-    assert f"stage screen: https://vtt.example.org/stage/{demo_code}" in show
+    assert starts(show, f"stage screen: https://vtt.example.org/stage/{demo_code}?key=")
     assert login == "Host console: https://vtt.example.org/host/login"
 
 
