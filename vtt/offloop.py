@@ -1,12 +1,16 @@
 """Heavy work started from the web (probing media, building reports) runs beside the event loop.
 
-Under gevent a C call that takes 100 ms (PyAV opening a clip, ReportLab drawing a page) holds every
-connection for those 100 ms.  :func:`off_loop` runs such a call in gevent's native thread pool and
-lets the loop go on meanwhile; outside gevent (tests in threading mode, the CLI) it just calls it.
+Under gevent a C call that takes 100 ms (PyAV opening a clip) holds every connection for those 100 ms.
+:func:`off_loop` runs such a call in gevent's native thread pool and lets the loop go on meanwhile; outside gevent
+(tests in threading mode, the CLI) it just calls it.  Work that is mostly Python for seconds (a report's pandas and
+ReportLab, a large import) would still take the GIL from the loop every few milliseconds in a thread:
+:func:`in_process` runs it as ``python -m MODULE ...`` in a process of its own.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -27,3 +31,14 @@ def off_loop(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     import gevent
 
     return gevent.get_hub().threadpool.apply(function, args, kwargs)
+
+
+def in_process(module: str, *args: str, database_url: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``python -m module args...`` on ``database_url``, in a process of its own; its output as text.
+
+    Under gevent ``subprocess`` is patched: the wait yields, the loop goes on.  A run over ``timeout`` seconds is
+    killed (``subprocess.TimeoutExpired``).
+    """
+    env = {**os.environ, "DATABASE_URL": database_url}
+    return subprocess.run([sys.executable, "-m", module, *args], env=env, capture_output=True, text=True,
+                          timeout=timeout, check=False)

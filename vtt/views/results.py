@@ -7,18 +7,18 @@ each request so that they carry the latest final marks.
 from __future__ import annotations
 
 import io
+import json
 import tempfile
 import zipfile
 from pathlib import Path
 
-from flask import Blueprint, abort, flash, redirect, render_template, send_file, url_for
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, send_file, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
-from ..cli_reports import NothingToReport, write_session_reports
 from ..extensions import db
 from ..models import VttSession
-from ..session_data import export_tables
+from ..offloop import in_process
 from ..session_results import session_results
 from .auth import host_required
 
@@ -46,12 +46,12 @@ def report_file(session_id: int, name: str):
     if name not in (*PDF_FILES, "report-csv.zip"):
         abort(404)
     with tempfile.TemporaryDirectory() as folder:
-        try:
-            written = write_session_reports(db.session, vtt_session, Path(folder), language=str(get_locale())).written
-        except NothingToReport:
+        result = _in_worker("vtt.report_worker", vtt_session.join_code, folder, str(get_locale()))
+        if "nothing" in result:
             flash(_("%(file)s: no graded answer yet, so nothing to report (grade the open answers first).",
                     file=name), "error")
             return redirect(url_for(".page", session_id=vtt_session.id))
+        written = {file: Path(folder) / file for file in result["written"]}
         if name.endswith(".pdf") and name not in written:  # tallies.pdf needs votes or a judgment sheet
             flash(_("%(file)s: no votes and no judgment sheet yet, so no tallies.", file=name), "error")
             return redirect(url_for(".page", session_id=vtt_session.id))
@@ -62,13 +62,25 @@ def report_file(session_id: int, name: str):
     return _download(data, f"{vtt_session.join_code}_{name}")
 
 
+def _in_worker(module: str, *args: str) -> dict:
+    """A worker's one JSON line (:func:`vtt.offloop.in_process`); a worker that fails is this request's 500."""
+    done = in_process(module, *args, database_url=current_app.config["DATABASE_URL"])
+    if done.returncode != 0:
+        raise RuntimeError(f"{module} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 @bp.get("/export.zip")
 @host_required
 def export(session_id: int):
     """Every table of the session as CSV, plus the wide file (as ``vtt export`` writes them)."""
     vtt_session = _session(session_id)
-    tables = export_tables(db.session, vtt_session)
-    data = _zip({file: frame.to_csv(index=False).encode("utf-8") for file, frame in tables.items()})
+    with tempfile.TemporaryDirectory() as folder:
+        done = in_process("vtt.cli", "export", vtt_session.join_code, "--out", folder,
+                          database_url=current_app.config["DATABASE_URL"])
+        if done.returncode != 0:
+            raise RuntimeError(f"vtt export failed ({done.returncode}): {done.stderr[-2000:]}")
+        data = _zip({path.name: path.read_bytes() for path in sorted(Path(folder).iterdir()) if path.is_file()})
     return _download(data, f"{vtt_session.join_code}_export.zip")
 
 
