@@ -5,6 +5,7 @@ lists open joins and removes a juror."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 import socketio
@@ -13,6 +14,8 @@ from sqlalchemy import update
 
 from tests.conftest import ServedApp, host_api_token
 from tests.live_helpers import make_session
+from vtt.admission import door_code, stage_key
+from vtt.config import Settings
 from vtt.db import transaction
 from vtt.models import Juror
 from tests.test_browser import browser, screenshot_dir  # noqa: F401 - the shared Chromium fixture
@@ -84,3 +87,20 @@ def test_a_replaced_link_closes_its_page_and_a_removed_juror_is_told(browser, se
     assert player.inner_text("#connection") == "Not connected."
     assert json.loads(player.evaluate("document.getElementById('vtt-boot').textContent"))["auth"]["token"] == \
         people.players["Mina"]  # the page had the old link
+
+
+def test_the_stage_opened_with_its_key_shows_the_door_code_and_puts_it_in_the_qr(browser, served,  # noqa: F811
+                                                                                 db_factory):
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=0, open_join=True)
+    secret = Settings.from_env().secret_key
+    stage = browser.new_page(viewport={"width": 1920, "height": 1080})
+    stage.goto(f"{served.url}/stage/{people.code}?key={stage_key(secret, people.session_id)}")
+    stage.wait_for_function("document.getElementById('door-code').textContent.length === 4", timeout=WAIT_MS)
+    door = stage.inner_text("#door-code")
+    assert door in {door_code(secret, people.session_id, time.time() + shift) for shift in (-5, 0, 5)}
+    assert stage.get_attribute("#join img", "src").endswith(f"join-qr.svg?door={door}")
+    unkeyed = browser.new_page(viewport={"width": 1920, "height": 1080})
+    unkeyed.goto(f"{served.url}/stage/{people.code}")
+    unkeyed.wait_for_function("document.getElementById('connection').textContent === 'Connected'", timeout=WAIT_MS)
+    unkeyed.wait_for_timeout(500)
+    assert unkeyed.is_hidden("#door") and unkeyed.inner_text("#door-code") == ""

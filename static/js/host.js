@@ -308,6 +308,7 @@ async function showDoor() {
   node("door-line").hidden = false;
 }
 window.setInterval(showDoor, DOOR_REFRESH_MS);
+live.socket.on("connect", showDoor);  // the snapshot comes before "connect"
 
 function renderPeople() {
   const connected = view.connected || {};

@@ -42,6 +42,7 @@ async function showDoor() {
   node("join").querySelector("img").src = `${S.join_qr}?door=${reply.door}`;
 }
 window.setInterval(showDoor, DOOR_REFRESH_MS);
+live.socket.on("connect", () => { doorShown = null; showDoor(); });  // the snapshot comes before "connect"
 
 function render() {
   const status = view.status || {};
