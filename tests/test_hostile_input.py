@@ -4,6 +4,7 @@ with a poisoned action in it."""
 from __future__ import annotations
 
 import json
+import re
 import time
 import urllib.request
 
@@ -170,3 +171,17 @@ def test_frames_that_cannot_be_read_get_a_refusal_and_no_traceback(database_url,
     assert refused["data"]["code"] == "invalid" and "cannot be read" in refused["message"]
     assert "Traceback" not in served.output, served.output
     assert served.output.count("could not be read") >= 4
+
+
+def test_a_form_field_with_a_nul_is_refused_before_any_view_writes(client, db_factory):
+    """PostgreSQL refuses NUL in text; every form is refused at the door instead of failing half-way."""
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=0, open_join=True)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', client.get(f"/join/{people.code}").get_data(as_text=True))
+    refused = client.post(f"/join/{people.code}", data={"nickname": "Kim\x00", "csrf_token": token.group(1)})
+    assert refused.status_code == 400 and "contains a NUL character" in refused.get_data(as_text=True)
+    assert client.get(f"/join/{people.code}?door=12\x0034").status_code == 400
+    with db_factory() as db:
+        from vtt.models import Juror
+
+        assert db.scalar(select(func.count()).select_from(Juror)) == 0
+    assert client.post(f"/join/{people.code}", data={"nickname": "Kim", "csrf_token": token.group(1)}).status_code == 302

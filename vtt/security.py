@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 
-from flask import Flask, Response, request
+from flask import Flask, Response, abort, request
+from flask_babel import gettext as _
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 # A host as the Host header may name it: letters, digits, dots, dashes, a port, an IPv6 literal.
@@ -90,8 +91,22 @@ def trusted_proxies(app: Flask) -> int:
     return int(app.config.get("TRUSTED_PROXIES") or 0)
 
 
+def refuse_unstorable_input() -> None:
+    """A form field, query value or file name the database could not keep (a NUL: PostgreSQL refuses it in text)
+    is refused here, for every form at once, before any view writes half of it.  (Werkzeug decodes invalid UTF-8
+    to U+FFFD, so no lone surrogate arrives this way.)"""
+    fields = [*request.args.items(multi=True), *request.form.items(multi=True)]
+    fields += [(name, upload.filename or "") for name, upload in request.files.items(multi=True)]
+    for name, value in fields:
+        name, value = name or "", value or ""  # a multipart part may come without a name
+        if "\x00" in name or "\x00" in value:
+            abort(400, description=_("The field %(field)s contains a NUL character, which cannot be stored.",
+                                     field=name.replace("\x00", "\\0")))
+
+
 def init_app(app: Flask) -> None:
     """Call after the other extensions (Flask-SocketIO wraps ``wsgi_app`` too): these wrappers go outermost."""
+    app.before_request(refuse_unstorable_input)
     app.after_request(security_headers)
     app.wsgi_app = SecureCookies(app.wsgi_app)
     proxies = trusted_proxies(app)
