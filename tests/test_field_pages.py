@@ -1,6 +1,6 @@
 """The pages' refusal path in Chromium: a link the server refuses says so and stops trying (socket.io-client reads
 the refusal's code from ``err.data``); a link the host replaces closes the page that had it; the host's console
-lists open joins and removes a juror."""
+lists open joins and removes a juror; the keyed stage shows the door code; one juror's two tabs stay in step."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import socketio
 from sqlalchemy import update
 
 from tests.conftest import ServedApp, host_api_token
-from tests.live_helpers import make_session
+from tests.live_helpers import TO_JUDGING, make_session
 from vtt.admission import door_code, stage_key
 from vtt.config import Settings
 from vtt.db import transaction
@@ -104,3 +104,29 @@ def test_the_stage_opened_with_its_key_shows_the_door_code_and_puts_it_in_the_qr
     unkeyed.wait_for_function("document.getElementById('connection').textContent === 'Connected'", timeout=WAIT_MS)
     unkeyed.wait_for_timeout(500)
     assert unkeyed.is_hidden("#door") and unkeyed.inner_text("#door-code") == ""
+
+
+def test_a_vote_cast_in_one_tab_shows_in_the_other(browser, served, db_factory):  # noqa: F811
+    """The same juror in two tabs: the second tab's vote and note reach the first (``mine``), no reload."""
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1)
+    host = socketio.Client(reconnection=False)
+    host.connect(served.url, auth={"code": people.code, "role": "host", "host_token": host_api_token()},
+                 transports=["websocket"], wait_timeout=10)
+    try:
+        for number, move in enumerate((*TO_JUDGING, "open_vote")):
+            assert host.call("host", {"id": f"move-{number}", "action": move}, timeout=10)["ok"], move
+    finally:
+        host.disconnect()
+    tabs = [browser.new_page(viewport=PHONE) for _ in range(2)]
+    for tab in tabs:
+        tab.goto(f"{served.url}/jury/{people.jurors['J1']}")
+        tab.wait_for_selector("#vote-submit", timeout=WAIT_MS)
+    first, second = tabs
+    alias = second.get_attribute("input[name=slot-1]:not([value=''])", "value")
+    second.check(f"input[name=slot-1][value='{alias}']")
+    second.fill("#vote-reason", "from the second tab")
+    second.click("#vote-submit")
+    first.wait_for_function("document.getElementById('vote-submit').textContent === 'Change my vote'",
+                            timeout=WAIT_MS)
+    assert first.is_checked(f"input[name=slot-1][value='{alias}']")
+    assert first.input_value("#vote-reason") == "from the second tab"
