@@ -4,6 +4,8 @@ juror's marks and vote in, through the live engine as that juror's own actions."
 from __future__ import annotations
 
 import secrets
+import tempfile
+from pathlib import Path
 
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import get_locale
@@ -16,7 +18,7 @@ from ..paper import (
     ABSTAIN, BLANK_LINE, PAPER_GROUP, line_field, paper_jurors, read_typed, sheet_rounds, stored_sheet, submit_typed,
     vote_field,
 )
-from ..printouts import join_cards_pdf, paper_sheets_pdf
+from ..offloop import in_process
 from .auth import host_required
 from .joinurl import join_base_url
 
@@ -35,6 +37,17 @@ def _session(session_id: int) -> VttSession:
     return db.session.get(VttSession, session_id) or abort(404)
 
 
+def _drawn(kind: str, vtt_session: VttSession, *juror_ids: str) -> bytes:
+    """Join cards or paper sheets, drawn by ``vtt.printout_worker`` in a process of its own (off the loop)."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "printout.pdf"
+        done = in_process("vtt.printout_worker", kind, str(vtt_session.id), join_base_url(), str(get_locale()),
+                          str(out), *juror_ids, database_url=current_app.config["DATABASE_URL"])
+        if done.returncode != 0:
+            raise RuntimeError(f"vtt.printout_worker failed ({done.returncode}): {done.stderr[-2000:]}")
+        return out.read_bytes()
+
+
 def _pdf(data: bytes, name: str) -> Response:
     return Response(data, mimetype="application/pdf", headers={"Content-Disposition": f'inline; filename="{name}"'})
 
@@ -43,7 +56,7 @@ def _pdf(data: bytes, name: str) -> Response:
 @host_required
 def join_cards(session_id: int):
     vtt_session = _session(session_id)
-    pdf = join_cards_pdf(vtt_session, join_base_url(), str(get_locale()))
+    pdf = _drawn("cards", vtt_session)
     return _pdf(pdf, f"join-cards-{vtt_session.join_code}.pdf")
 
 
@@ -55,8 +68,7 @@ def paper_sheets(session_id: int):
     jurors = [_juror(vtt_session, request.args["juror"])] if request.args.get("juror") else paper_jurors(vtt_session)
     if not jurors:
         abort(404, description=_("This session has no jurors yet: add some to print their sheets."))
-    pdf = paper_sheets_pdf(vtt_session, jurors, sheet_rounds(db.session, vtt_session), join_base_url(),
-                           str(get_locale()))
+    pdf = _drawn("sheets", vtt_session, *(str(juror.id) for juror in jurors))
     suffix = f"-{jurors[0].label}" if len(jurors) == 1 else ""
     return _pdf(pdf, f"paper-sheets-{vtt_session.join_code}{suffix}.pdf")
 
