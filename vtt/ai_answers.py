@@ -20,9 +20,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from .engine.rules import MAX_FILE_NAME
+from .engine.rules import HOST, MAX_FILE_NAME
 from .models import Phase, Player, PlayerKind, Question, QuestionType, SessionQuestion, VttSession
-from .realtime.live import Identity
 
 SUFFIXES = (".csv", ".json", ".jsonl")
 OPEN_PHASES = (Phase.ANSWERING, Phase.ANSWERS_CLOSED)
@@ -115,9 +114,9 @@ def answer_from_predictions(live, db: Session, vtt_session: VttSession, player: 
     name = file_name(file)
     choice, text = prediction_for(name, data, question)
     answer = {"choice": choice} if question.type is QuestionType.MCQ else {"text": text}
-    reply = live.submit(Identity("host", vtt_session.id, None, "host"), "enter_answer",
-                        {"player": player.id, "question": item.id, "source": "import", "file": name, **answer},
-                        f"import-{entry_key}"[:64])
+    reply = live.act(vtt_session.id, HOST, "enter_answer",
+                     {"player": player.id, "question": item.id, "source": "import", "file": name, **answer},
+                     f"import-{entry_key}"[:64])
     if not reply.get("ok"):
         raise ImportProblem("refused", code=reply["error"]["code"], message=reply["error"]["message"])
     return Imported(player.name, question.qid, text, reply)

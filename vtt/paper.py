@@ -16,10 +16,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from .engine.rules import alias_order, answer_order
+from .engine.rules import Actor, alias_order, answer_order
 from .live.store import juror_rows
 from .models import Juror, RoundAlias, SessionQuestion, VttSession
-from .realtime.live import Identity
 
 PAPER_GROUP = "paper"
 ABSTAIN = "abstain"  # the vote field's value for "nobody" (a Vote row without a player)
@@ -157,12 +156,12 @@ def submit_typed(live, juror: Juror, number: int, typed: TypedSheet, stored: Typ
     (all saved or none), then one ``vote`` per changed slot.  ``entry_key`` is the form's one-time key: a form
     posted twice is a replay the engine acknowledges without a second change.
     """
-    who = Identity("juror", juror.session_id, juror.id, juror.label)
+    juror_actor = Actor("juror", juror.id)
     lines = [{"question": question, "alias": alias, **fields} for (question, alias), fields in typed.lines.items()
              if fields != stored.lines.get((question, alias), BLANK_LINE)]
     refusals, lines_saved, votes_saved = [], 0, 0
     if lines:
-        reply = live.submit(who, "sheet", {"lines": lines}, f"paper-{entry_key}-sheet")
+        reply = live.act(juror.session_id, juror_actor, "sheet", {"lines": lines}, f"paper-{entry_key}-sheet")
         if reply.get("ok"):
             lines_saved = len(lines)
         else:
@@ -170,7 +169,8 @@ def submit_typed(live, juror: Juror, number: int, typed: TypedSheet, stored: Typ
     for slot, vote in typed.votes.items():
         if vote == stored.votes.get(slot):
             continue
-        reply = live.submit(who, "vote", {"round": number, "slot": slot, **vote}, f"paper-{entry_key}-vote-{slot}")
+        reply = live.act(juror.session_id, juror_actor, "vote", {"round": number, "slot": slot, **vote},
+                         f"paper-{entry_key}-vote-{slot}")
         if reply.get("ok"):
             votes_saved += 1
         else:

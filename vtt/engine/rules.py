@@ -81,6 +81,7 @@ class Actor:
 
 
 SYSTEM = Actor("system")
+HOST = Actor("host")
 
 
 @dataclass(frozen=True)

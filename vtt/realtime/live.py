@@ -89,10 +89,17 @@ class Live:
                 self._writer = None
 
     def submit(self, who: Identity, name: str, args: dict[str, Any], client_key: str | None) -> dict[str, Any]:
-        reply = self.writer.submit(who.session_id, Action(who.actor, name, args, client_key))
+        """A connection's action (the Socket.IO handlers)."""
+        return self.act(who.session_id, who.actor, name, args, client_key)
+
+    def act(self, session_id: int, actor: Actor, name: str, args: dict[str, Any],
+            client_key: str | None = None) -> dict[str, Any]:
+        """``actor``'s action on a VTT session through this process's writer; its reply once committed.  For the
+        HTTP views and the paper and import paths as for the sockets: every change goes through the engine."""
+        reply = self.writer.submit(session_id, Action(actor, name, args, client_key))
         person = reply.pop("disconnect", None) if reply.get("ok") else None
         if person is not None:  # removed, or given a new link: the old link's pages are closed
-            self.disconnect_person(who.session_id, person["role"], person["id"], name)
+            self.disconnect_person(session_id, person["role"], person["id"], name)
         return reply
 
     def disconnect_person(self, session_id: int, role: str, person_id: int, why: str) -> None:
@@ -129,8 +136,7 @@ class Live:
             return Identity("stage", session_id, None, "stage",
                             sees_door=stage_key_valid(auth.key, self.secret_key, session_id))
         door_ok = admit(address, session_id, auth.door)
-        reply = self.submit(Identity("guest", session_id), "join", {"nickname": auth.nickname, "door_ok": door_ok},
-                            None)
+        reply = self.act(session_id, Actor("guest"), "join", {"nickname": auth.nickname, "door_ok": door_ok})
         if not reply.get("ok"):
             raise Refusal(reply["error"]["code"], reply["error"]["message"])
         return Identity("juror", session_id, reply["juror"], reply["label"], reply["token"])

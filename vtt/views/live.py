@@ -25,12 +25,11 @@ from werkzeug.security import safe_join
 
 from ..admission import admit, stage_key, stage_key_valid
 from ..ai_answers import ImportProblem, answer_from_predictions
-from ..engine.rules import Refusal
+from ..engine.rules import Actor, Refusal
 from ..media import phone_rendition
 from ..extensions import db
 from ..models import Juror, Player, VttSession
 from ..offloop import off_loop
-from ..realtime.live import Identity
 from .auth import host_required
 from .joinurl import join_base_url
 
@@ -87,8 +86,7 @@ def join(code: str):
                 return render_template("live/join.html", s=vtt_session, finished=False, door=door, error=_(
                     "Too many joins right now. Try again in a minute, or enter the door code shown on the "
                     "stage screen.")), 429, {"Retry-After": "60"}
-            reply = live.submit(Identity("guest", vtt_session.id), "join",
-                                {"nickname": nickname, "door_ok": door_ok}, None)
+            reply = live.act(vtt_session.id, Actor("guest"), "join", {"nickname": nickname, "door_ok": door_ok})
             if reply.get("ok"):
                 return redirect(url_for("live.juror_page", token=reply["token"]))
             code_ = reply["error"].get("code")
