@@ -1,4 +1,4 @@
-"""The session engine is pure code: importing it loads no web stack and no pandas.
+"""The session engine is pure code: importing it loads no web stack, no database layer and no pandas.
 
 Checked in a fresh interpreter (this one has long since imported Flask and pandas for other tests).
 ``vtt.engine.setup`` (session creation) may import more and is left out.
@@ -12,8 +12,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ENGINE = ("vtt.engine.rules", "vtt.engine.state", "vtt.engine.audiences", "vtt.engine.tells")
-BANNED = ("flask", "flask_socketio", "socketio", "engineio", "pandas")
+ENGINE = ("vtt.engine.rules", "vtt.engine.state", "vtt.engine.audiences", "vtt.engine.tells", "vtt.engine.kinds",
+          "vtt.engine.text")
+BANNED = ("flask", "flask_socketio", "socketio", "engineio", "pandas", "sqlalchemy")
 
 PROBE = f"""
 import importlib, json, sys
@@ -28,7 +29,7 @@ print(json.dumps({{
 """
 
 
-def test_engine_imports_no_web_stack_and_no_pandas():
+def test_engine_imports_no_web_stack_no_database_and_no_pandas():
     done = subprocess.run([sys.executable, "-c", PROBE], check=False, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout.strip().splitlines()[-1])
