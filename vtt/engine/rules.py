@@ -113,6 +113,17 @@ class Outcome:
     messages: list[Message] = field(default_factory=list)
 
 
+def refused(code: str, message: str, state_version: int | None = None) -> dict[str, Any]:
+    """The one shape of a refused action's reply (docs/protocol.md, "Actions and acknowledgements")."""
+    reply: dict[str, Any] = {"ok": False, "error": {"code": code, "message": message}}
+    if state_version is not None:
+        reply["state_version"] = state_version
+    return reply
+
+
+SERVER_ERROR = ("server_error", "the server could not save this; try again")  # retry with the same id
+
+
 class Refusal(Exception):
     """An action that does not fit: ``code`` for programs, ``message`` for people."""
 
@@ -123,6 +134,9 @@ class Refusal(Exception):
 
     def as_error(self) -> dict[str, str]:
         return {"code": self.code, "message": self.message}
+
+    def reply(self, state_version: int | None = None) -> dict[str, Any]:
+        return refused(self.code, self.message, state_version)
 
 
 # --- the entry point ---------------------------------------------------------------------------

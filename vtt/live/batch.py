@@ -17,7 +17,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session
 
 from ..db import KeptSession, is_locked
-from ..engine.rules import Action, Message, Outcome, Refusal, decide
+from ..engine.rules import SERVER_ERROR, Action, Message, Outcome, Refusal, decide, refused
 from ..engine.state import LiveState
 from .store import current_version, load_state, seen_client_keys, write_effects
 from .tally import round_tally
@@ -92,8 +92,7 @@ def run_batch(database: KeptSession, submissions: list[Submission], cache: State
         else:
             log.error("a batch of %d actions failed", len(submissions), exc_info=result)
         for submission in submissions:
-            submission.reply = {"ok": False, "error": {"code": "server_error",
-                                                       "message": "the server could not save this; try again"}}
+            submission.reply = refused(*SERVER_ERROR)
         return BatchResult(submissions)
     log.warning("a batch of %d actions failed (%s); trying its halves apart", len(submissions),
                 type(result).__name__)
@@ -139,7 +138,7 @@ def _decide_and_write(db: Session, submissions: list[Submission], cache: StateCa
             state = cache.fresh(db, session_id)
         except LookupError:
             for item in items:
-                item.reply = {"ok": False, "error": {"code": "no_session", "message": "that session does not exist"}}
+                item.reply = refused("no_session", "that session does not exist")
             continue
         outcomes = _decide_all(db, state, items, now)
         effects = [effect for outcome in outcomes for effect in outcome.effects]
@@ -166,7 +165,7 @@ def _decide_all(db: Session, state: LiveState, items: list[Submission], now: dat
             done = decide(state, action, now, round_tally)
         except Refusal as refusal:
             outcomes += refusal.before
-            item.reply = {"ok": False, "error": refusal.as_error(), "state_version": state.state_version}
+            item.reply = refusal.reply(state.state_version)
             continue
         outcomes += done
         if action.client_key:

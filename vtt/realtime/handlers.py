@@ -23,7 +23,7 @@ from socketio import exceptions
 
 from ..admission import door_code, door_expires
 from ..engine.audiences import iso
-from ..engine.rules import Refusal
+from ..engine.rules import SERVER_ERROR, Refusal, refused
 from ..extensions import socketio
 from ..hosttoken import is_host_token
 from .frames import MALFORMED, Malformed
@@ -34,8 +34,7 @@ from .schemas import CLIENT_MESSAGES, Auth, Invalid, parse, parse_action
 log = logging.getLogger(__name__)
 
 
-def _error(code: str, message: str) -> dict[str, Any]:
-    return {"ok": False, "error": {"code": code, "message": message}}
+NOT_CONNECTED = ("not_connected", "connect with a token or code first")
 
 
 def connection_refused(error: dict[str, str]) -> exceptions.ConnectionRefusedError:
@@ -61,8 +60,8 @@ def on_connect(auth: Any = None) -> None:
         is_host = bool(http_session.get("host")) or is_host_token(given.host_token, config["SECRET_KEY"],
                                                                    config["HOST_PASSWORD"])
         who = live.authenticate(given, is_host, get_remote_address())
-    except (Invalid, Refusal) as refused:
-        raise connection_refused(refused.as_error()) from None
+    except (Invalid, Refusal) as refusal:
+        raise connection_refused(refusal.as_error()) from None
     live.connections[request.sid] = who
     join_room(room(who.session_id, who.role))  # before the snapshot is read: nothing falls between them
     if who.actor_id is not None:
@@ -85,14 +84,14 @@ def attach(server, live: Live) -> None:
     def on_snapshot(sid: str, _data: Any = None) -> dict[str, Any]:
         who = live.connections.get(sid)
         if who is None:
-            return _error("not_connected", "connect with a token or code first")
+            return refused(*NOT_CONNECTED)
         return live.outbox.record_ack(sid, who.role, "snapshot", {"ok": True, "snapshot": live.snapshot(who)})
 
     def on_clock(sid: str, _data: Any = None) -> dict[str, Any]:
         """The server's time, for a page to find its clock's offset (a screening starts at a server moment)."""
         who = live.connections.get(sid)
         if who is None:
-            return _error("not_connected", "connect with a token or code first")
+            return refused(*NOT_CONNECTED)
         now = iso(datetime.now(timezone.utc), "milliseconds")
         return live.outbox.record_ack(sid, who.role, "clock", {"ok": True, "now": now})
 
@@ -100,9 +99,9 @@ def attach(server, live: Live) -> None:
         """The open join's door code now and when it changes: for the host and a stage opened with its key."""
         who = live.connections.get(sid)
         if who is None:
-            return _error("not_connected", "connect with a token or code first")
+            return refused(*NOT_CONNECTED)
         if not who.sees_door:
-            return _error("not_allowed", "only the host and the stage screen (opened with its key) see the door code")
+            return refused("not_allowed", "only the host and the stage screen (opened with its key) see the door code")
         reply = {"ok": True, "door": door_code(live.secret_key, who.session_id),
                  "changes_at": iso(datetime.fromtimestamp(door_expires(), timezone.utc))}
         return live.outbox.record_ack(sid, who.role, "door", reply)
@@ -111,17 +110,17 @@ def attach(server, live: Live) -> None:
         def handle(sid: str, data: Any = None) -> dict[str, Any]:
             who = live.connections.get(sid)
             if who is None:
-                return _error("not_connected", "connect with a token or code first")
+                return refused(*NOT_CONNECTED)
             try:
                 action, fields, client_id = parse_action(event, data)
             except Invalid as invalid:
-                reply = {"ok": False, "error": invalid.as_error()}
+                reply = refused(**invalid.as_error())
             else:
                 try:
                     reply = live.submit(who, action, fields, client_id)
                 except Exception:  # noqa: BLE001 - a client gets an error, never a dropped connection
                     log.exception("%s from %s failed", event, who)
-                    reply = _error("server_error", "the server could not handle this; try again")
+                    reply = refused(*SERVER_ERROR)
             return live.outbox.record_ack(sid, who.role, event, reply)
 
         return handle
@@ -132,11 +131,11 @@ def attach(server, live: Live) -> None:
         log.warning("a frame from %s could not be read: %s", live.connections.get(sid, sid), reason)
         if acked is not True:
             server.disconnect(sid)
-        return _error("malformed", f"this message cannot be read: {reason}")
+        return refused("malformed", f"this message cannot be read: {reason}")
 
     def on_unknown(event: str, _sid: str, *_data: Any) -> dict[str, Any]:
         known = ", ".join(["snapshot", "clock", "door", *CLIENT_MESSAGES])
-        return _error("unknown_event", f"there is no event {event!r}; the events are {known}")
+        return refused("unknown_event", f"there is no event {event!r}; the events are {known}")
 
     server.on("snapshot", on_snapshot)
     server.on("clock", on_clock)

@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..db import KeptSession
-from ..engine.rules import SYSTEM, Action
+from ..engine.rules import SERVER_ERROR, SYSTEM, Action, refused
 from ..live.batch import StateCache, Submission, run_batch
 from ..models import VttSession
 from .outbox import Outbox
@@ -69,7 +69,7 @@ class Writer:
         submission = Submission(session_id, action)
         self._queue.put((submission, done))
         if not done.wait(REPLY_TIMEOUT):
-            return {"ok": False, "error": {"code": "timeout", "message": "the server is busy; try again"}}
+            return refused("timeout", "the server is busy; try again")
         return submission.reply
 
     def _drain(self) -> None:
@@ -125,8 +125,7 @@ class Writer:
                 if submission.action.name == "tick":
                     self._pending_ticks.discard(submission.session_id)
                 if submission.reply is None:
-                    submission.reply = {"ok": False, "error": {"code": "server_error",
-                                                               "message": "the server could not save this; try again"}}
+                    submission.reply = refused(*SERVER_ERROR)
                 if done is not None:
                     done.set()
 
