@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from .clitools import fail, login_banner, redact, session_factory, settings
+from .clitools import fail, login_banner, redact, session_factory, settings, warn_missing_glyphs
 from .cli_media import media as media_group
 from .cli_session import session as session_group
 
@@ -444,11 +444,7 @@ def analyze(questions_file: Path, answers_file: Path, player_name: str | None, v
                                 stats=stats, title=title, session_info=info,
                                 exposure=exposure(sheet, players, answers) if sheet is not None else None)
         click.echo(f"wrote {len(written)} files to {out_dir}: {', '.join(sorted(written))}", err=as_json)
-        missing = getattr(written, "missing_characters", ())
-        if missing:
-            shown = ", ".join(f"U+{ord(ch):04X} {ch}" for ch in missing[:20]) + (" ..." if len(missing) > 20 else "")
-            click.echo(f"warning: the PDFs' font cannot show {len(missing)} character(s), printed as blanks or boxes "
-                       f"(the CSVs keep them; each PDF's cover lists them): {shown}", err=True)
+        warn_missing_glyphs(written)
     if as_json:
         click.echo(json.dumps(analysis_json(result, stats), ensure_ascii=False, allow_nan=False))
     elif not out_dir:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from .clitools import fail, session_factory
+from .clitools import fail, session_factory, warn_missing_glyphs
 
 
 def _session_or_fail(db, code: str):
@@ -50,11 +50,7 @@ def report(code: str, out_dir: Path, title: str | None, language: str) -> None:
                    else "no votes yet: profiles only")
     if len(frames.ungraded):
         click.echo(_ungraded_line(frames.ungraded))
-    missing = getattr(written, "missing_characters", ())
-    if missing:
-        shown = ", ".join(f"U+{ord(ch):04X} {ch}" for ch in missing[:20]) + (" ..." if len(missing) > 20 else "")
-        click.echo(f"warning: the PDFs' font cannot show {len(missing)} character(s), printed as blanks or boxes "
-                   f"(the CSVs keep them; each PDF's cover lists them): {shown}", err=True)
+    warn_missing_glyphs(written)
 
 
 class NothingToReport(ValueError):

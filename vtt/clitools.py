@@ -154,3 +154,12 @@ def cli_base_url(given: str | None = None) -> str:
     from .links import choose_base_url
 
     return choose_base_url(given, settings().base_url or served_base_url())
+
+
+def warn_missing_glyphs(written) -> None:
+    """Name the characters the PDFs' font could not draw (``written.missing_characters``), on stderr."""
+    missing = getattr(written, "missing_characters", ())
+    if missing:
+        shown = ", ".join(f"U+{ord(ch):04X} {ch}" for ch in missing[:20]) + (" ..." if len(missing) > 20 else "")
+        click.echo(f"warning: the PDFs' font cannot show {len(missing)} character(s), printed as blanks or boxes "
+                   f"(the CSVs keep them; each PDF's cover lists them): {shown}", err=True)
