@@ -175,3 +175,42 @@ class ServedApp:
     def __exit__(self, *_exc) -> None:
         self.process.terminate()
         self.output, _ = self.process.communicate(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium through Playwright (required when CI=true), one per test module."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser_helpers import CHROMIUM, CHROMIUM_ARGS, TestBrowser
+
+    if not os.path.exists(CHROMIUM):
+        if IN_CI:
+            pytest.fail(f"{CHROMIUM} is required when CI=true (make test installs it)")
+        pytest.skip(f"no {CHROMIUM}: install Debian's chromium to run the browser tests")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield TestBrowser(chromium)
+        chromium.close()
+
+
+@pytest.fixture
+def served(database_url):
+    """``python run.py`` (gevent) on this test's database; no traceback in its output by the end."""
+    with ServedApp({"DATABASE_URL": database_url}) as app:
+        yield app
+    assert "Traceback" not in app.output, app.output
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def backend(request, database_url):
+    """(app, db_factory) on SQLite, and on PostgreSQL too (required when CI=true)."""
+    url = database_url
+    if request.param == "postgresql":
+        url = request.getfixturevalue("postgres_url")
+        upgrade(url)
+    app = create_app({"TESTING": True, "DATABASE_URL": url, "SOCKETIO_ASYNC_MODE": "threading"})
+    engine = make_engine(url)
+    yield app, make_session_factory(engine)
+    app.extensions["vtt.live"].stop()
+    engine.dispose()

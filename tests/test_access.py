@@ -14,11 +14,10 @@ from sqlalchemy import select
 
 from tests.conftest import HOST_PASSWORD, ROOT, ServedApp, form_token
 from tests.live_helpers import make_session
-from tests.test_browser import browser  # noqa: F401 - the shared Chromium fixture
-from tests.test_live_pages import WAIT_MS, host_console
 from vtt.app import create_app
 from vtt.config import Settings
 from vtt.views.auth import local_path
+from tests.browser_helpers import WAIT_MS, host_console
 
 DASHBOARD = "/host/"
 JSON = {"Accept": "application/json"}

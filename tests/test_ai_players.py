@@ -11,8 +11,7 @@ import re
 from sqlalchemy import func, select
 
 from tests.conftest import login
-from tests.live_helpers import Role, client_id, identity_leaks, make_session
-from tests.test_live_socket import backend, connect_all  # noqa: F401 - backend: SQLite and PostgreSQL
+from tests.live_helpers import client_id, connect_all, identity_leaks, make_session, Role
 from vtt.app import create_app
 from vtt.extensions import socketio
 from vtt.models import Answer, Event, Player

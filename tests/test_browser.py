@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import threading
-from pathlib import Path
 
 import pytest
 from werkzeug.serving import make_server
 
 from vtt.banks import import_bank, read_bank
-from tests.conftest import DATA, HOST_PASSWORD, IN_CI
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+from tests.conftest import DATA, HOST_PASSWORD
+from tests.browser_helpers import screenshot_dir
 
 pytestmark = pytest.mark.browser
-
-
-def screenshot_dir(tmp_path: Path) -> Path:
-    """Where screenshots go: VTT_SCREENSHOTS when a person wants to look at them."""
-    return Path(os.environ.get("VTT_SCREENSHOTS") or tmp_path)
 
 
 @pytest.fixture
@@ -32,41 +23,6 @@ def live_url(app, db):
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not os.path.exists(CHROMIUM):
-        if IN_CI:
-            pytest.fail(f"{CHROMIUM} is required when CI=true (make test installs it)")
-        pytest.skip(f"no {CHROMIUM}: install Debian's chromium to run the browser tests")
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield TestBrowser(browser)
-        browser.close()
-
-
-class TestBrowser:
-    """Chromium whose pages let a test wait on a JavaScript expression: Playwright evaluates a string predicate
-    with ``eval``, which the app's Content-Security-Policy forbids.  tests/test_access.py opens its pages with
-    ``bypass_csp=False`` and checks that the pages themselves need nothing the policy forbids."""
-
-    __test__ = False  # not a test class
-
-    def __init__(self, browser):
-        self._browser = browser
-
-    def new_page(self, **options):
-        return self._browser.new_page(**{"bypass_csp": True, **options})
-
-    def new_context(self, **options):
-        return self._browser.new_context(**{"bypass_csp": True, **options})
-
-    def __getattr__(self, name: str):
-        return getattr(self._browser, name)
 
 
 @pytest.mark.parametrize("viewport", [{"width": 390, "height": 844}, {"width": 1366, "height": 900}],

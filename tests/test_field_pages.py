@@ -18,8 +18,7 @@ from vtt.admission import door_code, stage_key
 from vtt.config import Settings
 from vtt.db import transaction
 from vtt.models import Juror
-from tests.test_browser import browser, screenshot_dir  # noqa: F401 - the shared Chromium fixture
-from tests.test_live_pages import LAPTOP, PHONE, WAIT_MS, host_console, served  # noqa: F401 - fixtures
+from tests.browser_helpers import PHONE, WAIT_MS, host_console
 
 pytestmark = pytest.mark.browser
 

@@ -10,8 +10,7 @@ import pytest
 
 from tests.conftest import login
 from tests.live_helpers import make_session
-from tests.test_browser import browser, screenshot_dir  # noqa: F401 - the shared Chromium fixture
-from tests.test_live_pages import PLAYERS, WAIT_MS, host_console, host_step, served  # noqa: F401
+from tests.browser_helpers import PLAYERS, WAIT_MS, host_console, host_step, screenshot_dir
 
 pytestmark = pytest.mark.browser
 

@@ -12,8 +12,7 @@ import pytest
 from sqlalchemy import func, select
 
 from tests.conftest import ServedApp
-from tests.live_helpers import TO_JUDGING, Role, client_id, make_session
-from tests.test_live_socket import connect_all
+from tests.live_helpers import TO_JUDGING, client_id, connect_all, make_session, Role
 from vtt.db import KeptSession, make_writer_engine
 from vtt.engine.rules import Action, Actor
 from vtt.engine.text import first_unstorable, unstorable

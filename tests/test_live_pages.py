@@ -9,52 +9,11 @@ import re
 import pytest
 import socketio
 
-from tests.conftest import HOST_PASSWORD, ServedApp
 from tests.live_helpers import make_session
-from tests.test_browser import browser, screenshot_dir  # noqa: F401 - the shared Chromium fixture
+from tests.browser_helpers import screenshot_dir
+from tests.browser_helpers import LAPTOP, PHONE, PLAYERS, WAIT_MS, host_console, host_step, no_sideways_scroll, page_text
 
 pytestmark = pytest.mark.browser
-
-PHONE = {"width": 390, "height": 844}
-LAPTOP = {"width": 1366, "height": 900}
-WAIT_MS = 15_000
-PLAYERS = [{"name": "Mina", "kind": "human", "age": 10, "stage": "concrete"},
-           {"name": "Grace", "kind": "human", "age": 31},
-           {"name": "Agent", "kind": "ai"}]
-
-
-def no_sideways_scroll(page) -> None:
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= page.viewport_size["width"], f"{page.url} is {width} px wide"
-
-
-def page_text(page) -> str:
-    return page.inner_text("main")
-
-
-def host_step(host, label: str) -> None:
-    """Press the flow button ``label`` (only the current phase's buttons exist) and wait for its ack."""
-    host.get_by_role("button", name=label, exact=True).click()
-    host.wait_for_function("document.getElementById('flow-state').textContent === 'Done.'", timeout=WAIT_MS)
-    host.evaluate("document.getElementById('flow-state').textContent = ''")
-
-
-def host_console(browser, url: str, people):
-    """The host's live console of ``people``'s session, signed in, at the first step."""
-    host = browser.new_page(viewport=LAPTOP)
-    host.goto(f"{url}/host/login?next=/host/sessions/{people.session_id}/live")
-    host.fill("#password", HOST_PASSWORD)
-    host.click("button[type=submit]")
-    host.wait_for_selector("#flow button[data-action=open_lobby]", timeout=WAIT_MS)
-    return host
-
-
-@pytest.fixture
-def served(database_url):
-    with ServedApp({"DATABASE_URL": database_url}) as app:
-        yield app
-    assert "Traceback" not in app.output, app.output
-
 
 def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory, tmp_path):  # noqa: F811
     people = make_session(db_factory, rounds=1, per_round=1, jurors=2, players=PLAYERS)

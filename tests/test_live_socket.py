@@ -10,34 +10,11 @@ import pytest
 from sqlalchemy import Connection, func, select, text
 
 from tests.conftest import login
-from tests.live_helpers import TO_JUDGING, Role, client_id, identity_leaks, make_session
+from tests.live_helpers import TO_JUDGING, client_id, connect_all, identity_leaks, make_session, Role
 from vtt.app import create_app
 from vtt.db import make_engine, make_session_factory, upgrade
 from vtt.extensions import socketio
 from vtt.models import Answer, Event, SessionQuestion, SheetEntry, Vote
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def backend(request, database_url):
-    """(app, db_factory) on SQLite, and on PostgreSQL too (required when CI=true)."""
-    url = database_url
-    if request.param == "postgresql":
-        url = request.getfixturevalue("postgres_url")
-        upgrade(url)
-    app = create_app({"TESTING": True, "DATABASE_URL": url, "SOCKETIO_ASYNC_MODE": "threading"})
-    engine = make_engine(url)
-    yield app, make_session_factory(engine)
-    app.extensions["vtt.live"].stop()
-    engine.dispose()
-
-
-def connect_all(app, client, people):
-    login(client)
-    host = Role(socketio, app, {"code": people.code, "role": "host"}, flask_client=client)
-    stage = Role(socketio, app, {"code": people.code, "role": "stage"})
-    players = {name: Role(socketio, app, {"token": token}) for name, token in people.players.items()}
-    jurors = {label: Role(socketio, app, {"token": token}) for label, token in people.jurors.items()}
-    return host, stage, players, jurors
 
 
 def test_a_two_round_session_for_every_role(backend):

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import time
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from tests.conftest import form_token
-from tests.live_helpers import Role, make_session
-from tests.test_live_socket import connect_all
+from tests.live_helpers import connect_all, make_session, Role
 from vtt.extensions import socketio
 from vtt.models import Juror
 

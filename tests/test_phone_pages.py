@@ -12,8 +12,7 @@ import socketio
 
 from tests.conftest import HOST_PASSWORD, ServedApp
 from tests.live_helpers import make_session
-from tests.test_browser import browser, screenshot_dir  # noqa: F401 - the shared Chromium fixture
-from tests.test_live_pages import LAPTOP, PHONE, PLAYERS, WAIT_MS, host_step, no_sideways_scroll
+from tests.browser_helpers import LAPTOP, PHONE, PLAYERS, WAIT_MS, host_step, no_sideways_scroll, screenshot_dir
 
 pytestmark = pytest.mark.browser
 

@@ -16,6 +16,7 @@ from werkzeug.serving import make_server
 
 from tests.conftest import HOST_PASSWORD, login
 from tests.review_helpers import play_session
+from tests.browser_helpers import screenshot_dir
 
 CONTROL_VOTES = {1: ["Agent", "Agent", "Agent", "Mina"], 2: ["Mina", "Mina", "Grace", None]}
 
@@ -115,35 +116,27 @@ def test_downloads_are_the_reports_and_the_tables(client, played):
 
 
 @pytest.mark.browser
-def test_results_page_fits_a_phone(app, played, tmp_path):
-    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, screenshot_dir
-    from playwright.sync_api import sync_playwright
-    import os
-
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"no {CHROMIUM}")
+def test_results_page_fits_a_phone(app, played, tmp_path, browser):
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_port}"
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 390, "height": 844})
-            requests = []
-            page.on("request", lambda request: requests.append(request.url))
-            page.goto(f"{url}/host/sessions/{played.session_id}/results/")
-            page.fill("#password", HOST_PASSWORD)
-            page.click("button[type=submit]")
-            page.wait_for_selector("#round-1")
-            assert page.locator("figure.radar svg").count() == 9
-            wide = page.evaluate("""() => [...document.querySelectorAll('body *')]
-                .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
-                .map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)""")
-            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), wide
-            assert page.locator("figure.radar svg").first.bounding_box()["width"] <= 390
-            assert all(request.startswith(url) for request in requests)
-            page.screenshot(path=str(screenshot_dir(tmp_path) / "results-390.png"), full_page=True)
-            browser.close()
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        requests = []
+        page.on("request", lambda request: requests.append(request.url))
+        page.goto(f"{url}/host/sessions/{played.session_id}/results/")
+        page.fill("#password", HOST_PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_selector("#round-1")
+        assert page.locator("figure.radar svg").count() == 9
+        wide = page.evaluate("""() => [...document.querySelectorAll('body *')]
+            .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+            .map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)""")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), wide
+        assert page.locator("figure.radar svg").first.bounding_box()["width"] <= 390
+        assert all(request.startswith(url) for request in requests)
+        page.screenshot(path=str(screenshot_dir(tmp_path) / "results-390.png"), full_page=True)
+        page.close()
     finally:
         server.shutdown()
 

@@ -16,9 +16,7 @@ import pytest
 from sqlalchemy import select
 
 from tests.conftest import ROOT, ServedApp
-from tests.test_browser import browser, screenshot_dir  # noqa: F401 - the shared Chromium fixture
-from tests.test_live_pages import LAPTOP, PHONE, WAIT_MS, host_console, host_step, no_sideways_scroll
-from tests.test_stage_clips_grading import FULL_HD
+from tests.browser_helpers import FULL_HD, PHONE, WAIT_MS, host_console, host_step, no_sideways_scroll, screenshot_dir
 
 pytestmark = pytest.mark.browser
 

@@ -15,12 +15,11 @@ import pytest
 import socketio
 
 from tests.conftest import HOST_PASSWORD, ServedApp
-from tests.test_browser import browser, screenshot_dir  # noqa: F401 - the shared Chromium fixture
+from tests.browser_helpers import screenshot_dir
+from tests.browser_helpers import FULL_HD, HD
 
 pytestmark = pytest.mark.browser
 
-FULL_HD = {"width": 1920, "height": 1080}
-HD = {"width": 1280, "height": 720}
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1366, "height": 900}
 WAIT_MS = 15_000
