@@ -154,13 +154,13 @@ def needs_hand_grading(question: Question) -> bool:
 
 
 def grading_overview(db: Session, vtt_session: VttSession) -> GradingOverview:
-    sid = vtt_session.id
+    session_id = vtt_session.id
     placed = [sq for sq in db.scalars(
-        select(SessionQuestion).where(SessionQuestion.session_id == sid)
+        select(SessionQuestion).where(SessionQuestion.session_id == session_id)
         .options(selectinload(SessionQuestion.question)).order_by(SessionQuestion.round, SessionQuestion.position))
         if needs_hand_grading(sq.question)]
-    players = {p.id: p for p in db.scalars(select(Player).where(Player.session_id == sid))}
-    answers = db.scalars(select(Answer).where(Answer.session_id == sid, Answer.late.is_(False))
+    players = {p.id: p for p in db.scalars(select(Player).where(Player.session_id == session_id))}
+    answers = db.scalars(select(Answer).where(Answer.session_id == session_id, Answer.late.is_(False))
                          .options(selectinload(Answer.grade)).order_by(Answer.player_id))
     by_question: dict[int, list[AnswerToGrade]] = {}
     by_id: dict[int, AnswerToGrade] = {}

@@ -82,18 +82,18 @@ def session_by_code(db: Session, code: str) -> VttSession | None:
 
 
 def session_frames(db: Session, vtt_session: VttSession) -> SessionFrames:
-    sid = vtt_session.id
+    session_id = vtt_session.id
     placed = list(db.scalars(
-        select(SessionQuestion).where(SessionQuestion.session_id == sid)
+        select(SessionQuestion).where(SessionQuestion.session_id == session_id)
         .options(selectinload(SessionQuestion.question).selectinload(Question.tags))
         .order_by(SessionQuestion.round, SessionQuestion.position)))
     questions = records_frame([replace(question_record(sq.question), round=sq.round) for sq in placed])
-    players = list(db.scalars(select(Player).where(Player.session_id == sid).order_by(Player.id)))
-    jurors = {j.id: j for j in db.scalars(select(Juror).where(Juror.session_id == sid))}
+    players = list(db.scalars(select(Player).where(Player.session_id == session_id).order_by(Player.id)))
+    jurors = {j.id: j for j in db.scalars(select(Juror).where(Juror.session_id == session_id))}
     names = {p.id: p.name for p in players}
     by_question = {sq.id: sq for sq in placed}
 
-    answer_rows = list(db.scalars(select(Answer).where(Answer.session_id == sid)
+    answer_rows = list(db.scalars(select(Answer).where(Answer.session_id == session_id)
                                   .options(selectinload(Answer.grade)).order_by(Answer.id)))
     put = _put(vtt_session, placed, players, answer_rows)
     answers, ungraded = _answers(put, players, by_question, answer_rows)
@@ -104,8 +104,8 @@ def session_frames(db: Session, vtt_session: VttSession) -> SessionFrames:
         ungraded=ungraded,
         players=pd.DataFrame({"name": [p.name for p in players], "kind": [p.kind.value for p in players]},
                              columns=["name", "kind"]),
-        votes=_votes(db, sid, jurors, names),
-        sheet=_sheet(db, sid, jurors, names, by_question),
+        votes=_votes(db, session_id, jurors, names),
+        sheet=_sheet(db, session_id, jurors, names, by_question),
     )
 
 
@@ -155,8 +155,8 @@ def _mcq(question: Question, answer: Answer) -> tuple[str, bool]:
     return _answer_text(question, answer), index is not None and index == question.answer_index
 
 
-def _votes(db: Session, sid: int, jurors: dict[int, Juror], names: dict[int, str]) -> pd.DataFrame:
-    votes = list(db.scalars(select(Vote).where(Vote.session_id == sid)
+def _votes(db: Session, session_id: int, jurors: dict[int, Juror], names: dict[int, str]) -> pd.DataFrame:
+    votes = list(db.scalars(select(Vote).where(Vote.session_id == session_id)
                             .order_by(Vote.round, Vote.juror_id, Vote.slot)))
     rows = []
     for vote in votes:
@@ -179,9 +179,9 @@ def _expert(value: bool | None) -> str | None:
     return None if value is None else ("expert" if value else "non-expert")
 
 
-def _sheet(db: Session, sid: int, jurors: dict[int, Juror], names: dict[int, str],
+def _sheet(db: Session, session_id: int, jurors: dict[int, Juror], names: dict[int, str],
            by_question: dict[int, SessionQuestion]) -> pd.DataFrame:
-    entries = db.scalars(select(SheetEntry).where(SheetEntry.session_id == sid).order_by(SheetEntry.id))
+    entries = db.scalars(select(SheetEntry).where(SheetEntry.session_id == session_id).order_by(SheetEntry.id))
     rows = [{"juror": jurors[e.juror_id].label, "qid": by_question[e.session_question_id].question.qid,
              "player": names[e.player_id], "looks_like_ai": bool(e.looks_like_ai),
              "round": by_question[e.session_question_id].round, "human_likeness": e.human_likeness}
@@ -273,26 +273,26 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
     tokens (their logins) and the client keys (replay ids) are left out; event payload entries
     whose key names a token, password or secret are blanked.  Timestamps are ISO 8601 UTC.
     """
-    sid = vtt_session.id
+    session_id = vtt_session.id
     placed = list(db.scalars(
-        select(SessionQuestion).where(SessionQuestion.session_id == sid)
+        select(SessionQuestion).where(SessionQuestion.session_id == session_id)
         .options(selectinload(SessionQuestion.question).selectinload(Question.tags))
         .order_by(SessionQuestion.round, SessionQuestion.position)))
     by_question = {sq.id: sq for sq in placed}
-    players = list(db.scalars(select(Player).where(Player.session_id == sid).order_by(Player.id)))
+    players = list(db.scalars(select(Player).where(Player.session_id == session_id).order_by(Player.id)))
     player_by_id = {p.id: p for p in players}
-    jurors = list(db.scalars(select(Juror).where(Juror.session_id == sid).order_by(Juror.id)))
+    jurors = list(db.scalars(select(Juror).where(Juror.session_id == session_id).order_by(Juror.id)))
     juror_by_id = {j.id: j for j in jurors}
-    aliases = list(db.scalars(select(RoundAlias).where(RoundAlias.session_id == sid)
+    aliases = list(db.scalars(select(RoundAlias).where(RoundAlias.session_id == session_id)
                               .order_by(RoundAlias.round, RoundAlias.alias)))
-    answers = list(db.scalars(select(Answer).where(Answer.session_id == sid).options(selectinload(Answer.grade))
+    answers = list(db.scalars(select(Answer).where(Answer.session_id == session_id).options(selectinload(Answer.grade))
                               .order_by(Answer.id)))
-    entries = list(db.scalars(select(SheetEntry).where(SheetEntry.session_id == sid).order_by(SheetEntry.id)))
-    votes = list(db.scalars(select(Vote).where(Vote.session_id == sid)
+    entries = list(db.scalars(select(SheetEntry).where(SheetEntry.session_id == session_id).order_by(SheetEntry.id)))
+    votes = list(db.scalars(select(Vote).where(Vote.session_id == session_id)
                             .order_by(Vote.round, Vote.juror_id, Vote.slot)))
-    reveals = list(db.scalars(select(IdentityReveal).where(IdentityReveal.session_id == sid)
+    reveals = list(db.scalars(select(IdentityReveal).where(IdentityReveal.session_id == session_id)
                               .order_by(IdentityReveal.round, IdentityReveal.id)))
-    events = list(db.scalars(select(Event).where(Event.session_id == sid).order_by(Event.id)))
+    events = list(db.scalars(select(Event).where(Event.session_id == session_id).order_by(Event.id)))
 
     def place(sq_id: int) -> dict:
         sq = by_question[sq_id]

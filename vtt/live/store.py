@@ -262,7 +262,7 @@ _WRITE_SESSION = (update(_SESSIONS).where(_SESSIONS.c.id == bindparam("session_i
 
 def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> dict[str, int]:
     """Write ``effects`` (in order) and the session row as ``state`` now has it; returns new juror ids by label."""
-    sid = state.session_id
+    session_id = state.session_id
     answers_rows: list[dict[str, Any]] = []
     sheets: list[dict[str, Any]] = []
     votes: list[dict[str, Any]] = []
@@ -278,18 +278,18 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
                     values["reveal_order"] = list(effect.reveal_order)
                 db.execute(update(_QUESTIONS).where(SessionQuestion.id == effect.question_id).values(**values))
             case MarkRound():
-                db.execute(update(_ROUNDS).where(SessionRound.session_id == sid,
+                db.execute(update(_ROUNDS).where(SessionRound.session_id == session_id,
                                                       SessionRound.number == effect.round)
                            .values({effect.field: effect.at}))
             case SetParticipants():
-                db.execute(update(_ROUNDS).where(SessionRound.session_id == sid, SessionRound.number == effect.round)
+                db.execute(update(_ROUNDS).where(SessionRound.session_id == session_id, SessionRound.number == effect.round)
                            .values(participants=None if effect.player_ids is None else list(effect.player_ids)))
             case DealAliases():
-                db.execute(_insert(db, RoundAlias), [{"session_id": sid, "round": effect.round, "player_id": pid,
+                db.execute(_insert(db, RoundAlias), [{"session_id": session_id, "round": effect.round, "player_id": pid,
                                                       "alias": alias} for pid, alias in effect.aliases])
             case SaveAnswer():
                 _flush_answers(db, answers_rows)
-                answers_rows.append({"session_id": sid, "session_question_id": effect.question_id,
+                answers_rows.append({"session_id": session_id, "session_question_id": effect.question_id,
                                      "player_id": effect.player_id, "text": effect.text,
                                      "choice_index": effect.choice_index, "latency_ms": effect.latency_ms,
                                      "submitted_at": effect.at, "client_key": effect.client_key,
@@ -303,21 +303,21 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
                 db.execute(update(_ANSWERS).where(Answer.session_question_id == effect.question_id,
                                                 Answer.player_id == effect.player_id).values(**values))
             case SaveSheet():
-                sheets.append({"session_id": sid, "juror_id": effect.juror_id,
+                sheets.append({"session_id": session_id, "juror_id": effect.juror_id,
                                "session_question_id": effect.question_id, "player_id": effect.player_id,
                                "alias": effect.alias, "note": effect.note, "human_likeness": effect.human_likeness,
                                "looks_like_ai": effect.looks_like_ai, "updated_at": effect.at,
                                "client_key": effect.client_key})
             case SaveVote():
-                votes.append({"session_id": sid, "round": effect.round, "juror_id": effect.juror_id,
+                votes.append({"session_id": session_id, "round": effect.round, "juror_id": effect.juror_id,
                               "slot": effect.slot, "alias": effect.alias, "player_id": effect.player_id,
                               "confidence": effect.confidence, "reason": effect.reason, "cast_at": effect.at,
                               "client_key": effect.client_key})
             case SetTally():
-                db.execute(update(_ROUNDS).where(SessionRound.session_id == sid, SessionRound.number == effect.round)
+                db.execute(update(_ROUNDS).where(SessionRound.session_id == session_id, SessionRound.number == effect.round)
                            .values(tally=effect.tally))
             case RevealIdentity():
-                db.execute(_insert(db, IdentityReveal).values(session_id=sid, round=effect.round,
+                db.execute(_insert(db, IdentityReveal).values(session_id=session_id, round=effect.round,
                                                               player_id=effect.player_id, revealed_at=effect.at))
             case SetOpenJoin():
                 pass  # on the session row, below
@@ -326,17 +326,17 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
                 db.execute(update(_PLAYERS).where(_PLAYERS.c.id == effect.player_id)
                            .values(details={**details, "agent": agent_report(effect)}))
             case RemoveJuror():
-                _remove_juror(db, sid, effect)
+                _remove_juror(db, session_id, effect)
             case RenewToken():
                 table = _PLAYERS if effect.role == "player" else Juror.__table__
                 db.execute(update(table).where(table.c.id == effect.person_id).values(token=effect.token))
             case AddJuror():
-                juror = Juror(session_id=sid, label=effect.label, token=effect.token, juror_group=effect.group)
+                juror = Juror(session_id=session_id, label=effect.label, token=effect.token, juror_group=effect.group)
                 db.add(juror)
                 db.flush()
                 new_jurors[effect.label] = juror.id
             case LogEvent():
-                events.append({"session_id": sid, "at": effect.at, "kind": effect.kind, "actor": effect.actor,
+                events.append({"session_id": session_id, "at": effect.at, "kind": effect.kind, "actor": effect.actor,
                                "payload": effect.payload, "client_key": effect.client_key})
             case _:
                 raise TypeError(f"no database write for {effect!r}")
@@ -354,7 +354,7 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
               "audience_versions": dict(state.audience_versions), "open_join": state.open_join,
               "open_join_cap": state.open_join_cap, "join_door": state.join_door,
               "status": STATUS_OF_PHASE.get(state.phase, SessionStatus.RUNNING)}
-    _execute_many(db, _WRITE_SESSION, [{"session_id": sid, **{f"new_{name}": value for name, value in values.items()}}])
+    _execute_many(db, _WRITE_SESSION, [{"session_id": session_id, **{f"new_{name}": value for name, value in values.items()}}])
     return new_jurors
 
 
