@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run test install translations messages system-deps bench clean
+.PHONY: run test test-quick install translations messages system-deps bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ system-deps:
 
 test: install system-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The inner loop: no browser, no PostgreSQL, no server process, no fuzz (a few minutes); `make test` runs them all.
+test-quick: install
+	$(BIN)/python -m pytest -m "not browser and not postgres and not slow" -x $(PYTEST_ARGS)
 
 bench: install
 	$(BIN)/python bench/bench_profiles.py

@@ -20,6 +20,19 @@ POSTGRES_ADMIN_URL = os.environ.get("VTT_TEST_POSTGRES", "postgresql+psycopg://p
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
+def pytest_collection_modifyitems(items) -> None:
+    """``slow``: a test that starts a server process (``ServedApp``, the ``served`` fixture) or a fuzz module;
+    ``make test-quick`` leaves them out, ``make test`` runs everything."""
+    import inspect
+
+    for item in items:
+        function = getattr(item, "function", None)
+        source = inspect.getsource(function) if function is not None else ""
+        if ("ServedApp(" in source or "served" in getattr(item, "fixturenames", ())
+                or item.module.__name__.endswith(("test_fuzz", "test_live_server", "test_simulate"))):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def instance(tmp_path, monkeypatch) -> Path:
     folder = tmp_path / "instance"
