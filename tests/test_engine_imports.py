@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ENGINE = ("vtt.engine.rules", "vtt.engine.state", "vtt.engine.audiences", "vtt.engine.tells", "vtt.engine.kinds",
+ENGINE = ("vtt.engine.rules", "vtt.engine.state", "vtt.engine.audiences", "vtt.engine.tells", "vtt.kinds",
           "vtt.engine.text")
 BANNED = ("flask", "flask_socketio", "socketio", "engineio", "pandas", "sqlalchemy")
 

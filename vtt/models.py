@@ -31,7 +31,7 @@ from sqlalchemy import (
 from sqlalchemy.types import TypeDecorator
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
-from .engine.kinds import (  # noqa: F401 - re-exported: vtt.models is where the rest of vtt finds them
+from .kinds import (  # noqa: F401 - re-exported: vtt.models is where the rest of vtt finds them
     ClipKind,
     ClipPlayback,
     Phase,
@@ -94,7 +94,7 @@ def _enum(cls: type[enum.Enum], name: str) -> Enum:
                 values_callable=lambda members: [m.value for m in members])
 
 
-# The enums live with the engine (pure Python); the columns below store them by value.
+# The enums live in vtt/kinds.py (pure Python, for the engine too); the columns below store them by value.
 
 
 # --- question banks ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .kinds import Phase, PlayerKind, QuestionType
+from ..kinds import Phase, PlayerKind, QuestionType
 from .state import AnswerInfo, LiveState, QuestionInfo
 from .tells import identity_tells
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from .kinds import ClipPlayback, Phase, PlayerKind, QuestionType, RevealPolicy
+from ..kinds import ClipPlayback, Phase, PlayerKind, QuestionType, RevealPolicy
 from . import audiences
 from .text import unstorable
 from .state import (

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .kinds import ClipPlayback, Phase, PlayerKind, QuestionType, RevealPolicy
+from ..kinds import ClipPlayback, Phase, PlayerKind, QuestionType, RevealPolicy
 
 AUDIENCES = ("host", "player", "juror", "stage")
 

@@ -1,6 +1,7 @@
 """The domain's vocabulary: question types, player kinds, phases, policies (enums by value).
 
-Pure Python: the engine reads them without loading SQLAlchemy, and ``vtt.models`` stores them by value.
+Pure Python, at the bottom of the house: the engine reads them without loading SQLAlchemy, and ``vtt.models`` stores
+them by value.
 """
 
 from __future__ import annotations
