@@ -51,7 +51,7 @@ KO: dict[str, str] = {
     "blanks or boxes in this PDF; the CSV files hold the exact text.":
         "<font color='#{colour}'><b>참고:</b></font> 내장 글꼴로 표시할 수 없는 문자: {names}. 이 PDF에서는 빈칸이나 "
         "네모로 인쇄되며, CSV 파일에는 정확한 텍스트가 들어 있습니다.",
-    # the cover's session facts (vtt/cli_reports.py, vtt/cli.py)
+    # the cover's session facts (vtt/cli/reports.py, vtt/cli/main.py)
     "Session": "세션",
     "Join code": "참여 코드",
     "Date": "일시",

@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loadclient import LeanClient, Refused  # noqa: E402
 from vtt.engine.audiences import sheet_save_seconds  # noqa: E402
 
-DEMO_BANK = ROOT / "vtt" / "demo" / "bank.csv"
+DEMO_BANK = ROOT / "vtt" / "sessions" / "demo" / "bank.csv"
 ROUNDS = ("paced", "burst", "sheets")
 CONNECTS_AT_ONCE = 200
 CALL_TIMEOUT = 30.0
@@ -185,7 +185,7 @@ def vtt_target(jurors: int, folder: Path) -> Target:
 
     from vtt.banks import bank_by_name, import_bank, read_bank
     from vtt.db import make_engine, make_session_factory, transaction
-    from vtt.engine.setup import SessionConfig, create_session
+    from vtt.sessions.create import SessionConfig, create_session
     from vtt.models import Juror
 
     url = f"sqlite:///{folder / 'bench.db'}"

@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_restart.py [--runs 5]
 
 Prints the median time to serving over ``--runs`` starts of ``run.py`` (a killed server's restart is this), then
-one start's steps timed in a child process as ``vtt.server.serve`` takes them (gevent's patching, the imports,
+one start's steps timed in a child process as ``vtt.serving.server.serve`` takes them (gevent's patching, the imports,
 ``create_app``, the database revision check, the start-up banner), and the ten slowest imports
 (``python -X importtime``).  Uses a throwaway instance folder with the demo loaded.
 """
@@ -29,10 +29,10 @@ t0 = time.perf_counter()
 from gevent import monkey
 monkey.patch_all()
 t1 = time.perf_counter()
-from vtt.cli import serve  # what run.py imports
+from vtt.cli.main import serve  # what run.py imports
 from vtt.app import create_app
 from vtt.db import current_revision, head_revision
-from vtt.server import startup_banner
+from vtt.serving.server import startup_banner
 t2 = time.perf_counter()
 app = create_app({"SOCKETIO_ASYNC_MODE": "gevent"})
 t3 = time.perf_counter()
@@ -40,7 +40,7 @@ current_revision(app.config["DATABASE_URL"]) == head_revision()
 t4 = time.perf_counter()
 startup_banner(app, "127.0.0.1", 5000)
 t5 = time.perf_counter()
-for name, a, b in [("gevent patch_all", t0, t1), ("imports (vtt.cli, vtt.app, vtt.server)", t1, t2),
+for name, a, b in [("gevent patch_all", t0, t1), ("imports (vtt.cli.main, vtt.app, vtt.serving.server)", t1, t2),
                    ("create_app", t2, t3), ("database revision check (alembic)", t3, t4),
                    ("start-up banner (demo link, QR)", t4, t5)]:
     print(f"{name}\t{(b - a) * 1000:.0f}")
@@ -92,7 +92,7 @@ def main() -> None:
             name, ms = line.split("\t")
             print(f"  {name:45s} {ms:>6s}")
         trace = subprocess.run([sys.executable, "-X", "importtime", "-c", "from gevent import monkey; "
-                                "monkey.patch_all(); import vtt.cli, vtt.app, vtt.server"],
+                                "monkey.patch_all(); import vtt.cli.main, vtt.app, vtt.serving.server"],
                                cwd=ROOT, env=env, capture_output=True, text=True).stderr
         slowest = []
         for line in trace.splitlines():

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from tests.conftest import ROOT, host_api_token
-from vtt.bots.client import Connection, Ledger
+from vtt.client.connection import Connection, Ledger
 from vtt.db import transaction
 from vtt.models import Answer, Event, Juror, Player, PlayerKind, Question, SessionQuestion
 
@@ -54,7 +54,7 @@ class Sitting:
 def make_sitting(factory, tmp_path: Path, *, rounds: int = 1, answer_seconds: int = 60) -> Sitting:
     """A session of ``rounds`` x 3 questions (mcq, open, mcq in round 1) on a test clip: a human, an AI, a juror."""
     from vtt.banks import bank_by_name, import_bank, read_bank
-    from vtt.engine.setup import SessionConfig, create_session
+    from vtt.sessions.create import SessionConfig, create_session
 
     bank_file = tmp_path / "agent_bank.csv"
     with bank_file.open("w", newline="", encoding="utf-8") as handle:
@@ -108,11 +108,11 @@ def make_clip(path: Path, seconds: int = 4, fps: int = 10) -> Path:
 # --- the agent process ------------------------------------------------------------------------------
 
 class AgentProcess:
-    """``python -m vtt.cli agent ...`` in a subprocess; stderr goes to a file (``.log()``)."""
+    """``python -m vtt.cli.main agent ...`` in a subprocess; stderr goes to a file (``.log()``)."""
 
     def __init__(self, tmp_path: Path, *args: str, env: dict[str, str] | None = None, name: str = "agent"):
         self.log_path = tmp_path / f"{name}-{secrets.token_hex(2)}.log"
-        self.args = [sys.executable, "-m", "vtt.cli", "agent", *args]
+        self.args = [sys.executable, "-m", "vtt.cli.main", "agent", *args]
         self.env = {**os.environ, **(env or {})}
         self.process: subprocess.Popen | None = None
 

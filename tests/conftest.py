@@ -79,7 +79,7 @@ def db(db_factory):
 def app(database_url):
     app = create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
     yield app
-    app.extensions["vtt.live"].stop()  # the writer thread of this app
+    app.extensions["vtt.persistence"].stop()  # the writer thread of this app
 
 
 @pytest.fixture
@@ -87,7 +87,7 @@ def run(database_url):
     """``run("questions", "list")``: the vtt command line on this test's database."""
     from click.testing import CliRunner
 
-    from vtt.cli import main
+    from vtt.cli.main import main
 
     runner = CliRunner()
 
@@ -114,7 +114,7 @@ def login(client, password: str = HOST_PASSWORD):
 def host_api_token() -> str:
     """The host's API token of this test's instance (the one a server started by the test accepts)."""
     from vtt.config import Settings
-    from vtt.hosttoken import host_token
+    from vtt.access.host_token import host_token
 
     settings = Settings.from_env()
     return host_token(settings.secret_key, settings.host_password)
@@ -225,5 +225,5 @@ def backend(request, database_url):
     app = create_app({"TESTING": True, "DATABASE_URL": url, "SOCKETIO_ASYNC_MODE": "threading"})
     engine = make_engine(url)
     yield app, make_session_factory(engine)
-    app.extensions["vtt.live"].stop()
+    app.extensions["vtt.persistence"].stop()
     engine.dispose()

@@ -13,12 +13,12 @@ from sqlalchemy import select
 
 from vtt.banks import import_bank, read_bank
 from vtt.db import transaction
-from vtt.engine.setup import SessionConfig, create_session
+from vtt.sessions.create import SessionConfig, create_session
 from vtt.models import Juror, Player, PlayerKind, VttSession
 from tests.conftest import login
 from vtt.extensions import socketio
 
-DEMO_BANK = Path(__file__).resolve().parent.parent / "vtt" / "demo" / "bank.csv"
+DEMO_BANK = Path(__file__).resolve().parent.parent / "vtt" / "sessions" / "demo" / "bank.csv"
 _ids = itertools.count(1)
 
 

@@ -310,7 +310,7 @@ def proxied_app(database_url, monkeypatch):
     monkeypatch.setenv("VTT_TRUSTED_PROXIES", "1")
     app = create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
     yield app
-    app.extensions["vtt.live"].stop()
+    app.extensions["vtt.persistence"].stop()
 
 
 def test_behind_a_trusted_proxy_its_scheme_host_and_client_address_count(proxied_app):

@@ -170,7 +170,7 @@ def test_the_chat_completions_request_holds_the_question_options_and_clip():
 
 
 def test_the_provenance_fits_the_servers_schema():
-    from vtt.realtime.schemas import AnswerIn
+    from vtt.protocol.messages import AnswerIn
 
     backend = HttpBackend("http:x", "http://user:pw@127.0.0.1:9/v1?key=secret",
                           Options(model="m" * 300, system="Be a child. " * 1000))
@@ -324,7 +324,7 @@ def test_the_agent_modules_import_neither_flask_nor_the_database():
     import subprocess
     import sys
 
-    code = ("import sys, vtt.agents.runner, vtt.agents.backends, vtt.agents.frames, vtt.cli_agent; "
+    code = ("import sys, vtt.agents.runner, vtt.agents.backends, vtt.agents.frames, vtt.cli.agent; "
             "print(sorted(m for m in ('flask', 'flask_socketio', 'sqlalchemy', 'av') if m in sys.modules))")
     from tests.conftest import ROOT
 

@@ -116,9 +116,9 @@ def test_an_ai_answer_s_provenance_reaches_the_host_the_export_and_the_report_ne
         assert (first.provenance, first.entered_by_host) == (PROVENANCE, False)
         assert rows[question["id"], people.player_ids["Mina"]].provenance is None
 
-        from vtt.cli_reports import ai_programs_info
+        from vtt.cli.reports import ai_programs_info
         from vtt.models import VttSession
-        from vtt.session_data import export_tables
+        from vtt.results.session_data import export_tables
 
         session = db.get(VttSession, people.session_id)
         info = ai_programs_info(db, session)
@@ -174,7 +174,7 @@ def test_an_agent_reports_its_status_to_the_host_only_and_a_restart_keeps_it(app
         assert db.get(Player, agent_id).details["agent"]["status"] == "error"
     for role in [host, stage, *players.values(), *jurors.values()]:
         role.client.disconnect()
-    app.extensions["vtt.live"].stop()  # the process goes away
+    app.extensions["vtt.persistence"].stop()  # the process goes away
 
     restarted = create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
     try:
@@ -190,7 +190,7 @@ def test_an_agent_reports_its_status_to_the_host_only_and_a_restart_keeps_it(app
         assert again.last("agent")["status"] == "working"
         assert agent.last("snapshot")["question"]["id"] == question["id"]
     finally:
-        restarted.extensions["vtt.live"].stop()
+        restarted.extensions["vtt.persistence"].stop()
 
 
 def test_the_host_enters_an_ai_player_s_answer_only_when_it_fits(app, client, db_factory):
@@ -337,7 +337,7 @@ def test_the_console_has_an_agents_panel_and_takes_an_answer_from_a_predictions_
 def test_a_predictions_file_gives_an_open_answer_or_an_option_as_vtt_analyze_reads_it():
     import pytest
 
-    from vtt.ai_answers import ImportProblem, prediction_for
+    from vtt.on_behalf.ai_players import ImportProblem, prediction_for
     from vtt.models import Question, QuestionType
 
     open_question = Question(qid="q03", text="How is she feeling?", type=QuestionType.OPEN, choices=[])

@@ -1,6 +1,6 @@
 """The client-side version rules (docs/protocol.md, "Versions and gaps") as the bots apply them."""
 
-from vtt.bots.view import View
+from vtt.client.view import View
 
 
 def at(version: int, previous: int, **payload):

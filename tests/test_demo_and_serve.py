@@ -11,7 +11,7 @@ import urllib.request
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
-from vtt.cli import main
+from vtt.cli.main import main
 from vtt.db import head_revision
 from vtt.models import Player, PlayerKind, Question, QuestionBank, SessionQuestion, VttSession
 from tests.conftest import HOST_PASSWORD, ROOT, ServedApp, free_port
@@ -42,7 +42,7 @@ def test_demo_loads_once(database_url, db):
 def test_run_py_serves_with_gevent(tmp_path, instance):
     env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'served.db'}"}
     for step in (["db", "upgrade"], ["demo", "load"]):
-        subprocess.run([sys.executable, "-m", "vtt.cli", *step], env={**os.environ, **env}, check=True,
+        subprocess.run([sys.executable, "-m", "vtt.cli.main", *step], env={**os.environ, **env}, check=True,
                        capture_output=True, timeout=120, cwd=ROOT)
     with ServedApp(env) as served:
         with urllib.request.urlopen(f"{served.url}/host/login", timeout=5) as response:
@@ -83,20 +83,20 @@ def test_a_busy_port_is_one_line_not_a_traceback(database_url):
 
 def test_the_banner_on_all_interfaces_shows_the_lan_address(database_url, monkeypatch, capsys, tmp_path):
     """``vtt serve --host 0.0.0.0`` prints an address phones can use, not 127.0.0.1."""
-    import vtt.netaddr
-    import vtt.server
+    import vtt.serving.netaddr
+    import vtt.serving.server
     from vtt.app import create_app
 
     served = {}
-    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
+    monkeypatch.setattr(vtt.serving.netaddr, "lan_address", lambda: "192.168.7.23")
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
     # No gevent in the test process, and no real serving: keep the app the server would run.
-    monkeypatch.setattr(vtt.server, "create_app",
+    monkeypatch.setattr(vtt.serving.server, "create_app",
                         lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}))
-    monkeypatch.setattr(vtt.server, "serve_forever", lambda app, host, port: served.update(app=app, host=host, port=port))
+    monkeypatch.setattr(vtt.serving.server, "serve_forever", lambda app, host, port: served.update(app=app, host=host, port=port))
     port = free_port()
     log = str(tmp_path / "audit.jsonl")
-    vtt.server.serve("0.0.0.0", port, audit_log=log)
+    vtt.serving.server.serve("0.0.0.0", port, audit_log=log)
     output = capsys.readouterr().out
     assert f"Host console: http://192.168.7.23:{port}/host/login" in output
     assert f"Serving on http://0.0.0.0:{port}" in output
@@ -105,7 +105,7 @@ def test_the_banner_on_all_interfaces_shows_the_lan_address(database_url, monkey
     assert (served["app"].config["SERVE_HOST"], served["app"].config["SERVE_PORT"]) == ("0.0.0.0", port)
 
     monkeypatch.setenv("VTT_BASE_URL", "https://vtt.example.org")
-    vtt.server.serve("0.0.0.0", port)
+    vtt.serving.server.serve("0.0.0.0", port)
     assert "Host console: https://vtt.example.org/host/login" in capsys.readouterr().out
 
 
@@ -115,15 +115,15 @@ def test_a_port_taken_after_the_check_is_still_one_line(database_url, monkeypatc
     import click
     import pytest
 
-    import vtt.server
+    import vtt.serving.server
     from vtt.app import create_app
 
     def taken(app, host, port):
         raise OSError(errno.EADDRINUSE, "Address already in use")
 
-    monkeypatch.setattr(vtt.server, "create_app",
+    monkeypatch.setattr(vtt.serving.server, "create_app",
                         lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}))
-    monkeypatch.setattr(vtt.server, "serve_forever", taken)
+    monkeypatch.setattr(vtt.serving.server, "serve_forever", taken)
     port = free_port()
     with pytest.raises(click.ClickException, match=f"port {port} is busy on 127.0.0.1"):
-        vtt.server.serve("127.0.0.1", port)
+        vtt.serving.server.serve("127.0.0.1", port)

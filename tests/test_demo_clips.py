@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from vtt.demo.clips import BANK_FILE, ensure_demo_clips
+from vtt.sessions.demo.clips import BANK_FILE, ensure_demo_clips
 from vtt.media import phone_rendition
 
 

@@ -1,7 +1,7 @@
 """The session engine over plain data: a whole session through ``decide``, refusals, deadlines, blinding.
 
 No database: a :class:`LiveState` is built by hand, every action goes through
-``vtt.engine.rules.decide`` with the real tally (``vtt.live.tally.round_tally``).  The helpers
+``vtt.engine.rules.decide`` with the real tally (``vtt.persistence.tally.round_tally``).  The helpers
 (``make_state``, ``Run``, ``assert_blind``) are shared with ``tests/test_engine_stateful.py``.
 """
 
@@ -29,7 +29,7 @@ from vtt.engine.state import (
     SaveSheet,
     SetPhase,
 )
-from vtt.live.tally import round_tally
+from vtt.persistence.tally import round_tally
 from vtt.models import ClipKind, ClipPlayback, Phase, PlayerKind, QuestionType, RevealPolicy
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)

@@ -1,7 +1,7 @@
 """The session engine is pure code: importing it loads no web stack, no database layer and no pandas.
 
 Checked in a fresh interpreter (this one has long since imported Flask and pandas for other tests).
-``vtt.engine.setup`` (session creation) may import more and is left out.
+``vtt.sessions.create`` (session creation) may import more and is left out.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ for name in {ENGINE!r}:
 banned = {BANNED!r}
 print(json.dumps({{
     "loaded": sorted(m for m in sys.modules if m.split(".")[0] in banned),
-    "setup": "vtt.engine.setup" in sys.modules,
+    "setup": "vtt.sessions.create" in sys.modules,
     "engine": [name for name in {ENGINE!r} if name in sys.modules],
 }}))
 """

@@ -22,7 +22,7 @@ from tests.test_engine_flow import JURORS, PLAYER_IDS, T0, assert_blind, assert_
 from vtt.engine import audiences
 from vtt.engine.rules import ALIASES, HOST_ACTIONS, MAX_TEXT, SYSTEM, Action, Actor, Refusal, decide
 from vtt.engine.state import LogEvent, SaveAnswer, SaveVote, SetPhase
-from vtt.live.tally import round_tally
+from vtt.persistence.tally import round_tally
 from vtt.models import Phase, PlayerKind, RevealPolicy
 
 HOST = Actor("host")

@@ -14,7 +14,7 @@ from sqlalchemy import update
 
 from tests.conftest import ServedApp, host_api_token
 from tests.live_helpers import TO_JUDGING, make_session
-from vtt.admission import door_code, stage_key
+from vtt.access.admission import door_code, stage_key
 from vtt.config import Settings
 from vtt.db import transaction
 from vtt.models import Juror

@@ -53,7 +53,7 @@ WEIRD_VALUES = st.one_of(st.sampled_from([None, True, False, 0, -1, 2**63, 10**3
                                           "\ud800", "x" * 65, "x" * 4001, [], {}, [None], {"a": 1}]), JSON)
 
 
-# --- schema-shaped messages (vtt/realtime/schemas.py), then one field mutated ----------------------------------
+# --- schema-shaped messages (vtt/protocol/messages.py), then one field mutated ----------------------------------
 
 def ids() -> st.SearchStrategy[str]:
     return st.one_of(st.builds(client_id, st.just("f")), st.sampled_from(["x", "x" * 64]))
@@ -429,7 +429,7 @@ def site(database_url, db_factory):
         host_role.host("reveal")
     host_role.host("open_vote")
     yield app, client, room
-    app.extensions["vtt.live"].stop()
+    app.extensions["vtt.persistence"].stop()
 
 
 def _form_fields(draw, names: list[str]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from tests.conftest import form_token, login
 from tests.review_helpers import play_session
 from vtt.models import Answer, Event, Grade, GraderMark, Player, SessionQuestion, VttSession
-from vtt.session_data import session_frames
+from vtt.results.session_data import session_frames
 
 
 @pytest.fixture

@@ -155,7 +155,7 @@ def test_numbered_jurors_and_a_jurors_csv(host, db, spec_bank):
 
 
 def test_the_join_base_url_is_configured_derived_or_set_on_this_console(host, app, db, spec_bank, monkeypatch):
-    import vtt.netaddr
+    import vtt.serving.netaddr
 
     assert host.post("/host/sessions/new", data=setup_form(host)).status_code == 302
     created = db.scalar(select(VttSession))
@@ -164,7 +164,7 @@ def test_the_join_base_url_is_configured_derived_or_set_on_this_console(host, ap
     def shown() -> str:
         return re.search(r'<code id="base-url">([^<]+)</code>', host.get(path).get_data(as_text=True)).group(1)
 
-    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
+    monkeypatch.setattr(vtt.serving.netaddr, "lan_address", lambda: "192.168.7.23")
     app.config.update(SERVE_HOST="0.0.0.0", SERVE_PORT=5000)
     assert shown() == "http://192.168.7.23:5000"  # serving on all interfaces: the LAN address
     assert "Phones cannot open" not in host.get(path).get_data(as_text=True)
@@ -316,20 +316,20 @@ def decode_terminal_qr(drawing: str) -> str:
 
 
 def test_make_run_prints_the_login_the_lan_address_and_the_demo_join_qr(run, db, monkeypatch, capsys):
-    import vtt.netaddr
-    import vtt.server
+    import vtt.serving.netaddr
+    import vtt.serving.server
     from tests.conftest import HOST_PASSWORD, free_port
     from vtt.app import create_app
 
     run("demo", "load")
     code = db.scalar(select(VttSession.join_code).where(VttSession.name == "Demo VTT session"))
-    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
+    monkeypatch.setattr(vtt.serving.netaddr, "lan_address", lambda: "192.168.7.23")
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
-    monkeypatch.setattr(vtt.server, "create_app",
+    monkeypatch.setattr(vtt.serving.server, "create_app",
                         lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}))
-    monkeypatch.setattr(vtt.server, "serve_forever", lambda app, host, port: app.extensions["vtt.live"].stop())
+    monkeypatch.setattr(vtt.serving.server, "serve_forever", lambda app, host, port: app.extensions["vtt.persistence"].stop())
     port = free_port()
-    vtt.server.serve("0.0.0.0", port)
+    vtt.serving.server.serve("0.0.0.0", port)
     output = capsys.readouterr().out
     link = f"http://192.168.7.23:{port}/join/{code}"
     assert f"Host console: http://192.168.7.23:{port}/host/login" in output
@@ -339,7 +339,7 @@ def test_make_run_prints_the_login_the_lan_address_and_the_demo_join_qr(run, db,
     drawing = "\n".join(line for line in output.splitlines() if line and set(line) <= set("█▀▄ \xa0"))
     assert decode_terminal_qr(drawing) == link
 
-    vtt.server.serve("127.0.0.1", port)
+    vtt.serving.server.serve("127.0.0.1", port)
     output = capsys.readouterr().out
     assert "for phones on the venue Wi-Fi: make run HOST=0.0.0.0" in output
     assert f"jurors join at http://127.0.0.1:{port}/join/{code}" in output

@@ -17,7 +17,7 @@ from vtt.db import KeptSession, make_writer_engine
 from vtt.engine.rules import Action, Actor
 from vtt.engine.text import first_unstorable, unstorable
 from vtt.extensions import socketio
-from vtt.live.batch import StateCache, Submission, run_batch
+from vtt.persistence.batch import StateCache, Submission, run_batch
 from vtt.models import Vote
 
 LONE_SURROGATE = "\ud800"

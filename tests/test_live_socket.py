@@ -170,7 +170,7 @@ def test_a_new_app_on_the_same_database_resumes_where_the_session_was(app, clien
     assert jurors["J1"].send("vote", {"id": "v1", "round": 1, "alias": "C", "confidence": 5})["ok"]
     for role in [host, *jurors.values()]:
         role.client.disconnect()
-    app.extensions["vtt.live"].stop()  # the process goes away
+    app.extensions["vtt.persistence"].stop()  # the process goes away
 
     restarted = create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
     try:
@@ -189,7 +189,7 @@ def test_a_new_app_on_the_same_database_resumes_where_the_session_was(app, clien
         host.host("close_vote")
         assert {row["alias"]: row["votes"] for row in host.last("tally")["players"]}["C"] == 1
     finally:
-        restarted.extensions["vtt.live"].stop()
+        restarted.extensions["vtt.persistence"].stop()
 
 
 def test_the_writer_leaves_nothing_in_reference_cycles(app, client, db_factory):
@@ -200,7 +200,7 @@ def test_the_writer_leaves_nothing_in_reference_cycles(app, client, db_factory):
     for move in (*TO_JUDGING, "open_vote"):
         host.host(move)
     question = jurors["J1"].last("answers")["question"]
-    writer_engine = app.extensions["vtt.live"].writer.database.engine
+    writer_engine = app.extensions["vtt.persistence"].writer.database.engine
     gc.collect()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
@@ -235,7 +235,7 @@ def test_the_writer_carries_on_when_its_database_connection_is_lost(postgres_url
             host.host(move)
         assert jurors["J1"].last("answers")["answers"]
     finally:
-        app.extensions["vtt.live"].stop()
+        app.extensions["vtt.persistence"].stop()
         engine.dispose()
 
 
@@ -284,7 +284,7 @@ def test_the_live_tallies_and_the_report_agree(app, client, db_factory, tmp_path
     import pandas as pd
     from click.testing import CliRunner
 
-    from vtt.cli import main
+    from vtt.cli.main import main
 
     people = make_session(db_factory, rounds=2, per_round=1, reveal="end")
     host, _stage, players, jurors = connect_all(app, client, people)
@@ -352,7 +352,7 @@ def test_the_plain_reading_of_votes_and_sheets_agrees_with_the_models():
     import json
     import random
 
-    from vtt.realtime.schemas import CLIENT_MESSAGES, Invalid, _PLAIN, parse, parse_action
+    from vtt.protocol.messages import CLIENT_MESSAGES, Invalid, _PLAIN, parse, parse_action
 
     rng = random.Random(5)
     odd = [None, True, False, 0, -1, 1, 5, 6, 2**70, 1.0, "", "A", "ABCDEFGHI", "x" * 4001, [], {}, "1"]

@@ -1,4 +1,4 @@
-"""vtt.netaddr: the one place a bind host becomes the address phones and browsers use."""
+"""vtt.serving.netaddr: the one place a bind host becomes the address phones and browsers use."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from vtt import netaddr
+from vtt.serving import netaddr
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 
 from tests.conftest import ServedApp, login
 from tests.live_helpers import TO_JUDGING, Role, client_id, make_session
-from vtt.admission import DOOR_SECONDS, door_code, door_valid, stage_key
+from vtt.access.admission import DOOR_SECONDS, door_code, door_valid, stage_key
 from vtt.config import Settings
 from vtt.extensions import socketio
 from vtt.models import Event, Juror, Player, Vote

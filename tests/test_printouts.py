@@ -3,7 +3,7 @@ form through the live engine, and the report PDF fixes ("<" glyph, colour-blind-
 
 from __future__ import annotations
 
-from vtt.admission import stage_key
+from vtt.access.admission import stage_key
 from vtt.config import Settings
 
 import io
@@ -73,7 +73,7 @@ def cards_by_link(data: bytes, tmp_path: Path, dpi: int = 150) -> dict[str, str]
     """Each card's QR code text -> the text printed on that card (the grid cell around the code)."""
     import zxingcpp
 
-    from vtt.printouts import CARD_H, CARD_W, COLUMNS, PAGE_H, PAGE_W, ROWS
+    from vtt.printouts.documents import CARD_H, CARD_W, COLUMNS, PAGE_H, PAGE_W, ROWS
 
     scale = dpi / 72
     left, top = (PAGE_W - COLUMNS * CARD_W) / 2 * scale, (PAGE_H - ROWS * CARD_H) / 2 * scale

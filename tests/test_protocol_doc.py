@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.live_helpers import published_schemas
-from vtt.realtime.schemas import json_schemas
+from vtt.protocol.messages import json_schemas
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 
 
 def test_the_published_schemas_are_the_ones_the_server_uses():
-    assert published_schemas(DOC) == json_schemas(), "regenerate: python -m vtt.realtime.schemas"
+    assert published_schemas(DOC) == json_schemas(), "regenerate: python -m vtt.protocol.messages"
 
 
 def test_every_host_move_is_documented():

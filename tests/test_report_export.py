@@ -34,14 +34,14 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from vtt.banks import import_bank, read_bank
-from vtt.cli import main
-from vtt.demo import BANK_FILE
-from vtt.engine.setup import SessionConfig, create_session
+from vtt.cli.main import main
+from vtt.sessions.demo import BANK_FILE
+from vtt.sessions.create import SessionConfig, create_session
 from vtt.models import (
     Answer, Event, Grade, IdentityReveal, Juror, Phase, RoundAlias, SessionQuestion, SessionStatus, SheetEntry,
     Vote,
 )
-from vtt.session_data import EXPORT_FILES, session_frames, session_profiles
+from vtt.results.session_data import EXPORT_FILES, session_frames, session_profiles
 from tests.conftest import IN_CI
 
 ROUNDS = {1: ["q03", "q06", "q09"], 2: ["q12", "q14", "q16"]}

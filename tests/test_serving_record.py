@@ -15,9 +15,9 @@ import time
 
 import pytest
 
-from vtt import clitools
+from vtt.cli import tools as clitools
 from vtt.banks import import_bank, read_bank
-from vtt.demo import BANK_FILE, SESSION_FILE
+from vtt.sessions.demo import BANK_FILE, SESSION_FILE
 from tests.conftest import ServedApp
 
 
@@ -68,10 +68,10 @@ def test_a_running_servers_record_gives_the_links(run, demo_code, instance, monk
 
 
 def test_a_server_on_all_interfaces_gives_the_lan_address(run, demo_code, instance, monkeypatch):
-    import vtt.netaddr
+    import vtt.serving.netaddr
 
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
-    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
+    monkeypatch.setattr(vtt.serving.netaddr, "lan_address", lambda: "192.168.7.23")
     record(instance, 5101, os.getpid(), host="0.0.0.0")
     show, login = links(run, demo_code)
     assert starts(show, f"stage screen: http://192.168.7.23:5101/stage/{demo_code}?key=")
@@ -115,7 +115,7 @@ def test_run_py_records_where_it_serves_and_removes_it_at_a_stop(database_url, i
         assert noted == {"host": "127.0.0.1", "port": served.port, "scheme": "http", "pid": served.process.pid}
         env = {**os.environ, "DATABASE_URL": database_url}
         env.pop("VTT_BASE_URL", None)
-        login = subprocess.run([sys.executable, "-m", "vtt.cli", "host-login"], env=env, capture_output=True,
+        login = subprocess.run([sys.executable, "-m", "vtt.cli.main", "host-login"], env=env, capture_output=True,
                                text=True, timeout=60, check=True).stdout
         assert login.startswith(f"Host console: {served.url}/host/login")
     # terminated (SIGTERM): the record went with it

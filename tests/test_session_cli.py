@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vtt.admission import stage_key
+from vtt.access.admission import stage_key
 from vtt.config import Settings
 
 import hashlib
@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 
 from vtt.banks import import_bank, read_bank
 from vtt.db import make_engine, make_session_factory
-from vtt.demo import BANK_FILE, SESSION_FILE
+from vtt.sessions.demo import BANK_FILE, SESSION_FILE
 from vtt.models import Event, Juror, Player, VttSession
 
 BASE = "https://vtt.example.org"
@@ -253,7 +253,7 @@ def test_the_demo_has_sixteen_jurors_and_open_join_and_loads_once(run, db):
 
 def test_create_warns_about_clips_that_will_not_play_and_creates_the_session_all_the_same(run, db, demo_bank,
                                                                                         tmp_path, monkeypatch):
-    from vtt.demo.clips import ensure_demo_clips
+    from vtt.sessions.demo.clips import ensure_demo_clips
 
     media = tmp_path / "media"
     monkeypatch.setenv("VTT_MEDIA_DIR", str(media))

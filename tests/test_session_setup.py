@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from vtt.banks import InputError, import_bank, read_bank
-from vtt.engine.setup import (
+from vtt.sessions.create import (
     JurorConfig,
     SessionConfig,
     create_session,

@@ -83,7 +83,7 @@ def clip_session(db_factory, tmp_path):
 
     from vtt.banks import import_bank, read_bank
     from vtt.db import transaction
-    from vtt.engine.setup import SessionConfig, create_session
+    from vtt.sessions.create import SessionConfig, create_session
     from vtt.models import Juror, Player
 
     bank = tmp_path / "clips.csv"

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from vtt.banks import import_bank, read_bank
-from vtt.engine.setup import SessionConfig, create_session
+from vtt.sessions.create import SessionConfig, create_session
 from tests.conftest import DATA, HOST_PASSWORD, form_token, login
 
 PLAYERS = [{"name": "Minjun", "kind": "human", "age": 10, "stage": "middle concrete operational"},

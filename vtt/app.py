@@ -35,7 +35,8 @@ def register_extensions(app: Flask) -> None:
     from .realtime import handlers, wirejson  # noqa: F401
     from .realtime.frames import Frame
 
-    from . import i18n, security
+    from . import i18n
+    from .access import web_guard as security
 
     db.init_app(app)
     csrf.init_app(app)
@@ -76,7 +77,7 @@ def healthz() -> dict:
     """Up, and how late the event loop has run at worst (``?reset=1`` starts a new window)."""
     from flask import current_app, request
 
-    watch = current_app.extensions["vtt.live"].loop_watch
+    watch = current_app.extensions["vtt.persistence"].loop_watch
     return {"status": "ok", "loop": watch.report(reset=request.args.get("reset") == "1")}
 
 
@@ -90,7 +91,7 @@ def register_realtime(app: Flask) -> None:
     from .realtime.handlers import attach
     from .realtime.live import Live
 
-    live = app.extensions["vtt.live"] = Live(app, socketio, db.factory(app))
+    live = app.extensions["vtt.persistence"] = Live(app, socketio, db.factory(app))
     attach(socketio.server, live)
 
 

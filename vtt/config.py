@@ -65,7 +65,7 @@ class Settings:
     audit_log: str | None  # VTT_AUDIT_LOG: every message sent to clients, one JSON line each
     media_dir: Path  # VTT_MEDIA_DIR: where local clips are served from (/media/<path>); default instance/media
     # VTT_TRUSTED_PROXIES: how many reverse proxies (nginx ...) stand in front; only then are their X-Forwarded-For/
-    # -Proto/-Host believed (vtt.security).  0, the default: served directly, the headers are ignored.
+    # -Proto/-Host believed (vtt.access.web_guard).  0, the default: served directly, the headers are ignored.
     trusted_proxies: int = 0
 
     @classmethod
@@ -103,7 +103,7 @@ class Settings:
             "MEDIA_DIR": str(self.media_dir),
             "TRUSTED_PROXIES": self.trusted_proxies,
             # Not readable by scripts, not sent on other sites' subrequests; Secure is added per request when it came
-            # over HTTPS (vtt.security), so the same install still works over plain HTTP on a venue's LAN.
+            # over HTTPS (vtt.access.web_guard), so the same install still works over plain HTTP on a venue's LAN.
             "SESSION_COOKIE_HTTPONLY": True,
             "SESSION_COOKIE_SAMESITE": "Lax",
             "MAX_CONTENT_LENGTH": 64 * 1024 * 1024,

@@ -25,7 +25,7 @@ def t_templates(path: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("module", ["report.py", "charts.py", "../vtt/cli_reports.py"])
+@pytest.mark.parametrize("module", ["report.py", "charts.py", "../vtt/cli/reports.py"])
 def test_every_template_of_the_pdfs_has_a_korean_one(module):
     templates = t_templates(ANALYSIS / module)
     assert templates

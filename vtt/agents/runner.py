@@ -1,8 +1,8 @@
 """``vtt agent``'s player: connect with a player token, answer each question once, until the session finishes.
 
 The agent is a client of the live protocol like the player page (``docs/agents.md``): the bots'
-:class:`~vtt.bots.client.Connection` reopens a dropped socket by itself and resends an action with
-the same id until it is acknowledged, and its :class:`~vtt.bots.view.View` applies the snapshot and
+:class:`~vtt.client.connection.Connection` reopens a dropped socket by itself and resends an action with
+the same id until it is acknowledged, and its :class:`~vtt.client.view.View` applies the snapshot and
 the events by the versioning rules.  On top of that:
 
 * every question it plays is answered with the id ``agent-<question id>``, so a resend after a
@@ -28,7 +28,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
-from ..bots.client import Connection, Ledger, Refused
+from ..client.connection import Connection, Ledger, Refused
 from .backends import Asked, Backend, BackendError, Reply, Services, fit
 from .delay import HumanTyping
 

@@ -1,7 +1,7 @@
 """The JSON Schemas of the messages an agent sends, as the server validates them (``docs/agents.md`` publishes them).
 
 ``python -m vtt.agents.schemas`` prints them: the connection's ``auth``, ``answer`` and ``agent``
-(the ``snapshot`` request has no payload).  They are the server's own (:mod:`vtt.realtime.schemas`),
+(the ``snapshot`` request has no payload).  They are the server's own (:mod:`vtt.protocol.messages`),
 picked, not copied, so they cannot drift apart.
 """
 
@@ -13,7 +13,7 @@ AGENT_MESSAGES = ("auth", "answer", "agent")
 
 
 def agent_schemas() -> dict[str, dict[str, Any]]:
-    from ..realtime.schemas import json_schemas
+    from ..protocol.messages import json_schemas
 
     every = json_schemas()
     return {name: every[name] for name in AGENT_MESSAGES}

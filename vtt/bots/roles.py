@@ -1,6 +1,6 @@
 """The simulated people: jurors, players (human or AI) and a host who drives the session.
 
-Each bot reads its :class:`~vtt.bots.view.View` and does the next thing a person in its place
+Each bot reads its :class:`~vtt.client.view.View` and does the next thing a person in its place
 would do, one action at a time; after a refresh or a reconnect the snapshot tells it what is
 already done.  The host bot decides its move from the phase alone, so it can also take over a
 session that is already under way.
@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .behaviour import Behaviour
-from .client import Connection
+from ..client.connection import Connection
 
 ROUND_OVER = frozenset({"round_closed", "vote_closed", "finished"})  # a bot was too slow: not a fault
 

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from ..models import Event, Juror, Player, SessionQuestion, VttSession
 from .behaviour import Behaviour, Habits
-from .client import Connection, Ledger, Refused
+from ..client.connection import Connection, Ledger, Refused
 from .roles import HostBot, JurorBot, PlayerBot
 
 CONNECTS_AT_ONCE = 50  # handshakes in flight: a crowd arriving, not a stampede
@@ -55,8 +55,8 @@ class Cast:
 
 def new_session(db: Session, jurors: int, players: int, seed: int, rounds: int, per_round: int) -> Cast:
     """A session on the demo bank: ``players`` bot humans, one bot AI, ``jurors`` bot jurors."""
-    from ..demo import ensure_demo_bank
-    from ..engine.setup import SessionConfig, create_session, numbered_jurors
+    from ..sessions.demo import ensure_demo_bank
+    from ..sessions.create import SessionConfig, create_session, numbered_jurors
 
     if not 1 <= players <= len(HUMAN_PLAYERS):
         raise ValueError(f"--players must be 1 to {len(HUMAN_PLAYERS)}")
@@ -108,7 +108,7 @@ class Run:
     cast: Cast
     seed: int = 1
     habits: Habits = field(default_factory=Habits)
-    host_token: str | None = None  # given: a host bot drives the session (vtt.hosttoken)
+    host_token: str | None = None  # given: a host bot drives the session (vtt.access.host_token)
     timeout: float = 1800.0
     progress: bool = False
     run: str = field(default_factory=lambda: f"sim{secrets.token_hex(4)}")

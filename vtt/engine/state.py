@@ -2,7 +2,7 @@
 
 The rules (``vtt.engine.rules``) read a :class:`LiveState` and answer an action with a list of
 :class:`Effect` objects.  The same effects are applied twice: here, to the state in memory
-(``apply_effect``), and by ``vtt.live.store`` to the database, so what a restart reloads is what
+(``apply_effect``), and by ``vtt.persistence.store`` to the database, so what a restart reloads is what
 the running process had.
 """
 
@@ -146,7 +146,7 @@ class LiveState:
 
 @dataclass(frozen=True)
 class Effect:
-    """A change of state; ``vtt.live.store`` writes each kind to the database."""
+    """A change of state; ``vtt.persistence.store`` writes each kind to the database."""
 
 
 @dataclass(frozen=True)

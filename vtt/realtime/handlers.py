@@ -21,15 +21,15 @@ from flask_limiter.util import get_remote_address
 from flask_socketio import join_room
 from socketio import exceptions
 
-from ..admission import door_code, door_expires
+from ..access.admission import door_code, door_expires
 from ..engine.audiences import iso
 from ..engine.rules import SERVER_ERROR, Refusal, refused
 from ..extensions import socketio
-from ..hosttoken import is_host_token
+from ..access.host_token import is_host_token
 from .frames import MALFORMED, Malformed
 from .live import Live
 from .outbox import person_room, room
-from .schemas import CLIENT_MESSAGES, Auth, Invalid, parse, parse_action
+from ..protocol.messages import CLIENT_MESSAGES, Auth, Invalid, parse, parse_action
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def connection_refused(error: dict[str, str]) -> exceptions.ConnectionRefusedErr
 
 @socketio.on("connect")
 def on_connect(auth: Any = None) -> None:
-    live: Live = current_app.extensions["vtt.live"]
+    live: Live = current_app.extensions["vtt.persistence"]
     try:
         if isinstance(auth, Malformed):
             raise Invalid(f"the connect frame cannot be read: {auth.reason}")
@@ -72,7 +72,7 @@ def on_connect(auth: Any = None) -> None:
 
 @socketio.on("disconnect")
 def on_disconnect(*_reason: Any) -> None:
-    live: Live = current_app.extensions["vtt.live"]
+    live: Live = current_app.extensions["vtt.persistence"]
     who = live.connections.pop(request.sid, None)
     if who is not None:
         live.presence_changed(who.session_id)

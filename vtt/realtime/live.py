@@ -16,15 +16,15 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..db import KeptSession, make_writer_engine
-from ..admission import admit, stage_key_valid
+from ..access.admission import admit, stage_key_valid
 from ..engine import audiences
 from ..engine.rules import Action, Actor, Refusal
 from ..engine.state import LiveState
-from ..live.store import current_version, juror_rows, jury_rows, load_state
+from ..persistence.store import current_version, juror_rows, jury_rows, load_state
 from ..models import Juror, Player, VttSession
 from .loopwatch import LoopWatch, QuietCollector
 from .outbox import Outbox, person_room
-from .schemas import Auth
+from ..protocol.messages import Auth
 from .writer import Writer
 
 
@@ -56,7 +56,7 @@ class Live:
         self.socketio = socketio
         self.reader = reader
         self.database_url = app.config["DATABASE_URL"]
-        self.secret_key = app.config["SECRET_KEY"]  # door codes and stage keys (vtt.admission)
+        self.secret_key = app.config["SECRET_KEY"]  # door codes and stage keys (vtt.access.admission)
         self.outbox = Outbox(socketio, app.config.get("AUDIT_LOG"))
         self.connections: dict[str, Identity] = {}
         self._presence_due: set[int] = set()  # sessions whose host gets a presence message shortly
@@ -115,7 +115,7 @@ class Live:
 
     def authenticate(self, auth: Auth, is_host: bool, address: str) -> Identity:
         """The identity a connection's ``auth`` proves; raises :class:`Refusal` otherwise.  An open join is
-        counted against the join rates of ``address`` (vtt.admission)."""
+        counted against the join rates of ``address`` (vtt.access.admission)."""
         with self.reader() as db:
             if auth.token:
                 player = db.scalar(select(Player).where(Player.token == auth.token))

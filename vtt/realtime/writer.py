@@ -2,7 +2,7 @@
 
 Handlers ``submit`` an action and wait; the writer takes everything queued (up to
 ``MAX_BATCH_WEIGHT``), runs it through
-``vtt.live.batch.run_batch`` in one transaction, and only after the commit emits the batch's
+``vtt.persistence.batch.run_batch`` in one transaction, and only after the commit emits the batch's
 messages and then wakes each waiting handler with its reply (the acknowledgement).  A ticker submits a ``tick`` for every session whose deadline has passed, so
 an expired phase closes by itself even when nobody acts.
 """
@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from ..db import KeptSession
 from ..engine.rules import SERVER_ERROR, SYSTEM, Action, refused
-from ..live.batch import StateCache, Submission, run_batch
+from ..persistence.batch import StateCache, Submission, run_batch
 from ..models import VttSession
 from .outbox import Outbox
 

@@ -13,7 +13,7 @@ from ..extensions import limiter
 
 bp = Blueprint("auth", __name__, url_prefix="/host")
 # Wrong passwords per client address (the right one never counts).  The address is request.remote_addr: behind a
-# reverse proxy it is the real client's only with VTT_TRUSTED_PROXIES set (vtt.security), else the proxy's.
+# reverse proxy it is the real client's only with VTT_TRUSTED_PROXIES set (vtt.access.web_guard), else the proxy's.
 LOGIN_LIMIT = "10 per minute"
 
 

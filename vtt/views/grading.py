@@ -1,7 +1,7 @@
 """The grading view: open answers marked by one or more graders, their agreement, and the final marks.
 
 A grader names themself once (kept in the signed session cookie); every write names the grader.
-Writes go through ``vtt.grading``; a refused request re-renders the page with status 400 and the
+Writes go through ``vtt.results.grading``; a refused request re-renders the page with status 400 and the
 field at fault named.
 """
 
@@ -11,7 +11,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, s
 from flask_babel import gettext as _
 
 from ..extensions import db
-from ..grading import (
+from ..results.grading import (
     GradingError, MarkInput, answer_to_grade, grader_name, grading_overview, save_mark, set_final,
     settle_from_agreement,
 )

@@ -22,7 +22,7 @@ from ..banks.store import bank_composition
 from ..banks.upload import (MAX_UPLOAD_BYTES, UPLOAD_SUFFIXES, UploadBusy, UploadError, import_beside_loop,
                             upload_name, upload_slot)
 from ..extensions import db
-from ..links import person_links
+from ..sessions.links import person_links
 from ..models import Player, Question, QuestionBank, QuestionTag, QuestionType, RoundStatus, SessionQuestion, VttSession
 from ..engine.rules import HOST
 from ..problems import summarize, unique
@@ -253,7 +253,7 @@ def set_participants(session_id: int, number: int):
     vtt_session = db.session.get(VttSession, session_id) or abort(404)
     chosen = sorted({int(value) for value in request.form.getlist("players") if value.isascii() and value.isdigit()})
     everyone = chosen == sorted(player.id for player in vtt_session.players)
-    live = current_app.extensions["vtt.live"]
+    live = current_app.extensions["vtt.persistence"]
     reply = live.act(session_id, HOST, "set_participants", {"round": number, "players": None if everyone else chosen})
     if reply.get("ok"):
         flash(_("Round %(number)d: participants saved.", number=number), "success")
@@ -270,7 +270,7 @@ def new_link(session_id: int):
     db.session.get(VttSession, session_id) or abort(404)
     player, juror = request.form.get("player", ""), request.form.get("juror", "")
     args = {"player": int(player)} if player.isascii() and player.isdigit() else {"juror": juror[:40]}
-    reply = current_app.extensions["vtt.live"].act(session_id, HOST, "new_link", args)
+    reply = current_app.extensions["vtt.persistence"].act(session_id, HOST, "new_link", args)
     who = juror or next((p.name for p in db.session.get(VttSession, session_id).players if str(p.id) == player), "?")
     if reply.get("ok"):
         flash(_("%(who)s has a new link; the old one no longer works.", who=who), "success")

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from flask import current_app, request, session
 
-from .. import netaddr
+from ..serving import netaddr
 
 CONSOLE_KEY = "join_base_url"
 URL_SHAPE = re.compile(r"https?://[^/\s?#]+(/[^\s?#]*)?")

@@ -23,13 +23,13 @@ from flask_limiter.util import get_remote_address
 from sqlalchemy import select
 from werkzeug.security import safe_join
 
-from ..admission import admit, stage_key, stage_key_valid
-from ..ai_answers import ImportProblem, answer_from_predictions
+from ..access.admission import admit, stage_key, stage_key_valid
+from ..on_behalf.ai_players import ImportProblem, answer_from_predictions
 from ..engine.rules import Actor, Refusal
 from ..media import phone_rendition
 from ..extensions import db
 from ..models import Juror, Player, VttSession
-from ..offloop import off_loop
+from ..serving.offloop import off_loop
 from .auth import host_required
 from .joinurl import join_base_url
 
@@ -79,7 +79,7 @@ def join(code: str):
         elif len(nickname) > 30:
             error = _("A nickname has at most 30 characters.")
         else:
-            live = current_app.extensions["vtt.live"]
+            live = current_app.extensions["vtt.persistence"]
             try:
                 door_ok = admit(get_remote_address(), vtt_session.id, door)
             except Refusal:
@@ -158,7 +158,7 @@ def clip_status(session_id: int):
                                **verdict.as_dict()} for (where, _ref), verdict in zip(placed, verdicts)]})
 
 
-# Why a predictions file gave no answer, in the host's language (``vtt.ai_answers.ImportProblem`` codes).
+# Why a predictions file gave no answer, in the host's language (``vtt.on_behalf.ai_players.ImportProblem`` codes).
 IMPORT_PROBLEMS = {
     "not_ai": _l("%(player)s is not an AI player: only an AI player's answer can be entered."),
     "wrong_phase": _l("No question is open for answers now: an AI player's answer can be entered while answering "
@@ -188,7 +188,7 @@ def agent_answer_import(session_id: int, player_id: int):
         ok, status, message = False, 400, _("Choose a predictions file (CSV, JSON or JSONL).")
     else:
         try:
-            done = answer_from_predictions(current_app.extensions["vtt.live"], db.session, vtt_session, player,
+            done = answer_from_predictions(current_app.extensions["vtt.persistence"], db.session, vtt_session, player,
                                            upload.filename, upload.read(),
                                            request.form.get("entry") or secrets.token_hex(8))
         except ImportProblem as problem:

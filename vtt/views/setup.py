@@ -1,6 +1,6 @@
 """Creating a session in the host console: the form becomes the same design document ``vtt session create`` reads.
 
-Validation is :mod:`vtt.engine.setup`'s (``SessionConfig.from_dict``, ``create_session``, the juror helpers);
+Validation is :mod:`vtt.sessions.create`'s (``SessionConfig.from_dict``, ``create_session``, the juror helpers);
 this module only turns form fields into that document and puts each problem back next to the field it names.
 """
 
@@ -18,11 +18,11 @@ from sqlalchemy import func, select
 from werkzeug.datastructures import FileStorage, MultiDict
 
 from ..banks.upload import upload_name
-from ..engine.setup import SessionConfig, create_session, numbered_jurors, read_jurors_csv
+from ..sessions.create import SessionConfig, create_session, numbered_jurors, read_jurors_csv
 from ..extensions import db
 from ..models import ClipPlayback, PassRule, Question, QuestionBank, RevealPolicy, ScoringMethod, VttSession
-from ..offloop import off_loop
-from ..paper import PAPER_GROUP
+from ..serving.offloop import off_loop
+from ..on_behalf.paper_jurors import PAPER_GROUP
 from ..problems import InputError, Problem, summarize
 from .auth import host_required
 
@@ -174,7 +174,7 @@ def _juror(row: dict[str, str]) -> dict[str, Any]:
             juror[name] = row[name]
     if row["expert"] in EXPERT_CHOICES and EXPERT_CHOICES[row["expert"]] is not None:
         juror["expert"] = EXPERT_CHOICES[row["expert"]]
-    if row["paper"]:  # a paper juror: the printed sheet and the host's entry form list them (vtt.paper)
+    if row["paper"]:  # a paper juror: the printed sheet and the host's entry form list them (vtt.on_behalf.paper_jurors)
         juror["group"] = PAPER_GROUP
     return juror
 

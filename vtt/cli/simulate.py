@@ -1,6 +1,6 @@
 """``vtt simulate``: bots play a session on a running server, and the server's record is checked.
 
-Registered on the ``vtt`` group by ``vtt/cli.py``; imports ``vtt.clitools`` and lower modules only.
+Registered on the ``vtt`` group by ``vtt/cli/main.py``; imports ``vtt.cli.tools`` and lower modules only.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from .clitools import fail, session_factory, settings
+from .tools import fail, session_factory, settings
 
 
 @click.command("simulate")
@@ -50,10 +50,10 @@ def simulate(ctx: click.Context, url: str, code: str | None, new: bool, jurors: 
     the time limit; some jurors reload or lose the network for a moment.  Afterwards the server's
     event log is read back: recorded == acknowledged for votes, sheet lines and answers, or exit 1.
     """
-    from .bots.behaviour import Habits
-    from .bots.simulate import Run, cast_of, new_session, recorded, summary
-    from .db import transaction
-    from .hosttoken import host_token
+    from ..bots.behaviour import Habits
+    from ..bots.simulate import Run, cast_of, new_session, recorded, summary
+    from ..db import transaction
+    from ..access.host_token import host_token
 
     if new == bool(code):
         fail("give exactly one of --session CODE and --new")
@@ -79,7 +79,7 @@ def simulate(ctx: click.Context, url: str, code: str | None, new: bool, jurors: 
     with factory() as db:
         figures = summary(run, recorded(db, cast.session_id, run.run))
     if report_dir is not None and figures["phase"] == "finished":
-        from .cli_reports import report
+        from .reports import report
 
         with contextlib.redirect_stdout(sys.stderr if as_json else sys.stdout):
             ctx.invoke(report, code=cast.code, out_dir=report_dir, title=None)

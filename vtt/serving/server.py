@@ -8,10 +8,10 @@ import socket
 
 import click
 
-from .app import create_app
-from .clitools import forget_serving, login_banner, record_serving
-from .db import current_revision, head_revision
-from .extensions import socketio
+from ..app import create_app
+from ..cli.tools import forget_serving, login_banner, record_serving
+from ..db import current_revision, head_revision
+from ..extensions import socketio
 from .netaddr import ALL_INTERFACES, LOOPBACK, base_url
 
 
@@ -82,11 +82,11 @@ def _demo_join_link(app, base: str) -> str | None:
     """The demo session's open join link, or its first juror's link; None when the demo is not loaded."""
     from sqlalchemy import select
 
-    from .demo import SESSION_FILE
-    from .engine.setup import SessionConfig
-    from .extensions import db
-    from .links import person_links
-    from .models import VttSession
+    from ..sessions.demo import SESSION_FILE
+    from ..sessions.create import SessionConfig
+    from ..extensions import db
+    from ..sessions.links import person_links
+    from ..models import VttSession
 
     name = SessionConfig.from_file(SESSION_FILE).name
     with db.factory(app)() as session:
@@ -129,7 +129,7 @@ def serve_forever(app, host: str, port: int) -> None:
             super().__init__(sock, *args, **kwargs)
 
     socketio.wsgi_server = pywsgi.WSGIServer((host, port), app, handler_class=NoDelayHandler, log=None)
-    live = app.extensions["vtt.live"]
+    live = app.extensions["vtt.persistence"]
     live.loop_watch.start()
     live.collector.start()
     socketio.wsgi_server.serve_forever()

@@ -1,7 +1,7 @@
 """``vtt media``: check that every clip of a bank will play at the venue; build browser-ready clips from what a
 benchmark publishes.
 
-Imports only from :mod:`vtt.clitools` and below (never from :mod:`vtt.cli`, which registers this group).
+Imports only from :mod:`vtt.cli.tools` and below (never from :mod:`vtt.cli.main`, which registers this group).
 Heavy imports stay inside the commands so ``vtt serve`` can monkey-patch for gevent first.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from .clitools import fail, session_factory, settings
+from .tools import fail, session_factory, settings
 
 
 @click.group()
@@ -32,16 +32,16 @@ def media() -> None:
 def media_check(file: Path | None, bank_name: str | None, as_json: bool, problems_out: Path | None) -> None:
     """Every question's clip, in the media folder (VTT_MEDIA_DIR): there, decodes, long enough for its span, in a
     format every browser plays. Exits 1 when any clip has a problem (warnings alone: 0)."""
-    from .media.check import ClipRef, check_clips
-    from .media.preflight import as_problems, counts, summary_line
-    from .problems import InputError, summarize, write_problems_csv
+    from ..media.check import ClipRef, check_clips
+    from ..media.preflight import as_problems, counts, summary_line
+    from ..problems import InputError, summarize, write_problems_csv
 
     if (file is None) == (bank_name is None):
         raise click.UsageError("give a bank file or --bank NAME (one of them)")
     media_dir = settings().media_dir
     if bank_name is not None:
-        from .banks import bank_by_name
-        from .media.preflight import bank_refs
+        from ..banks import bank_by_name
+        from ..media.preflight import bank_refs
 
         with session_factory()() as db:
             bank = bank_by_name(db, bank_name)
@@ -49,7 +49,7 @@ def media_check(file: Path | None, bank_name: str | None, as_json: bool, problem
                 fail(f"no question bank named {bank_name!r} (`vtt questions list` names them)")
             refs, label = bank_refs(db, bank.id), bank_name
     else:
-        from .banks import read_bank
+        from ..banks import read_bank
 
         try:
             records = read_bank(file, allow_missing_keys=True).records
@@ -93,12 +93,12 @@ def media_prepare(bank_name: str, source_dir: Path, fmt: str | None, out_dir: Pa
     """One browser-ready clip per question (H.264 MP4 with faststart, a phone rendition beside it) from a benchmark's
     frame folders or video files, cut to the question's span; then the bank's questions point at them. A clip made
     from the same source before is left as it is. Exits 1 when any question's clip could not be made."""
-    from .banks import bank_by_name
-    from .banks.store import repoint_clips
-    from .db import transaction
-    from .media.prepare import prepare_clips
-    from .media.sources import FRAME_RATES, plan_clips, slug
-    from .problems import summarize, write_problems_csv
+    from ..banks import bank_by_name
+    from ..banks.store import repoint_clips
+    from ..db import transaction
+    from ..media.prepare import prepare_clips
+    from ..media.sources import FRAME_RATES, plan_clips, slug
+    from ..problems import summarize, write_problems_csv
 
     media_dir = settings().media_dir
     fmt, questions = _original_clips(bank_name, fmt)
@@ -139,11 +139,11 @@ def _original_clips(bank_name: str, fmt: str | None):
     kept (DramaQA's ``shot_contained``), in the bank's order."""
     from sqlalchemy import select
 
-    from .banks import bank_by_name
-    from .banks.store import original_clip
-    from .media.check import ClipRef
-    from .media.sources import default_format
-    from .models import Question
+    from ..banks import bank_by_name
+    from ..banks.store import original_clip
+    from ..media.check import ClipRef
+    from ..media.sources import default_format
+    from ..models import Question
 
     with session_factory()() as db:
         bank = bank_by_name(db, bank_name)
@@ -157,7 +157,7 @@ def _original_clips(bank_name: str, fmt: str | None):
 def _sorted_out(bank_name: str, questions, plan, outcomes, folder: str):
     """Which questions now have a prepared clip (qid -> its path in the media folder), and the problem of each of the
     others, in the bank's order."""
-    from .problems import Problem
+    from ..problems import Problem
 
     problems = [Problem(bank_name, qid, "clip", str(problem), unit="question", value=problem.path)
                 for qid, problem in plan.problems.items()]

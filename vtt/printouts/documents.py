@@ -8,7 +8,7 @@
   are on top, and on every page's foot, so the host knows whose sheet a loose page is.
 
 Text is set in the embedded NanumGothic (Korean names and labels render) in the language asked for; links
-are from :func:`vtt.links.person_links`.
+are from :func:`vtt.sessions.links.person_links`.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ from reportlab.platypus import (
 from analysis.charts import fit_text
 from analysis.fonts import BOLD, REGULAR, register_fonts
 
-from .links import person_links
-from .models import Juror, VttSession
-from .paper import SheetQuestion, SheetRound
+from ..sessions.links import person_links
+from ..models import Juror, VttSession
+from ..on_behalf.paper_jurors import SheetQuestion, SheetRound
 
 CODE_FONT = "Courier-Bold"  # codes are ASCII; a typewriter face tells l, 1 and I apart
 GREY = colors.HexColor("#5A5A5A")
@@ -223,7 +223,7 @@ NOTE_H = 12 * mm
 def paper_sheets_pdf(vtt_session: VttSession, jurors: Sequence[Juror], rounds: Sequence[SheetRound], base: str,
                      language: str) -> bytes:
     """One sheet per juror in ``jurors`` (each starting on a new page) for ``rounds`` (see
-    :func:`vtt.paper.sheet_rounds`), in ``language``."""
+    :func:`vtt.on_behalf.paper_jurors.sheet_rounds`), in ``language``."""
     register_fonts()
     with force_locale(language):
         secret = current_app.config["SECRET_KEY"]

@@ -1,6 +1,6 @@
 """What the results page shows: part 2's numbers for one session, as the PDF report has them.
 
-The statistics come from ``analysis`` on the frames of ``vtt.session_data`` (the same calls as
+The statistics come from ``analysis`` on the frames of ``vtt.results.session_data`` (the same calls as
 ``vtt report``): per round the tally under the round's aliases, detection, Wilson interval, p-value
 and the pass verdict; per player the CogME profile and one radar per module, the PDF's own drawing
 as inline SVG.  A **control round** is one no AI player played (its aliases, or its participants
@@ -24,7 +24,7 @@ from analysis.svg import inline_svg
 from analysis.taxonomy import Module
 from analysis.votes import VoteStats, vote_stats
 
-from .models import PlayerKind, RoundAlias, VttSession
+from ..models import PlayerKind, RoundAlias, VttSession
 from .session_data import SessionFrames, session_frames, session_profiles
 
 RADAR_WIDTH, RADAR_HEIGHT = 260, 210  # points, as the PDF's player page; the page scales the SVG down to fit

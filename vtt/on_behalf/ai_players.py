@@ -20,8 +20,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from .engine.rules import HOST, MAX_FILE_NAME
-from .models import Phase, Player, PlayerKind, Question, QuestionType, SessionQuestion, VttSession
+from ..engine.rules import HOST, MAX_FILE_NAME
+from ..models import Phase, Player, PlayerKind, Question, QuestionType, SessionQuestion, VttSession
 
 SUFFIXES = (".csv", ".json", ".jsonl")
 OPEN_PHASES = (Phase.ANSWERING, Phase.ANSWERS_CLOSED)

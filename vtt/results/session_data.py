@@ -42,9 +42,9 @@ from sqlalchemy.orm import Session, selectinload
 from analysis.cogme import Profiles, profiles
 from analysis.frames import ANSWER_COLUMNS, VOTE_COLUMNS
 
-from .banks import records_frame
-from .banks.store import question_record
-from .models import (
+from ..banks import records_frame
+from ..banks.store import question_record
+from ..models import (
     RUBRIC_DIMENSIONS,
     Answer,
     Event,

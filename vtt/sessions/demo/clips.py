@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from itertools import repeat
 from pathlib import Path
 
-from ..media import phone_rendition
+from ...media import phone_rendition
 
 BANK_FILE = Path(__file__).resolve().parent / "bank.csv"
 MANIFEST = ".demo-clips.json"  # in the clips folder: what each clip was made from and its files' digests

@@ -16,9 +16,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from .engine.rules import Actor, alias_order, answer_order
-from .live.store import juror_rows
-from .models import Juror, RoundAlias, SessionQuestion, VttSession
+from ..engine.rules import Actor, alias_order, answer_order
+from ..persistence.store import juror_rows
+from ..models import Juror, RoundAlias, SessionQuestion, VttSession
 
 PAPER_GROUP = "paper"
 ABSTAIN = "abstain"  # the vote field's value for "nobody" (a Vote row without a player)

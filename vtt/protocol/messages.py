@@ -305,7 +305,7 @@ def json_schemas() -> dict[str, dict[str, Any]]:
     return {"auth": Auth.model_json_schema(), **{name: m.model_json_schema() for name, m in CLIENT_MESSAGES.items()}}
 
 
-if __name__ == "__main__":  # python -m vtt.realtime.schemas: the schemas docs/protocol.md publishes
+if __name__ == "__main__":  # python -m vtt.protocol.messages: the schemas docs/protocol.md publishes
     import json
 
     print(json.dumps(json_schemas(), indent=2, ensure_ascii=False))

@@ -11,13 +11,13 @@ import click
 
 
 def settings():
-    from .config import Settings
+    from ..config import Settings
 
     return Settings.from_env()
 
 
 def session_factory():
-    from .db import make_engine, make_session_factory
+    from ..db import make_engine, make_session_factory
 
     return make_session_factory(make_engine(settings().database_url))
 
@@ -27,7 +27,7 @@ def fail(error, consequence: str = "nothing was written", problems_out=None) -> 
 
     ``problems_out``: also write every problem to this CSV file (file, row, field, value, message).
     """
-    from .problems import Problem, summarize, unique, write_problems_csv
+    from ..problems import Problem, summarize, unique, write_problems_csv
 
     problems = unique(getattr(error, "problems", None) or [])
     if problems:
@@ -133,9 +133,9 @@ def served_base_url(instance_path=None) -> str | None:
     """The address of the server recorded in the instance folder, if its process still runs; else None.
 
     A server bound to all interfaces (0.0.0.0, ::) gives this machine's LAN address, as the web pages do
-    (:func:`vtt.netaddr.base_url`, which :mod:`vtt.views.joinurl` uses too).
+    (:func:`vtt.serving.netaddr.base_url`, which :mod:`vtt.views.joinurl` uses too).
     """
-    from .netaddr import base_url
+    from ..serving.netaddr import base_url
 
     record = _read_record(serving_path(instance_path))
     if record is None or not _alive(record.get("pid")):
@@ -151,7 +151,7 @@ def served_base_url(instance_path=None) -> str | None:
 def cli_base_url(given: str | None = None) -> str:
     """What links printed by the command line start with: ``given`` (--url, --base-url), VTT_BASE_URL,
     the address of the server running on this instance folder, else http://127.0.0.1:5000."""
-    from .links import choose_base_url
+    from ..sessions.links import choose_base_url
 
     return choose_base_url(given, settings().base_url or served_base_url())
 

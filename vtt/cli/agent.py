@@ -1,6 +1,6 @@
 """``vtt agent``: an AI player on a live session, answering through a backend (``docs/agents.md``).
 
-Registered on the ``vtt`` group by ``vtt/cli.py``; imports ``vtt.clitools`` and lower modules only
+Registered on the ``vtt`` group by ``vtt/cli/main.py``; imports ``vtt.cli.tools`` and lower modules only
 (the agent's own modules load inside the command).
 """
 
@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from .clitools import fail
+from .tools import fail
 
 
 @click.command("agent")
@@ -53,9 +53,9 @@ def agent(server: str, token: str, backends: tuple[str, ...], model: str | None,
     (ready, working, answered, error) and records in each answer which backend, model and settings
     produced it.  One line per question on stderr.  Exits 0 when the session has finished.
     """
-    from .agents.backends import Options, SpecError, build
-    from .agents.delay import HumanTyping
-    from .agents.runner import Agent, AgentError
+    from ..agents.backends import Options, SpecError, build
+    from ..agents.delay import HumanTyping
+    from ..agents.runner import Agent, AgentError
 
     if not re.match(r"^https?://[^/\s]+", server):
         fail(f"--server {server!r} is not an http:// or https:// URL")

@@ -1,5 +1,5 @@
 """The demo: a tagged question bank about one drama episode and a session configured on it (16 jurors, open join);
-its clips are made by :mod:`vtt.demo.clips`."""
+its clips are made by :mod:`vtt.sessions.demo.clips`."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..banks import bank_by_name, import_bank, read_bank
-from ..engine.setup import SessionConfig, create_session
-from ..models import VttSession
+from ...banks import bank_by_name, import_bank, read_bank
+from ..create import SessionConfig, create_session
+from ...models import VttSession
 
 DEMO_DIR = Path(__file__).resolve().parent
 BANK_FILE = DEMO_DIR / "bank.csv"

@@ -1,6 +1,6 @@
 """``vtt report CODE`` and ``vtt export CODE``: a live session's reports and raw tables.
 
-Registered on the ``vtt`` group by ``vtt/cli.py``; this module imports ``vtt.clitools`` and lower
+Registered on the ``vtt`` group by ``vtt/cli/main.py``; this module imports ``vtt.cli.tools`` and lower
 modules only.  Heavy imports stay inside the commands.
 """
 
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import click
 
-from .clitools import fail, session_factory, warn_missing_glyphs
+from .tools import fail, session_factory, warn_missing_glyphs
 
 
 def _session_or_fail(db, code: str):
-    from .session_data import session_by_code
+    from ..results.session_data import session_by_code
 
     session = session_by_code(db, code)
     if session is None:
@@ -60,7 +60,7 @@ class NothingToReport(ValueError):
 @dataclass(frozen=True)
 class SessionReports:
     written: dict  # analysis.report.WrittenReports plus session_info.csv and ungraded.csv
-    frames: object  # vtt.session_data.SessionFrames
+    frames: object  # vtt.results.session_data.SessionFrames
     has_votes: bool
     has_sheet: bool
 
@@ -75,7 +75,7 @@ def write_session_reports(db, session, out_dir: Path, title: str | None = None, 
     from analysis.report_text import report_language, t
     from analysis.votes import exposure, vote_stats
 
-    from .session_data import session_frames, session_profiles
+    from ..results.session_data import session_frames, session_profiles
 
     frames = session_frames(db, session)
     if frames.answers.empty:
@@ -176,7 +176,7 @@ def ai_programs_info(db, session) -> dict[str, str]:
     from analysis.report_text import t
     from sqlalchemy import select
 
-    from .models import Answer, PlayerKind
+    from ..models import Answer, PlayerKind
 
     ai_players = [p for p in sorted(session.players, key=lambda p: p.id) if p.kind is PlayerKind.AI]
     if not ai_players:
@@ -258,7 +258,7 @@ def export(code: str, out_dir: Path) -> None:
 
     Each file carries the session's join code and design hash; login tokens are never written.
     """
-    from .session_data import export_tables
+    from ..results.session_data import export_tables
 
     with session_factory()() as db:
         session = _session_or_fail(db, code)

@@ -1,6 +1,6 @@
 """``vtt session``: create a session from a design file, list the sessions, show one with its links.
 
-Imports only from :mod:`vtt.clitools` and below (never from :mod:`vtt.cli`, which registers this group).
+Imports only from :mod:`vtt.cli.tools` and below (never from :mod:`vtt.cli.main`, which registers this group).
 Heavy imports stay inside the commands so ``vtt serve`` can monkey-patch for gevent first.
 """
 
@@ -14,13 +14,13 @@ from typing import Any
 
 import click
 
-from .clitools import fail, session_factory, settings
+from .tools import fail, session_factory, settings
 
 SHORT_HASH = 12  # hex characters of the design hash in text output
 
 
 def _base_url(given: str | None) -> str:
-    from .clitools import cli_base_url
+    from .tools import cli_base_url
 
     if given and not re.match(r"^https?://[^/\s]+", given):
         raise click.BadParameter(f"{given!r} is not an http:// or https:// address", param_hint="--base-url")
@@ -39,8 +39,8 @@ def session() -> None:
 
 
 def _jurors_from_option(value: str) -> list[dict[str, Any]]:
-    from .engine.setup import numbered_jurors, read_jurors_csv
-    from .problems import InputError, Problem
+    from ..sessions.create import numbered_jurors, read_jurors_csv
+    from ..problems import InputError, Problem
 
     if re.fullmatch(r"[0-9]+", value.strip()):
         return numbered_jurors(int(value))
@@ -62,16 +62,16 @@ def _jurors_from_option(value: str) -> list[dict[str, Any]]:
               help="Print one JSON object: code, name, seed, design hash, links, each player's and juror's token.")
 def session_create(file: Path, jurors_option: str | None, name: str | None, base_url: str | None,
                    as_json: bool) -> None:
-    """Create a session from the JSON design FILE (as vtt/demo/session.json) and print everyone's link.
+    """Create a session from the JSON design FILE (as vtt/sessions/demo/session.json) and print everyone's link.
 
     The design (with the jurors given by --jurors, if any) is stored with the session and its sha256 recorded:
     the session's frozen, pre-registered design. A design without a seed gets one drawn at random, recorded too.
     A design with any problem is refused whole, with every problem listed.
     """
-    from .db import transaction
-    from .engine.setup import SessionConfig, create_session
-    from .links import person_links
-    from .problems import InputError, load_json
+    from ..db import transaction
+    from ..sessions.create import SessionConfig, create_session
+    from ..sessions.links import person_links
+    from ..problems import InputError, load_json
 
     base = _base_url(base_url)
     problems = []
@@ -98,8 +98,8 @@ def session_create(file: Path, jurors_option: str | None, name: str | None, base
         problems += error.problems
     if problems:
         fail(InputError(problems), "no session was created")
-    from .media.check import check_clips
-    from .media.preflight import preflight_lines, session_refs
+    from ..media.check import check_clips
+    from ..media.preflight import preflight_lines, session_refs
 
     try:
         with transaction(session_factory()) as db:
@@ -160,7 +160,7 @@ def session_list() -> None:
     """One line per session: code, name, phase, rounds, players, jurors, created (UTC)."""
     from sqlalchemy import func, select
 
-    from .models import Juror, Player, VttSession
+    from ..models import Juror, Player, VttSession
 
     players = (select(func.count(Player.id)).where(Player.session_id == VttSession.id)
                .correlate(VttSession).scalar_subquery())
@@ -191,8 +191,8 @@ def session_show(code: str, base_url: str | None, as_json: bool) -> None:
     """A session's state, design hash, players and jurors with their links (CODE: the join code)."""
     from sqlalchemy import select
 
-    from .links import person_links
-    from .models import VttSession
+    from ..sessions.links import person_links
+    from ..models import VttSession
 
     base = _base_url(base_url)
     wanted = code.strip().upper()

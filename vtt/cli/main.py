@@ -10,9 +10,9 @@ from pathlib import Path
 
 import click
 
-from .clitools import fail, login_banner, redact, session_factory, settings, warn_missing_glyphs
-from .cli_media import media as media_group
-from .cli_session import session as session_group
+from .tools import fail, login_banner, redact, session_factory, settings, warn_missing_glyphs
+from .media import media as media_group
+from .session import session as session_group
 
 FORMAT_CHOICES = ["auto", "csv", "json", "dramaqa", "tvqa", "cinepile", "moviecore"]
 
@@ -68,7 +68,7 @@ def serve(host: str, port: int, audit_log: str | None) -> None:
     monkey.patch_all()
     # Every greenlet would otherwise record the stack that spawned it: ~7 % of a loaded server's CPU.
     gevent.config.track_greenlet_tree = False
-    from .server import serve as run_server
+    from ..serving.server import serve as run_server
 
     run_server(host, port, audit_log)
 
@@ -84,7 +84,7 @@ def db() -> None:
 @click.argument("revision", default="head")
 def db_upgrade(revision: str) -> None:
     """Apply migrations up to REVISION (default: the newest)."""
-    from .db import current_revision, upgrade
+    from ..db import current_revision, upgrade
 
     url = settings().database_url
     upgrade(url, revision)
@@ -95,7 +95,7 @@ def db_upgrade(revision: str) -> None:
 @click.argument("revision")
 def db_downgrade(revision: str) -> None:
     """Revert migrations down to REVISION ("base" empties the database)."""
-    from .db import current_revision, downgrade
+    from ..db import current_revision, downgrade
 
     url = settings().database_url
     downgrade(url, revision)
@@ -105,7 +105,7 @@ def db_downgrade(revision: str) -> None:
 @db.command("current")
 def db_current() -> None:
     """Print the database's revision."""
-    from .db import current_revision
+    from ..db import current_revision
 
     click.echo(current_revision(settings().database_url) or "base (empty)")
 
@@ -121,7 +121,7 @@ def _read(file: Path, fmt: str, strict: bool, allow_missing_keys: bool = False):
     """Read a bank file (on a terminal with a progress bar, gone before any verdict); print its quirks."""
     import sys
 
-    from .banks import read_bank
+    from ..banks import read_bank
 
     options = {"strict": strict, "allow_missing_keys": allow_missing_keys}
     if not sys.stderr.isatty():  # a log or a pipe gets no progress text at all
@@ -144,7 +144,7 @@ def _unkeyed_line(result) -> str:
 
 
 def _print_quirks(warnings) -> None:
-    from .problems import summarize, unique
+    from ..problems import summarize, unique
 
     warnings = unique(warnings)
     if warnings:
@@ -166,8 +166,8 @@ def _lines_in(file: Path) -> int | None:
 def _print_balance(records) -> None:
     from analysis.composition import composition
 
-    from .banks import records_frame
-    from .banks.summary import balance_lines
+    from ..banks import records_frame
+    from ..banks.summary import balance_lines
 
     for line in balance_lines(composition(records_frame(records))):
         click.echo(line)
@@ -193,7 +193,7 @@ strict_option = click.option(
 @missing_keys_option
 def questions_check(file: Path, fmt: str, problems_out: Path | None, strict: bool, allow_missing_keys: bool) -> None:
     """Validate FILE and print its CogME balance; writes nothing (but --problems-out)."""
-    from .problems import InputError
+    from ..problems import InputError
 
     try:
         result = _read(file, fmt, strict, allow_missing_keys)
@@ -214,9 +214,9 @@ def questions_check(file: Path, fmt: str, problems_out: Path | None, strict: boo
 def questions_import(file: Path, fmt: str, bank_name: str | None, problems_out: Path | None, strict: bool,
                      allow_missing_keys: bool) -> None:
     """Import FILE into a question bank: every question or none."""
-    from .banks import import_bank
-    from .db import transaction
-    from .problems import InputError
+    from ..banks import import_bank
+    from ..db import transaction
+    from ..problems import InputError
 
     bank_name = bank_name or file.stem
     try:
@@ -235,11 +235,11 @@ def questions_import(file: Path, fmt: str, bank_name: str | None, problems_out: 
 @click.option("--bank", "bank_name", required=True, help="The bank whose questions to tag.")
 def questions_tag(file: Path, bank_name: str) -> None:
     """Set CogME tags from a CSV qid,targets,contents,thinking (replaces those questions' tags)."""
-    from .banks import bank_by_name
-    from .banks.readers import read_tag_file
-    from .banks.store import apply_tags
-    from .db import transaction
-    from .problems import InputError
+    from ..banks import bank_by_name
+    from ..banks.readers import read_tag_file
+    from ..banks.store import apply_tags
+    from ..db import transaction
+    from ..problems import InputError
 
     try:
         tags = read_tag_file(file)
@@ -267,8 +267,8 @@ def questions_build(bank_name: str, count: int, rounds: int, mcq: int | None, sh
     """Pick a CogME-balanced set from a bank and deal it into rounds."""
     from analysis.builder import build_set
 
-    from .banks import bank_by_name, bank_records, records_frame
-    from .banks.writers import write_native_csv
+    from ..banks import bank_by_name, bank_records, records_frame
+    from ..banks.writers import write_native_csv
 
     with session_factory()() as session:
         bank = bank_by_name(session, bank_name)
@@ -300,9 +300,9 @@ def questions_list() -> None:
     """List the banks and their sizes."""
     from sqlalchemy import func, select
 
-    from .models import Question, QuestionBank
+    from ..models import Question, QuestionBank
 
-    from .models import QuestionType
+    from ..models import QuestionType
 
     unkeyed = ((Question.type == QuestionType.MCQ) & Question.answer_index.is_(None)) | (
         (Question.type == QuestionType.OPEN) & (Question.reference_answer == ""))
@@ -326,9 +326,9 @@ def demo() -> None:
 @demo.command("load")
 def demo_load() -> None:
     """Load the demo bank and session, and make its clips in the media folder (a second run changes nothing)."""
-    from .db import transaction
-    from .demo import load_demo
-    from .demo.clips import ensure_demo_clips
+    from ..db import transaction
+    from ..sessions.demo import load_demo
+    from ..sessions.demo.clips import ensure_demo_clips
 
     with transaction(session_factory()) as session:
         for line in load_demo(session):
@@ -348,8 +348,8 @@ def host_login(host: str | None, port: int | None, url: str | None) -> None:
     The address, in order: --url, VTT_BASE_URL, --host/--port, the server serving this instance folder now
     (`vtt serve` and run.py note where in instance/serving.json), else http://127.0.0.1:5000.
     """
-    from .clitools import cli_base_url
-    from .netaddr import LOOPBACK, base_url
+    from .tools import cli_base_url
+    from ..serving.netaddr import LOOPBACK, base_url
 
     if url or settings().base_url or (host is None and port is None):
         click.echo(login_banner(cli_base_url(url)))
@@ -365,7 +365,7 @@ def host_token_command() -> None:
     token is derived from this installation's secret key and host password: every process of the installation
     accepts it, and changing the host password (VTT_HOST_PASSWORD or instance/host_password) revokes it.
     """
-    from .hosttoken import host_token
+    from ..access.host_token import host_token
 
     click.echo(host_token(settings().secret_key, settings().host_password))
 
@@ -414,8 +414,8 @@ def analyze(questions_file: Path, answers_file: Path, player_name: str | None, v
     from analysis.results import analysis_json
     from analysis.votes import exposure, vote_stats
 
-    from .banks import records_frame
-    from .problems import InputError
+    from ..banks import records_frame
+    from ..problems import InputError
 
     try:
         # A test split's questions may lack keys: answers to them then need a correct column (0/1).
@@ -475,7 +475,7 @@ def _analysis_info(frame, questions: Path, answers: Path, votes: Path | None,
                    sheet: Path | None = None) -> dict[str, str]:
     from analysis.report_text import t
 
-    from .cli_reports import unkeyed_info
+    from .reports import unkeyed_info
 
     info = {t("Questions"): questions.name, t("Answers"): answers.name}
     if votes:
@@ -513,16 +513,16 @@ main.add_command(media_group)
 
 # --- report, export (a live session's data) ---------------------------------------------------
 
-from .cli_reports import export, report  # noqa: E402
+from .reports import export, report  # noqa: E402
 
 main.add_command(report)
 main.add_command(export)
 
-from .cli_simulate import simulate  # noqa: E402
+from .simulate import simulate  # noqa: E402
 
 main.add_command(simulate)
 
-from .cli_agent import agent  # noqa: E402
+from .agent import agent  # noqa: E402
 
 main.add_command(agent)
 

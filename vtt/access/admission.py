@@ -23,8 +23,8 @@ import time
 from flask import current_app
 from limits import parse
 
-from .engine.rules import Refusal
-from .extensions import limiter
+from ..engine.rules import Refusal
+from ..extensions import limiter
 
 JOINS_PER_ADDRESS = parse("20/minute")
 JOINS_PER_SESSION = parse("300/minute")

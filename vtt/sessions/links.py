@@ -22,7 +22,7 @@ def person_links(session, base: str, secret_key: str) -> dict[str, Any]:
     "jurors": [{"label", "token", "url", "removed"}]}``, players and jurors in the order they were created.  The
     stage link carries the stage key (the installation's ``secret_key`` makes it): that stage shows the door code.
     """
-    from .admission import stage_key
+    from ..access.admission import stage_key
 
     base = base.rstrip("/")
     code = session.join_code

@@ -1,0 +1,1 @@
+"""Who may do what: open join, the host's token, the HTTP protections."""

@@ -1,0 +1,1 @@
+"""``vtt``, the command line: one module per command group."""

@@ -1,0 +1,1 @@
+"""The protocol's client side: a connection that retries until acked, and the view it keeps."""

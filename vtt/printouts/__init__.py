@@ -1,0 +1,1 @@
+"""Printed documents of a session: join cards and paper judgment sheets."""

@@ -1,0 +1,1 @@
+"""A session's results: its data as DataFrames, the results page's figures, grading, reports."""

@@ -1,0 +1,1 @@
+"""Creating sessions: from a design, with their links, and the demo."""
