@@ -208,7 +208,7 @@ export class Live {
   }
 }
 
-// What each event changes in a view (the same rules as vtt/bots/view.py).
+// What each event changes in a view (the same rules as vtt/client/view.py).
 // Events outside the versioned state: applied as they come.
 const UNVERSIONED = new Set(["snapshot", "presence", "mine", "link_revoked"]);
 
