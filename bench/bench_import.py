@@ -15,7 +15,7 @@ from pathlib import Path
 from analysis.taxonomy import ELEMENTS, Module
 from vtt.banks import import_bank, read_bank
 from vtt.banks.readers import NATIVE_COLUMNS
-from vtt.db import make_engine, make_session_factory, transaction, upgrade
+from vtt.db import make_engine, make_db_factory, transaction, upgrade
 
 
 def write_bank(path: Path, count: int, seed: int = 0) -> None:
@@ -49,8 +49,8 @@ def main() -> None:
         result = read_bank(bank_file)
         read_seconds = time.perf_counter() - started
         started = time.perf_counter()
-        with transaction(make_session_factory(make_engine(url))) as session:
-            import_bank(session, result, "bench")
+        with transaction(make_db_factory(make_engine(url))) as db:
+            import_bank(db, result, "bench")
         import_seconds = time.perf_counter() - started
     rate = args.questions / (read_seconds + import_seconds)
     print(f"{args.questions:,} tagged questions: read + validate {read_seconds:.2f} s, "

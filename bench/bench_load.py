@@ -158,12 +158,12 @@ class Target:
             return {"votes": host_reply["votes_in_round"], "sheets": host_reply["sheets"]}
         from sqlalchemy import func, select
 
-        from vtt.db import make_engine, make_session_factory
+        from vtt.db import make_engine, make_db_factory
         from vtt.models import Event, SessionQuestion, SheetEntry, Vote
 
         engine = make_engine(self.database_url)
         try:
-            with make_session_factory(engine)() as db:
+            with make_db_factory(engine)() as db:
                 sid = self.session_id
                 placed = select(SessionQuestion.id).where(SessionQuestion.session_id == sid,
                                                           SessionQuestion.round == number)
@@ -183,8 +183,8 @@ class Target:
 def vtt_target(jurors: int, folder: Path) -> Target:
     from sqlalchemy import select
 
-    from vtt.banks import bank_by_name, import_bank, read_bank
-    from vtt.db import make_engine, make_session_factory, transaction
+    from vtt.banks import import_bank, read_bank
+    from vtt.db import make_engine, make_db_factory, transaction
     from vtt.sessions.create import SessionConfig, create_session
     from vtt.models import Juror
 
@@ -198,7 +198,7 @@ def vtt_target(jurors: int, folder: Path) -> Target:
                    capture_output=True, timeout=120)
     engine = make_engine(url)
     try:
-        with transaction(make_session_factory(engine)) as db:
+        with transaction(make_db_factory(engine)) as db:
             import_bank(db, read_bank(DEMO_BANK), "Demo drama bank")
             config = SessionConfig.from_dict({
                 "name": "Load bench", "bank": "Demo drama bank", "rounds": len(ROUNDS), "questions_per_round": 2,

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from vtt.app import create_app
-from vtt.db import make_engine, make_session_factory, upgrade
+from vtt.db import make_engine, make_db_factory, upgrade
 
 DATA = Path(__file__).parent / "data"
 HOST_PASSWORD = "correct horse battery"
@@ -65,21 +65,21 @@ def database_url(migrated_template, instance, monkeypatch) -> str:
 @pytest.fixture
 def db_factory(database_url):
     engine = make_engine(database_url)
-    yield make_session_factory(engine)
+    yield make_db_factory(engine)
     engine.dispose()
 
 
 @pytest.fixture
 def db(db_factory):
-    with db_factory() as session:
-        yield session
+    with db_factory() as db:
+        yield db
 
 
 @pytest.fixture
 def app(database_url):
     app = create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
     yield app
-    app.extensions["vtt.persistence"].stop()  # the writer thread of this app
+    app.extensions["vtt.hub"].stop()  # the writer thread of this app
 
 
 @pytest.fixture
@@ -224,6 +224,6 @@ def backend(request, database_url):
         upgrade(url)
     app = create_app({"TESTING": True, "DATABASE_URL": url, "SOCKETIO_ASYNC_MODE": "threading"})
     engine = make_engine(url)
-    yield app, make_session_factory(engine)
-    app.extensions["vtt.persistence"].stop()
+    yield app, make_db_factory(engine)
+    app.extensions["vtt.hub"].stop()
     engine.dispose()

@@ -310,7 +310,7 @@ def proxied_app(database_url, monkeypatch):
     monkeypatch.setenv("VTT_TRUSTED_PROXIES", "1")
     app = create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
     yield app
-    app.extensions["vtt.persistence"].stop()
+    app.extensions["vtt.hub"].stop()
 
 
 def test_behind_a_trusted_proxy_its_scheme_host_and_client_address_count(proxied_app):
@@ -395,8 +395,8 @@ def test_no_page_of_a_session_breaks_under_the_csp(browser, database_url, db_fac
                                            timeout=WAIT_MS)
         # The stage's QR code (an image of this server) loaded.
         assert opened["stage"].eval_on_selector("img", "(img) => img.complete && img.naturalWidth > 0")
-        # Sizes set by script through the CSSOM (how live.js's h() sizes the tally bars) apply.
-        widths = opened["juror"].evaluate("""async () => { const { h } = await import('/static/js/live.js');
+        # Sizes set by script through the CSSOM (how client.js's h() sizes the tally bars) apply.
+        widths = opened["juror"].evaluate("""async () => { const { h } = await import('/static/js/client.js');
             const outer = h('div', { class: 'probe' }); outer.style.width = '200px';
             const bar = h('span', { style: { display: 'block', width: '50%' } });
             outer.append(bar); document.body.append(outer); return bar.getBoundingClientRect().width; }""")

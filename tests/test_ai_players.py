@@ -174,7 +174,7 @@ def test_an_agent_reports_its_status_to_the_host_only_and_a_restart_keeps_it(app
         assert db.get(Player, agent_id).details["agent"]["status"] == "error"
     for role in [host, stage, *players.values(), *jurors.values()]:
         role.client.disconnect()
-    app.extensions["vtt.persistence"].stop()  # the process goes away
+    app.extensions["vtt.hub"].stop()  # the process goes away
 
     restarted = create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
     try:
@@ -190,7 +190,7 @@ def test_an_agent_reports_its_status_to_the_host_only_and_a_restart_keeps_it(app
         assert again.last("agent")["status"] == "working"
         assert agent.last("snapshot")["question"]["id"] == question["id"]
     finally:
-        restarted.extensions["vtt.persistence"].stop()
+        restarted.extensions["vtt.hub"].stop()
 
 
 def test_the_host_enters_an_ai_player_s_answer_only_when_it_fits(app, client, db_factory):

@@ -362,19 +362,19 @@ def test_progress_is_reported_for_large_files(tmp_path):
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def test_import_round_trips_through_the_database(backend, tmp_path, request):
     from vtt.banks import bank_records, import_bank
-    from vtt.db import make_engine, make_session_factory, transaction, upgrade
+    from vtt.db import make_engine, make_db_factory, transaction, upgrade
 
     url = f"sqlite:///{tmp_path / 'rt.db'}" if backend == "sqlite" else request.getfixturevalue("postgres_url")
     upgrade(url)
     engine = make_engine(url)
-    factory = make_session_factory(engine)
+    factory = make_db_factory(engine)
     original = read_bank(DATA / "spec_examples.csv")
-    with transaction(factory) as session:
-        import_bank(session, original, "Spec")
-    with factory() as session:
+    with transaction(factory) as db:
+        import_bank(db, original, "Spec")
+    with factory() as db:
         from vtt.banks import bank_by_name
 
-        stored = bank_records(session, bank_by_name(session, "Spec"))
+        stored = bank_records(db, bank_by_name(db, "Spec"))
     engine.dispose()
     assert stored == original.records
 

@@ -429,7 +429,7 @@ def site(database_url, db_factory):
         host_role.host("reveal")
     host_role.host("open_vote")
     yield app, client, room
-    app.extensions["vtt.persistence"].stop()
+    app.extensions["vtt.hub"].stop()
 
 
 def _form_fields(draw, names: list[str]) -> dict[str, Any]:

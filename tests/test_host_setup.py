@@ -327,7 +327,7 @@ def test_make_run_prints_the_login_the_lan_address_and_the_demo_join_qr(run, db,
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
     monkeypatch.setattr(vtt.serving.server, "create_app",
                         lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}))
-    monkeypatch.setattr(vtt.serving.server, "serve_forever", lambda app, host, port: app.extensions["vtt.persistence"].stop())
+    monkeypatch.setattr(vtt.serving.server, "serve_forever", lambda app, host, port: app.extensions["vtt.hub"].stop())
     port = free_port()
     vtt.serving.server.serve("0.0.0.0", port)
     output = capsys.readouterr().out

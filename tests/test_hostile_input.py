@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 
 from tests.conftest import ServedApp
 from tests.live_helpers import TO_JUDGING, client_id, connect_all, make_session, Role
-from vtt.db import KeptSession, make_writer_engine
+from vtt.db import KeptDb, make_writer_engine
 from vtt.engine.rules import Action, Actor
 from vtt.engine.text import first_unstorable, unstorable
 from vtt.extensions import socketio
@@ -90,7 +90,7 @@ def test_an_action_the_database_refuses_fails_alone_and_the_rest_of_its_batch_co
     batch = [vote(label, f"honest-{label}") for label in labels[:4]]
     batch.append(vote(labels[4], f"poison{LONE_SURROGATE}"))
     batch += [vote(label, f"honest-{label}") for label in labels[5:]]
-    writer = KeptSession(make_writer_engine(database_url))
+    writer = KeptDb(make_writer_engine(database_url))
     try:
         result = run_batch(writer, batch, StateCache(), time.sleep)
     finally:

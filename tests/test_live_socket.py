@@ -12,7 +12,7 @@ from sqlalchemy import Connection, func, select, text
 from tests.conftest import login
 from tests.live_helpers import TO_JUDGING, client_id, connect_all, identity_leaks, make_session, Role
 from vtt.app import create_app
-from vtt.db import make_engine, make_session_factory, upgrade
+from vtt.db import make_engine, make_db_factory, upgrade
 from vtt.extensions import socketio
 from vtt.models import Answer, Event, SessionQuestion, SheetEntry, Vote
 
@@ -170,7 +170,7 @@ def test_a_new_app_on_the_same_database_resumes_where_the_session_was(app, clien
     assert jurors["J1"].send("vote", {"id": "v1", "round": 1, "alias": "C", "confidence": 5})["ok"]
     for role in [host, *jurors.values()]:
         role.client.disconnect()
-    app.extensions["vtt.persistence"].stop()  # the process goes away
+    app.extensions["vtt.hub"].stop()  # the process goes away
 
     restarted = create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
     try:
@@ -189,7 +189,7 @@ def test_a_new_app_on_the_same_database_resumes_where_the_session_was(app, clien
         host.host("close_vote")
         assert {row["alias"]: row["votes"] for row in host.last("tally")["players"]}["C"] == 1
     finally:
-        restarted.extensions["vtt.persistence"].stop()
+        restarted.extensions["vtt.hub"].stop()
 
 
 def test_the_writer_leaves_nothing_in_reference_cycles(app, client, db_factory):
@@ -200,7 +200,7 @@ def test_the_writer_leaves_nothing_in_reference_cycles(app, client, db_factory):
     for move in (*TO_JUDGING, "open_vote"):
         host.host(move)
     question = jurors["J1"].last("answers")["question"]
-    writer_engine = app.extensions["vtt.persistence"].writer.database.engine
+    writer_engine = app.extensions["vtt.hub"].writer.database.engine
     gc.collect()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
@@ -223,7 +223,7 @@ def test_the_writer_carries_on_when_its_database_connection_is_lost(postgres_url
     app = create_app({"TESTING": True, "DATABASE_URL": postgres_url, "SOCKETIO_ASYNC_MODE": "threading"})
     engine = make_engine(postgres_url)
     try:
-        people = make_session(make_session_factory(engine), rounds=1, per_round=1)
+        people = make_session(make_db_factory(engine), rounds=1, per_round=1)
         host, _stage, _players, jurors = connect_all(app, app.test_client(), people)
         host.host("open_lobby")
         with engine.connect() as admin:  # the writer's connection is cut, as by a restarted server
@@ -235,7 +235,7 @@ def test_the_writer_carries_on_when_its_database_connection_is_lost(postgres_url
             host.host(move)
         assert jurors["J1"].last("answers")["answers"]
     finally:
-        app.extensions["vtt.persistence"].stop()
+        app.extensions["vtt.hub"].stop()
         engine.dispose()
 
 

@@ -11,7 +11,7 @@ from alembic.util import CommandError
 from sqlalchemy import inspect, select, text
 from sqlalchemy.exc import DatabaseError, IntegrityError
 
-from vtt.db import current_revision, downgrade, make_engine, make_session_factory, upgrade
+from vtt.db import current_revision, downgrade, make_engine, make_db_factory, upgrade
 from vtt.models import Base, Event, Phase, Vote, VttSession
 
 TABLES = {"question_bank", "question", "question_tag", "vtt_session", "session_round", "session_question",
@@ -138,7 +138,7 @@ def assert_0002_data(url: str) -> None:
     assert query(url, "SELECT client_key FROM event ORDER BY id") == [(None,), (None,)]
     engine = make_engine(url)
     try:
-        with make_session_factory(engine)() as db:
+        with make_db_factory(engine)() as db:
             sessions = {s.id: s for s in db.scalars(select(VttSession))}
             assert {n: s.phase for n, s in sessions.items()} == {n: Phase(p) for n, (_, p) in SESSIONS.items()}
             for s in sessions.values():
@@ -267,7 +267,7 @@ def keyless_questions_and_back(url: str) -> None:
 
     upgrade(url)
     engine = make_engine(url)
-    with make_session_factory(engine)() as db, db.begin():  # a test split's question: no key, accepted
+    with make_db_factory(engine)() as db, db.begin():  # a test split's question: no key, accepted
         bank = QuestionBank(name="TVQA test")
         db.add(bank)
         db.flush()
@@ -398,13 +398,13 @@ def provenance_and_back(url: str) -> None:
     assert query(url, "SELECT id, provenance, entered_by_host FROM answer ORDER BY id") == [
         (1, None, False), (2, None, False)]
     engine = make_engine(url)
-    with make_session_factory(engine)() as db, db.begin():
+    with make_db_factory(engine)() as db, db.begin():
         from vtt.models import Answer
 
         ai_answer = db.get(Answer, 2)
         ai_answer.provenance = {"backend": "replay", "model": "qwen2-vl-7b", "settings": {"file": "preds.csv"}}
         ai_answer.entered_by_host = True
-    with make_session_factory(engine)() as db:
+    with make_db_factory(engine)() as db:
         from vtt.models import Answer
 
         assert db.get(Answer, 2).provenance["model"] == "qwen2-vl-7b"
@@ -447,11 +447,11 @@ def clip_screening_and_back(url: str) -> None:
     assert query(url, "SELECT id, clip_started_at FROM session_question ORDER BY id") == [(pid, None) for pid, _ in placed]
     engine = make_engine(url)
     moment = datetime(2026, 11, 25, 10, 0, 1, 500000, tzinfo=timezone.utc)
-    with make_session_factory(engine)() as db, db.begin():
+    with make_db_factory(engine)() as db, db.begin():
         from vtt.models import SessionQuestion
 
         db.get(SessionQuestion, placed[0][0]).clip_started_at = moment
-    with make_session_factory(engine)() as db:
+    with make_db_factory(engine)() as db:
         from vtt.models import SessionQuestion
 
         assert db.get(SessionQuestion, placed[0][0]).clip_started_at == moment  # to the microsecond, in UTC

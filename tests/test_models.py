@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import delete, select, update
 from sqlalchemy.exc import DatabaseError, IntegrityError
 
-from vtt.db import make_engine, make_session_factory, upgrade
+from vtt.db import make_engine, make_db_factory, upgrade
 from vtt.models import (
     Answer,
     AppendOnlyError,
@@ -73,8 +73,8 @@ def any_db(request, tmp_path):
            else request.getfixturevalue("postgres_url"))
     upgrade(url)
     engine = make_engine(url)
-    with make_session_factory(engine)() as session:
-        yield session
+    with make_db_factory(engine)() as db:
+        yield db
     engine.dispose()
 
 

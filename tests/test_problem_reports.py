@@ -120,10 +120,10 @@ def test_quirks_of_published_files_are_counted_warnings_and_strict_refuses_them(
     imported = run("questions", "import", str(split), "--bank", "val")
     assert imported.exit_code == 0 and "imported 6 questions" in imported.output
     from vtt.banks import bank_by_name, bank_records
-    from vtt.db import make_engine, make_session_factory
+    from vtt.db import make_engine, make_db_factory
 
     engine = make_engine(database_url)
-    with make_session_factory(engine)() as db:
+    with make_db_factory(engine)() as db:
         records = {r.qid: r for r in bank_records(db, bank_by_name(db, "val"))}
     engine.dispose()
     assert (records["0"].start, records["0"].end) == (None, None)  # the whole clip

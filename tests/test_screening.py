@@ -38,11 +38,11 @@ def demo(database_url, tmp_path):
     done = subprocess.run([sys.executable, "-m", "vtt.cli.main", "demo", "load"], cwd=ROOT, capture_output=True,
                           text=True, env={**os.environ, **env}, timeout=300)
     assert done.returncode == 0, done.stderr
-    from vtt.db import make_engine, make_session_factory
+    from vtt.db import make_engine, make_db_factory
     from vtt.models import Juror, Player, VttSession
 
     engine = make_engine(database_url)
-    with make_session_factory(engine)() as db:
+    with make_db_factory(engine)() as db:
         session = db.scalar(select(VttSession))
         players = {p.name: p.token for p in db.scalars(select(Player).where(Player.session_id == session.id))}
         juror = db.scalar(select(Juror).where(Juror.session_id == session.id, Juror.label == "J01"))
@@ -198,11 +198,11 @@ def test_the_host_plays_a_demo_clip_for_the_room(strict_browser, demo, tmp_path)
 
 def screening_start(demo) -> float:
     """When the server said the screening starts (ms since the epoch), from the database."""
-    from vtt.db import make_engine, make_session_factory
+    from vtt.db import make_engine, make_db_factory
     from vtt.models import SessionQuestion
 
     engine = make_engine(demo.env["DATABASE_URL"])
-    with make_session_factory(engine)() as db:
+    with make_db_factory(engine)() as db:
         moment = db.scalar(select(SessionQuestion.clip_started_at).where(
             SessionQuestion.session_id == demo.session_id, SessionQuestion.clip_started_at.is_not(None)))
     engine.dispose()

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import func, select
 
 from vtt.banks import import_bank, read_bank
-from vtt.db import make_engine, make_session_factory
+from vtt.db import make_engine, make_db_factory
 from vtt.sessions.demo import BANK_FILE, SESSION_FILE
 from vtt.models import Event, Juror, Player, VttSession
 
@@ -117,7 +117,7 @@ def test_the_hash_depends_on_the_design_only(run, db, demo_bank, database_url, m
     shutil.copy(migrated_template, other)
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{other}")
     engine = make_engine(f"sqlite:///{other}")
-    with make_session_factory(engine)() as other_db:
+    with make_db_factory(engine)() as other_db:
         import_bank(other_db, read_bank(BANK_FILE), "Demo drama bank")
         other_db.commit()
     engine.dispose()

@@ -42,7 +42,7 @@ def backend_url(request, database_url, monkeypatch):
 
 
 def test_simulate_new_plays_a_whole_session_and_the_record_matches(run, backend_url, tmp_path):
-    from vtt.db import make_engine, make_session_factory
+    from vtt.db import make_engine, make_db_factory
 
     with ServedApp({"DATABASE_URL": backend_url}) as served:
         figures = simulate_json(run, "--url", served.url, "--new", "--jurors", "20", "--drive", "--pace", "0.1",
@@ -60,7 +60,7 @@ def test_simulate_new_plays_a_whole_session_and_the_record_matches(run, backend_
 
     engine = make_engine(backend_url)
     try:
-        factory = make_session_factory(engine)
+        factory = make_db_factory(engine)
         sid = scalar(factory, select(VttSession.id).where(VttSession.join_code == figures["session"]))
         assert scalar(factory, select(VttSession.phase).where(VttSession.id == sid)) is Phase.FINISHED
         # Rows: one vote per juror and round (changes overwrite), one answer per player and question.

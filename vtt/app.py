@@ -8,7 +8,7 @@ from flask import Flask, redirect, url_for
 from werkzeug.routing import IntegerConverter
 
 from .config import PROJECT_ROOT, Settings
-from .extensions import csrf, db, limiter, socketio
+from .extensions import csrf, database, hub, limiter, socketio
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -38,7 +38,7 @@ def register_extensions(app: Flask) -> None:
     from . import i18n
     from .access import web_guard as security
 
-    db.init_app(app)
+    database.init_app(app)
     csrf.init_app(app)
     limiter.init_app(app)
     i18n.init_app(app)
@@ -75,9 +75,9 @@ def register_blueprints(app: Flask) -> None:
 
 def healthz() -> dict:
     """Up, and how late the event loop has run at worst (``?reset=1`` starts a new window)."""
-    from flask import current_app, request
+    from flask import request
 
-    watch = current_app.extensions["vtt.persistence"].loop_watch
+    watch = hub().loop_watch
     return {"status": "ok", "loop": watch.report(reset=request.args.get("reset") == "1")}
 
 
@@ -89,10 +89,10 @@ def register_errors(app: Flask) -> None:
 
 def register_realtime(app: Flask) -> None:
     from .realtime.handlers import attach
-    from .realtime.live import Live
+    from .realtime.hub import Hub
 
-    live = app.extensions["vtt.persistence"] = Live(app, socketio, db.factory(app))
-    attach(socketio.server, live)
+    app.extensions["vtt.hub"] = Hub(app, socketio, database.factory(app))
+    attach(socketio.server, app.extensions["vtt.hub"])
 
 
 def register_template_helpers(app: Flask) -> None:

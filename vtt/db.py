@@ -1,4 +1,4 @@
-"""Engines and sessions, usable with or without a Flask app."""
+"""Engines and database sessions (SQLAlchemy's, named ``db``), usable with or without a Flask app."""
 
 from __future__ import annotations
 
@@ -135,11 +135,11 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.close()
 
 
-def make_session_factory(engine: Engine) -> sessionmaker[Session]:
+def make_db_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(bind=engine, expire_on_commit=False)
 
 
-class KeptSession:
+class KeptDb:
     """The one Session of a process's writer, on one Connection kept from batch to batch.
 
     A Session and a Connection made for each batch left ~40 objects in reference cycles (their
@@ -147,44 +147,44 @@ class KeptSession:
     a young-generation collection came every 1.5 s and held the event loop 14-28 ms while it freed
     them.  Kept, they leave nothing behind, and a batch costs a fifth less CPU.  After a failed
     transaction the Session and its Connection are dropped, so the next one starts on a new
-    connection (a database server restarted under a live session).  One user at a time.
+    connection (a database server restarted under a live db).  One user at a time.
     """
 
     def __init__(self, engine: Engine):
         self.engine = engine
-        self._session: Session | None = None
+        self._db: Session | None = None
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
         """The kept Session in a new transaction: committed on success, rolled back and dropped on any error."""
-        if self._session is None:
-            self._session = Session(bind=self.engine.connect(), expire_on_commit=False)
-        session = self._session
+        if self._db is None:
+            self._db = Session(bind=self.engine.connect(), expire_on_commit=False)
+        db = self._db
         try:
-            with session.begin():
-                yield session
+            with db.begin():
+                yield db
         except BaseException:
             self.close()
             raise
         finally:
-            if self._session is session:
-                session.expunge_all()  # a later batch reads rows afresh, never an object this one loaded
+            if self._db is db:
+                db.expunge_all()  # a later batch reads rows afresh, never an object this one loaded
 
     def close(self) -> None:
-        session, self._session = self._session, None
-        if session is not None:
-            connection = session.get_bind()
+        db, self._db = self._db, None
+        if db is not None:
+            connection = db.get_bind()
             try:
-                session.close()
+                db.close()
             finally:
                 connection.close()
 
 
 @contextmanager
 def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
-    """A session whose work is committed on success and rolled back whole on any error."""
-    with factory() as session, session.begin():
-        yield session
+    """A database session whose work is committed on success and rolled back whole on any error."""
+    with factory() as db, db.begin():
+        yield db
 
 
 def alembic_config(url: str):

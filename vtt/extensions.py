@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from flask import Flask, g
+from typing import TYPE_CHECKING
+
+from flask import Flask, current_app, g
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_socketio import SocketIO
 from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.orm import Session, sessionmaker
 
-from .db import make_engine, make_session_factory
+from .db import make_engine, make_db_factory
+
+if TYPE_CHECKING:
+    from .realtime.hub import Hub
 
 
 class Database:
@@ -17,7 +22,7 @@ class Database:
 
     def init_app(self, app: Flask) -> None:
         engine = make_engine(app.config["DATABASE_URL"])
-        factory = make_session_factory(engine)
+        factory = make_db_factory(engine)
         app.extensions["vtt.db"] = (engine, factory)
         app.teardown_appcontext(self._close_session)
 
@@ -25,23 +30,26 @@ class Database:
     def factory(app: Flask) -> sessionmaker[Session]:
         return app.extensions["vtt.db"][1]
 
-    @property
-    def session(self) -> Session:
-        """The current request's session."""
-        from flask import current_app
-
-        if "db_session" not in g:
-            g.db_session = self.factory(current_app)()
-        return g.db_session
-
     @staticmethod
     def _close_session(_exc: BaseException | None) -> None:
-        session = g.pop("db_session", None)
-        if session is not None:
-            session.close()
+        db = g.pop("request_db", None)
+        if db is not None:
+            db.close()
 
 
-db = Database()
+def request_db() -> Session:
+    """The current request's SQLAlchemy session (``db`` wherever it is used), closed at the request's end."""
+    if "request_db" not in g:
+        g.request_db = Database.factory(current_app)()
+    return g.request_db
+
+
+def hub() -> Hub:
+    """This app's live hub: every action of a session goes through it (:class:`vtt.realtime.hub.Hub`)."""
+    return current_app.extensions["vtt.hub"]
+
+
+database = Database()
 socketio = SocketIO()
 csrf = CSRFProtect()
 # Limits are per client address; with REDIS_URL every process counts together (RATELIMIT_STORAGE_URI).

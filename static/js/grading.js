@@ -4,7 +4,7 @@
 // never touched: answers already on the page keep their forms, only their text follows the player's edits.
 // Without a connection (refused, or the server away) it looks again every POLL_MS.
 import { io } from "../vendor/socket.io/socket.io.esm.min.js";
-import { format } from "./live.js";
+import { format } from "./client.js";
 
 const POLL_MS = 20000;
 const boot = JSON.parse(document.getElementById("grading-boot").textContent);

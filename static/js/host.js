@@ -1,7 +1,7 @@
 // The host's live console: the flow buttons of the current phase only, answers with names as they arrive,
 // identity tells to edit or redact before the reveal, the live vote count, the full tally, who is connected,
 // and the AI players' agents (their last report; the host types or imports an answer when one fails).
-import { Live, boot, format, h, newId, strings } from "./live.js";
+import { Connection, boot, format, h, newId, strings } from "./client.js";
 import { ClipScreen } from "./screening.js";
 import { connectionLine, phaseText, showRefusal, tickWhileDeadline } from "./show.js";
 
@@ -10,7 +10,7 @@ const { auth, key } = boot();
 const node = (id) => document.getElementById(id);
 let view = null;
 
-const live = new Live({
+const live = new Connection({
   auth,
   key,
   onView: (data, event) => { view = data; if (!event || !event.startsWith("ack:")) render(event); },

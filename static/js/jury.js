@@ -1,6 +1,6 @@
 // The juror's phone page: the revealed answers under this round's aliases, the judgment sheet (saved as the
 // juror types, drafts kept in localStorage), the round's vote, the tally and reveals when the host shows them.
-import { Live, boot, format, h, roundHeading, strings } from "./live.js";
+import { Connection, boot, format, h, roundHeading, strings } from "./client.js";
 import { ClipScreen } from "./screening.js";
 import { connectionLine, phaseText, showRefusal, questionView, resultsView, tickWhileDeadline } from "./show.js";
 
@@ -24,7 +24,7 @@ let lastSave = 0;
 let voteState = null;    // null | "pending" | "saved" | {refused}
 let view = null;
 
-const live = new Live({
+const live = new Connection({
   auth,
   key,
   onView: (data, event) => {

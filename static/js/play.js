@@ -1,6 +1,6 @@
 // A player's page: the lobby, the clip and question, an answer by option or text within the time limit
 // (changeable until answering closes), and a clear "received" once the server has it on disk.
-import { Live, boot, format, h, strings } from "./live.js";
+import { Connection, boot, format, h, strings } from "./client.js";
 import { ClipScreen } from "./screening.js";
 import { connectionLine, phaseText, showRefusal, tickWhileDeadline } from "./show.js";
 
@@ -12,7 +12,7 @@ let shownQuestion = null;  // the question whose form is on screen (kept while t
 let answerState = null;    // null | "sending" | "received" | {refused}
 let playingRound = null;   // the round the snapshot's "playing" is about
 
-const live = new Live({
+const live = new Connection({
   auth,
   key,
   onView: (data, event) => {

@@ -8,7 +8,7 @@
 // until `status.screening.starts_at` (server time, converted with the page's clock offset), then playing,
 // re-seeked when it drifts, stopped at the span's end. Late pages (a reload, a reconnect) join mid-clip.
 // With "device" (and always on a juror's page) the clip has its controls and plays when the person wants.
-import { h, strings } from "./live.js";
+import { h, strings } from "./client.js";
 
 const LOOP_MS = 100;
 const DRIFT_SECONDS = 0.3;  // seek again beyond this; closer than that a seek costs more than it mends
@@ -23,7 +23,7 @@ export function clipSource(clip, { rendition = null } = {}) {
 const has = (value) => value !== null && value !== undefined;
 
 export class ClipScreen {
-  // live: the page's Live (for its server clock); audible: whether the page plays sound (the host's preview
+  // live: the page's Connection (for its server clock); audible: whether the page plays sound (the host's preview
   // does not); rendition: "phone" for the light rendition (a juror's page: never synchronised); askToJoin: a
   // player's page, whose `joinButton` ("tap to join the screening", placed by the page where it is seen before
   // the round) stays until the person has touched it; autoplay: with clip_playback "device", start each clip

@@ -1,6 +1,6 @@
 // What the jury, the players and the stage show alike: the flow line, the question, the tally, reveals (the clip:
 // screening.js).
-import { format, h, secondsLeft } from "./live.js";
+import { format, h, secondsLeft } from "./client.js";
 
 export function phaseText(status, S) {
   if (!status) return "";

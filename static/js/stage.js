@@ -1,6 +1,6 @@
 // The stage screen (projector): the join QR in the lobby, the clip and question, the answers at the reveal
 // in large type, how many jurors have voted, the tally and the reveals. It sees what the jury sees.
-import { Live, boot, format, h, roundHeading, strings } from "./live.js";
+import { Connection, boot, format, h, roundHeading, strings } from "./client.js";
 import { ClipScreen } from "./screening.js";
 import { connectionLine, phaseText, showRefusal, questionView, resultsView, tickWhileDeadline } from "./show.js";
 
@@ -10,7 +10,7 @@ const node = (id) => document.getElementById(id);
 let view = null;
 let questionOf = null;  // the question on screen (its clip is not restarted by other events)
 
-const live = new Live({
+const live = new Connection({
   auth,
   key,
   onView: (data) => { view = data; render(); },

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from .tools import fail, login_banner, redact, session_factory, settings, warn_missing_glyphs
+from .tools import fail, login_banner, redact, db_factory, settings, warn_missing_glyphs
 from .media import media as media_group
 from .session import session as session_group
 
@@ -221,8 +221,8 @@ def questions_import(file: Path, fmt: str, bank_name: str | None, problems_out: 
     bank_name = bank_name or file.stem
     try:
         result = _read(file, fmt, strict, allow_missing_keys)
-        with transaction(session_factory()) as session:
-            import_bank(session, result, bank_name)
+        with transaction(db_factory()) as db:
+            import_bank(db, result, bank_name)
     except InputError as error:
         fail(error, "nothing was imported", problems_out)
     click.echo(f"imported {len(result.records)} questions ({result.format}) into bank {bank_name!r}; "
@@ -243,11 +243,11 @@ def questions_tag(file: Path, bank_name: str) -> None:
 
     try:
         tags = read_tag_file(file)
-        with transaction(session_factory()) as session:
-            bank = bank_by_name(session, bank_name)
+        with transaction(db_factory()) as db:
+            bank = bank_by_name(db, bank_name)
             if bank is None:
                 fail(f"no question bank named {bank_name!r}")
-            count = apply_tags(session, bank, tags, file.name)
+            count = apply_tags(db, bank, tags, file.name)
     except InputError as error:
         fail(error, "no tag was changed")
     click.echo(f"tagged {count} questions in bank {bank_name!r}")
@@ -270,11 +270,11 @@ def questions_build(bank_name: str, count: int, rounds: int, mcq: int | None, sh
     from ..banks import bank_by_name, bank_records, records_frame
     from ..banks.writers import write_native_csv
 
-    with session_factory()() as session:
-        bank = bank_by_name(session, bank_name)
+    with db_factory()() as db:
+        bank = bank_by_name(db, bank_name)
         if bank is None:
             fail(f"no question bank named {bank_name!r}")
-        records = {r.qid: r for r in bank_records(session, bank)}
+        records = {r.qid: r for r in bank_records(db, bank)}
     try:
         built = build_set(records_frame(list(records.values())), count, rounds, mcq=mcq, shot=shot, seed=seed)
     except ValueError as error:
@@ -306,8 +306,8 @@ def questions_list() -> None:
 
     unkeyed = ((Question.type == QuestionType.MCQ) & Question.answer_index.is_(None)) | (
         (Question.type == QuestionType.OPEN) & (Question.reference_answer == ""))
-    with session_factory()() as session:
-        rows = session.execute(select(QuestionBank.name, func.count(Question.id),
+    with db_factory()() as db:
+        rows = db.execute(select(QuestionBank.name, func.count(Question.id),
                                       func.count(Question.id).filter(unkeyed)).outerjoin(Question)
                                .group_by(QuestionBank.id).order_by(QuestionBank.name)).all()
     if not rows:
@@ -330,8 +330,8 @@ def demo_load() -> None:
     from ..sessions.demo import load_demo
     from ..sessions.demo.clips import ensure_demo_clips
 
-    with transaction(session_factory()) as session:
-        for line in load_demo(session):
+    with transaction(db_factory()) as db:
+        for line in load_demo(db):
             click.echo(line)
     click.echo(ensure_demo_clips(settings().media_dir))
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from .tools import fail, session_factory, settings
+from .tools import fail, db_factory, settings
 
 
 @click.group()
@@ -43,7 +43,7 @@ def media_check(file: Path | None, bank_name: str | None, as_json: bool, problem
         from ..banks import bank_by_name
         from ..media.preflight import bank_refs
 
-        with session_factory()() as db:
+        with db_factory()() as db:
             bank = bank_by_name(db, bank_name)
             if bank is None:
                 fail(f"no question bank named {bank_name!r} (`vtt questions list` names them)")
@@ -113,7 +113,7 @@ def media_prepare(bank_name: str, source_dir: Path, fmt: str | None, out_dir: Pa
         outcomes = prepare_clips(out_dir, plan.recipes, on_done=advance)
     prepared, problems = _sorted_out(bank_name, questions, plan, outcomes,
                                      out_dir.relative_to(media_dir.resolve()).as_posix())
-    with transaction(session_factory()) as db:  # after every clip is done: the bank changes once, or not at all
+    with transaction(db_factory()) as db:  # after every clip is done: the bank changes once, or not at all
         changed = repoint_clips(db, bank_by_name(db, bank_name), prepared)
 
     statuses = Counter(outcome.status for outcome in outcomes.values())
@@ -145,7 +145,7 @@ def _original_clips(bank_name: str, fmt: str | None):
     from ..media.sources import default_format
     from ..models import Question
 
-    with session_factory()() as db:
+    with db_factory()() as db:
         bank = bank_by_name(db, bank_name)
         if bank is None:
             fail(f"no question bank named {bank_name!r} (`vtt questions list` names them)")

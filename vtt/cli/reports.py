@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from .tools import fail, session_factory, warn_missing_glyphs
+from .tools import fail, db_factory, warn_missing_glyphs
 
 
 def _session_or_fail(db, code: str):
@@ -37,7 +37,7 @@ def report(code: str, out_dir: Path, title: str | None, language: str) -> None:
     Scoring method and pass rule are the session's own.  Open answers not graded yet are left out
     of accuracy, listed in ungraded.csv and named on the terminal.
     """
-    with session_factory()() as db:
+    with db_factory()() as db:
         session = _session_or_fail(db, code)
         try:
             reports = write_session_reports(db, session, out_dir, title, language=language)
@@ -260,7 +260,7 @@ def export(code: str, out_dir: Path) -> None:
     """
     from ..results.session_data import export_tables
 
-    with session_factory()() as db:
+    with db_factory()() as db:
         session = _session_or_fail(db, code)
         tables = export_tables(db, session)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from .tools import fail, session_factory, settings
+from .tools import fail, db_factory, settings
 
 SHORT_HASH = 12  # hex characters of the design hash in text output
 
@@ -102,7 +102,7 @@ def session_create(file: Path, jurors_option: str | None, name: str | None, base
     from ..media.preflight import preflight_lines, session_refs
 
     try:
-        with transaction(session_factory()) as db:
+        with transaction(db_factory()) as db:
             created = create_session(db, config, actor="cli")
             summary = _summary(created, person_links(created, base, settings().secret_key))
             clips = [ref for _where, ref in session_refs(db, created.id)]
@@ -166,7 +166,7 @@ def session_list() -> None:
                .correlate(VttSession).scalar_subquery())
     jurors = (select(func.count(Juror.id)).where(Juror.session_id == VttSession.id)
               .correlate(VttSession).scalar_subquery())
-    with session_factory()() as db:
+    with db_factory()() as db:
         rows = db.execute(select(VttSession.join_code, VttSession.name, VttSession.phase, VttSession.rounds,
                                  players, jurors, VttSession.created_at)
                           .order_by(VttSession.created_at, VttSession.id)).all()
@@ -196,7 +196,7 @@ def session_show(code: str, base_url: str | None, as_json: bool) -> None:
 
     base = _base_url(base_url)
     wanted = code.strip().upper()
-    with session_factory()() as db:
+    with db_factory()() as db:
         vtt = db.scalar(select(VttSession).where(VttSession.join_code == wanted))
         if vtt is None:
             fail(f"no session with join code {wanted!r} (`vtt session list` shows every session)")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from .tools import fail, session_factory, settings
+from .tools import fail, db_factory, settings
 
 
 @click.command("simulate")
@@ -60,7 +60,7 @@ def simulate(ctx: click.Context, url: str, code: str | None, new: bool, jurors: 
     if new and not jurors:
         fail("--new needs --jurors N")
     url = url.rstrip("/")
-    factory = session_factory()
+    factory = db_factory()
     try:
         with transaction(factory) as db:
             cast = new_session(db, jurors, players, seed, rounds, questions) if new else cast_of(db, code)

@@ -16,10 +16,10 @@ def settings():
     return Settings.from_env()
 
 
-def session_factory():
-    from ..db import make_engine, make_session_factory
+def db_factory():
+    from ..db import make_engine, make_db_factory
 
-    return make_session_factory(make_engine(settings().database_url))
+    return make_db_factory(make_engine(settings().database_url))
 
 
 def fail(error, consequence: str = "nothing was written", problems_out=None) -> None:

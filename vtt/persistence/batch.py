@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session
 
-from ..db import KeptSession, is_locked
+from ..db import KeptDb, is_locked
 from ..engine.rules import SERVER_ERROR, Action, Message, Outcome, Refusal, decide, refused
 from ..engine.state import LiveState
 from .store import current_version, load_state, seen_client_keys, write_effects
@@ -72,7 +72,7 @@ class StateCache:
             self._states.pop(session_id, None)
 
 
-def run_batch(database: KeptSession, submissions: list[Submission], cache: StateCache,
+def run_batch(database: KeptDb, submissions: list[Submission], cache: StateCache,
               sleep: Callable[[float], None], now: Callable[[], datetime] | None = None) -> BatchResult:
     """Apply ``submissions`` in one transaction; every submission gets its ``reply``.
 
@@ -104,7 +104,7 @@ def run_batch(database: KeptSession, submissions: list[Submission], cache: State
     return BatchResult(submissions, first.messages + second.messages)
 
 
-def _run_once(database: KeptSession, submissions: list[Submission], cache: StateCache,
+def _run_once(database: KeptDb, submissions: list[Submission], cache: StateCache,
               sleep: Callable[[float], None], clock: Callable[[], datetime]) -> BatchResult | Exception:
     """The batch in one transaction, retried while the database is locked or once reconnected; else what
     made it fail (rolled back)."""

@@ -13,20 +13,19 @@ from pathlib import Path
 
 def main(kind: str, session_id: str, base: str, language: str, out: str, *juror_ids: str) -> None:
     from ..app import create_app
-    from ..extensions import db
+    from ..extensions import database
     from ..models import Juror, VttSession
     from ..on_behalf.paper_jurors import paper_jurors, sheet_rounds
     from .documents import join_cards_pdf, paper_sheets_pdf
 
     app = create_app({"SOCKETIO_ASYNC_MODE": "threading"})
-    with app.app_context():
-        vtt_session = db.session.get(VttSession, int(session_id))
+    with app.app_context(), database.factory(app)() as db:
+        vtt_session = db.get(VttSession, int(session_id))
         if kind == "cards":
             pdf = join_cards_pdf(vtt_session, base, language)
         else:
-            jurors = ([db.session.get(Juror, int(juror)) for juror in juror_ids] if juror_ids
-                      else paper_jurors(vtt_session))
-            pdf = paper_sheets_pdf(vtt_session, jurors, sheet_rounds(db.session, vtt_session), base, language)
+            jurors = [db.get(Juror, int(juror)) for juror in juror_ids] if juror_ids else paper_jurors(vtt_session)
+            pdf = paper_sheets_pdf(vtt_session, jurors, sheet_rounds(db, vtt_session), base, language)
     Path(out).write_bytes(pdf)
 
 

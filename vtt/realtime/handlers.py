@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from flask import current_app, request
-from flask import session as http_session
+from flask import session as cookie  # Flask's signed cookie
 from flask_limiter.util import get_remote_address
 from flask_socketio import join_room
 from socketio import exceptions
@@ -27,7 +27,7 @@ from ..engine.rules import SERVER_ERROR, Refusal, refused
 from ..extensions import socketio
 from ..access.host_token import is_host_token
 from .frames import MALFORMED, Malformed
-from .live import Live
+from .hub import Hub
 from .outbox import person_room, room
 from ..protocol.messages import CLIENT_MESSAGES, Auth, Invalid, parse, parse_action
 
@@ -51,64 +51,64 @@ def connection_refused(error: dict[str, str]) -> exceptions.ConnectionRefusedErr
 
 @socketio.on("connect")
 def on_connect(auth: Any = None) -> None:
-    live: Live = current_app.extensions["vtt.persistence"]
+    hub: Hub = current_app.extensions["vtt.hub"]
     try:
         if isinstance(auth, Malformed):
             raise Invalid(f"the connect frame cannot be read: {auth.reason}")
         given = parse(Auth, auth or {})
         config = current_app.config
-        is_host = bool(http_session.get("host")) or is_host_token(given.host_token, config["SECRET_KEY"],
+        is_host = bool(cookie.get("host")) or is_host_token(given.host_token, config["SECRET_KEY"],
                                                                    config["HOST_PASSWORD"])
-        who = live.authenticate(given, is_host, get_remote_address())
+        who = hub.authenticate(given, is_host, get_remote_address())
     except (Invalid, Refusal) as refusal:
         raise connection_refused(refusal.as_error()) from None
-    live.connections[request.sid] = who
+    hub.connections[request.sid] = who
     join_room(room(who.session_id, who.role))  # before the snapshot is read: nothing falls between them
     if who.actor_id is not None:
         join_room(person_room(who.session_id, who.role, who.actor_id))  # their other tabs' actions (``mine``)
-    live.outbox.to_connection(request.sid, who.role, "snapshot", live.snapshot(who))
-    live.presence_changed(who.session_id)
+    hub.outbox.to_connection(request.sid, who.role, "snapshot", hub.snapshot(who))
+    hub.presence_changed(who.session_id)
 
 
 @socketio.on("disconnect")
 def on_disconnect(*_reason: Any) -> None:
-    live: Live = current_app.extensions["vtt.persistence"]
-    who = live.connections.pop(request.sid, None)
+    hub: Hub = current_app.extensions["vtt.hub"]
+    who = hub.connections.pop(request.sid, None)
     if who is not None:
-        live.presence_changed(who.session_id)
+        hub.presence_changed(who.session_id)
 
 
-def attach(server, live: Live) -> None:
+def attach(server, hub: Hub) -> None:
     """Register the client actions, ``snapshot`` and the catch-all on ``server`` (python-socketio's)."""
 
     def on_snapshot(sid: str, _data: Any = None) -> dict[str, Any]:
-        who = live.connections.get(sid)
+        who = hub.connections.get(sid)
         if who is None:
             return refused(*NOT_CONNECTED)
-        return live.outbox.record_ack(sid, who.role, "snapshot", {"ok": True, "snapshot": live.snapshot(who)})
+        return hub.outbox.record_ack(sid, who.role, "snapshot", {"ok": True, "snapshot": hub.snapshot(who)})
 
     def on_clock(sid: str, _data: Any = None) -> dict[str, Any]:
         """The server's time, for a page to find its clock's offset (a screening starts at a server moment)."""
-        who = live.connections.get(sid)
+        who = hub.connections.get(sid)
         if who is None:
             return refused(*NOT_CONNECTED)
         now = iso(datetime.now(timezone.utc), "milliseconds")
-        return live.outbox.record_ack(sid, who.role, "clock", {"ok": True, "now": now})
+        return hub.outbox.record_ack(sid, who.role, "clock", {"ok": True, "now": now})
 
     def on_door(sid: str, _data: Any = None) -> dict[str, Any]:
         """The open join's door code now and when it changes: for the host and a stage opened with its key."""
-        who = live.connections.get(sid)
+        who = hub.connections.get(sid)
         if who is None:
             return refused(*NOT_CONNECTED)
         if not who.sees_door:
             return refused("not_allowed", "only the host and the stage screen (opened with its key) see the door code")
-        reply = {"ok": True, "door": door_code(live.secret_key, who.session_id),
+        reply = {"ok": True, "door": door_code(hub.secret_key, who.session_id),
                  "changes_at": iso(datetime.fromtimestamp(door_expires(), timezone.utc))}
-        return live.outbox.record_ack(sid, who.role, "door", reply)
+        return hub.outbox.record_ack(sid, who.role, "door", reply)
 
     def action_handler(event: str):
         def handle(sid: str, data: Any = None) -> dict[str, Any]:
-            who = live.connections.get(sid)
+            who = hub.connections.get(sid)
             if who is None:
                 return refused(*NOT_CONNECTED)
             try:
@@ -117,18 +117,18 @@ def attach(server, live: Live) -> None:
                 reply = refused(**invalid.as_error())
             else:
                 try:
-                    reply = live.submit(who, action, fields, client_id)
+                    reply = hub.submit(who, action, fields, client_id)
                 except Exception:  # noqa: BLE001 - a client gets an error, never a dropped connection
                     log.exception("%s from %s failed", event, who)
                     reply = refused(*SERVER_ERROR)
-            return live.outbox.record_ack(sid, who.role, event, reply)
+            return hub.outbox.record_ack(sid, who.role, event, reply)
 
         return handle
 
     def on_malformed(sid: str, reason: Any = None, acked: Any = False) -> dict[str, Any]:
         """A frame that could not be read (``vtt.realtime.frames``): refused alone, one line in the log; a
         client that asked for no answer is disconnected (every action of the protocol asks for one)."""
-        log.warning("a frame from %s could not be read: %s", live.connections.get(sid, sid), reason)
+        log.warning("a frame from %s could not be read: %s", hub.connections.get(sid, sid), reason)
         if acked is not True:
             server.disconnect(sid)
         return refused("malformed", f"this message cannot be read: {reason}")

@@ -17,7 +17,7 @@ from flask_socketio import SocketIO
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from ..db import KeptSession
+from ..db import KeptDb
 from ..engine.rules import SERVER_ERROR, SYSTEM, Action, refused
 from ..persistence.batch import StateCache, Submission, run_batch
 from ..models import VttSession
@@ -40,7 +40,7 @@ def _weight(item: tuple[Submission, Any]) -> int:
 
 
 class Writer:
-    def __init__(self, socketio: SocketIO, database: KeptSession, reader: sessionmaker[Session], outbox: Outbox):
+    def __init__(self, socketio: SocketIO, database: KeptDb, reader: sessionmaker[Session], outbox: Outbox):
         self.socketio = socketio
         self.database = database  # on the writer engine (BEGIN IMMEDIATE on SQLite)
         self.reader = reader

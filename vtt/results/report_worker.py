@@ -14,12 +14,12 @@ from pathlib import Path
 from sqlalchemy import select
 
 from ..cli.reports import NothingToReport, write_session_reports
-from ..cli.tools import session_factory
+from ..cli.tools import db_factory
 from ..models import VttSession
 
 
 def main(code: str, folder: str, language: str) -> dict:
-    with session_factory()() as db:
+    with db_factory()() as db:
         session = db.scalar(select(VttSession).where(VttSession.join_code == code))
         if session is None:
             return {"nothing": f"no session with join code {code!r}"}

@@ -84,13 +84,13 @@ def _demo_join_link(app, base: str) -> str | None:
 
     from ..sessions.demo import SESSION_FILE
     from ..sessions.create import SessionConfig
-    from ..extensions import db
+    from ..extensions import database
     from ..sessions.links import person_links
     from ..models import VttSession
 
     name = SessionConfig.from_file(SESSION_FILE).name
-    with db.factory(app)() as session:
-        demo = session.scalar(select(VttSession).where(VttSession.name == name))
+    with database.factory(app)() as db:
+        demo = db.scalar(select(VttSession).where(VttSession.name == name))
         if demo is None:
             return None
         links = person_links(demo, base, app.config["SECRET_KEY"])
@@ -129,9 +129,9 @@ def serve_forever(app, host: str, port: int) -> None:
             super().__init__(sock, *args, **kwargs)
 
     socketio.wsgi_server = pywsgi.WSGIServer((host, port), app, handler_class=NoDelayHandler, log=None)
-    live = app.extensions["vtt.persistence"]
-    live.loop_watch.start()
-    live.collector.start()
+    hub = app.extensions["vtt.hub"]
+    hub.loop_watch.start()
+    hub.collector.start()
     socketio.wsgi_server.serve_forever()
 
 

@@ -6,7 +6,8 @@ import functools
 import hmac
 from urllib.parse import urlsplit
 
-from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+from flask import session as cookie  # Flask's signed cookie; 'session' means a VTT session
 from flask_babel import gettext as _
 
 from ..extensions import limiter
@@ -42,7 +43,7 @@ def local_path(target: str) -> str | None:
 def host_required(view):
     @functools.wraps(view)
     def wrapped(*args, **kwargs):
-        if not session.get("host"):
+        if not cookie.get("host"):
             return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
         return view(*args, **kwargs)
     return wrapped
@@ -50,7 +51,7 @@ def host_required(view):
 
 @bp.app_context_processor
 def inject_host() -> dict:
-    return {"is_host": bool(session.get("host"))}
+    return {"is_host": bool(cookie.get("host"))}
 
 
 @bp.route("/login", methods=["GET", "POST"])
@@ -60,9 +61,9 @@ def login():
     if request.method == "POST":
         given = request.form.get("password", "")
         if given and hmac.compare_digest(given.encode(), current_app.config["HOST_PASSWORD"].encode()):
-            session.clear()
-            session["host"] = True
-            session.permanent = True
+            cookie.clear()
+            cookie["host"] = True
+            cookie.permanent = True
             return redirect(local_path(request.args.get("next", "")) or url_for("host.dashboard"))
         error = _("Wrong password.") if given else _("Enter the host password.")
     return render_template("auth/login.html", error=error), (401 if error else 200)
@@ -70,6 +71,6 @@ def login():
 
 @bp.post("/logout")
 def logout():
-    session.clear()
+    cookie.clear()
     flash(_("Signed out."), "info")
     return redirect(url_for("auth.login"))

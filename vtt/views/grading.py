@@ -7,10 +7,11 @@ field at fault named.
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import session as cookie  # Flask's signed cookie; 'session' means a VTT session
 from flask_babel import gettext as _
 
-from ..extensions import db
+from ..extensions import request_db
 from ..results.grading import (
     GradingError, MarkInput, answer_to_grade, grader_name, grading_overview, save_mark, set_final,
     settle_from_agreement,
@@ -41,13 +42,13 @@ def page(session_id: int):
 def name_grader(session_id: int):
     vtt_session = _session(session_id)
     if request.form.get("action") == "leave":
-        session.pop(GRADER_KEY, None)
+        cookie.pop(GRADER_KEY, None)
         return redirect(url_for(".page", session_id=vtt_session.id))
     try:
-        session[GRADER_KEY] = grader_name(request.form.get("grader"))
+        cookie[GRADER_KEY] = grader_name(request.form.get("grader"))
     except GradingError as error:
         return _render(vtt_session, error)
-    flash(_("You grade as %(grader)s.", grader=session[GRADER_KEY]), "success")
+    flash(_("You grade as %(grader)s.", grader=cookie[GRADER_KEY]), "success")
     return redirect(url_for(".page", session_id=vtt_session.id))
 
 
@@ -69,14 +70,14 @@ def _write_mark(session_id: int, write, done_message):
     """A grader's mark or a final mark: validate, write through the service, commit, say what was saved."""
     vtt_session = _session(session_id)
     try:
-        grader = grader_name(session.get(GRADER_KEY))
-        answer = answer_to_grade(db.session, vtt_session, request.form.get("answer_id"))
+        grader = grader_name(cookie.get(GRADER_KEY))
+        answer = answer_to_grade(request_db(), vtt_session, request.form.get("answer_id"))
         given = MarkInput.from_form(request.form)
-        write(db.session, vtt_session, answer, grader, given)
+        write(request_db(), vtt_session, answer, grader, given)
     except GradingError as error:
-        db.session.rollback()
+        request_db().rollback()
         return _render(vtt_session, error)
-    db.session.commit()
+    request_db().commit()
     flash(done_message(grader, answer, _("correct") if given.correct else _("incorrect")), "success")
     return _back(vtt_session, answer.id)
 
@@ -88,13 +89,13 @@ def settle(session_id: int):
     vtt_session = _session(session_id)
     one = bool(request.form.get("answer_id"))
     try:
-        grader = grader_name(session.get(GRADER_KEY))
-        answer = answer_to_grade(db.session, vtt_session, request.form.get("answer_id")) if one else None
-        settled = settle_from_agreement(db.session, vtt_session, grader, answer)
+        grader = grader_name(cookie.get(GRADER_KEY))
+        answer = answer_to_grade(request_db(), vtt_session, request.form.get("answer_id")) if one else None
+        settled = settle_from_agreement(request_db(), vtt_session, grader, answer)
     except GradingError as error:
-        db.session.rollback()
+        request_db().rollback()
         return _render(vtt_session, error)
-    db.session.commit()
+    request_db().commit()
     if answer is not None:
         flash(_("Final mark of answer %(answer)s set from the graders' agreement.", answer=answer.id), "success")
         return _back(vtt_session, answer.id)
@@ -106,7 +107,7 @@ def settle(session_id: int):
 
 
 def _session(session_id: int) -> VttSession:
-    return db.session.get(VttSession, session_id) or abort(404)
+    return request_db().get(VttSession, session_id) or abort(404)
 
 
 def _back(vtt_session: VttSession, answer_id: int):
@@ -116,8 +117,8 @@ def _back(vtt_session: VttSession, answer_id: int):
 
 
 def _render(vtt_session: VttSession, error: GradingError | None = None):
-    overview = grading_overview(db.session, vtt_session)
-    grader = session.get(GRADER_KEY)
+    overview = grading_overview(request_db(), vtt_session)
+    grader = cookie.get(GRADER_KEY)
     show = request.values.get("show", "all")
     keep = FILTERS.get(show, FILTERS["all"])
     listed = [(question, [item for item in question.answers if keep(item, grader)]) for question in overview.questions]

@@ -21,7 +21,7 @@ from ..banks import FORMATS
 from ..banks.store import bank_composition
 from ..banks.upload import (MAX_UPLOAD_BYTES, UPLOAD_SUFFIXES, UploadBusy, UploadError, import_beside_loop,
                             upload_name, upload_slot)
-from ..extensions import db
+from ..extensions import hub, request_db
 from ..sessions.links import person_links
 from ..models import Player, Question, QuestionBank, QuestionTag, QuestionType, RoundStatus, SessionQuestion, VttSession
 from ..engine.rules import HOST
@@ -50,10 +50,10 @@ def dashboard():
 
 
 def _dashboard(upload: dict | None = None, status: int = 200):
-    session = db.session
-    counts = dict(session.execute(select(Question.bank_id, func.count()).group_by(Question.bank_id)).all())
-    banks = session.scalars(select(QuestionBank).order_by(QuestionBank.name)).all()
-    sessions = session.scalars(select(VttSession).options(selectinload(VttSession.players))
+    db = request_db()
+    counts = dict(db.execute(select(Question.bank_id, func.count()).group_by(Question.bank_id)).all())
+    banks = db.scalars(select(QuestionBank).order_by(QuestionBank.name)).all()
+    sessions = db.scalars(select(VttSession).options(selectinload(VttSession.players))
                                .order_by(VttSession.created_at.desc())).all()
     return render_template("host/dashboard.html", banks=banks, counts=counts, sessions=sessions,
                            upload=upload or {}, formats=FORMATS, suffixes=UPLOAD_SUFFIXES), status
@@ -118,20 +118,20 @@ def upload_bank():
 @bp.get("/banks/<int:bank_id>")
 @host_required
 def bank(bank_id: int):
-    session = db.session
-    bank = session.get(QuestionBank, bank_id) or abort(404)
+    db = request_db()
+    bank = db.get(QuestionBank, bank_id) or abort(404)
     filters = QuestionFilter.from_args(request.args)
     if filters.error:  # an unknown value filters out everything rather than being ignored
         questions, total, page, pages = [], 0, 1, 1
     else:
         query = filters.apply(select(Question).where(Question.bank_id == bank.id))
-        total = session.scalar(select(func.count()).select_from(query.subquery()))
+        total = db.scalar(select(func.count()).select_from(query.subquery()))
         pages = max(1, -(-total // PAGE_SIZE))
         page = min(max(1, _int_arg("page", 1)), pages)
-        questions = session.scalars(query.options(selectinload(Question.tags)).order_by(Question.id)
+        questions = db.scalars(query.options(selectinload(Question.tags)).order_by(Question.id)
                                     .limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE)).all()
     return render_template("host/bank.html", bank=bank, questions=questions, total=total, page=page,
-                           pages=pages, filters=filters, comp=bank_composition(session, bank),
+                           pages=pages, filters=filters, comp=bank_composition(db, bank),
                            element_names=[name for _module, name in element_order()])
 
 
@@ -191,9 +191,9 @@ class QuestionFilter:
 @bp.get("/sessions/<int:session_id>")
 @host_required
 def session_config(session_id: int):
-    session = db.session
-    vtt_session = session.get(VttSession, session_id) or abort(404)
-    placed = session.scalars(
+    db = request_db()
+    vtt_session = db.get(VttSession, session_id) or abort(404)
+    placed = db.scalars(
         select(SessionQuestion).where(SessionQuestion.session_id == vtt_session.id)
         .options(selectinload(SessionQuestion.question).selectinload(Question.tags))
         .order_by(SessionQuestion.round, SessionQuestion.position)).all()
@@ -201,7 +201,7 @@ def session_config(session_id: int):
     for item in placed:
         rounds.setdefault(item.round, []).append(item)
     round_states = {r.number: r for r in vtt_session.round_states}
-    players = session.scalars(select(Player).where(Player.session_id == vtt_session.id).order_by(Player.id)).all()
+    players = db.scalars(select(Player).where(Player.session_id == vtt_session.id).order_by(Player.id)).all()
     base = join_base_url()
     return render_template("host/session.html", s=vtt_session, rounds=rounds, round_states=round_states,
                            players=players, base_url=base,
@@ -250,11 +250,10 @@ def set_base_url():
 @host_required
 def set_participants(session_id: int, number: int):
     """Who plays a round, through the engine's own ``set_participants`` action (everyone ticked: everyone)."""
-    vtt_session = db.session.get(VttSession, session_id) or abort(404)
+    vtt_session = request_db().get(VttSession, session_id) or abort(404)
     chosen = sorted({int(value) for value in request.form.getlist("players") if value.isascii() and value.isdigit()})
     everyone = chosen == sorted(player.id for player in vtt_session.players)
-    live = current_app.extensions["vtt.persistence"]
-    reply = live.act(session_id, HOST, "set_participants", {"round": number, "players": None if everyone else chosen})
+    reply = hub().act(session_id, HOST, "set_participants", {"round": number, "players": None if everyone else chosen})
     if reply.get("ok"):
         flash(_("Round %(number)d: participants saved.", number=number), "success")
     else:
@@ -267,11 +266,11 @@ def set_participants(session_id: int, number: int):
 def new_link(session_id: int):
     """Replace a player's or juror's link (sent to the wrong person, a lost phone): the old one stops working and
     its open pages close.  Through the engine's ``new_link`` action, like every change to a live session."""
-    db.session.get(VttSession, session_id) or abort(404)
+    request_db().get(VttSession, session_id) or abort(404)
     player, juror = request.form.get("player", ""), request.form.get("juror", "")
     args = {"player": int(player)} if player.isascii() and player.isdigit() else {"juror": juror[:40]}
-    reply = current_app.extensions["vtt.persistence"].act(session_id, HOST, "new_link", args)
-    who = juror or next((p.name for p in db.session.get(VttSession, session_id).players if str(p.id) == player), "?")
+    reply = hub().act(session_id, HOST, "new_link", args)
+    who = juror or next((p.name for p in request_db().get(VttSession, session_id).players if str(p.id) == player), "?")
     if reply.get("ok"):
         flash(_("%(who)s has a new link; the old one no longer works.", who=who), "success")
     else:

@@ -11,7 +11,8 @@ import ipaddress
 import re
 from urllib.parse import urlsplit
 
-from flask import current_app, request, session
+from flask import current_app, request
+from flask import session as cookie  # Flask's signed cookie; 'session' means a VTT session
 
 from ..serving import netaddr
 
@@ -20,7 +21,7 @@ URL_SHAPE = re.compile(r"https?://[^/\s?#]+(/[^\s?#]*)?")
 
 
 def join_base_url() -> str:
-    chosen = session.get(CONSOLE_KEY)
+    chosen = cookie.get(CONSOLE_KEY)
     if chosen:
         return chosen
     configured = current_app.config.get("BASE_URL")
@@ -41,9 +42,9 @@ def valid_base_url(text: str) -> str | None:
 def set_console_base_url(url: str | None) -> None:
     """Use ``url`` on this console from now on; None goes back to the configured or derived one."""
     if url:
-        session[CONSOLE_KEY] = url
+        cookie[CONSOLE_KEY] = url
     else:
-        session.pop(CONSOLE_KEY, None)
+        cookie.pop(CONSOLE_KEY, None)
 
 
 def only_this_machine(url: str) -> bool:

@@ -1,6 +1,6 @@
 """The live pages: a player's, a juror's (and the open join that makes one), the stage screen, the host's console.
 
-Each page is a client of the Socket.IO protocol like any other (``static/js/live.js``); these views only
+Each page is a client of the Socket.IO protocol like any other (``static/js/client.js``); these views only
 check the link and hand the page what it needs to connect.  Nothing is created by opening a link: an open
 join makes a juror only when the person presses join (chat apps fetch links to preview them).
 """
@@ -27,7 +27,7 @@ from ..access.admission import admit, stage_key, stage_key_valid
 from ..on_behalf.ai_players import ImportProblem, answer_from_predictions
 from ..engine.rules import Actor, Refusal
 from ..media import phone_rendition
-from ..extensions import db
+from ..extensions import hub, request_db
 from ..models import Juror, Player, VttSession
 from ..serving.offloop import off_loop
 from .auth import host_required
@@ -38,7 +38,7 @@ bp = Blueprint("live", __name__)
 
 
 def _session_by_code(code: str) -> VttSession:
-    found = db.session.scalar(select(VttSession).where(VttSession.join_code == code.strip().upper()))
+    found = request_db().scalar(select(VttSession).where(VttSession.join_code == code.strip().upper()))
     return found or abort(404, description=_("No session has the code %(code)s.", code=code))
 
 
@@ -56,7 +56,7 @@ def juror_page(token: str):
 
 def _person_page(model: type[Player] | type[Juror], token: str, template: str, invalid: str):
     """A player's or juror's own page: the token is checked here and again by the socket's auth."""
-    person = db.session.scalar(select(model).where(model.token == token))
+    person = request_db().scalar(select(model).where(model.token == token))
     if person is None:
         abort(404, description=invalid)
     return render_template(template, auth={"token": token}, key=token, title=person.session.name)
@@ -79,14 +79,13 @@ def join(code: str):
         elif len(nickname) > 30:
             error = _("A nickname has at most 30 characters.")
         else:
-            live = current_app.extensions["vtt.persistence"]
             try:
                 door_ok = admit(get_remote_address(), vtt_session.id, door)
             except Refusal:
                 return render_template("live/join.html", s=vtt_session, finished=False, door=door, error=_(
                     "Too many joins right now. Try again in a minute, or enter the door code shown on the "
                     "stage screen.")), 429, {"Retry-After": "60"}
-            reply = live.act(vtt_session.id, Actor("guest"), "join", {"nickname": nickname, "door_ok": door_ok})
+            reply = hub().act(vtt_session.id, Actor("guest"), "join", {"nickname": nickname, "door_ok": door_ok})
             if reply.get("ok"):
                 return redirect(url_for("live.juror_page", token=reply["token"]))
             code_ = reply["error"].get("code")
@@ -135,7 +134,7 @@ def join_qr(code: str):
 @bp.get("/host/sessions/<int:session_id>/live")
 @host_required
 def host_console(session_id: int):
-    vtt_session = db.session.get(VttSession, session_id) or abort(404)
+    vtt_session = request_db().get(VttSession, session_id) or abort(404)
     return render_template("live/host.html", s=vtt_session, auth={"code": vtt_session.join_code, "role": "host"},
                            stage_url=url_for("live.stage", code=vtt_session.join_code,
                                              key=stage_key(current_app.config["SECRET_KEY"], vtt_session.id)),
@@ -151,8 +150,8 @@ def clip_status(session_id: int):
     from ..media.check import check_clips
     from ..media.preflight import session_refs
 
-    vtt_session = db.session.get(VttSession, session_id) or abort(404)
-    placed = session_refs(db.session, vtt_session.id)
+    vtt_session = request_db().get(VttSession, session_id) or abort(404)
+    placed = session_refs(request_db(), vtt_session.id)
     verdicts = off_loop(check_clips, Path(current_app.config["MEDIA_DIR"]), [ref for _where, ref in placed])
     return jsonify({"clips": [{"question": where.id, "round": where.round, "position": where.position,
                                **verdict.as_dict()} for (where, _ref), verdict in zip(placed, verdicts)]})
@@ -179,8 +178,8 @@ IMPORT_PROBLEMS = {
 def agent_answer_import(session_id: int, player_id: int):
     """The current question's answer of an AI player, from an uploaded predictions file (``file``), through the
     live engine as the host's ``enter_answer``.  JSON for the console's script; else a message and back."""
-    vtt_session = db.session.get(VttSession, session_id) or abort(404)
-    player = db.session.get(Player, player_id)
+    vtt_session = request_db().get(VttSession, session_id) or abort(404)
+    player = request_db().get(Player, player_id)
     if player is None or player.session_id != vtt_session.id:
         abort(404, description=_("This session has no player %(player)s.", player=player_id))
     upload = request.files.get("file")
@@ -188,7 +187,7 @@ def agent_answer_import(session_id: int, player_id: int):
         ok, status, message = False, 400, _("Choose a predictions file (CSV, JSON or JSONL).")
     else:
         try:
-            done = answer_from_predictions(current_app.extensions["vtt.persistence"], db.session, vtt_session, player,
+            done = answer_from_predictions(hub(), request_db(), vtt_session, player,
                                            upload.filename, upload.read(),
                                            request.form.get("entry") or secrets.token_hex(8))
         except ImportProblem as problem:

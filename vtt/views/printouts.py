@@ -12,7 +12,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from ..extensions import db
+from ..extensions import hub, request_db
 from ..models import Juror, VttSession
 from ..on_behalf.paper_jurors import (
     ABSTAIN, BLANK_LINE, PAPER_GROUP, line_field, paper_jurors, read_typed, sheet_rounds, stored_sheet, submit_typed,
@@ -34,7 +34,7 @@ REFUSALS = {
 
 
 def _session(session_id: int) -> VttSession:
-    return db.session.get(VttSession, session_id) or abort(404)
+    return request_db().get(VttSession, session_id) or abort(404)
 
 
 def _drawn(kind: str, vtt_session: VttSession, *juror_ids: str) -> bytes:
@@ -83,14 +83,14 @@ def _juror(vtt_session: VttSession, text: str) -> Juror:
 def paper_entry(session_id: int):
     vtt_session = _session(session_id)
     jurors = sorted(vtt_session.jurors, key=lambda j: j.juror_group != PAPER_GROUP)  # paper jurors first
-    rounds = sheet_rounds(db.session, vtt_session)
+    rounds = sheet_rounds(request_db(), vtt_session)
     if not jurors or not rounds:
         return render_template("printouts/paper_entry.html", s=vtt_session, jurors=jurors, rounds=rounds)
     source = request.form if request.method == "POST" else request.args
     juror = _juror(vtt_session, source["juror"]) if source.get("juror") else jurors[0]
     number = _round_number(source.get("round", ""), vtt_session.current_round or 1, len(rounds))
     sheet_round = rounds[number - 1]
-    stored = stored_sheet(db.session, vtt_session, juror, number)
+    stored = stored_sheet(request_db(), vtt_session, juror, number)
     page = {"s": vtt_session, "jurors": jurors, "rounds": rounds, "juror": juror, "sheet_round": sheet_round,
             "slots": range(1, vtt_session.ai_votes_per_juror + 1), "values": stored, "problems": []}
     if request.method == "GET":
@@ -101,7 +101,7 @@ def paper_entry(session_id: int):
         problems = [_("Vote %(slot)s: choose who is the AI (or nobody) before its confidence or reason.", slot=slot)
                     for slot in typed.unpicked_slots]
         return _entry_page({**page, "values": typed, "problems": problems}, 422)
-    result = submit_typed(current_app.extensions["vtt.persistence"], juror, number, typed, stored,
+    result = submit_typed(hub(), juror, number, typed, stored,
                           request.form.get("entry") or secrets.token_hex(8))
     if result.refusals:
         problems = [_refusal_text(refusal) for refusal in result.refusals]

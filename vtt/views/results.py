@@ -16,7 +16,7 @@ from flask import Blueprint, abort, current_app, flash, redirect, render_templat
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
-from ..extensions import db
+from ..extensions import request_db
 from ..models import VttSession
 from ..serving.offloop import in_process
 from ..results.summary import session_results
@@ -31,7 +31,7 @@ PDF_FILES = ("report.pdf", "profiles.pdf", "tallies.pdf")
 @host_required
 def page(session_id: int):
     vtt_session = _session(session_id)
-    return render_template("results/page.html", s=vtt_session, results=session_results(db.session, vtt_session),
+    return render_template("results/page.html", s=vtt_session, results=session_results(request_db(), vtt_session),
                            pdf_files=PDF_FILES)
 
 
@@ -85,7 +85,7 @@ def export(session_id: int):
 
 
 def _session(session_id: int) -> VttSession:
-    return db.session.get(VttSession, session_id) or abort(404)
+    return request_db().get(VttSession, session_id) or abort(404)
 
 
 def _zip(files: dict[str, bytes]) -> bytes:

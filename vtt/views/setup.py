@@ -19,7 +19,7 @@ from werkzeug.datastructures import FileStorage, MultiDict
 
 from ..banks.upload import upload_name
 from ..sessions.create import SessionConfig, create_session, numbered_jurors, read_jurors_csv
-from ..extensions import db
+from ..extensions import request_db
 from ..models import ClipPlayback, PassRule, Question, QuestionBank, RevealPolicy, ScoringMethod, VttSession
 from ..serving.offloop import off_loop
 from ..on_behalf.paper_jurors import PAPER_GROUP
@@ -197,11 +197,11 @@ def _form_key(name: str, player_rows: list[int], juror_rows: list[int], juror_so
 
 def bank_choices() -> list[dict[str, Any]]:
     """Each bank with its size and whether its own round column deals the questions."""
-    session = db.session
-    banks = session.scalars(select(QuestionBank).order_by(QuestionBank.name)).all()
-    sizes = dict(session.execute(select(Question.bank_id, func.count()).group_by(Question.bank_id)).all())
+    db = request_db()
+    banks = db.scalars(select(QuestionBank).order_by(QuestionBank.name)).all()
+    sizes = dict(db.execute(select(Question.bank_id, func.count()).group_by(Question.bank_id)).all())
     dealt: dict[int, dict[int, int]] = {}
-    for bank_id, number, count in session.execute(
+    for bank_id, number, count in db.execute(
             select(Question.bank_id, Question.suggested_round, func.count())
             .where(Question.suggested_round.is_not(None)).group_by(Question.bank_id, Question.suggested_round)):
         dealt.setdefault(bank_id, {})[number] = count
@@ -217,14 +217,14 @@ def new_session():
         return _render(form)
     form = SetupForm.posted(request.form)
     data, player_rows, juror_rows = form.design(request.files.get("jurors_csv"))
-    session = db.session
+    db = request_db()
     try:
         config = SessionConfig.from_dict(data, source="form")
         if not form.problems:  # jurors that could not be read: the rest is checked, nothing is created
-            created = create_session(session, config, actor="host")
-            session.commit()
+            created = create_session(db, config, actor="host")
+            db.commit()
     except InputError as error:
-        session.rollback()
+        db.rollback()
         form.place(error.problems, player_rows, juror_rows)
     if form.problems:
         return _render(form), 422
@@ -241,7 +241,7 @@ def _clip_preflight(created: VttSession) -> list[str]:
     from ..media.check import check_clips
     from ..media.preflight import preflight_lines, session_refs
 
-    refs = [ref for _where, ref in session_refs(db.session, created.id)]
+    refs = [ref for _where, ref in session_refs(request_db(), created.id)]
     return preflight_lines(created.name, off_loop(check_clips, Path(current_app.config["MEDIA_DIR"]), refs))
 
 

@@ -15,7 +15,7 @@ from flask_socketio import SocketIO
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from ..db import KeptSession, make_writer_engine
+from ..db import KeptDb, make_writer_engine
 from ..access.admission import admit, stage_key_valid
 from ..engine import audiences
 from ..engine.rules import Action, Actor, Refusal
@@ -51,7 +51,7 @@ class Identity:
         return f"{self.role} {self.label!r} of session {self.session_id}"
 
 
-class Live:
+class Hub:
     def __init__(self, app: Flask, socketio: SocketIO, reader: sessionmaker[Session]):
         self.socketio = socketio
         self.reader = reader
@@ -75,7 +75,7 @@ class Live:
             return started
         with self._lock:
             if self._writer is None:
-                database = KeptSession(make_writer_engine(self.database_url))
+                database = KeptDb(make_writer_engine(self.database_url))
                 self._writer = Writer(self.socketio, database, self.reader, self.outbox)
                 self._writer.start()
             return self._writer

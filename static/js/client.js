@@ -68,7 +68,7 @@ export function roundHeading(status, S, own = {}) {
   return line;
 }
 
-export class Live {
+export class Connection {
   // auth: the Socket.IO auth object; key: where this person's outbox is kept in localStorage.
   constructor({ auth, key, onView, onConnection, onRefused }) {
     this.auth = auth;
