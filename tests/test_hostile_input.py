@@ -15,7 +15,7 @@ from tests.conftest import ServedApp
 from tests.live_helpers import TO_JUDGING, client_id, connect_all, make_session, Role
 from vtt.db import KeptDb, make_writer_engine
 from vtt.engine.rules import Action, Actor
-from vtt.engine.text import first_unstorable, unstorable
+from vtt.protocol.text import first_unstorable, unstorable
 from vtt.extensions import socketio
 from vtt.persistence.batch import StateCache, Submission, run_batch
 from vtt.models import Vote

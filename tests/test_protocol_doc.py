@@ -15,7 +15,7 @@ def test_the_published_schemas_are_the_ones_the_server_uses():
 
 
 def test_every_host_move_is_documented():
-    from vtt.engine.rules import HOST_ACTIONS
+    from vtt.protocol.vocabulary import HOST_ACTIONS
 
     text = DOC.read_text(encoding="utf-8")
     assert [name for name in HOST_ACTIONS if f"`{name}`" not in text] == []

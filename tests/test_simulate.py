@@ -13,7 +13,8 @@ from sqlalchemy import func, select
 from tests.conftest import ServedApp, host_api_token
 from tests.live_helpers import make_session
 from vtt.bots.behaviour import Habits
-from vtt.bots.simulate import Run, cast_of, recorded
+from vtt.bots.simulate import Run
+from vtt.sessions.simulation import cast_of, recorded
 from vtt.models import Answer, Event, Phase, SheetEntry, Vote, VttSession
 
 

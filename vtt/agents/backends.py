@@ -26,12 +26,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ..protocol.vocabulary import MAX_BACKEND, MAX_PROVENANCE, MAX_TEXT
 from .choices import LETTERS, NoOption, lettered, normalised, option_in_reply, option_index
 from .frames import ClipError, clip_url, data_url, sample_frames
 
-MAX_TEXT = 4000  # an answer's text (vtt.engine.rules.MAX_TEXT)
-MAX_BACKEND = 60  # provenance["backend"]
-MAX_PROVENANCE = 4000  # the provenance object as JSON
 ON_UNPARSED = ("skip", "first", "random", "text")
 ROUTES = ("mcq", "open")
 DEFAULT_SYSTEM = ("You are a player in a quiz about short video clips. Answer each question briefly and "

@@ -51,7 +51,8 @@ def simulate(ctx: click.Context, url: str, code: str | None, new: bool, jurors: 
     event log is read back: recorded == acknowledged for votes, sheet lines and answers, or exit 1.
     """
     from ..bots.behaviour import Habits
-    from ..bots.simulate import Run, cast_of, new_session, recorded, summary
+    from ..bots.simulate import Run, summary
+    from ..sessions.simulation import cast_of, create_simulation, recorded
     from ..db import transaction
     from ..access.host_token import host_token
 
@@ -63,7 +64,7 @@ def simulate(ctx: click.Context, url: str, code: str | None, new: bool, jurors: 
     factory = db_factory()
     try:
         with transaction(factory) as db:
-            cast = new_session(db, jurors, players, seed, rounds, questions) if new else cast_of(db, code)
+            cast = create_simulation(db, jurors, players, seed, rounds, questions) if new else cast_of(db, code)
     except (LookupError, ValueError) as error:
         fail(error)
     run = Run(url, cast, seed=seed, habits=Habits(pace=pace), timeout=timeout,

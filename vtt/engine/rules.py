@@ -25,8 +25,25 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..kinds import ClipPlayback, Phase, PlayerKind, QuestionType, RevealPolicy
+from ..protocol.text import unstorable
+from ..protocol.vocabulary import (
+    AGENT_STATUSES,
+    ANSWER_SOURCES,
+    GUEST_ACTIONS,
+    HOST_ACTIONS,
+    JUROR_ACTIONS,
+    MAX_AGENT_MESSAGE,
+    MAX_BACKEND,
+    MAX_CLIP_SECONDS,
+    MAX_EXTEND_SECONDS,
+    MAX_FILE_NAME,
+    MAX_JURORS,
+    MAX_PROVENANCE,
+    MAX_SHEET_LINES,
+    MAX_TEXT,
+    PLAYER_ACTIONS,
+)
 from . import audiences
-from .text import unstorable
 from .state import (
     AddJuror,
     DealAliases,
@@ -52,20 +69,9 @@ from .state import (
 )
 
 ALIASES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-MAX_TEXT = 4000  # an answer, a note or a reason
-MAX_EXTEND_SECONDS = 3600
-MAX_SHEET_LINES = 100  # one save of a whole round's sheet (questions x players) fits
-MAX_PROVENANCE = 4000  # an answer's provenance, as JSON
-MAX_BACKEND = 60  # a provenance's backend name
-MAX_AGENT_MESSAGE = 1000  # an agent's status message
-AGENT_STATUSES = ("ready", "working", "answered", "error")
-ANSWER_SOURCES = ("typed", "import")  # how the host entered an AI player's answer
-MAX_FILE_NAME = 200
 # The host's play reaches every page, which then starts the clip together at a moment this far ahead: long
 # enough for the status to arrive and the video to seek on a venue's Wi-Fi.
 SCREENING_LEAD = timedelta(seconds=1.5)
-MAX_CLIP_SECONDS = 3600.0
-MAX_JURORS = 100_000  # an open-join cap beyond any hall
 
 Tally = Callable[[LiveState, int], dict[str, Any]]
 
@@ -154,12 +160,11 @@ def decide(state: LiveState, action: Action, now: datetime, tally: Tally) -> lis
         outcomes.append(expired)
     if action.name == "tick":
         return outcomes
-    handler = _HANDLERS.get(action.name)
+    function = _HANDLERS.get(action.name)
     try:
-        if handler is None:
+        if function is None:
             raise Refusal("unknown_action", f"there is no action called {action.name!r}")
-        roles, function = handler
-        if action.actor.role not in roles:
+        if action.actor.role != _ROLE_OF[action.name]:
             raise Refusal("not_allowed", f"a {action.actor.role} cannot {action.name.replace('_', ' ')}")
         if action.actor.role == "juror" and action.actor.id in state.removed_jurors:
             raise Refusal("removed", "the host removed you from this session's jury")
@@ -707,31 +712,35 @@ def _new_link(state: LiveState, action: Action, now: datetime, tally: Tally) -> 
                    reply={"token": token, "disconnect": {"role": role, "id": person}})
 
 
-_HOST = frozenset({"host"})
-_HANDLERS: dict[str, tuple[frozenset[str], Callable[..., Outcome]]] = {
-    "open_lobby": (_HOST, _open_lobby),
-    "start_round": (_HOST, _start_round),
-    "set_participants": (_HOST, _set_participants),
-    "show_question": (_HOST, _show_question),
-    "play_clip": (_HOST, _play_clip),
-    "open_answering": (_HOST, _open_answering),
-    "extend": (_HOST, _extend),
-    "close_answering": (_HOST, _close_answering),
-    "edit_answer": (_HOST, _edit_answer),
-    "reveal": (_HOST, _reveal),
-    "open_vote": (_HOST, _open_vote),
-    "close_vote": (_HOST, _close_vote),
-    "show_tally": (_HOST, _show_tally),
-    "reveal_identities": (_HOST, _reveal_identities),
-    "finish": (_HOST, _finish),
-    "set_open_join": (_HOST, _set_open_join),
-    "remove_juror": (_HOST, _remove_juror),
-    "new_link": (_HOST, _new_link),
-    "enter_answer": (_HOST, _enter_answer),
-    "answer": (frozenset({"player"}), _answer),
-    "agent": (frozenset({"player"}), _agent_status),
-    "sheet": (frozenset({"juror"}), _sheet),
-    "vote": (frozenset({"juror"}), _vote),
-    "join": (frozenset({"guest"}), _join),
+_HANDLERS: dict[str, Callable[..., Outcome]] = {
+    "open_lobby": _open_lobby,
+    "start_round": _start_round,
+    "set_participants": _set_participants,
+    "show_question": _show_question,
+    "play_clip": _play_clip,
+    "open_answering": _open_answering,
+    "extend": _extend,
+    "close_answering": _close_answering,
+    "edit_answer": _edit_answer,
+    "reveal": _reveal,
+    "open_vote": _open_vote,
+    "close_vote": _close_vote,
+    "show_tally": _show_tally,
+    "reveal_identities": _reveal_identities,
+    "finish": _finish,
+    "set_open_join": _set_open_join,
+    "remove_juror": _remove_juror,
+    "new_link": _new_link,
+    "enter_answer": _enter_answer,
+    "answer": _answer,
+    "agent": _agent_status,
+    "sheet": _sheet,
+    "vote": _vote,
+    "join": _join,
 }
-HOST_ACTIONS = tuple(name for name, (roles, _f) in _HANDLERS.items() if roles == _HOST)
+# Who may send which action is the protocol's word (vtt.protocol.vocabulary); a named action without a
+# handler here fails at import.
+_ROLE_OF = {**dict.fromkeys(HOST_ACTIONS, "host"), **dict.fromkeys(PLAYER_ACTIONS, "player"),
+            **dict.fromkeys(JUROR_ACTIONS, "juror"), **dict.fromkeys(GUEST_ACTIONS, "guest")}
+if _ROLE_OF.keys() != _HANDLERS.keys():
+    raise ImportError(f"actions without a handler or a role: {sorted(_ROLE_OF.keys() ^ _HANDLERS.keys())}")

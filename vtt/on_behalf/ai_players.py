@@ -20,7 +20,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..engine.rules import HOST, MAX_FILE_NAME
+from ..engine.rules import HOST
+from ..protocol.vocabulary import MAX_FILE_NAME
 from ..models import Phase, Player, PlayerKind, Question, QuestionType, SessionQuestion, VttSession
 
 SUFFIXES = (".csv", ".json", ".jsonl")

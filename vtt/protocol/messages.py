@@ -1,6 +1,6 @@
 """The wire format of every client message, validated at the boundary (pydantic v2).
 
-``docs/protocol.md`` publishes the JSON Schema of each (``vtt protocol-schema`` prints them), so
+``docs/protocol.md`` publishes the JSON Schema of each (``python -m vtt.protocol.messages`` prints them), so
 agent authors can check their messages without running a server.
 """
 
@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ..engine.rules import (
+from .vocabulary import (
     AGENT_STATUSES,
     ANSWER_SOURCES,
     HOST_ACTIONS,
@@ -25,7 +25,7 @@ from ..engine.rules import (
     MAX_SHEET_LINES,
     MAX_TEXT,
 )
-from ..engine.text import first_unstorable, unstorable
+from .text import first_unstorable, unstorable
 
 ClientId = Annotated[str, Field(min_length=1, max_length=64, description="the client's id for this action: "
                                 "a replay with the same id is acknowledged again and changes nothing")]

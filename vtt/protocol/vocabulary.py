@@ -1,0 +1,24 @@
+"""The protocol's words and limits: the actions each role may send, and how long or large their fields may be.
+
+Plain constants with no imports: the server's rules (``vtt.engine.rules``) enforce them, the message schemas
+(``vtt.protocol.messages``) publish them, and clients read them without loading any of the server.
+"""
+
+MAX_TEXT = 4000  # an answer, a note or a reason
+MAX_EXTEND_SECONDS = 3600
+MAX_SHEET_LINES = 100  # one save of a whole round's sheet (questions x players) fits
+MAX_PROVENANCE = 4000  # an answer's provenance, as JSON
+MAX_BACKEND = 60  # a provenance's backend name
+MAX_AGENT_MESSAGE = 1000  # an agent's status message
+MAX_FILE_NAME = 200
+MAX_CLIP_SECONDS = 3600.0
+MAX_JURORS = 100_000  # an open-join cap beyond any hall
+AGENT_STATUSES = ("ready", "working", "answered", "error")
+ANSWER_SOURCES = ("typed", "import")  # how the host entered an AI player's answer
+
+HOST_ACTIONS = ("open_lobby", "start_round", "set_participants", "show_question", "play_clip", "open_answering",
+                "extend", "close_answering", "edit_answer", "reveal", "open_vote", "close_vote", "show_tally",
+                "reveal_identities", "finish", "set_open_join", "remove_juror", "new_link", "enter_answer")
+PLAYER_ACTIONS = ("answer", "agent")
+JUROR_ACTIONS = ("sheet", "vote")
+GUEST_ACTIONS = ("join",)  # open join: a guest becomes a juror
