@@ -4,7 +4,7 @@ from gevent import monkey
 
 monkey.patch_all()  # before anything imports sockets or threads
 
-from vtt.cli.main import serve  # noqa: E402
+from vtt.cli.serve import serve  # noqa: E402
 
 if __name__ == "__main__":
     serve()

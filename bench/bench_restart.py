@@ -29,7 +29,7 @@ t0 = time.perf_counter()
 from gevent import monkey
 monkey.patch_all()
 t1 = time.perf_counter()
-from vtt.cli.main import serve  # what run.py imports
+from vtt.cli.serve import serve  # what run.py imports
 from vtt.app import create_app
 from vtt.db import current_revision, head_revision
 from vtt.serving.server import startup_banner
@@ -40,7 +40,7 @@ current_revision(app.config["DATABASE_URL"]) == head_revision()
 t4 = time.perf_counter()
 startup_banner(app, "127.0.0.1", 5000)
 t5 = time.perf_counter()
-for name, a, b in [("gevent patch_all", t0, t1), ("imports (vtt.cli.main, vtt.app, vtt.serving.server)", t1, t2),
+for name, a, b in [("gevent patch_all", t0, t1), ("imports (vtt.cli, vtt.app, vtt.serving.server)", t1, t2),
                    ("create_app", t2, t3), ("database revision check (alembic)", t3, t4),
                    ("start-up banner (demo link, QR)", t4, t5)]:
     print(f"{name}\t{(b - a) * 1000:.0f}")
@@ -92,7 +92,7 @@ def main() -> None:
             name, ms = line.split("\t")
             print(f"  {name:45s} {ms:>6s}")
         trace = subprocess.run([sys.executable, "-X", "importtime", "-c", "from gevent import monkey; "
-                                "monkey.patch_all(); import vtt.cli.main, vtt.app, vtt.serving.server"],
+                                "monkey.patch_all(); import vtt.cli, vtt.app, vtt.serving.server"],
                                cwd=ROOT, env=env, capture_output=True, text=True).stderr
         slowest = []
         for line in trace.splitlines():

@@ -108,11 +108,11 @@ def make_clip(path: Path, seconds: int = 4, fps: int = 10) -> Path:
 # --- the agent process ------------------------------------------------------------------------------
 
 class AgentProcess:
-    """``python -m vtt.cli.main agent ...`` in a subprocess; stderr goes to a file (``.log()``)."""
+    """``python -m vtt.cli agent ...`` in a subprocess; stderr goes to a file (``.log()``)."""
 
     def __init__(self, tmp_path: Path, *args: str, env: dict[str, str] | None = None, name: str = "agent"):
         self.log_path = tmp_path / f"{name}-{secrets.token_hex(2)}.log"
-        self.args = [sys.executable, "-m", "vtt.cli.main", "agent", *args]
+        self.args = [sys.executable, "-m", "vtt.cli", "agent", *args]
         self.env = {**os.environ, **(env or {})}
         self.process: subprocess.Popen | None = None
 

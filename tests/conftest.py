@@ -87,7 +87,7 @@ def run(database_url):
     """``run("questions", "list")``: the vtt command line on this test's database."""
     from click.testing import CliRunner
 
-    from vtt.cli.main import main
+    from vtt.cli import main
 
     runner = CliRunner()
 

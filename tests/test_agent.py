@@ -1,6 +1,6 @@
 """``vtt agent`` against a real server on 127.0.0.1 (gevent, as in production), the host driven over its socket.
 
-Each test runs the agent as its own process (``python -m vtt.cli.main agent``), as a lab would, and reads
+Each test runs the agent as its own process (``python -m vtt.cli agent``), as a lab would, and reads
 back what the server recorded: one answer per question, with the provenance of what produced it.
 """
 

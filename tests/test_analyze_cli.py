@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from vtt.cli.main import main
+from vtt.cli import main
 from tests.conftest import DATA
 
 # Right on q1, q2, q4 and wrong on q3, q5: the worked example of SPEC section 3.

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from sqlalchemy import func, select
 
 from vtt.banks import read_bank
-from vtt.cli.main import main
+from vtt.cli import main
 from vtt.models import Event, Question, QuestionBank, QuestionTag
 from tests.conftest import DATA, HOST_PASSWORD
 

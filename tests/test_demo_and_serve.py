@@ -11,7 +11,7 @@ import urllib.request
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
-from vtt.cli.main import main
+from vtt.cli import main
 from vtt.db import head_revision
 from vtt.models import Player, PlayerKind, Question, QuestionBank, SessionQuestion, VttSession
 from tests.conftest import HOST_PASSWORD, ROOT, ServedApp, free_port
@@ -42,7 +42,7 @@ def test_demo_loads_once(database_url, db):
 def test_run_py_serves_with_gevent(tmp_path, instance):
     env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'served.db'}"}
     for step in (["db", "upgrade"], ["demo", "load"]):
-        subprocess.run([sys.executable, "-m", "vtt.cli.main", *step], env={**os.environ, **env}, check=True,
+        subprocess.run([sys.executable, "-m", "vtt.cli", *step], env={**os.environ, **env}, check=True,
                        capture_output=True, timeout=120, cwd=ROOT)
     with ServedApp(env) as served:
         with urllib.request.urlopen(f"{served.url}/host/login", timeout=5) as response:

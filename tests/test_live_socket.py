@@ -284,7 +284,7 @@ def test_the_live_tallies_and_the_report_agree(app, client, db_factory, tmp_path
     import pandas as pd
     from click.testing import CliRunner
 
-    from vtt.cli.main import main
+    from vtt.cli import main
 
     people = make_session(db_factory, rounds=2, per_round=1, reveal="end")
     host, _stage, players, jurors = connect_all(app, client, people)

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.conftest import DATA
-from vtt.cli.main import main
+from vtt.cli import main
 
 SPEC = str(DATA / "spec_examples.csv")  # q1, q2 multiple choice; q3-q5 open
 NATIVE_MCQ = "player,qid,answer\nModel-X,q1,1\nModel-X,q2,Kyungsu\n"  # wrong on q1, right on q2

@@ -34,7 +34,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from vtt.banks import import_bank, read_bank
-from vtt.cli.main import main
+from vtt.cli import main
 from vtt.sessions.demo import BANK_FILE
 from vtt.sessions.create import SessionConfig, create_session
 from vtt.models import (

@@ -35,7 +35,7 @@ def demo(database_url, tmp_path):
     """`vtt demo load` into a fresh database and media folder; the session's id, code and people's tokens."""
     media = tmp_path / "media"
     env = {"DATABASE_URL": database_url, "VTT_MEDIA_DIR": str(media)}
-    done = subprocess.run([sys.executable, "-m", "vtt.cli.main", "demo", "load"], cwd=ROOT, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "vtt.cli", "demo", "load"], cwd=ROOT, capture_output=True,
                           text=True, env={**os.environ, **env}, timeout=300)
     assert done.returncode == 0, done.stderr
     from vtt.db import make_engine, make_db_factory

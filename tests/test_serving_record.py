@@ -115,7 +115,7 @@ def test_run_py_records_where_it_serves_and_removes_it_at_a_stop(database_url, i
         assert noted == {"host": "127.0.0.1", "port": served.port, "scheme": "http", "pid": served.process.pid}
         env = {**os.environ, "DATABASE_URL": database_url}
         env.pop("VTT_BASE_URL", None)
-        login = subprocess.run([sys.executable, "-m", "vtt.cli.main", "host-login"], env=env, capture_output=True,
+        login = subprocess.run([sys.executable, "-m", "vtt.cli", "host-login"], env=env, capture_output=True,
                                text=True, timeout=60, check=True).stdout
         assert login.startswith(f"Host console: {served.url}/host/login")
     # terminated (SIGTERM): the record went with it

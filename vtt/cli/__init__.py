@@ -1,1 +1,5 @@
-"""``vtt``, the command line: one module per command group."""
+"""``vtt``, the command line: one module per command group (:mod:`vtt.cli.main` registers them)."""
+
+from .main import main
+
+__all__ = ["main"]

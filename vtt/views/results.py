@@ -76,7 +76,7 @@ def export(session_id: int):
     """Every table of the session as CSV, plus the wide file (as ``vtt export`` writes them)."""
     vtt_session = _session(session_id)
     with tempfile.TemporaryDirectory() as folder:
-        done = in_process("vtt.cli.main", "export", vtt_session.join_code, "--out", folder,
+        done = in_process("vtt.cli", "export", vtt_session.join_code, "--out", folder,
                           database_url=current_app.config["DATABASE_URL"])
         if done.returncode != 0:
             raise RuntimeError(f"vtt export failed ({done.returncode}): {done.stderr[-2000:]}")

@@ -1,0 +1,5 @@
+"""``python -m vtt.cli``: the ``vtt`` command."""
+
+from . import main
+
+main()
