@@ -8,7 +8,7 @@ from flask import Flask, redirect, url_for
 from werkzeug.routing import IntegerConverter
 
 from .config import PROJECT_ROOT, Settings
-from .extensions import csrf, database, hub, limiter, socketio
+from .extensions import csrf, database, limiter, socketio
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -77,7 +77,9 @@ def healthz() -> dict:
     """Up, and how late the event loop has run at worst (``?reset=1`` starts a new window)."""
     from flask import request
 
-    watch = hub().loop_watch
+    from .realtime.hub import current_hub
+
+    watch = current_hub().loop_watch
     return {"status": "ok", "loop": watch.report(reset=request.args.get("reset") == "1")}
 
 

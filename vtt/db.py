@@ -10,7 +10,7 @@ from typing import Iterator
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
-from .serving.offloop import gevent_serving
+from .offloop import gevent_serving
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 CHECKPOINT_QUIET_SECONDS = 1.0  # serving: the WAL is copied into the database once the writer is this quiet...

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from flask import Flask, current_app, g
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
@@ -12,9 +10,6 @@ from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.orm import Session, sessionmaker
 
 from .db import make_engine, make_db_factory
-
-if TYPE_CHECKING:
-    from .realtime.hub import Hub
 
 
 class Database:
@@ -42,11 +37,6 @@ def request_db() -> Session:
     if "request_db" not in g:
         g.request_db = Database.factory(current_app)()
     return g.request_db
-
-
-def hub() -> Hub:
-    """This app's live hub: every action of a session goes through it (:class:`vtt.realtime.hub.Hub`)."""
-    return current_app.extensions["vtt.hub"]
 
 
 database = Database()

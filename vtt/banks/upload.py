@@ -2,7 +2,7 @@
 
 The console's upload runs :func:`run_upload` beside the event loop (:func:`import_beside_loop`): reading and
 checking a 40,000-row file is seconds of Python, and on the loop every live socket would wait for it.  A small file
-is read in a native thread (:func:`vtt.serving.offloop.off_loop`); a file over :data:`IN_THREAD_BYTES` in a worker process
+is read in a native thread (:func:`vtt.offloop.off_loop`); a file over :data:`IN_THREAD_BYTES` in a worker process
 (``python -m vtt.banks.upload``), since a thread that runs Python for seconds still takes the loop's GIL from it
 every few milliseconds (healthz stalls of 100-1,000 ms on a busy 2-core machine, against ~15 ms from a process).  The work is
 bounded (:data:`MAX_UPLOAD_BYTES`, :data:`MAX_UPLOAD_ITEMS`, an .xlsx's unpacked size, one upload at a time), and
@@ -90,7 +90,7 @@ def upload_name(filename: str | None) -> str:
 def import_beside_loop(database_url: str, stream: IO[bytes], filename: str, bank_name: str,
                        **options) -> UploadOutcome:
     """:func:`run_upload` off the event loop: in a native thread for a small file, else in a worker process."""
-    from ..serving.offloop import off_loop
+    from ..offloop import off_loop
 
     stream.seek(0, 2)
     size = stream.tell()
@@ -147,7 +147,7 @@ def run_upload(database_url: str, stream: IO[bytes], filename: str, bank_name: s
                strict: bool = False, allow_missing_keys: bool = False, actor: str = "host") -> UploadOutcome:
     """Read, check and import an uploaded bank file on a database connection of this thread's own; committed.
 
-    Meant for :func:`vtt.serving.offloop.off_loop` (a native thread under gevent): it touches neither the request's
+    Meant for :func:`vtt.offloop.off_loop` (a native thread under gevent): it touches neither the request's
     session nor its pool.  Raises :class:`UploadError` naming every problem; nothing is imported then.
     """
     from sqlalchemy.pool import NullPool

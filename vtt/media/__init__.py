@@ -1,6 +1,6 @@
 """Clips: where they live, whether browsers can play them (check), and building them from what the
 benchmarks publish (prepare).  PyAV does the decoding and encoding; nothing here runs on the event loop
-(the web calls it through :func:`vtt.serving.offloop.off_loop`).
+(the web calls it through :func:`vtt.offloop.off_loop`).
 
 A clip ``clips/q01.mp4`` may have a light rendition for phones beside it, ``clips/q01.phone.mp4``:
 ``/media/clips/q01.mp4?rendition=phone`` serves it when it is there (and the clip itself when not).

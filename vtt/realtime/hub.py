@@ -10,7 +10,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Flask
+from flask import Flask, current_app
 from flask_socketio import SocketIO
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -189,3 +189,8 @@ class Hub:
             return cached
         state = self._read_states[session_id] = load_state(db, session_id)
         return state
+
+
+def current_hub() -> Hub:
+    """The current app's hub: every live action of a session goes through it."""
+    return current_app.extensions["vtt.hub"]

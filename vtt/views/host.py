@@ -21,7 +21,8 @@ from ..banks import FORMATS
 from ..banks.store import bank_composition
 from ..banks.upload import (MAX_UPLOAD_BYTES, UPLOAD_SUFFIXES, UploadBusy, UploadError, import_beside_loop,
                             upload_name, upload_slot)
-from ..extensions import hub, request_db
+from ..extensions import request_db
+from ..realtime.hub import current_hub
 from ..sessions.links import person_links
 from ..models import Player, Question, QuestionBank, QuestionTag, QuestionType, RoundStatus, SessionQuestion, VttSession
 from ..engine.rules import HOST
@@ -253,7 +254,7 @@ def set_participants(session_id: int, number: int):
     vtt_session = request_db().get(VttSession, session_id) or abort(404)
     chosen = sorted({int(value) for value in request.form.getlist("players") if value.isascii() and value.isdigit()})
     everyone = chosen == sorted(player.id for player in vtt_session.players)
-    reply = hub().act(session_id, HOST, "set_participants", {"round": number, "players": None if everyone else chosen})
+    reply = current_hub().act(session_id, HOST, "set_participants", {"round": number, "players": None if everyone else chosen})
     if reply.get("ok"):
         flash(_("Round %(number)d: participants saved.", number=number), "success")
     else:
@@ -269,7 +270,7 @@ def new_link(session_id: int):
     request_db().get(VttSession, session_id) or abort(404)
     player, juror = request.form.get("player", ""), request.form.get("juror", "")
     args = {"player": int(player)} if player.isascii() and player.isdigit() else {"juror": juror[:40]}
-    reply = hub().act(session_id, HOST, "new_link", args)
+    reply = current_hub().act(session_id, HOST, "new_link", args)
     who = juror or next((p.name for p in request_db().get(VttSession, session_id).players if str(p.id) == player), "?")
     if reply.get("ok"):
         flash(_("%(who)s has a new link; the old one no longer works.", who=who), "success")

@@ -27,9 +27,10 @@ from ..access.admission import admit, stage_key, stage_key_valid
 from ..on_behalf.ai_players import ImportProblem, answer_from_predictions
 from ..engine.rules import Actor, Refusal
 from ..media import phone_rendition
-from ..extensions import hub, request_db
+from ..extensions import request_db
+from ..realtime.hub import current_hub
 from ..models import Juror, Player, VttSession
-from ..serving.offloop import off_loop
+from ..offloop import off_loop
 from .auth import host_required
 from .joinurl import join_base_url
 
@@ -85,7 +86,7 @@ def join(code: str):
                 return render_template("live/join.html", s=vtt_session, finished=False, door=door, error=_(
                     "Too many joins right now. Try again in a minute, or enter the door code shown on the "
                     "stage screen.")), 429, {"Retry-After": "60"}
-            reply = hub().act(vtt_session.id, Actor("guest"), "join", {"nickname": nickname, "door_ok": door_ok})
+            reply = current_hub().act(vtt_session.id, Actor("guest"), "join", {"nickname": nickname, "door_ok": door_ok})
             if reply.get("ok"):
                 return redirect(url_for("live.juror_page", token=reply["token"]))
             code_ = reply["error"].get("code")
@@ -187,7 +188,7 @@ def agent_answer_import(session_id: int, player_id: int):
         ok, status, message = False, 400, _("Choose a predictions file (CSV, JSON or JSONL).")
     else:
         try:
-            done = answer_from_predictions(hub(), request_db(), vtt_session, player,
+            done = answer_from_predictions(current_hub(), request_db(), vtt_session, player,
                                            upload.filename, upload.read(),
                                            request.form.get("entry") or secrets.token_hex(8))
         except ImportProblem as problem:

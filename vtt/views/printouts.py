@@ -12,13 +12,14 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from ..extensions import hub, request_db
+from ..extensions import request_db
+from ..realtime.hub import current_hub
 from ..models import Juror, VttSession
 from ..on_behalf.paper_jurors import (
     ABSTAIN, BLANK_LINE, PAPER_GROUP, line_field, paper_jurors, read_typed, sheet_rounds, stored_sheet, submit_typed,
     vote_field,
 )
-from ..serving.offloop import in_process
+from ..offloop import in_process
 from .auth import host_required
 from .joinurl import join_base_url
 
@@ -38,13 +39,13 @@ def _session(session_id: int) -> VttSession:
 
 
 def _drawn(kind: str, vtt_session: VttSession, *juror_ids: str) -> bytes:
-    """Join cards or paper sheets, drawn by ``vtt.printouts.worker`` in a process of its own (off the loop)."""
+    """Join cards or paper sheets, drawn by ``vtt.workers.printouts`` in a process of its own (off the loop)."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "printout.pdf"
-        done = in_process("vtt.printouts.worker", kind, str(vtt_session.id), join_base_url(), str(get_locale()),
+        done = in_process("vtt.workers.printouts", kind, str(vtt_session.id), join_base_url(), str(get_locale()),
                           str(out), *juror_ids, database_url=current_app.config["DATABASE_URL"])
         if done.returncode != 0:
-            raise RuntimeError(f"vtt.printouts.worker failed ({done.returncode}): {done.stderr[-2000:]}")
+            raise RuntimeError(f"vtt.workers.printouts failed ({done.returncode}): {done.stderr[-2000:]}")
         return out.read_bytes()
 
 
@@ -101,7 +102,7 @@ def paper_entry(session_id: int):
         problems = [_("Vote %(slot)s: choose who is the AI (or nobody) before its confidence or reason.", slot=slot)
                     for slot in typed.unpicked_slots]
         return _entry_page({**page, "values": typed, "problems": problems}, 422)
-    result = submit_typed(hub(), juror, number, typed, stored,
+    result = submit_typed(current_hub(), juror, number, typed, stored,
                           request.form.get("entry") or secrets.token_hex(8))
     if result.refusals:
         problems = [_refusal_text(refusal) for refusal in result.refusals]

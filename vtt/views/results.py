@@ -18,7 +18,7 @@ from flask_babel import gettext as _
 
 from ..extensions import request_db
 from ..models import VttSession
-from ..serving.offloop import in_process
+from ..offloop import in_process
 from ..results.summary import session_results
 from .auth import host_required
 
@@ -46,7 +46,7 @@ def report_file(session_id: int, name: str):
     if name not in (*PDF_FILES, "report-csv.zip"):
         abort(404)
     with tempfile.TemporaryDirectory() as folder:
-        result = _in_worker("vtt.results.report_worker", vtt_session.join_code, folder, str(get_locale()))
+        result = _in_worker("vtt.workers.reports", vtt_session.join_code, folder, str(get_locale()))
         if "nothing" in result:
             flash(_("%(file)s: no graded answer yet, so nothing to report (grade the open answers first).",
                     file=name), "error")
@@ -63,7 +63,7 @@ def report_file(session_id: int, name: str):
 
 
 def _in_worker(module: str, *args: str) -> dict:
-    """A worker's one JSON line (:func:`vtt.serving.offloop.in_process`); a worker that fails is this request's 500."""
+    """A worker's one JSON line (:func:`vtt.offloop.in_process`); a worker that fails is this request's 500."""
     done = in_process(module, *args, database_url=current_app.config["DATABASE_URL"])
     if done.returncode != 0:
         raise RuntimeError(f"{module} failed ({done.returncode}): {done.stderr[-2000:]}")

@@ -21,7 +21,7 @@ from ..banks.upload import upload_name
 from ..sessions.create import SessionConfig, create_session, numbered_jurors, read_jurors_csv
 from ..extensions import request_db
 from ..models import ClipPlayback, PassRule, Question, QuestionBank, RevealPolicy, ScoringMethod, VttSession
-from ..serving.offloop import off_loop
+from ..offloop import off_loop
 from ..on_behalf.paper_jurors import PAPER_GROUP
 from ..problems import InputError, Problem, summarize
 from .auth import host_required

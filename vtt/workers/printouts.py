@@ -1,7 +1,7 @@
-"""``python -m vtt.printouts.worker cards|sheets SESSION_ID BASE_URL LANGUAGE OUT_FILE [JUROR_ID ...]``: a session's
+"""``python -m vtt.workers.printouts cards|sheets SESSION_ID BASE_URL LANGUAGE OUT_FILE [JUROR_ID ...]``: a session's
 join cards or paper judgment sheets drawn by a process of its own.
 
-The host's printout links ask for them (:func:`vtt.serving.offloop.in_process`): ReportLab drawing a card per person (a
+The host's printout links ask for them (:func:`vtt.offloop.in_process`): ReportLab drawing a card per person (a
 thousand jurors: seconds) would hold the server's event loop.  The PDF goes to ``OUT_FILE``; nothing is printed.
 """
 
@@ -16,7 +16,7 @@ def main(kind: str, session_id: str, base: str, language: str, out: str, *juror_
     from ..extensions import database
     from ..models import Juror, VttSession
     from ..on_behalf.paper_jurors import paper_jurors, sheet_rounds
-    from .documents import join_cards_pdf, paper_sheets_pdf
+    from ..printouts.documents import join_cards_pdf, paper_sheets_pdf
 
     app = create_app({"SOCKETIO_ASYNC_MODE": "threading"})
     with app.app_context(), database.factory(app)() as db:

@@ -1,6 +1,6 @@
-"""``python -m vtt.results.report_worker CODE FOLDER LANGUAGE``: a session's reports written by a process of its own.
+"""``python -m vtt.workers.reports CODE FOLDER LANGUAGE``: a session's reports written by a process of its own.
 
-The results page asks for them (:func:`vtt.serving.offloop.in_process`): drawing the PDFs is seconds of pandas and
+The results page asks for them (:func:`vtt.offloop.in_process`): drawing the PDFs is seconds of pandas and
 ReportLab, which in the server's process would hold the event loop.  Prints one JSON line: ``{"written": [file
 names]}``, or ``{"nothing": why}`` when there is nothing to report yet.
 """
