@@ -1,10 +1,10 @@
 // The grading page, live: while the session runs, new answers (and a player's edits before answering closes)
-// appear without a reload. The page connects to the live server as the host (the login cookie allows it) and, on
-// an `answer` or `answers` event, fetches itself again and merges in what is new. What a grader is typing is
-// never touched: answers already on the page keep their forms, only their text follows the player's edits.
-// Without a connection (refused, or the server away) it looks again every POLL_MS.
-import { io } from "../vendor/socket.io/socket.io.esm.min.js";
-import { format } from "./client.js";
+// appear without a reload. The page is a host client of the live protocol like the console (the shared
+// Connection; the login cookie allows it) and, when an `answer` or `answers` event changes the view, fetches itself
+// again and merges in what is new: the server's template stays the one place an answer's grading form is drawn.
+// What a grader is typing is never touched: answers already on the page keep their forms, only their text follows
+// the player's edits. Without a connection (refused, or the server away) it looks again every POLL_MS.
+import { Connection, format } from "./client.js";
 
 const POLL_MS = 20000;
 const boot = JSON.parse(document.getElementById("grading-boot").textContent);
@@ -96,18 +96,16 @@ function merge(fresh) {
   return added;
 }
 
-const socket = io({ auth: { code: boot.code, role: "host" }, transports: ["websocket", "polling"] });
-let connectedBefore = false;
-socket.on("connect", () => {
-  say(words.live);
-  if (connectedBefore) schedule(0);  // back after a break: catch up on what was missed
-  connectedBefore = true;
+let online = false;
+let snapshots = 0;
+new Connection({
+  auth: { code: boot.code, role: "host" },
+  key: `grading:${boot.code}`,
+  // A snapshot after the first one (a reconnect, or a gap in the versions) may hold answers this page missed.
+  onView: (_data, event) => {
+    if (event === null ? snapshots++ > 0 : event === "answer" || event === "answers") schedule();
+  },
+  onConnection: (connected) => { online = connected; say(connected ? words.live : words.offline); },
+  onRefused: () => { online = false; say(words.offline); },  // signed out: polling only
 });
-socket.on("disconnect", () => say(words.offline));
-socket.on("connect_error", (error) => {
-  if (error && error.data && error.data.code) socket.disconnect();  // refused (signed out): polling only
-  say(words.offline);
-});
-socket.on("answer", () => schedule());
-socket.on("answers", () => schedule());
-window.setInterval(() => { if (!socket.connected) refresh(); }, POLL_MS);
+window.setInterval(() => { if (!online) refresh(); }, POLL_MS);
