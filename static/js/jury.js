@@ -1,8 +1,8 @@
 // The juror's phone page: the revealed answers under this round's aliases, the judgment sheet (saved as the
 // juror types, drafts kept in localStorage), the round's vote, the tally and reveals when the host shows them.
-import { Connection, boot, format, h, roundHeading, strings } from "./client.js";
+import { format, h, roundHeading } from "./client.js";
 import { ClipScreen } from "./screening.js";
-import { connectionLine, phaseText, showRefusal, questionView, resultsView, tickWhileDeadline } from "./show.js";
+import { phaseText, questionView, resultsView, startPage } from "./show.js";
 
 const SAVE_DEBOUNCE_MS = 1000;  // save once typing pauses this long, or this long after the first unsaved
 const SAVE_MAX_WAIT_MS = 2000;  // change while the juror keeps typing, at the page's next save slot: one every
@@ -10,10 +10,18 @@ const SAVE_MAX_WAIT_MS = 2000;  // change while the juror keeps typing, at the p
 // saves a second however their jurors type, even when all start at the reveal (bench/bench_load.py models it)
 const SAVE_PHASE = Math.random();
 
-const S = strings();
-const { auth, key } = boot();
+const { S, key, node, live } = startPage({
+  onView: (data, event) => {
+    if (event === "round") { drafts = {}; writeDrafts(); lineState = {}; voteState = null; }
+    view = data;
+    render(event);
+  },
+  status: () => view && view.status,
+  showPhase: () => { node("phase").textContent = heading(view.status); },
+});
+// After a round's questions the heading names the round and what happens, not the last question.
+const heading = (status) => roundHeading(status, S, { voting: S.head_vote_juror }) || phaseText(status, S);
 const draftsKey = `vtt-sheet:${key}`;
-const node = (id) => document.getElementById(id);
 
 // Lines typed but not yet acknowledged, by "question/alias"; they outlive a reload.
 let drafts = readDrafts();
@@ -23,21 +31,6 @@ let firstUnsaved = null;
 let lastSave = 0;
 let voteState = null;    // null | "pending" | "saved" | {refused}
 let view = null;
-
-const live = new Connection({
-  auth,
-  key,
-  onView: (data, event) => {
-    if (event === "round") { drafts = {}; writeDrafts(); lineState = {}; voteState = null; }
-    view = data;
-    render(event);
-  },
-  onConnection: (online) => connectionLine(node("connection"), online, S),
-  onRefused: (error) => showRefusal(node("phase"), node("connection"), error, S),
-});
-// After a round's questions the heading names the round and what happens, not the last question.
-const heading = (status) => roundHeading(status, S, { voting: S.head_vote_juror }) || phaseText(status, S);
-tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = heading(view.status); });
 if (Object.keys(drafts).length) scheduleSave();
 // The clip the players saw, in the light rendition, played when the juror wants (a remote jury judges it too).
 const screen = new ClipScreen({ live, rendition: "phone" });

@@ -1,20 +1,15 @@
 // A player's page: the lobby, the clip and question, an answer by option or text within the time limit
 // (changeable until answering closes), and a clear "received" once the server has it on disk.
-import { Connection, boot, format, h, strings } from "./client.js";
+import { format, h } from "./client.js";
 import { ClipScreen } from "./screening.js";
-import { connectionLine, phaseText, showRefusal, tickWhileDeadline } from "./show.js";
+import { phaseText, startPage } from "./show.js";
 
-const S = strings();
-const { auth, key } = boot();
-const node = (id) => document.getElementById(id);
 let view = null;
 let shownQuestion = null;  // the question whose form is on screen (kept while the player types)
 let answerState = null;    // null | "sending" | "received" | {refused}
 let playingRound = null;   // the round the snapshot's "playing" is about
 
-const live = new Connection({
-  auth,
-  key,
+const { S, node, live } = startPage({
   onView: (data, event) => {
     // Whether this player plays a round is in the snapshot only (questions go to every player): a new round
     // asks for a fresh one.
@@ -23,10 +18,9 @@ const live = new Connection({
     view = data;
     if (!event || !event.startsWith("ack:")) render();
   },
-  onConnection: (online) => connectionLine(node("connection"), online, S),
-  onRefused: (error) => showRefusal(node("phase"), node("connection"), error, S),
+  status: () => view && view.status,
+  showPhase: () => showPhase(view.status),
 });
-tickWhileDeadline(() => view && view.status, () => showPhase(view.status));
 const screen = new ClipScreen({ live, askToJoin: true });
 node("clip").replaceChildren(screen.element);
 const joinBox = h("div", { class: "clip-join-box" }, screen.joinButton);

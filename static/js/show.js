@@ -1,6 +1,6 @@
 // What the jury, the players and the stage show alike: the flow line, the question, the tally, reveals (the clip:
 // screening.js).
-import { format, h, secondsLeft } from "./client.js";
+import { Connection, boot, format, h, secondsLeft, strings } from "./client.js";
 
 export function phaseText(status, S) {
   if (!status) return "";
@@ -14,6 +14,24 @@ export function phaseText(status, S) {
   const left = secondsLeft(status.deadline);
   if (left !== null && ["answering", "voting"].includes(status.phase)) line += ` (${format(S.seconds_left, { seconds: left })})`;
   return line;
+}
+
+// What every live page does first: its words and link from the page, the connection (its state and a refusal said
+// in the page's header), and the phase line kept ticking while a deadline runs (``status``: the current status or
+// null; ``showPhase``: redraws the phase line). The callbacks run later, once the connection has news.
+export function startPage({ onView, status, showPhase }) {
+  const S = strings();
+  const { auth, key } = boot();
+  const node = (id) => document.getElementById(id);
+  const live = new Connection({
+    auth,
+    key,
+    onView,
+    onConnection: (online) => connectionLine(node("connection"), online, S),
+    onRefused: (error) => showRefusal(node("phase"), node("connection"), error, S),
+  });
+  tickWhileDeadline(status, showPhase);
+  return { S, auth, key, node, live };
 }
 
 // Re-render every second while a deadline runs, so the countdown moves.

@@ -1,25 +1,19 @@
 // The stage screen (projector): the join QR in the lobby, the clip and question, the answers at the reveal
 // in large type, how many jurors have voted, the tally and the reveals. It sees what the jury sees.
-import { Connection, boot, format, h, roundHeading, strings } from "./client.js";
+import { format, h, roundHeading } from "./client.js";
 import { ClipScreen } from "./screening.js";
-import { connectionLine, phaseText, showRefusal, questionView, resultsView, tickWhileDeadline } from "./show.js";
+import { phaseText, questionView, resultsView, startPage } from "./show.js";
 
-const S = strings();
-const { auth, key } = boot();
-const node = (id) => document.getElementById(id);
 let view = null;
 let questionOf = null;  // the question on screen (its clip is not restarted by other events)
 
-const live = new Connection({
-  auth,
-  key,
+const { S, auth, node, live } = startPage({
   onView: (data) => { view = data; render(); },
-  onConnection: (online) => connectionLine(node("connection"), online, S),
-  onRefused: (error) => showRefusal(node("phase"), node("connection"), error, S),
+  status: () => view && view.status,
+  showPhase: () => { node("phase").textContent = heading(view.status); },
 });
 // The heading says what happens: after a round's questions it names the round, not the last question.
 const heading = (status) => roundHeading(status, S) || phaseText(status, S);
-tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = heading(view.status); });
 // The projector plays with sound when the browser lets it (else muted, with a "sound on" button); with
 // clip_playback "device" it starts each clip by itself.
 const screen = new ClipScreen({ live, autoplay: true });
