@@ -18,7 +18,8 @@ from vtt.banks.readers import NATIVE_COLUMNS
 from vtt.db import make_engine, make_db_factory, transaction, upgrade
 
 
-def write_bank(path: Path, count: int, seed: int = 0) -> None:
+def write_bank(path: Path, count: int, seed: int = 0, realistic: bool = False) -> None:
+    """A native CSV bank of ``count`` tagged questions; ``realistic``: texts as long as a real bank's (uploads)."""
     rng = random.Random(seed)
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=NATIVE_COLUMNS)
@@ -27,13 +28,21 @@ def write_bank(path: Path, count: int, seed: int = 0) -> None:
             targets = rng.sample(ELEMENTS[Module.TARGET], rng.randint(1, 3))
             targets[0] += "*"
             mcq = i % 2 == 0
+            if realistic:
+                text = (f"Question {i}: what does the person on the left do after the door opens, and why, in scene "
+                        f"{i // 10}?")
+                choices, reference = "Leaves the room|Sits down|Calls someone|Laughs|Says nothing", \
+                    "She leaves the room because she is angry with him."
+                video, category, round_ = f"clips/episode{i // 500:03d}/shot{i // 10:05d}.mp4", "behaviour", str(1 + i % 5)
+            else:
+                text, choices, reference = f"Question {i} about the scene, with a comma?", "a|b|c|d|e", "a reference answer"
+                video, category, round_ = f"clips/{i // 10}.mp4", "", ""
             writer.writerow({
-                "qid": f"b{i:06d}", "question": f"Question {i} about the scene, with a comma?",
-                "type": "mcq" if mcq else "open", "choices": "a|b|c|d|e" if mcq else "",
-                "answer": str(i % 5) if mcq else "a reference answer", "video": f"clips/{i // 10}.mp4",
+                "qid": f"b{i:06d}", "question": text, "type": "mcq" if mcq else "open",
+                "choices": choices if mcq else "", "answer": str(i % 5) if mcq else reference, "video": video,
                 "start": "1.5", "end": "9", "clip": rng.choice(["shot", "scene"]), "targets": ";".join(targets),
                 "contents": ";".join(rng.sample(ELEMENTS[Module.CONTENT], rng.randint(1, 3))),
-                "thinking": rng.choice(ELEMENTS[Module.THINKING]), "category": "", "round": "",
+                "thinking": rng.choice(ELEMENTS[Module.THINKING]), "category": category, "round": round_,
             })
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import re
 import sqlite3
 import statistics
@@ -29,38 +28,14 @@ from pathlib import Path
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from analysis.taxonomy import ELEMENTS, Module  # noqa: E402
+from bench_import import write_bank  # noqa: E402
 from tests.conftest import ServedApp  # noqa: E402
-from vtt.banks.readers import NATIVE_COLUMNS  # noqa: E402
 from vtt.db import upgrade  # noqa: E402
 
 PASSWORD = "bench password"
 SPEC_EXAMPLES = Path(__file__).resolve().parent.parent / "tests" / "data" / "spec_examples.csv"
-
-
-def write_bank(path: Path, count: int, seed: int = 0) -> None:
-    import csv
-
-    rng = random.Random(seed)
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=NATIVE_COLUMNS)
-        writer.writeheader()
-        for i in range(count):
-            targets = rng.sample(ELEMENTS[Module.TARGET], rng.randint(1, 3))
-            targets[0] += "*"
-            mcq = i % 2 == 0
-            writer.writerow({
-                "qid": f"b{i:06d}", "question": f"Question {i}: what does the person on the left do after the door "
-                                                f"opens, and why, in scene {i // 10}?",
-                "type": "mcq" if mcq else "open",
-                "choices": "Leaves the room|Sits down|Calls someone|Laughs|Says nothing" if mcq else "",
-                "answer": str(i % 5) if mcq else "She leaves the room because she is angry with him.",
-                "video": f"clips/episode{i // 500:03d}/shot{i // 10:05d}.mp4", "start": "1.5", "end": "9",
-                "clip": rng.choice(["shot", "scene"]), "targets": ";".join(targets),
-                "contents": ";".join(rng.sample(ELEMENTS[Module.CONTENT], rng.randint(1, 3))),
-                "thinking": rng.choice(ELEMENTS[Module.THINKING]), "category": "behaviour", "round": str(1 + i % 5),
-            })
 
 
 class Host:
@@ -139,7 +114,7 @@ def main() -> None:
         four = Path(folder) / "four.csv"  # the header and the spec's first four questions
         four.write_bytes(b"".join(SPEC_EXAMPLES.read_bytes().splitlines(keepends=True)[:5]))
         bank = Path(folder) / "large_bank.csv"
-        write_bank(bank, args.questions)
+        write_bank(bank, args.questions, realistic=True)
         env = {"VTT_INSTANCE_PATH": str(instance), "VTT_HOST_PASSWORD": PASSWORD, "DATABASE_URL": f"sqlite:///{database}"}
         for name in ("REDIS_URL", "SECRET_KEY"):
             os.environ.pop(name, None)
