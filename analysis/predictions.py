@@ -20,10 +20,13 @@ the same way.  Predictions of questions that are not in the set are counted and 
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from .textio import read_json, value_text
 
 PREDICTION_COLUMNS = ("prediction", "pred", "answer")
 ROW_COLUMNS = ("player", "qid", "answer", "correct", "kind")
@@ -49,7 +52,7 @@ def read_predictions(path: Path, player: str | None = None) -> pd.DataFrame:
     name = player or path.stem
     suffix = path.suffix.lower()
     if suffix == ".json":
-        rows = _json_rows(path, _load(path))
+        rows = _json_rows(path, read_json(path, partial(_at_line, path)))
     elif suffix == ".jsonl":
         rows = [_prediction_row(path, number, item) for number, item in _jsonl(path)]
     else:
@@ -75,14 +78,6 @@ def coverage(answers: pd.DataFrame, questions: int) -> list[str]:
     return [f"{player} answered {count:,} of {questions:,} questions" for player, count in answered.items()]
 
 
-def _load(path: Path) -> Any:
-    try:
-        with path.open(encoding="utf-8-sig") as handle:
-            return json.load(handle)
-    except json.JSONDecodeError as error:
-        raise PredictionsError(f"{path}: line {error.lineno}: not valid JSON: {error.msg}") from None
-
-
 def _jsonl(path: Path):
     with path.open(encoding="utf-8-sig") as handle:
         for number, line in enumerate(handle, start=1):
@@ -90,7 +85,12 @@ def _jsonl(path: Path):
                 try:
                     yield number, json.loads(line)
                 except json.JSONDecodeError as error:
-                    raise PredictionsError(f"{path}: line {number}: not valid JSON: {error.msg}") from None
+                    raise _at_line(path, number, f"not valid JSON: {error.msg}") from None
+
+
+def _at_line(path: Path, line: int, message: str) -> PredictionsError:
+    """A problem at a line of the file (JSON syntax, in a .json or a .jsonl file)."""
+    return PredictionsError(f"{path}: line {line}: {message}")
 
 
 def _json_rows(path: Path, data: Any) -> list[dict[str, str]]:
@@ -105,14 +105,14 @@ def _json_rows(path: Path, data: Any) -> list[dict[str, str]]:
                 if not isinstance(item, dict) or "pred" not in item:
                     raise PredictionsError(f"{path}: {video!r} item {index}: expected an object with 'pred'")
                 rows.append({"qid": str(item.get("qid") or f"{Path(video).stem}-{index:02d}"),
-                             "answer": _text(item["pred"]),
-                             "correct": _CORRECT.get(_text(item.get("classification")).casefold(), "")})
+                             "answer": value_text(item["pred"]),
+                             "correct": _CORRECT.get(value_text(item.get("classification")).casefold(), "")})
         return rows
     for qid, value in data.items():
         if isinstance(value, (dict, list)):
             raise PredictionsError(f"{path}: qid {qid!r}: expected an option (index, letter or text), "
                                    f"not {type(value).__name__}")
-    return [{"qid": str(qid), "answer": _text(value), "correct": ""} for qid, value in data.items()]
+    return [{"qid": str(qid), "answer": value_text(value), "correct": ""} for qid, value in data.items()]
 
 
 def _prediction_row(path: Path, number: int, item: Any) -> dict[str, str]:
@@ -122,13 +122,6 @@ def _prediction_row(path: Path, number: int, item: Any) -> dict[str, str]:
     column = next((c for c in PREDICTION_COLUMNS if c in item), None)
     if "qid" not in item or column is None:
         raise PredictionsError(f"{path}: row {number}: needs qid and one of {', '.join(PREDICTION_COLUMNS)}")
-    return {"qid": _text(item["qid"]), "answer": _text(item[column]),
-            "correct": _CORRECT.get(_text(item.get("correct")).casefold(), "")}
+    return {"qid": value_text(item["qid"]), "answer": value_text(item[column]),
+            "correct": _CORRECT.get(value_text(item.get("correct")).casefold(), "")}
 
-
-def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value).strip()

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import csv
-import json
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from analysis.textio import read_json
 
 SHOWN_ROWS = 5  # rows named on a summary line of a problem that repeats
 SUMMARY_LINES = 30  # at most this many kinds of problem on the terminal; the rest go to --problems-out
@@ -80,8 +81,4 @@ class InputError(ValueError):
 
 def load_json(path: Path) -> Any:
     """A JSON file's content; a syntax error becomes an :class:`InputError` naming the line."""
-    try:
-        with path.open(encoding="utf-8-sig") as handle:
-            return json.load(handle)
-    except json.JSONDecodeError as exc:
-        raise InputError([Problem(path.name, exc.lineno, None, f"not valid JSON: {exc.msg}", unit="line")]) from None
+    return read_json(path, lambda line, message: InputError([Problem(path.name, line, None, message, unit="line")]))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.taxonomy import Module, TagSet, parse_tags
+from analysis.textio import value_text
 
 from ..models import Question
 from ..problems import InputError, Problem, load_json
@@ -414,7 +415,7 @@ class _RowCheck:
         answer_index, reference = self.answer(qtype, choices, fields)
         video = self.text(fields, "video") or None
         start, end = self.span(fields)
-        clip = _text(fields.get("clip")).lower() or None
+        clip = value_text(fields.get("clip")).lower() or None
         if clip not in (None, "shot", "scene"):
             self.problem("clip", f"must be 'shot' or 'scene', not {clip!r}")
         tags = self.tags(fields)
@@ -430,7 +431,7 @@ class _RowCheck:
 
     def span(self, fields: dict) -> tuple[float | None, float | None]:
         """Start and end seconds; NaN (TVQA's ``NaN-NaN``) or a zero-length span means the whole clip."""
-        if any(_text(fields.get(name)).casefold() == "nan" for name in ("start", "end")):
+        if any(value_text(fields.get(name)).casefold() == "nan" for name in ("start", "end")):
             self.warn("start", "is NaN: no localised span, the whole clip plays")
             return None, None
         start, end = self.number(fields, "start"), self.number(fields, "end")
@@ -449,7 +450,7 @@ class _RowCheck:
 
     def text(self, fields: dict, name: str) -> str:
         """A text field, checked against what the database stores."""
-        text = _text(fields.get(name))
+        text = value_text(fields.get(name))
         if "\0" in text:
             self.problem(name, "contains a NUL character")
         limit = MAX_LENGTHS.get(name)
@@ -470,7 +471,7 @@ class _RowCheck:
 
     def tags(self, fields: dict) -> TagSet:
         tags = parse_tags(fields.get("targets"), fields.get("contents"), fields.get("thinking"),
-                          _text(fields.get("key_target")) or None)
+                          value_text(fields.get("key_target")) or None)
         for tag_problem in tags.problems:
             self.problem(FIELD_OF_MODULE[tag_problem.module], tag_problem.message)
         return tags
@@ -487,7 +488,7 @@ class _RowCheck:
                 self.problem("choices", "could not be parsed as a list")
                 return None
         if isinstance(value, (list, tuple)):
-            items = [_text(v) for v in value]
+            items = [value_text(v) for v in value]
             if any(isinstance(v, str) and v != v.strip() for v in value):
                 self.warn("choices", "options had stray whitespace (trimmed)")
         elif isinstance(value, str):
@@ -502,7 +503,8 @@ class _RowCheck:
         return items
 
     def question_type(self, value: Any, choices: list[str] | None) -> str:
-        qtype = _text(value).lower() or ("open" if choices == [] else "mcq")  # unreadable options are still options
+        # unreadable options are still options
+        qtype = value_text(value).lower() or ("open" if choices == [] else "mcq")
         qtype = {"multiple-choice": "mcq", "multiple choice": "mcq", "mc": "mcq", "open-ended": "open"}.get(qtype, qtype)
         if qtype not in ("mcq", "open"):
             self.problem("type", f"must be 'mcq' or 'open', not {qtype!r}")
@@ -522,7 +524,7 @@ class _RowCheck:
             return None, text
         if choices is None or len(choices) < 2:
             return None, ""
-        key_text = _text(fields.get("_answer_text"))
+        key_text = value_text(fields.get("_answer_text"))
         if not text and key_text:
             index = _option_with_text(choices, key_text)
             if index is None:
@@ -557,7 +559,7 @@ class _RowCheck:
         return index
 
     def number(self, fields: dict, name: str) -> float | None:
-        text = _text(fields.get(name))
+        text = value_text(fields.get(name))
         if not text:
             return None
         try:
@@ -571,7 +573,7 @@ class _RowCheck:
         return value
 
     def round(self, value: Any) -> int | None:
-        text = _text(value)
+        text = value_text(value)
         if not text:
             return None
         number = _integer(text)
@@ -579,14 +581,6 @@ class _RowCheck:
             self.problem("round", f"must be a round number 1, 2, ..., not {text!r}")
             return None
         return number
-
-
-def _text(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value).strip()
 
 
 def _option_with_text(choices: list[str], text: str) -> int | None:

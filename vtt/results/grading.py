@@ -32,7 +32,7 @@ from ..models import (
     RUBRIC_DIMENSIONS, Answer, Event, Grade, GraderMark, Player, Question, QuestionType, SessionQuestion,
     VttSession, utcnow,
 )
-from .session_data import _answer_text as answer_text
+from .session_data import player_answer_text
 
 GRADER_NAME_LENGTH = 120
 RUBRIC_RANGE = range(0, 6)
@@ -167,7 +167,7 @@ def grading_overview(db: Session, vtt_session: VttSession) -> GradingOverview:
     questions = {sq.id: sq.question for sq in placed}
     for answer in answers:
         question = questions.get(answer.session_question_id)
-        text = answer_text(question, answer) if question is not None else ""
+        text = player_answer_text(question, answer) if question is not None else ""
         if text.strip():
             item = AnswerToGrade(answer, players[answer.player_id], text, final=answer.grade)
             by_question.setdefault(answer.session_question_id, []).append(item)
@@ -199,7 +199,7 @@ def answer_to_grade(db: Session, vtt_session: VttSession, answer_id_text: str | 
     if not needs_hand_grading(question):
         raise GradingError("answer_id", _("answer %(answer)s is to a multiple-choice question with a key: it is "
                                           "graded against the key", answer=answer.id))
-    if answer.late or not answer_text(question, answer).strip():
+    if answer.late or not player_answer_text(question, answer).strip():
         raise GradingError("answer_id", _("answer %(answer)s counts as no answer (late or empty): nothing to grade",
                                           answer=answer.id))
     return answer

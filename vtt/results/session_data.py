@@ -32,6 +32,7 @@ questions on that set and joins the results.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import timezone
 
@@ -81,22 +82,47 @@ def session_by_code(db: Session, code: str) -> VttSession | None:
     return db.scalar(select(VttSession).where(VttSession.join_code == code.strip().upper()))
 
 
+@dataclass(frozen=True)
+class _SessionRows:
+    """The rows of one session that both the frames and the export read, each table queried once."""
+
+    placed: list[SessionQuestion]  # in (round, position) order, with their questions and tags
+    players: list[Player]          # in id order
+    jurors: list[Juror]            # in id order
+    answers: list[Answer]          # in id order, with their grades
+    entries: list[SheetEntry]      # in id order
+    votes: list[Vote]              # in (round, juror, slot) order
+
+
+def _session_rows(db: Session, session_id: int) -> _SessionRows:
+    return _SessionRows(
+        placed=list(db.scalars(
+            select(SessionQuestion).where(SessionQuestion.session_id == session_id)
+            .options(selectinload(SessionQuestion.question).selectinload(Question.tags))
+            .order_by(SessionQuestion.round, SessionQuestion.position))),
+        players=list(db.scalars(select(Player).where(Player.session_id == session_id).order_by(Player.id))),
+        jurors=list(db.scalars(select(Juror).where(Juror.session_id == session_id).order_by(Juror.id))),
+        answers=list(db.scalars(select(Answer).where(Answer.session_id == session_id)
+                                .options(selectinload(Answer.grade)).order_by(Answer.id))),
+        entries=list(db.scalars(select(SheetEntry).where(SheetEntry.session_id == session_id)
+                                .order_by(SheetEntry.id))),
+        votes=list(db.scalars(select(Vote).where(Vote.session_id == session_id)
+                              .order_by(Vote.round, Vote.juror_id, Vote.slot))),
+    )
+
+
 def session_frames(db: Session, vtt_session: VttSession) -> SessionFrames:
-    session_id = vtt_session.id
-    placed = list(db.scalars(
-        select(SessionQuestion).where(SessionQuestion.session_id == session_id)
-        .options(selectinload(SessionQuestion.question).selectinload(Question.tags))
-        .order_by(SessionQuestion.round, SessionQuestion.position)))
+    return _frames(vtt_session, _session_rows(db, vtt_session.id))
+
+
+def _frames(vtt_session: VttSession, rows: _SessionRows) -> SessionFrames:
+    placed, players = rows.placed, rows.players
     questions = records_frame([replace(question_record(sq.question), round=sq.round) for sq in placed])
-    players = list(db.scalars(select(Player).where(Player.session_id == session_id).order_by(Player.id)))
-    jurors = {j.id: j for j in db.scalars(select(Juror).where(Juror.session_id == session_id))}
+    jurors = {j.id: j for j in rows.jurors}
     names = {p.id: p.name for p in players}
     by_question = {sq.id: sq for sq in placed}
-
-    answer_rows = list(db.scalars(select(Answer).where(Answer.session_id == session_id)
-                                  .options(selectinload(Answer.grade)).order_by(Answer.id)))
-    put = _put(vtt_session, placed, players, answer_rows)
-    answers, ungraded = _answers(put, players, by_question, answer_rows)
+    put = _put(vtt_session, placed, players, rows.answers)
+    answers, ungraded = _answers(put, players, by_question, rows.answers)
     return SessionFrames(
         questions=questions,
         put=put,
@@ -104,8 +130,8 @@ def session_frames(db: Session, vtt_session: VttSession) -> SessionFrames:
         ungraded=ungraded,
         players=pd.DataFrame({"name": [p.name for p in players], "kind": [p.kind.value for p in players]},
                              columns=["name", "kind"]),
-        votes=_votes(db, session_id, jurors, names),
-        sheet=_sheet(db, session_id, jurors, names, by_question),
+        votes=_votes(rows.votes, jurors, names),
+        sheet=_sheet(rows.entries, jurors, names, by_question),
     )
 
 
@@ -139,25 +165,31 @@ def _answers(put: pd.DataFrame, players: list[Player], by_question: dict[int, Se
             if question.type is QuestionType.MCQ and question.answer_index is not None:
                 row["answer"], row["correct"] = _mcq(question, answer)
             elif answer.grade is not None:  # an open answer, or one to a question whose key is withheld
-                row["answer"], row["correct"] = _answer_text(question, answer), bool(answer.grade.correct)
-            elif _answer_text(question, answer).strip():
+                row["answer"], row["correct"] = player_answer_text(question, answer), bool(answer.grade.correct)
+            elif player_answer_text(question, answer).strip():
                 ungraded.append({"player": item.player, "qid": item.qid, "round": item.round,
-                                 "answer": _answer_text(question, answer)})
+                                 "answer": player_answer_text(question, answer)})
                 continue
         rows.append(row)
     answers = pd.DataFrame(rows, columns=[*ANSWER_COLUMNS, "round"]).astype({"correct": bool})
     return answers, pd.DataFrame(ungraded, columns=["player", "qid", "round", "answer"])
 
 
+def player_answer_text(question: Question, answer: Answer) -> str:
+    """What the player answered: the chosen option's text for a multiple-choice question, else the text given."""
+    if question.type is QuestionType.MCQ and answer.choice_index is not None \
+            and answer.choice_index < len(question.choices):
+        return str(question.choices[answer.choice_index])
+    return answer.text
+
+
 def _mcq(question: Question, answer: Answer) -> tuple[str, bool]:
     """The chosen option's text and whether it is the key (graded automatically, as SPEC says)."""
     index = answer.choice_index
-    return _answer_text(question, answer), index is not None and index == question.answer_index
+    return player_answer_text(question, answer), index is not None and index == question.answer_index
 
 
-def _votes(db: Session, session_id: int, jurors: dict[int, Juror], names: dict[int, str]) -> pd.DataFrame:
-    votes = list(db.scalars(select(Vote).where(Vote.session_id == session_id)
-                            .order_by(Vote.round, Vote.juror_id, Vote.slot)))
+def _votes(votes: list[Vote], jurors: dict[int, Juror], names: dict[int, str]) -> pd.DataFrame:
     rows = []
     for vote in votes:
         juror = jurors[vote.juror_id]
@@ -179,9 +211,8 @@ def _expert(value: bool | None) -> str | None:
     return None if value is None else ("expert" if value else "non-expert")
 
 
-def _sheet(db: Session, session_id: int, jurors: dict[int, Juror], names: dict[int, str],
-           by_question: dict[int, SessionQuestion]) -> pd.DataFrame:
-    entries = db.scalars(select(SheetEntry).where(SheetEntry.session_id == session_id).order_by(SheetEntry.id))
+def _sheet(entries: list[SheetEntry], jurors: dict[int, Juror], names: dict[int, str],
+          by_question: dict[int, SessionQuestion]) -> pd.DataFrame:
     rows = [{"juror": jurors[e.juror_id].label, "qid": by_question[e.session_question_id].question.qid,
              "player": names[e.player_id], "looks_like_ai": bool(e.looks_like_ai),
              "round": by_question[e.session_question_id].round, "human_likeness": e.human_likeness}
@@ -246,24 +277,23 @@ def _json(value) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _scrubbed(value):
-    """``value`` with every mapping entry whose key names a secret (token, password...) blanked."""
+def _blanked(value, secret: Callable[[str], bool]):
+    """``value`` with every mapping entry, at any depth, whose lower-cased key is ``secret`` blanked."""
     if isinstance(value, dict):
-        return {key: "[removed]" if any(word in str(key).lower() for word in SECRET_KEYS) else _scrubbed(item)
-                for key, item in value.items()}
+        return {key: "[removed]" if secret(str(key).lower()) else _blanked(item, secret) for key, item in value.items()}
     if isinstance(value, list):
-        return [_scrubbed(item) for item in value]
+        return [_blanked(item, secret) for item in value]
     return value
 
 
-def _without_credentials(value):
-    """``value`` with every mapping entry named like a credential (api_key, authorization...) blanked."""
-    if isinstance(value, dict):
-        return {key: "[removed]" if str(key).lower() in CREDENTIAL_KEYS else _without_credentials(item)
-                for key, item in value.items()}
-    if isinstance(value, list):
-        return [_without_credentials(item) for item in value]
-    return value
+def _names_a_secret(key: str) -> bool:
+    """A key that holds token, password or secret anywhere in its name."""
+    return any(word in key for word in SECRET_KEYS)
+
+
+def _is_credential(key: str) -> bool:
+    """A key named exactly like a credential (api_key, authorization...)."""
+    return key in CREDENTIAL_KEYS
 
 
 def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFrame]:
@@ -274,22 +304,14 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
     whose key names a token, password or secret are blanked.  Timestamps are ISO 8601 UTC.
     """
     session_id = vtt_session.id
-    placed = list(db.scalars(
-        select(SessionQuestion).where(SessionQuestion.session_id == session_id)
-        .options(selectinload(SessionQuestion.question).selectinload(Question.tags))
-        .order_by(SessionQuestion.round, SessionQuestion.position)))
+    session_rows = _session_rows(db, session_id)
+    placed, players, jurors = session_rows.placed, session_rows.players, session_rows.jurors
+    answers, entries, votes = session_rows.answers, session_rows.entries, session_rows.votes
     by_question = {sq.id: sq for sq in placed}
-    players = list(db.scalars(select(Player).where(Player.session_id == session_id).order_by(Player.id)))
     player_by_id = {p.id: p for p in players}
-    jurors = list(db.scalars(select(Juror).where(Juror.session_id == session_id).order_by(Juror.id)))
     juror_by_id = {j.id: j for j in jurors}
     aliases = list(db.scalars(select(RoundAlias).where(RoundAlias.session_id == session_id)
                               .order_by(RoundAlias.round, RoundAlias.alias)))
-    answers = list(db.scalars(select(Answer).where(Answer.session_id == session_id).options(selectinload(Answer.grade))
-                              .order_by(Answer.id)))
-    entries = list(db.scalars(select(SheetEntry).where(SheetEntry.session_id == session_id).order_by(SheetEntry.id)))
-    votes = list(db.scalars(select(Vote).where(Vote.session_id == session_id)
-                            .order_by(Vote.round, Vote.juror_id, Vote.slot)))
     reveals = list(db.scalars(select(IdentityReveal).where(IdentityReveal.session_id == session_id)
                               .order_by(IdentityReveal.round, IdentityReveal.id)))
     events = list(db.scalars(select(Event).where(Event.session_id == session_id).order_by(Event.id)))
@@ -332,7 +354,7 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
         } for sq in placed],
         "players.csv": [{
             "player_id": p.id, "player": p.name, "kind": p.kind.value, "age": p.age, "stage": p.stage,
-            "backends": _json(p.backends), "details": _json(_scrubbed(p.details)),
+            "backends": _json(p.backends), "details": _json(_blanked(p.details, _names_a_secret)),
         } for p in players],
         "jurors.csv": [{
             "juror_id": j.id, "juror": j.label, "group": j.juror_group, "expert": j.expert, "age_band": j.age_band,
@@ -344,7 +366,7 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
             "answer_id": a.id, **place(a.session_question_id), "player_id": a.player_id, "player": name(a.player_id),
             "text": a.text, "choice_index": a.choice_index, "submitted_at": iso(a.submitted_at),
             "latency_ms": a.latency_ms, "late": a.late, "redacted": a.redacted, "edited_at": iso(a.edited_at),
-            "provenance": _json(_without_credentials(a.provenance)), "entered_by_host": bool(a.entered_by_host),
+            "provenance": _json(_blanked(a.provenance, _is_credential)), "entered_by_host": bool(a.entered_by_host),
         } for a in answers],
         "grades.csv": [{
             "answer_id": a.id, **place(a.session_question_id), "player": name(a.player_id),
@@ -367,7 +389,8 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
             "kind": player_by_id[r.player_id].kind.value, "revealed_at": iso(r.revealed_at),
         } for r in reveals],
         "events.csv": [{
-            "event_id": e.id, "at": iso(e.at), "kind": e.kind, "actor": e.actor, "payload": _json(_scrubbed(e.payload)),
+            "event_id": e.id, "at": iso(e.at), "kind": e.kind, "actor": e.actor,
+            "payload": _json(_blanked(e.payload, _names_a_secret)),
         } for e in events],
     }
     columns = {  # the header of a table without rows
@@ -388,7 +411,7 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
     frames = {file: _exact(pd.DataFrame(rows, columns=columns.get(file) if not rows else None, dtype=object))
               for file, rows in tables.items()}
     frames[f"{s.join_code}_wide.csv"] = _wide(s, placed, players, jurors, aliases, answers, votes,
-                                               session_frames(db, s))
+                                               _frames(s, session_rows))
     stamp = {"session": s.join_code, "design_hash": s.design_hash}
     return {file: _stamped(frame, stamp) for file, frame in frames.items()}
 
@@ -443,7 +466,7 @@ def _wide(s: VttSession, placed: list[SessionQuestion], players: list[Player], j
                 qid = sq.question.qid
                 answer = given.get((p.id, sq.id))
                 if answer is not None:
-                    row[f"r{n}_{qid}"] = _answer_text(sq.question, answer)
+                    row[f"r{n}_{qid}"] = player_answer_text(sq.question, answer)
                 if (p.name, qid) in put:
                     row[f"r{n}_{qid}_correct"] = graded.get((p.name, qid))  # blank: ungraded, or no part taken
         rows.append(row)
@@ -463,11 +486,3 @@ def _wide(s: VttSession, placed: list[SessionQuestion], players: list[Player], j
                 row[f"r{n}_reason"] = first.reason
         rows.append(row)
     return _exact(pd.DataFrame(rows, columns=fields + [c for n in rounds for c in round_columns(n)], dtype=object))
-
-
-def _answer_text(question: Question, answer: Answer) -> str:
-    """What the player answered: the chosen option's text for a multiple-choice question."""
-    if question.type is QuestionType.MCQ and answer.choice_index is not None \
-            and answer.choice_index < len(question.choices):
-        return str(question.choices[answer.choice_index])
-    return answer.text
