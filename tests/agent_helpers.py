@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import os
 import secrets
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +15,7 @@ from typing import Any
 from sqlalchemy import select
 
 from tests.conftest import ROOT, host_api_token
+from tests.waiting import wait_until_async
 from vtt.client.connection import Connection, Ledger
 from vtt.db import transaction
 from vtt.models import Answer, Event, Juror, Player, PlayerKind, Question, SessionQuestion
@@ -190,13 +189,7 @@ class Host:
         return [p for e, p in self.events if e == "agent" and p.get("player") == player]
 
     async def until(self, check, timeout: float = 30.0, what: str = "") -> Any:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            found = check()
-            if found:
-                return found
-            await asyncio.sleep(0.1)
-        raise AssertionError(f"timed out waiting for {what or check}")
+        return await wait_until_async(check, timeout, interval=0.1, message=what)
 
     async def current_question(self) -> dict[str, Any]:
         return await self.until(lambda: self.connection.view.data.get("question"), 10, "the question")

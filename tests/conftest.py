@@ -169,21 +169,29 @@ class ServedApp:
     def __enter__(self) -> ServedApp:
         import subprocess
         import sys
-        import time
-        import urllib.request
+
+        from tests.waiting import wait_until
 
         self.process = subprocess.Popen([sys.executable, "run.py", "--port", str(self.port)], env=self.env,
                                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"{self.url}/healthz", timeout=2):
-                    return self
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.__exit__(None, None, None)
-                    raise RuntimeError(f"server did not come up:\n{self.output}")
-                time.sleep(0.2)
+        try:
+            wait_until(lambda: self.process.poll() is not None or self._answers(), timeout=30, interval=0.2,
+                       message="the server to answer /healthz")
+            if self.process.poll() is None:
+                return self
+        except AssertionError:
+            pass  # still not answering: stopped and reported with its output, as when it has exited
+        self.__exit__(None, None, None)
+        raise RuntimeError(f"server did not come up:\n{self.output}")
+
+    def _answers(self) -> bool:
+        import urllib.request
+
+        try:
+            with urllib.request.urlopen(f"{self.url}/healthz", timeout=2):
+                return True
+        except OSError:
+            return False
 
     def __exit__(self, *_exc) -> None:
         self.process.terminate()

@@ -219,9 +219,11 @@ def test_two_agents_on_one_token_send_one_answer_per_question(served, db_factory
             await driver.start_round(1)
             question = await driver.ask()
             await driver.wait_agent_answer(question["id"])
-            await asyncio.sleep(2.5)  # both backends have replied and both processes have sent
+            # each process logs its answer once the server has acknowledged it: both have sent
+            await driver.until(lambda: sum(twin.log().count("backend=python answer=") for twin in twins) == 2,
+                               30, "both processes to have their answer acknowledged")
+            await driver.move("finish", force=True)  # acknowledged after anything the answers made the host hear
             assert len(driver.answers_of(question["id"], sitting.agent_id)) == 1
-            await driver.move("finish", force=True)
 
     drive_beside(host, *twins)
     assert len(answer_events(db_factory, sitting)) == 1
@@ -296,7 +298,7 @@ def test_a_typing_wait_cut_short_by_the_host_sends_nothing_and_tells_the_host_at
             async for question, shown in driver.each_question(1):
                 if question["type"] == "open" and not cut:  # its answer takes seconds to "type"
                     await driver.until(lambda: reports(driver, "working", question["qid"]), 10, "working")
-                    await asyncio.sleep(0.5)
+                    await asyncio.sleep(0.5)  # the backend replies in 0.05 s: the agent is now in its typing wait
                     await driver.move("close_answering")
                     found = await driver.until(lambda: reports(driver, "error", question["qid"]), 4, "the error")
                     cut.update(found[-1], question=shown["id"])

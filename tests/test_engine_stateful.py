@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from tests.test_engine_flow import JURORS, PLAYER_IDS, T0, assert_blind, assert_identities_payload, make_state
+from tests.engine_helpers import JURORS, PLAYER_IDS, T0, assert_blind, assert_identities_payload, make_state
 from vtt.engine import audiences
 from vtt.engine.rules import ALIASES, HOST_ACTIONS, MAX_TEXT, SYSTEM, Action, Actor, Refusal, decide
 from vtt.engine.state import LogEvent, SaveAnswer, SaveVote, SetPhase

@@ -26,6 +26,7 @@ from sqlalchemy import func, select
 
 from tests.conftest import HOST_PASSWORD, ROOT, ServedApp
 from tests.live_helpers import TO_JUDGING, identity_leaks, make_session
+from tests.waiting import wait_until, wait_until_async
 from vtt.models import Event, Juror, QuestionBank, SheetEntry, Vote
 
 CALL_TIMEOUT = 30  # seconds a client waits for one acknowledgement
@@ -145,8 +146,9 @@ def test_fifty_jurors_vote_at_once_on_a_gevent_server(database_url, db_factory):
         with urllib.request.urlopen(f"{served.url}/healthz?reset=1", timeout=10) as response:
             loop = json.load(response)["loop"]
         written = database_file.stat().st_mtime_ns
-        time.sleep(2.5)  # the writer is quiet: the server copies its WAL into the database file by itself
-        assert database_file.stat().st_mtime_ns > written
+        # the writer is quiet: the server copies its WAL into the database file by itself
+        wait_until(lambda: database_file.stat().st_mtime_ns > written, timeout=20,
+                   message="the server to checkpoint its WAL into the database file")
     assert [reply["ok"] for reply in replies] == [True] * 50, [r for r in replies if not r["ok"]][:3]
     assert not any(reply.get("duplicate") for reply in replies)
     assert all(status["phase"] == "voting" and status["round"] == 1 for status in opening)
@@ -179,11 +181,8 @@ def test_a_server_killed_mid_round_resumes_on_a_new_server(database_url, db_fact
                                         {"id": new_id("v"), "round": 1, "alias": None}]):
             assert (await juror.call("vote", vote))["ok"]
         await asyncio.to_thread(crash)  # no goodbyes: the server dies under the connections
-        for _ in range(100):  # the clients notice within 10 s
-            if not any(peer.client.connected for peer in [host, *jurors]):
-                break
-            await asyncio.sleep(0.1)
-        assert not any(peer.client.connected for peer in [host, *jurors])
+        await wait_until_async(lambda: not any(peer.client.connected for peer in [host, *jurors]), timeout=20,
+                               message="every client to notice the server is gone")
         return question, first_vote
 
     async def after_restart(url: str, question: int, first_vote: dict[str, Any]):
@@ -226,11 +225,12 @@ import sqlite3, sys, time
 db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
 db.execute("BEGIN IMMEDIATE")
 db.execute("INSERT INTO event (session_id, at, kind, actor, payload) VALUES (NULL, '2026-11-23', 'lock.test', 'cli', '{}')")
-print(time.monotonic(), flush=True)
-time.sleep(float(sys.argv[2]))
-print(time.monotonic(), flush=True)
+print("locked", time.monotonic(), flush=True)
+sys.stdin.readline()  # held until the test says so (or, should it die, its end closes the pipe)
+print("releasing", time.monotonic(), flush=True)
 db.execute("COMMIT")
 """
+MIN_LOCK_SECONDS = 2  # the server is watched for at least this long while the other process holds the lock
 
 
 class Heartbeat(threading.Thread):
@@ -259,6 +259,10 @@ class Heartbeat(threading.Thread):
     def worst(self, start: float = 0, end: float = float("inf")) -> float:
         return max((latency for at, latency in self.samples if start <= at <= end), default=0.0)
 
+    def answered(self, start: float, end: float = float("inf")) -> int:
+        """How many requests started between ``start`` and ``end`` have been answered (or failed)."""
+        return len([at for at, _latency in self.samples if start <= at <= end])
+
 
 def write_native_bank(path: Path, rows: int) -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
@@ -268,32 +272,72 @@ def write_native_bank(path: Path, rows: int) -> None:
             writer.writerow([f"load-{i:05d}", f"Question {i}: what does she feel?", "mcq", "sad|happy|angry", i % 3])
 
 
+async def reported(process: asyncio.subprocess.Process, word: str) -> float:
+    """The time.monotonic() (one clock for every process) on the next line of ``process``: "<word> <time>"."""
+    line = (await asyncio.wait_for(process.stdout.readline(), 45)).decode()
+    if not line.startswith(f"{word} "):
+        rest = (await asyncio.wait_for(process.stdout.read(), 10)).decode()
+        raise AssertionError(f"the lock holder said {line + rest!r}, not {word!r}")
+    return float(line.split()[1])
+
+
 def test_a_cli_writing_to_the_sqlite_file_does_not_freeze_the_server(database_url, db_factory, tmp_path):
-    people = make_session(db_factory, rounds=1, per_round=1, jurors=20)
+    """While another process holds SQLite's write lock the server still answers; the votes it cannot write wait
+    for the lock, and are all acknowledged once it is let go."""
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=23)
+    labels = list(people.jurors)
+    voters, latecomers = labels[:20], labels[20:]  # latecomers vote once, only once the lock is known to be held
     db_file = database_url.removeprefix("sqlite:///")
     bank = tmp_path / "big.csv"
     write_native_bank(bank, 20_000)
-    windows: dict[str, tuple[float, float]] = {}
+    lock: dict[str, float] = {}  # when the other process had taken the lock ("locked") and let it go ("releasing")
+    waiting: dict[str, float] = {}  # each juror's vote still waiting for its acknowledgement: when it was sent
+    acks: list = []  # (juror, vote key, alias, ack, sent, acknowledged) of every vote
+    served = ServedApp({"DATABASE_URL": database_url})
+    heartbeat = Heartbeat(served.url)
 
-    async def keep_voting(juror: Peer, label: str, others_done: asyncio.Event, acks: list) -> None:
-        """Change the vote every ~50 ms for at least 5 s and until the other processes are done (at most 45 s)."""
-        start = time.monotonic()
-        for n in range(2000):  # bounded by count and by time
-            elapsed = time.monotonic() - start
-            if elapsed > 45 or (elapsed >= 5 and others_done.is_set()):
+    async def vote(juror: Peer, label: str, n: int) -> None:
+        key, alias = f"{label}-{n}", "ABC"[n % 3]
+        sent = waiting[label] = time.monotonic()
+        reply = await juror.call("vote", {"id": key, "round": 1, "alias": alias, "confidence": 1 + n % 5})
+        del waiting[label]
+        acks.append((label, key, alias, reply, sent, time.monotonic()))
+
+    async def keep_voting(juror: Peer, label: str, others_done: asyncio.Event) -> None:
+        """Change the vote every ~50 ms until the other processes are done and this juror has voted since the
+        lock was released (bounded by count, and by SCENARIO_TIMEOUT)."""
+        for n in range(2000):
+            if others_done.is_set() and any(ack[0] == label and ack[4] >= lock.get("releasing", float("inf"))
+                                            for ack in acks):
                 return
-            key, alias = f"{label}-{n}", "ABC"[n % 3]
-            sent = time.monotonic()
-            reply = await juror.call("vote", {"id": key, "round": 1, "alias": alias, "confidence": 1 + n % 5})
-            acks.append((label, key, alias, reply, sent, time.monotonic()))
-            await asyncio.sleep(0.05)
+            await vote(juror, label, n)
+            await asyncio.sleep(0.05)  # a juror's pace of changing their mind
 
-    async def hold_the_lock(seconds: float) -> None:
-        holding = await asyncio.create_subprocess_exec(sys.executable, "-c", HOLD_LOCK, db_file, str(seconds),
-                                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        held = (await asyncio.wait_for(holding.communicate(), 30))[0].decode()
-        start, end = (float(line) for line in held.split())
-        windows["lock"] = (start, end)
+    def held_long_enough() -> bool:
+        """Every juror's vote is waiting for the lock (a vote sent before it that still waits this long after
+        is held by it too), and the heartbeat was answered meanwhile."""
+        since = lock["locked"]
+        return (time.monotonic() - since >= MIN_LOCK_SECONDS and set(waiting) == set(labels)
+                and heartbeat.answered(since) >= 10)
+
+    async def hold_the_lock(late: list[Peer]) -> None:
+        holding = await asyncio.create_subprocess_exec(sys.executable, "-c", HOLD_LOCK, db_file,
+                                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                                       stderr=subprocess.STDOUT)
+        try:
+            lock["locked"] = await reported(holding, "locked")
+            late_votes = asyncio.gather(*(vote(juror, label, 0) for juror, label in zip(late, latecomers)))
+            await wait_until_async(held_long_enough, timeout=30,
+                                   message="every juror's vote waiting for the lock, and 10 heartbeats meanwhile")
+            holding.stdin.write(b"release\n")
+            await holding.stdin.drain()
+            lock["releasing"] = await reported(holding, "releasing")
+            assert await asyncio.wait_for(holding.wait(), 30) == 0
+            await late_votes
+        finally:
+            if holding.returncode is None:
+                holding.kill()
+                await holding.wait()
 
     async def import_a_bank() -> str:
         importing = await asyncio.create_subprocess_exec(
@@ -301,47 +345,51 @@ def test_a_cli_writing_to_the_sqlite_file_does_not_freeze_the_server(database_ur
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         return (await asyncio.wait_for(importing.communicate(), 40))[0].decode()
 
-    async def other_processes(done: asyncio.Event) -> str:
-        await asyncio.sleep(0.5)  # votes are flowing
+    async def other_processes(late: list[Peer], done: asyncio.Event) -> str:
+        await wait_until_async(lambda: {ack[0] for ack in acks} == set(voters), timeout=30,
+                               message="every voter's first vote acknowledged")  # votes are flowing
         try:
-            _held, imported = await asyncio.gather(hold_the_lock(2), import_a_bank())
+            _held, imported = await asyncio.gather(hold_the_lock(late), import_a_bank())
         finally:
             done.set()
         return imported
 
-    async def scenario(url: str):
+    async def scenario(url: str) -> str:
         host = await connect_host(url, people.code)
-        jurors = await connect_jurors(url, list(people.jurors.values()))
+        jurors = dict(zip(labels, await connect_jurors(url, list(people.jurors.values()))))
         for move in TO_JUDGING:
             await host.host(move)
         await host.host("open_vote")
-        acks: list = []
         done = asyncio.Event()
-        voting = [keep_voting(juror, label, done, acks) for juror, label in zip(jurors, people.jurors)]
-        imported = (await asyncio.gather(other_processes(done), *voting))[0]
-        await asyncio.gather(*(peer.close() for peer in [host, *jurors]))
-        return acks, imported
+        voting = [keep_voting(jurors[label], label, done) for label in voters]
+        imported = (await asyncio.gather(other_processes([jurors[label] for label in latecomers], done),
+                                         *voting))[0]
+        await asyncio.gather(*(peer.close() for peer in [host, *jurors.values()]))
+        return imported
 
-    with ServedApp({"DATABASE_URL": database_url}) as served:
-        heartbeat = Heartbeat(served.url)
+    with served:
         heartbeat.start()
         try:
-            acks, imported = run(scenario(served.url))
+            imported = run(scenario(served.url))
         finally:
             heartbeat.halt.set()
             heartbeat.join(10)
     assert "imported 20000 questions" in imported, imported
-    lock_start, lock_end = windows["lock"]
-    assert lock_end - lock_start >= 2
+    locked, releasing = lock["locked"], lock["releasing"]
+    assert releasing - locked >= MIN_LOCK_SECONDS
     assert heartbeat.worst() < 1.0, f"/healthz took {heartbeat.worst():.2f} s at worst"
-    assert len([at for at, _latency in heartbeat.samples if lock_start <= at <= lock_end]) >= 10, \
-        "the heartbeat did not run while the lock was held"
+    assert heartbeat.answered(locked, releasing) >= 10, "the heartbeat did not run while the lock was held"
     assert heartbeat.failures == 0
     assert [ack for ack in acks if not ack[3]["ok"]] == []
-    # votes sent while the lock was held waited for it, and were acknowledged after it
-    assert any(sent < lock_end - 0.5 and acked >= lock_end for *_rest, sent, acked in acks)
+    # every juror had a vote held by the lock, and every vote sent while it was held was acknowledged only after
+    held = {label for label, _key, _alias, _ack, sent, acked in acks if sent < releasing <= acked}
+    assert held == set(labels)
+    during = [(label, sent, acked) for label, _key, _alias, _ack, sent, acked in acks if locked <= sent < releasing]
+    assert set(latecomers) <= {label for label, _sent, _acked in during}
+    early = [(label, round(acked - releasing, 3)) for label, _sent, acked in during if acked < releasing]
+    assert early == [], f"acknowledged before the lock was released: {early}"
     per_juror = Counter(ack[0] for ack in acks)
-    assert set(per_juror) == set(people.jurors) and min(per_juror.values()) >= 3  # each changed its vote
+    assert set(per_juror) == set(labels) and min(per_juror[label] for label in voters) >= 3  # each changed its vote
     # recorded == acknowledged: one event per acknowledged vote, and each juror's row is its last acknowledged one
     assert count(db_factory, Event, Event.kind == "vote") == len(acks)
     last = {label: (key, alias) for label, key, alias, *_rest in acks}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -11,6 +10,7 @@ from sqlalchemy import Connection, func, select, text
 
 from tests.conftest import login
 from tests.live_helpers import TO_JUDGING, client_id, connect_all, identity_leaks, make_session, Role
+from tests.waiting import wait_until
 from vtt.app import create_app
 from vtt.db import make_engine, make_db_factory, upgrade
 from vtt.extensions import socketio
@@ -245,10 +245,8 @@ def test_an_expired_deadline_closes_answering_by_itself(app, client, db_factory)
     for move in ("open_lobby", "start_round", "show_question", "open_answering"):
         host.host(move)
     assert stage.last("status")["phase"] == "answering" and stage.last("status")["deadline"]
-    deadline = time.monotonic() + 5
-    while stage.last("status")["phase"] != "answers_closed" and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert stage.last("status")["phase"] == "answers_closed"
+    wait_until(lambda: stage.last("status")["phase"] == "answers_closed", timeout=15,
+               message="the expired deadline to close answering")
     question = players["Mina"].last("question")
     late = players["Mina"].send("answer", {"id": "late", "question": question["id"], "choice": 0, "text": "x"})
     assert late["error"]["code"] == "answering_closed"
@@ -426,10 +424,9 @@ def test_the_host_s_screening_reaches_every_page_and_answering_opens_when_the_cl
     late = Role(socketio, app, {"token": people.players["Grace"]})
     assert late.last("snapshot")["status"]["screening"]["starts_at"] == played["starts_at"]
     # the clip has played (1.5 s lead + 0.4 s): the writer's clock opens answering
-    deadline = time.monotonic() + 6
-    while stage.last("status")["phase"] != "answering" and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert stage.last("status")["phase"] == "answering" and stage.last("status")["deadline"]
+    wait_until(lambda: stage.last("status")["phase"] == "answering", timeout=15,
+               message="the writer's clock to open answering")
+    assert stage.last("status")["deadline"]
     with db_factory() as db:  # on disk: what a restarted server tells the pages
         stamped = db.scalar(select(SessionQuestion.clip_started_at).where(SessionQuestion.id == question))
     assert timedelta(0) <= stamped - starts < timedelta(milliseconds=1)

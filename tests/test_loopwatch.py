@@ -8,6 +8,7 @@ import threading
 import time
 import weakref
 
+from tests.waiting import wait_until
 from vtt.realtime.loopwatch import LoopWatch, QuietCollector
 
 
@@ -23,15 +24,6 @@ class ThreadedSocketIO:
     @staticmethod
     def sleep(seconds: float) -> None:
         time.sleep(seconds)
-
-
-def wait_until(condition, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
 
 
 def test_the_heartbeat_reports_how_late_the_loop_ran_and_resets():
@@ -77,7 +69,8 @@ def test_full_collections_wait_for_a_quiet_writer():
         assert not gc.isenabled()  # no automatic collection: the collector's own, in small steps
         keep_busy(busy, 1.5, 0.1)
         assert collector.collections == 0
-        assert wait_until(lambda: collector.collections >= 1, timeout=3)  # quiet for 0.6 s: collected
+        wait_until(lambda: collector.collections >= 1, timeout=10, interval=0.02,
+                   message="a full collection once the writer is quiet for 0.6 s")
 
 
 def test_a_server_that_is_never_quiet_still_collects_at_the_upper_bound():
@@ -96,8 +89,8 @@ def test_young_cycles_are_freed_by_the_collectors_small_steps_and_python_takes_o
         node.itself = node  # garbage only a collection can free, and Python's automatic one is off
         freed = weakref.ref(node)
         del node
-        assert wait_until(lambda: freed() is None, timeout=3)
+        wait_until(lambda: freed() is None, timeout=10, interval=0.02, message="the cycle freed by a young collection")
         assert collector.young_collections >= 1
         assert collector.collections == 0  # never quiet: no full collection
         collector.running = False
-        assert wait_until(gc.isenabled, timeout=2)
+        wait_until(gc.isenabled, timeout=10, interval=0.02, message="Python's own collection back on")

@@ -4,13 +4,13 @@ removing a juror or replacing a link; and a person's accepted actions reach ever
 from __future__ import annotations
 
 import re
-import time
 
 import socketio as python_socketio
 from sqlalchemy import func, select
 
 from tests.conftest import ServedApp, login
 from tests.live_helpers import TO_JUDGING, Role, client_id, make_session
+from tests.waiting import wait_until
 from vtt.access.admission import DOOR_SECONDS, door_code, door_valid, stage_key
 from vtt.config import Settings
 from vtt.extensions import socketio
@@ -208,11 +208,10 @@ def test_refusals_reach_a_client_as_socket_io_clients_read_them(database_url, db
                 sio.connect(served.url, auth=auth, transports=["websocket"], wait_timeout=10)
             except python_socketio.exceptions.ConnectionError:
                 pass
-            deadline = time.monotonic() + 5
-            while not got and time.monotonic() < deadline:
-                time.sleep(0.05)
-            refusals[name] = got[0] if got else None
-            sio.disconnect()
+            try:
+                refusals[name] = wait_until(lambda: got, timeout=15, message=f"the {name} refusal")[0]
+            finally:
+                sio.disconnect()
     assert refusals["bad_token"] == {"message": "this link is not valid (no player or juror has that token)",
                                      "data": {"code": "bad_token",
                                               "message": "this link is not valid (no player or juror has that token)"}}

@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -19,6 +18,7 @@ from vtt.cli import tools as clitools
 from vtt.banks import import_bank, read_bank
 from vtt.sessions.demo import BANK_FILE, SESSION_FILE
 from tests.conftest import ServedApp
+from tests.waiting import wait_until
 
 
 @pytest.fixture
@@ -119,7 +119,5 @@ def test_run_py_records_where_it_serves_and_removes_it_at_a_stop(database_url, i
                                text=True, timeout=60, check=True).stdout
         assert login.startswith(f"Host console: {served.url}/host/login")
     # terminated (SIGTERM): the record went with it
-    deadline = time.monotonic() + 5
-    while (instance / "serving.json").exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not (instance / "serving.json").exists()
+    wait_until(lambda: not (instance / "serving.json").exists(), timeout=15,
+               message="the stopped server to remove serving.json")
