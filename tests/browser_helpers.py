@@ -57,7 +57,8 @@ def page_text(page) -> str:
 
 
 def host_step(host, label: str) -> None:
-    """Press the flow button ``label`` (only the current phase's buttons exist) and wait for its ack."""
+    """Press the flow button ``label`` (the console shows only the moves the host's status lists) and wait for
+    its ack."""
     host.get_by_role("button", name=label, exact=True).click()
     host.wait_for_function("document.getElementById('flow-state').textContent === 'Done.'", timeout=WAIT_MS)
     host.evaluate("document.getElementById('flow-state').textContent = ''")

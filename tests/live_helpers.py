@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from vtt.banks import import_bank, read_bank
 from vtt.db import transaction
+from vtt.engine.rules import FLOW_MOVES
 from vtt.sessions.create import SessionConfig, create_session
 from vtt.models import Juror, Player, PlayerKind, VttSession
 from tests.conftest import login
@@ -103,7 +104,20 @@ class Role:
         assert reply["ok"], reply
         return reply["snapshot"]
 
+    def moves(self) -> list[str]:
+        """The host's moves as its latest status lists them (a status event's, else the snapshot's)."""
+        self.received()
+        for message in reversed(self.seen):
+            if message["name"] == "status":
+                return message["args"][0]["moves"]
+            if message["name"] == "snapshot":
+                return message["args"][0]["status"]["moves"]
+        raise AssertionError("the host has no status yet")
+
     def host(self, action: str, **args: Any) -> dict[str, Any]:
+        """A host action that must be accepted; a move of the flow must be one the host's status lists now."""
+        if action in FLOW_MOVES and not args.get("force"):
+            assert action in self.moves(), (action, self.moves())
         reply = self.send("host", {"id": client_id("h"), "action": action, **args})
         assert reply["ok"], (action, reply)
         return reply

@@ -38,7 +38,7 @@ from tests.engine_helpers import (
     wilson,
 )
 from vtt.engine import audiences
-from vtt.engine.rules import MAX_SHEET_LINES, MAX_TEXT, SYSTEM, Action, Actor, Outcome, Refusal, decide
+from vtt.engine.rules import MAX_SHEET_LINES, MAX_TEXT, SYSTEM, Action, Actor, Outcome, Refusal, decide, host_moves
 from vtt.engine.state import AUDIENCES, EditAnswer, LogEvent, RevealIdentity, SaveSheet, SetPhase
 from vtt.persistence.tally import round_tally
 from vtt.models import ClipPlayback, Phase, RevealPolicy
@@ -785,7 +785,7 @@ def test_the_host_enters_an_ai_player_s_open_answer_and_agents_report_to_the_hos
     assert [(m.audience, m.event) for m in messages] == [("host", "agent")]
     assert messages[0].payload == {"player": AI, "status": "error", "message": "backend raised ValueError",
                                    "at": run.now.isoformat().replace("+00:00", "Z")}
-    assert audiences.host_snapshot(state)["agents"] == {str(AI): {k: v for k, v in messages[0].payload.items()
+    assert audiences.host_snapshot(state, host_moves(state))["agents"] == {str(AI): {k: v for k, v in messages[0].payload.items()
                                                                    if k != "player"}}
     run.do(HOST, "close_answering")
     run.do(HOST, "reveal")

@@ -38,45 +38,27 @@ async function move(action, args = {}) {
   return reply;
 }
 
-// The moves that fit the phase, in the order a host takes them.
+// Each move's button: its label (and arguments) for the status now.
+const MOVES = {
+  open_lobby: () => ({ label: S.open_lobby }),
+  start_round: (status) => ({ label: format(S.start_round, { round: (status.round || 0) + 1 }) }),
+  show_question: (status) => ({ label: format(S.show_question, { position: (status.position || 0) + 1 }) }),
+  // clip_playback "host": the console starts the clip on the stage and every player's page at once.
+  play_clip: (status) => ({ label: status.screening ? S.replay_clip : S.play_clip, args: playLength }),
+  open_answering: () => ({ label: S.open_answering }),
+  close_answering: () => ({ label: S.close_answering }),
+  extend: () => ({ label: S.extend, args: { seconds: 30 } }),
+  reveal: () => ({ label: S.reveal }),
+  open_vote: () => ({ label: S.open_vote }),
+  close_vote: () => ({ label: S.close_vote }),
+  show_tally: () => ({ label: S.show_tally }),
+  reveal_identities: () => ({ label: S.reveal_identities }),
+  finish: () => ({ label: S.finish }),
+};
+
+// The moves the server lists as fitting now (status.moves), the usual one first: the others are secondary.
 function movesFor(status) {
-  const round = status.round || 0;
-  const last = round >= status.rounds;
-  const next = [{ action: "start_round", label: format(S.start_round, { round: round + 1 }) }];
-  const end = [{ action: "finish", label: S.finish }];
-  const after = last ? end : next;
-  switch (status.phase) {
-    case "draft": return [{ action: "open_lobby", label: S.open_lobby }];
-    case "lobby": return [{ action: "start_round", label: format(S.start_round, { round: 1 }) }];
-    case "round": return [{ action: "show_question", label: format(S.show_question, { position: 1 }) }];
-    case "clip": return hostPlays(status)
-      ? [playMove(status), { action: "open_answering", label: S.open_answering, secondary: true }]
-      : [{ action: "open_answering", label: S.open_answering }];
-    case "answering": return [{ action: "close_answering", label: S.close_answering },
-      { action: "extend", label: S.extend, args: { seconds: 30 }, secondary: true },
-      ...(hostPlays(status) ? [{ ...playMove(status), secondary: true }] : [])];
-    case "answers_closed": return [{ action: "reveal", label: S.reveal }];
-    case "judging": return status.position < status.questions_in_round
-      ? [{ action: "show_question", label: format(S.show_question, { position: status.position + 1 }) }]
-      : [{ action: "open_vote", label: S.open_vote }];
-    case "voting": return [{ action: "close_vote", label: S.close_vote },
-      { action: "extend", label: S.extend, args: { seconds: 30 }, secondary: true }];
-    case "vote_closed": return [{ action: "show_tally", label: S.show_tally }];
-    case "tally": return view.session.reveal_policy === "per-round"
-      ? [{ action: "reveal_identities", label: S.reveal_identities }, ...after.map((m) => ({ ...m, secondary: true }))]
-      : after;
-    case "identities": return after;
-    default: return [];
-  }
-}
-
-// clip_playback "host": the console starts the clip on the stage and every player's page at once.
-function hostPlays(status) {
-  return status.clip_playback === "host" && Boolean(view.question && view.question.clip && view.question.clip.src);
-}
-
-function playMove(status) {
-  return { action: "play_clip", label: status.screening ? S.replay_clip : S.play_clip, args: playLength };
+  return (status.moves || []).map((action, index) => ({ action, ...MOVES[action](status), secondary: index > 0 }));
 }
 
 // How long the clip plays, read when the host presses play: the span's end (or the file's length, once the

@@ -2,8 +2,8 @@
 
 Each bot reads its :class:`~vtt.client.view.View` and does the next thing a person in its place
 would do, one action at a time; after a refresh or a reconnect the snapshot tells it what is
-already done.  The host bot decides its move from the phase alone, so it can also take over a
-session that is already under way.
+already done.  The host bot takes the moves its status lists (paced by the phase alone), so it can
+also take over a session that is already under way.
 """
 
 from __future__ import annotations
@@ -163,11 +163,14 @@ class PlayerBot(Bot):
 
 
 class HostBot(Bot):
-    """Drives the session to its end: the next move follows from the phase, waits are bounded.
+    """Drives the session to its end: the usual move of those the host's status lists, waits are bounded.
 
     Answering closes when every playing player has answered (or its deadline passes), the vote when
     every juror has voted (or ``vote_wait`` seconds pass); the jury gets ``judge_seconds`` per question.
     """
+
+    # The bot screens no clip and extends no time: answering opens when it says so, its waits bound the phases.
+    PASSED_OVER = frozenset({"play_clip", "extend"})
 
     def __init__(self, connection: Connection, behaviour: Behaviour, *, judge_seconds: float = 2.0,
                  answer_wait: float = 60.0, vote_wait: float = 120.0):
@@ -195,39 +198,19 @@ class HostBot(Bot):
         if here != self._entered:
             self._entered, self._since = here, time.monotonic()
         waited = time.monotonic() - self._since
-        if phase == "draft":
-            return {"action": "open_lobby"}
-        if phase in ("lobby", "identities"):
-            return self._after_round(number, status)
-        if phase == "round":
-            return {"action": "show_question"}
-        if phase == "clip":
-            return {"action": "open_answering"}
-        if phase == "answering":
-            everyone = self._all_answered(number)
-            return {"action": "close_answering"} if everyone or waited > self.answer_wait else None
-        if phase == "answers_closed":
-            return {"action": "reveal"}
-        if phase == "judging":
-            if waited < self.judge_seconds * self.behaviour.habits.pace:
-                return None
-            more = (status.get("position") or 0) < status.get("questions_in_round", 0)
-            return {"action": "show_question" if more else "open_vote"}
+        move = next((move for move in status.get("moves", []) if move not in self.PASSED_OVER), None)
+        if move is None:
+            return None
+        if phase == "answering" and not (self._all_answered(number) or waited > self.answer_wait):
+            return None
+        if phase == "judging" and waited < self.judge_seconds * self.behaviour.habits.pace:
+            return None
         if phase == "voting":
             count = data.get("votes") or {}
             everyone = count.get("round") == number and count.get("voted", 0) >= count.get("jurors", 0)
-            return {"action": "close_vote"} if everyone or waited > self.vote_wait else None
-        if phase == "vote_closed":
-            return {"action": "show_tally"}
-        if phase == "tally":
-            if data.get("session", {}).get("reveal_policy") == "per-round":
-                return {"action": "reveal_identities"}
-            return self._after_round(number, status)
-        return None
-
-    @staticmethod
-    def _after_round(number: int | None, status: dict[str, Any]) -> dict[str, Any]:
-        return {"action": "start_round"} if (number or 0) < status.get("rounds", 0) else {"action": "finish"}
+            if not (everyone or waited > self.vote_wait):
+                return None
+        return {"action": move}
 
     def _all_answered(self, number: int) -> bool:
         data = self.view.data

@@ -33,7 +33,7 @@ def iso(moment: datetime | None, timespec: str = "auto") -> str | None:
 # --- shared by every audience ------------------------------------------------------------------
 
 def status(state: LiveState) -> dict[str, Any]:
-    """Where the flow stands: the same for everyone."""
+    """Where the flow stands: the same for everyone (the host's adds its moves: :func:`host_status`)."""
     current = state.current_round
     return {
         "phase": state.phase.value,
@@ -225,7 +225,13 @@ def host_tells(state: LiveState, item: QuestionInfo) -> dict[str, Any]:
     return {"question": item.id, "warnings": warnings}
 
 
-def host_snapshot(state: LiveState, connected: dict[str, Any] | None = None) -> dict[str, Any]:
+def host_status(state: LiveState, moves: list[str]) -> dict[str, Any]:
+    """The status plus ``moves`` (``rules.host_moves``: the moves of the flow that fit now, the usual one first;
+    the console's buttons). The host's only: the other audiences get :func:`status`."""
+    return {**status(state), "moves": moves}
+
+
+def host_snapshot(state: LiveState, moves: list[str], connected: dict[str, Any] | None = None) -> dict[str, Any]:
     current = state.current_question
     round_answers = {}
     for item in state.round_questions(state.round):
@@ -234,7 +240,7 @@ def host_snapshot(state: LiveState, connected: dict[str, Any] | None = None) -> 
         "role": "host",
         "session": {"id": state.session_id, "code": state.code, "name": state.name, "seed": state.seed,
                     "reveal_policy": state.reveal_policy.value},
-        "status": status(state),
+        "status": host_status(state, moves),
         "players": [{"id": p.id, "name": p.name, "kind": p.kind.value, "age": p.age, "stage": p.stage}
                     for p in state.players.values()],
         "rounds": [{"round": n, "theme": info.theme, "participants": state.participants(n),

@@ -5,6 +5,7 @@
 :class:`Refusal` with a code and a sentence, and changes nothing.  An accepted action returns an
 :class:`Outcome`: the effects (applied to ``state`` before returning, and written to the database
 by the caller), the messages per audience, and what the actor's acknowledgement carries.
+``host_moves(state)`` lists the host's moves of the flow that fit the state, from the checks their handlers make.
 
 Flow: draft -> lobby -> per round [round -> per question (clip [-> play_clip] -> answering -> answers_closed ->
 judging) -> voting -> vote_closed -> tally -> (identities)] -> finished.  Deadlines are data: an
@@ -184,7 +185,9 @@ def _commit(state: LiveState, outcome: Outcome) -> None:
     state.state_version += 1
     outcome.reply.setdefault("state_version", state.state_version)
     if outcome.status_changed:
-        outcome.messages += _to_everyone("status", audiences.status(state))
+        shared = audiences.status(state)
+        outcome.messages += [Message("host", "status", audiences.host_status(state, host_moves(state))),
+                             *(Message(audience, "status", shared) for audience in ("player", "juror", "stage"))]
     if outcome.announce:
         outcome.messages += outcome.announce(state)
 
@@ -275,17 +278,29 @@ def answer_order(seed: int, round_: int, position: int, aliases: list[str]) -> l
 
 # --- host: the flow ------------------------------------------------------------------------------
 
-def _open_lobby(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+# Each move of the flow has a precondition, ``_<move>_fits(state)``, raising :class:`Refusal` when the move does
+# not fit the state: its handler checks it first, and :func:`host_moves` lists the moves whose precondition holds.
+
+def _open_lobby_fits(state: LiveState) -> None:
     _phase(state, Phase.DRAFT, doing="open the lobby")
+
+
+def _open_lobby(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _open_lobby_fits(state)
     outcome = Outcome()
     _move(state, outcome, Phase.LOBBY, None, None, None)
     return outcome
 
 
-def _start_round(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+def _start_round_fits(state: LiveState) -> None:
     _phase(state, Phase.LOBBY, Phase.VOTE_CLOSED, Phase.TALLY, Phase.IDENTITIES, doing="start a round")
+    _require((state.round or 0) < state.rounds, "no_more_rounds",
+             f"round {state.round} was the last: finish the session")
+
+
+def _start_round(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _start_round_fits(state)
     number = (state.round or 0) + 1
-    _require(number <= state.rounds, "no_more_rounds", f"round {state.round} was the last: finish the session")
     outcome = Outcome()
     outcome.effects.append(DealAliases(number, tuple(alias_order(state.seed, number, state.participants(number)))))
     _move(state, outcome, Phase.ROUND, number, None, None)
@@ -310,13 +325,22 @@ def _set_participants(state: LiveState, action: Action, now: datetime, tally: Ta
     return Outcome(effects=[SetParticipants(number, chosen)], reply={"round": number})
 
 
-def _show_question(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+def _show_question_fits(state: LiveState) -> None:
     _phase(state, Phase.ROUND, Phase.JUDGING, doing="show the next question")
+    _require(_next_question(state) is not None, "round_done",
+             f"round {state.round} has no more questions: open the vote")
+
+
+def _next_question(state: LiveState) -> QuestionInfo | None:
     position = (state.position or 0) + 1
-    item = next((q for q in state.round_questions(state.round) if q.position == position), None)
-    _require(item is not None, "round_done", f"round {state.round} has no more questions: open the vote")
+    return next((q for q in state.round_questions(state.round) if q.position == position), None)
+
+
+def _show_question(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _show_question_fits(state)
+    item = _next_question(state)
     outcome = Outcome(effects=[MarkQuestion(item.id, "shown_at", now)])
-    _move(state, outcome, Phase.CLIP, state.round, position, None)
+    _move(state, outcome, Phase.CLIP, state.round, item.position, None)
     outcome.announce = lambda after: _question_messages(after, item)
     return outcome
 
@@ -329,17 +353,21 @@ def _question_messages(state: LiveState, item) -> list[Message]:
             Message("host", "question", audiences.host_question(item))]
 
 
+def _play_clip_fits(state: LiveState) -> None:
+    _phase(state, Phase.CLIP, Phase.ANSWERING, doing="play the clip")
+    _require(state.clip_playback is ClipPlayback.HOST, "clip_playback",
+             "in this session each player plays the clip on their own device (clip_playback 'device')")
+    _require(bool(state.current_question.clip_source), "no_clip", f"question {state.position} has no clip")
+
+
 def _play_clip(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
     """The host starts (or restarts) the current question's clip on the stage and every player's page at once.
 
     The screening starts ``SCREENING_LEAD`` from now, in server time; each page corrects for its own clock.
     While the clip phase lasts, answering opens by itself when the clip has played (the host may open it
     earlier); a replay while the players answer changes no deadline."""
-    _phase(state, Phase.CLIP, Phase.ANSWERING, doing="play the clip")
-    _require(state.clip_playback is ClipPlayback.HOST, "clip_playback",
-             "in this session each player plays the clip on their own device (clip_playback 'device')")
+    _play_clip_fits(state)
     item = state.current_question
-    _require(bool(item.clip_source), "no_clip", f"question {item.position} has no clip")
     length = _clip_seconds(action.args.get("duration"), item)
     starts = now + SCREENING_LEAD
     outcome = Outcome(effects=[MarkQuestion(item.id, "clip_started_at", starts)], status_changed=True)
@@ -361,8 +389,12 @@ def _clip_seconds(value: Any, item: QuestionInfo) -> float | None:
     return None
 
 
-def _open_answering(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+def _open_answering_fits(state: LiveState) -> None:
     _phase(state, Phase.CLIP, doing="open answering")
+
+
+def _open_answering(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _open_answering_fits(state)
     return _open_answering_outcome(state, now, _seconds(action.args.get("seconds"), state.answer_seconds))
 
 
@@ -373,8 +405,12 @@ def _open_answering_outcome(state: LiveState, now: datetime, seconds: int | None
     return outcome
 
 
-def _extend(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+def _extend_fits(state: LiveState) -> None:
     _phase(state, Phase.ANSWERING, Phase.VOTING, doing="extend the time")
+
+
+def _extend(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _extend_fits(state)
     seconds = _seconds(action.args.get("seconds"), None)
     _require(seconds is not None, "bad_seconds", "say by how many seconds")
     start = state.deadline if state.deadline and state.deadline > now else now
@@ -383,8 +419,12 @@ def _extend(state: LiveState, action: Action, now: datetime, tally: Tally) -> Ou
     return outcome
 
 
-def _close_answering(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+def _close_answering_fits(state: LiveState) -> None:
     _phase(state, Phase.ANSWERING, doing="close answering")
+
+
+def _close_answering(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _close_answering_fits(state)
     return _close_answering_outcome(state, now)
 
 
@@ -416,8 +456,12 @@ def _edit_answer(state: LiveState, action: Action, now: datetime, tally: Tally) 
     return outcome
 
 
-def _reveal(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+def _reveal_fits(state: LiveState) -> None:
     _phase(state, Phase.ANSWERS_CLOSED, doing="reveal the answers")
+
+
+def _reveal(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _reveal_fits(state)
     item = state.current_question
     aliases = list(state.round_info[state.round].aliases.values())
     order = tuple(answer_order(state.seed, item.round, item.position, aliases))
@@ -433,11 +477,15 @@ def _reveal(state: LiveState, action: Action, now: datetime, tally: Tally) -> Ou
     return outcome
 
 
-def _open_vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+def _open_vote_fits(state: LiveState) -> None:
     _phase(state, Phase.JUDGING, Phase.ROUND, doing="open the vote")
     remaining = [q for q in state.round_questions(state.round) if not q.revealed_at]
     _require(not remaining, "questions_left",
              f"round {state.round} still has {len(remaining)} question(s) to show and reveal")
+
+
+def _open_vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _open_vote_fits(state)
     seconds = _seconds(action.args.get("seconds"), state.vote_seconds)
     outcome = Outcome(effects=[MarkRound(state.round, "vote_opened_at", now)])
     _move(state, outcome, Phase.VOTING, state.round, state.position,
@@ -451,8 +499,12 @@ def _vote_count_messages(state: LiveState) -> list[Message]:
     return [Message("host", "votes", payload, replaces="votes"), Message("stage", "votes", payload, replaces="votes")]
 
 
-def _close_vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+def _close_vote_fits(state: LiveState) -> None:
     _phase(state, Phase.VOTING, doing="close the vote")
+
+
+def _close_vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _close_vote_fits(state)
     return _close_vote_outcome(state, now, tally)
 
 
@@ -464,8 +516,12 @@ def _close_vote_outcome(state: LiveState, now: datetime, tally: Tally) -> Outcom
     return outcome
 
 
-def _show_tally(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+def _show_tally_fits(state: LiveState) -> None:
     _phase(state, Phase.VOTE_CLOSED, doing="show the tally")
+
+
+def _show_tally(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _show_tally_fits(state)
     outcome = Outcome()
     _move(state, outcome, Phase.TALLY, state.round, state.position, None)
     shown = audiences.blind_tally(state.round_info[state.round].tally)
@@ -473,10 +529,14 @@ def _show_tally(state: LiveState, action: Action, now: datetime, tally: Tally) -
     return outcome
 
 
-def _reveal_identities(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+def _reveal_identities_fits(state: LiveState) -> None:
     _phase(state, Phase.TALLY, doing="reveal identities")
     _require(state.reveal_policy is RevealPolicy.PER_ROUND, "reveal_policy",
              "this session reveals identities only at the end (reveal policy 'end')")
+
+
+def _reveal_identities(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _reveal_identities_fits(state)
     result = state.round_info[state.round].tally
     top = [row["player_id"] for row in result["players"] if row["votes"] and row["votes"] == result["top_votes"]]
     outcome = Outcome(effects=[RevealIdentity(state.round, pid, now) for pid in top])
@@ -486,11 +546,17 @@ def _reveal_identities(state: LiveState, action: Action, now: datetime, tally: T
     return outcome
 
 
-def _finish(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+def _finish_fits(state: LiveState) -> None:
+    """The session is over: the last round's vote has closed (``force`` stops it earlier: see ``_finish``)."""
     over = state.round == state.rounds and state.phase in (Phase.VOTE_CLOSED, Phase.TALLY, Phase.IDENTITIES)
-    forced = action.args.get("force") is True and state.phase is not Phase.FINISHED
-    _require(over or forced, "not_over",
+    _require(over, "not_over",
              "the session is not over: finish after the last round's vote (or with force to stop early)")
+
+
+def _finish(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    forced = action.args.get("force") is True and state.phase is not Phase.FINISHED
+    if not forced:
+        _finish_fits(state)
     outcome = Outcome()
     for number, info in sorted(state.round_info.items()):
         for player_id in sorted(info.aliases):
@@ -738,6 +804,42 @@ _HANDLERS: dict[str, Callable[..., Outcome]] = {
     "vote": _vote,
     "join": _join,
 }
+
+# The moves of the flow with their preconditions, ranked: when several fit at once, the earlier one is the move a
+# host normally takes (the tally and the identities before the next round, closing before extending, the clip
+# before opening answering without it).
+FLOW_MOVES: dict[str, Callable[[LiveState], None]] = {
+    "open_lobby": _open_lobby_fits,
+    "show_tally": _show_tally_fits,
+    "reveal_identities": _reveal_identities_fits,
+    "start_round": _start_round_fits,
+    "finish": _finish_fits,
+    "show_question": _show_question_fits,
+    "open_vote": _open_vote_fits,
+    "reveal": _reveal_fits,
+    "close_answering": _close_answering_fits,
+    "close_vote": _close_vote_fits,
+    "extend": _extend_fits,
+    "play_clip": _play_clip_fits,
+    "open_answering": _open_answering_fits,
+}
+
+
+def host_moves(state: LiveState) -> list[str]:
+    """The moves of the flow that fit ``state``, the usual one first: the host console's buttons, the host bot's
+    choice.  A move is listed when the precondition its handler checks holds (its arguments are checked when it
+    is made); ``finish`` with ``force``, which stops a session at any time, is not a move of the flow."""
+    return [name for name, fits in FLOW_MOVES.items() if _holds(fits, state)]
+
+
+def _holds(fits: Callable[[LiveState], None], state: LiveState) -> bool:
+    try:
+        fits(state)
+    except Refusal:
+        return False
+    return True
+
+
 # Who may send which action is the protocol's word (vtt.protocol.vocabulary); a named action without a
 # handler here fails at import.
 _ROLE_OF = {**dict.fromkeys(HOST_ACTIONS, "host"), **dict.fromkeys(PLAYER_ACTIONS, "player"),

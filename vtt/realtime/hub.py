@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from ..db import KeptDb, make_writer_engine
 from ..access.admission import admit, stage_key_valid
 from ..engine import audiences
-from ..engine.rules import Action, Actor, Refusal
+from ..engine.rules import Action, Actor, Refusal, host_moves
 from ..engine.state import LiveState
 from ..persistence.store import current_version, juror_rows, jury_rows, load_state
 from ..models import Juror, Player, VttSession
@@ -177,7 +177,7 @@ class Hub:
             elif who.role == "stage":
                 view = audiences.stage_snapshot(state)
             else:
-                view = {**audiences.host_snapshot(state, self.presence(who.session_id)),
+                view = {**audiences.host_snapshot(state, host_moves(state), self.presence(who.session_id)),
                         "jurors": jury_rows(db, who.session_id), "open_join_cap": state.open_join_cap}
         return {**view, "state_version": state.state_version}
 
