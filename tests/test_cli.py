@@ -94,9 +94,9 @@ def test_host_token_is_the_one_the_server_takes_and_changes_with_the_password(ru
 
 
 def test_host_login_follows_the_host_and_port(monkeypatch):
-    import vtt.serving.netaddr
+    import vtt.netaddr
 
-    monkeypatch.setattr(vtt.serving.netaddr, "lan_address", lambda: "192.168.7.23")
+    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
     runner = CliRunner()
 

@@ -83,12 +83,12 @@ def test_a_busy_port_is_one_line_not_a_traceback(database_url):
 
 def test_the_banner_on_all_interfaces_shows_the_lan_address(database_url, monkeypatch, capsys, tmp_path):
     """``vtt serve --host 0.0.0.0`` prints an address phones can use, not 127.0.0.1."""
-    import vtt.serving.netaddr
+    import vtt.netaddr
     import vtt.serving.server
     from vtt.app import create_app
 
     served = {}
-    monkeypatch.setattr(vtt.serving.netaddr, "lan_address", lambda: "192.168.7.23")
+    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
     # No gevent in the test process, and no real serving: keep the app the server would run.
     monkeypatch.setattr(vtt.serving.server, "create_app",

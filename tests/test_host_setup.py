@@ -155,7 +155,7 @@ def test_numbered_jurors_and_a_jurors_csv(host, db, spec_bank):
 
 
 def test_the_join_base_url_is_configured_derived_or_set_on_this_console(host, app, db, spec_bank, monkeypatch):
-    import vtt.serving.netaddr
+    import vtt.netaddr
 
     assert host.post("/host/sessions/new", data=setup_form(host)).status_code == 302
     created = db.scalar(select(VttSession))
@@ -164,7 +164,7 @@ def test_the_join_base_url_is_configured_derived_or_set_on_this_console(host, ap
     def shown() -> str:
         return re.search(r'<code id="base-url">([^<]+)</code>', host.get(path).get_data(as_text=True)).group(1)
 
-    monkeypatch.setattr(vtt.serving.netaddr, "lan_address", lambda: "192.168.7.23")
+    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
     app.config.update(SERVE_HOST="0.0.0.0", SERVE_PORT=5000)
     assert shown() == "http://192.168.7.23:5000"  # serving on all interfaces: the LAN address
     assert "Phones cannot open" not in host.get(path).get_data(as_text=True)
@@ -316,14 +316,14 @@ def decode_terminal_qr(drawing: str) -> str:
 
 
 def test_make_run_prints_the_login_the_lan_address_and_the_demo_join_qr(run, db, monkeypatch, capsys):
-    import vtt.serving.netaddr
+    import vtt.netaddr
     import vtt.serving.server
     from tests.conftest import HOST_PASSWORD, free_port
     from vtt.app import create_app
 
     run("demo", "load")
     code = db.scalar(select(VttSession.join_code).where(VttSession.name == "Demo VTT session"))
-    monkeypatch.setattr(vtt.serving.netaddr, "lan_address", lambda: "192.168.7.23")
+    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
     monkeypatch.setattr(vtt.serving.server, "create_app",
                         lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}))

@@ -1,4 +1,4 @@
-"""vtt.serving.netaddr: the one place a bind host becomes the address phones and browsers use."""
+"""vtt.netaddr: the one place a bind host becomes the address phones and browsers use."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from vtt.serving import netaddr
+from vtt import netaddr
 
 
 @pytest.fixture

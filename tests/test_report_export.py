@@ -260,6 +260,7 @@ def test_answers_to_a_question_without_a_key_are_left_out_until_graded_by_hand(r
     hand.grade = Grade(correct=True, grader="host")
     db.commit()
     again = run("report", finished["code"], "--out", str(tmp_path / "again"))
+    assert again.exit_code == 0, again.output
     assert len(pd.read_csv(tmp_path / "again" / "ungraded.csv").query("qid == 'q06'")) == 3
 
 

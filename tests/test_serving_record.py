@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from vtt.cli import tools as clitools
+from vtt.serving import record as serving_record
 from vtt.banks import import_bank, read_bank
 from vtt.sessions.demo import BANK_FILE, SESSION_FILE
 from tests.conftest import ServedApp
@@ -68,10 +68,10 @@ def test_a_running_servers_record_gives_the_links(run, demo_code, instance, monk
 
 
 def test_a_server_on_all_interfaces_gives_the_lan_address(run, demo_code, instance, monkeypatch):
-    import vtt.serving.netaddr
+    import vtt.netaddr
 
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
-    monkeypatch.setattr(vtt.serving.netaddr, "lan_address", lambda: "192.168.7.23")
+    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
     record(instance, 5101, os.getpid(), host="0.0.0.0")
     show, login = links(run, demo_code)
     assert starts(show, f"stage screen: http://192.168.7.23:5101/stage/{demo_code}?key=")
@@ -97,15 +97,15 @@ def test_vtt_base_url_wins_over_the_record(run, demo_code, instance, monkeypatch
 
 
 def test_record_and_forget_are_atomic_and_only_forget_their_own(tmp_path):
-    path = clitools.record_serving(tmp_path, "127.0.0.1", 5101)
+    path = serving_record.record_serving(tmp_path, "127.0.0.1", 5101)
     assert json.loads(path.read_text()) == {"host": "127.0.0.1", "port": 5101, "scheme": "http", "pid": os.getpid()}
     assert [p.name for p in tmp_path.iterdir()] == ["serving.json"]  # nothing staged left behind
-    assert clitools.served_base_url(tmp_path) == "http://127.0.0.1:5101"
+    assert serving_record.served_base_url(tmp_path) == "http://127.0.0.1:5101"
     record(tmp_path, 5202, dead_pid())  # another server wrote its own since: not ours to remove
-    clitools.forget_serving(tmp_path)
+    serving_record.forget_serving(tmp_path)
     assert path.exists()
-    clitools.record_serving(tmp_path, "127.0.0.1", 5101)
-    clitools.forget_serving(tmp_path)
+    serving_record.record_serving(tmp_path, "127.0.0.1", 5101)
+    serving_record.forget_serving(tmp_path)
     assert not path.exists()
 
 

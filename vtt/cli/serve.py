@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .tools import login_banner, settings
+from ..serving.record import login_banner
+from .tools import settings
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on (0.0.0.0 for a LAN).")
@@ -38,7 +39,7 @@ def host_login(host: str | None, port: int | None, url: str | None) -> None:
     (`vtt serve` and run.py note where in instance/serving.json), else http://127.0.0.1:5000.
     """
     from .tools import cli_base_url
-    from ..serving.netaddr import LOOPBACK, base_url
+    from ..netaddr import LOOPBACK, base_url
 
     if url or settings().base_url or (host is None and port is None):
         click.echo(login_banner(cli_base_url(url)))

@@ -9,10 +9,10 @@ import socket
 import click
 
 from ..app import create_app
-from ..cli.tools import forget_serving, login_banner, record_serving
+from .record import forget_serving, login_banner, record_serving
 from ..db import current_revision, head_revision
 from ..extensions import socketio
-from .netaddr import ALL_INTERFACES, LOOPBACK, base_url
+from ..netaddr import ALL_INTERFACES, LOOPBACK, base_url
 
 
 def serve(host: str = "127.0.0.1", port: int = 5000, audit_log: str | None = None) -> None:

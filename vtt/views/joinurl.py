@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from flask import current_app, request
 from flask import session as cookie  # Flask's signed cookie; 'session' means a VTT session
 
-from ..serving import netaddr
+from .. import netaddr
 
 CONSOLE_KEY = "join_base_url"
 URL_SHAPE = re.compile(r"https?://[^/\s?#]+(/[^\s?#]*)?")
