@@ -15,34 +15,8 @@ from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from ..engine.state import (
-    AUDIENCES,
-    AddJuror,
-    AnswerInfo,
-    DealAliases,
-    Effect,
-    EditAnswer,
-    LiveState,
-    LogEvent,
-    MarkQuestion,
-    MarkRound,
-    PlayerInfo,
-    QuestionInfo,
-    RemoveJuror,
-    RenewToken,
-    RevealIdentity,
-    RoundInfo,
-    SaveAnswer,
-    SaveSheet,
-    SaveVote,
-    SetAgentStatus,
-    SetOpenJoin,
-    SetParticipants,
-    SetPhase,
-    SetTally,
-    VoteInfo,
-    agent_report,
-)
+from ..engine import state as engine_state
+from ..engine.state import AUDIENCES, AnswerInfo, Effect, LiveState, PlayerInfo, QuestionInfo, RoundInfo, VoteInfo, agent_report
 from ..models import (
     Answer,
     ClipPlayback,
@@ -270,24 +244,24 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
     new_jurors: dict[str, int] = {}
     for effect in effects:
         match effect:
-            case SetPhase():
+            case engine_state.SetPhase():
                 pass  # the session row is written once, from the state, below
-            case MarkQuestion():
+            case engine_state.MarkQuestion():
                 values = {effect.field: effect.at}
                 if effect.reveal_order is not None:
                     values["reveal_order"] = list(effect.reveal_order)
                 db.execute(update(_QUESTIONS).where(SessionQuestion.id == effect.question_id).values(**values))
-            case MarkRound():
+            case engine_state.MarkRound():
                 db.execute(update(_ROUNDS).where(SessionRound.session_id == session_id,
                                                       SessionRound.number == effect.round)
                            .values({effect.field: effect.at}))
-            case SetParticipants():
+            case engine_state.SetParticipants():
                 db.execute(update(_ROUNDS).where(SessionRound.session_id == session_id, SessionRound.number == effect.round)
                            .values(participants=None if effect.player_ids is None else list(effect.player_ids)))
-            case DealAliases():
+            case engine_state.DealAliases():
                 db.execute(_insert(db, RoundAlias), [{"session_id": session_id, "round": effect.round, "player_id": pid,
                                                       "alias": alias} for pid, alias in effect.aliases])
-            case SaveAnswer():
+            case engine_state.SaveAnswer():
                 _flush_answers(db, answers_rows)
                 answers_rows.append({"session_id": session_id, "session_question_id": effect.question_id,
                                      "player_id": effect.player_id, "text": effect.text,
@@ -295,47 +269,47 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
                                      "submitted_at": effect.at, "client_key": effect.client_key,
                                      "late": False, "redacted": False, "edited_at": None,
                                      "provenance": effect.provenance, "entered_by_host": effect.entered_by_host})
-            case EditAnswer():
+            case engine_state.EditAnswer():
                 _flush_answers(db, answers_rows)
                 values = {"text": effect.text, "redacted": effect.redacted, "edited_at": effect.at}
                 if effect.redacted:
                     values["choice_index"] = None
                 db.execute(update(_ANSWERS).where(Answer.session_question_id == effect.question_id,
                                                 Answer.player_id == effect.player_id).values(**values))
-            case SaveSheet():
+            case engine_state.SaveSheet():
                 sheets.append({"session_id": session_id, "juror_id": effect.juror_id,
                                "session_question_id": effect.question_id, "player_id": effect.player_id,
                                "alias": effect.alias, "note": effect.note, "human_likeness": effect.human_likeness,
                                "looks_like_ai": effect.looks_like_ai, "updated_at": effect.at,
                                "client_key": effect.client_key})
-            case SaveVote():
+            case engine_state.SaveVote():
                 votes.append({"session_id": session_id, "round": effect.round, "juror_id": effect.juror_id,
                               "slot": effect.slot, "alias": effect.alias, "player_id": effect.player_id,
                               "confidence": effect.confidence, "reason": effect.reason, "cast_at": effect.at,
                               "client_key": effect.client_key})
-            case SetTally():
+            case engine_state.SetTally():
                 db.execute(update(_ROUNDS).where(SessionRound.session_id == session_id, SessionRound.number == effect.round)
                            .values(tally=effect.tally))
-            case RevealIdentity():
+            case engine_state.RevealIdentity():
                 db.execute(_insert(db, IdentityReveal).values(session_id=session_id, round=effect.round,
                                                               player_id=effect.player_id, revealed_at=effect.at))
-            case SetOpenJoin():
+            case engine_state.SetOpenJoin():
                 pass  # on the session row, below
-            case SetAgentStatus():  # rare (an agent's status report): read, merge, write the player's details
+            case engine_state.SetAgentStatus():  # rare (an agent's status report): read, merge, write the player's details
                 details = db.scalar(select(_PLAYERS.c.details).where(_PLAYERS.c.id == effect.player_id)) or {}
                 db.execute(update(_PLAYERS).where(_PLAYERS.c.id == effect.player_id)
                            .values(details={**details, "agent": agent_report(effect)}))
-            case RemoveJuror():
+            case engine_state.RemoveJuror():
                 _remove_juror(db, session_id, effect)
-            case RenewToken():
+            case engine_state.RenewToken():
                 table = _PLAYERS if effect.role == "player" else Juror.__table__
                 db.execute(update(table).where(table.c.id == effect.person_id).values(token=effect.token))
-            case AddJuror():
+            case engine_state.AddJuror():
                 juror = Juror(session_id=session_id, label=effect.label, token=effect.token, juror_group=effect.group)
                 db.add(juror)
                 db.flush()
                 new_jurors[effect.label] = juror.id
-            case LogEvent():
+            case engine_state.LogEvent():
                 events.append({"session_id": session_id, "at": effect.at, "kind": effect.kind, "actor": effect.actor,
                                "payload": effect.payload, "client_key": effect.client_key})
             case _:
@@ -358,7 +332,7 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
     return new_jurors
 
 
-def _remove_juror(db: Session, session_id: int, effect: RemoveJuror) -> None:
+def _remove_juror(db: Session, session_id: int, effect: engine_state.RemoveJuror) -> None:
     """The juror's link replaced, marked removed, and their votes deleted, logged first with every field."""
     removed = [{"round": v.round, "slot": v.slot, "alias": v.alias, "player_id": v.player_id,
                 "confidence": v.confidence, "reason": v.reason, "cast_at": v.cast_at.isoformat()}

@@ -11,25 +11,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .vocabulary import (
-    AGENT_STATUSES,
-    ANSWER_SOURCES,
-    HOST_ACTIONS,
-    MAX_AGENT_MESSAGE,
-    MAX_BACKEND,
-    MAX_CLIP_SECONDS,
-    MAX_EXTEND_SECONDS,
-    MAX_FILE_NAME,
-    MAX_JURORS,
-    MAX_PROVENANCE,
-    MAX_SHEET_LINES,
-    MAX_TEXT,
-)
+from . import vocabulary
 from .text import first_unstorable, unstorable
 
 ClientId = Annotated[str, Field(min_length=1, max_length=64, description="the client's id for this action: "
                                 "a replay with the same id is acknowledged again and changes nothing")]
-Text = Annotated[str, Field(max_length=MAX_TEXT)]
+Text = Annotated[str, Field(max_length=vocabulary.MAX_TEXT)]
 Alias = Annotated[str, Field(min_length=1, max_length=8)]
 Score = Annotated[int, Field(ge=1, le=5)]
 
@@ -70,7 +57,7 @@ class Auth(_Message):
 class Provenance(_Message):
     """Which program produced an AI player's answer (kept from the jury; in the host's view, export and reports)."""
 
-    backend: str = Field(min_length=1, max_length=MAX_BACKEND, description="e.g. replay, http, python")
+    backend: str = Field(min_length=1, max_length=vocabulary.MAX_BACKEND, description="e.g. replay, http, python")
     model: str | None = Field(None, description="the model's name, if any")
     settings: dict[str, Any] = Field(default_factory=dict, description="whatever else names the setup "
                                      "(temperature, frames, prompt, file...)")
@@ -78,8 +65,8 @@ class Provenance(_Message):
     @model_validator(mode="after")
     def _small(self) -> Provenance:
         size = len(json.dumps(self.model_dump(), ensure_ascii=False, default=str))
-        if size > MAX_PROVENANCE:
-            raise ValueError(f"the provenance is {size} characters as JSON; at most {MAX_PROVENANCE}")
+        if size > vocabulary.MAX_PROVENANCE:
+            raise ValueError(f"the provenance is {size} characters as JSON; at most {vocabulary.MAX_PROVENANCE}")
         return self
 
 
@@ -91,15 +78,15 @@ class AnswerIn(_Message):
     choice: int | None = Field(None, ge=0, description="multiple choice: the 0-based option")
     text: Text | None = Field(None, description="open question: the answer")
     provenance: Provenance | None = Field(None, description="AI players: the backend, model and settings that "
-                                          f"produced the answer (at most {MAX_PROVENANCE} characters as JSON)")
+                                          f"produced the answer (at most {vocabulary.MAX_PROVENANCE} characters as JSON)")
 
 
 class AgentIn(_Message):
     """An AI player's agent reports how it is doing; the host sees the last report (and an error prominently)."""
 
     id: ClientId
-    status: Literal[AGENT_STATUSES]  # type: ignore[valid-type]
-    message: str = Field("", max_length=MAX_AGENT_MESSAGE, description="e.g. the error, for the host")
+    status: Literal[vocabulary.AGENT_STATUSES]  # type: ignore[valid-type]
+    message: str = Field("", max_length=vocabulary.MAX_AGENT_MESSAGE, description="e.g. the error, for the host")
 
 
 class SheetLine(_Message):
@@ -122,7 +109,7 @@ class SheetIn(_Message):
     note: Text | None = ""
     human_likeness: Score | None = None
     looks_like_ai: bool = False
-    lines: list[SheetLine] | None = Field(None, min_length=1, max_length=MAX_SHEET_LINES,
+    lines: list[SheetLine] | None = Field(None, min_length=1, max_length=vocabulary.MAX_SHEET_LINES,
                                           description="several lines at once, instead of the top-level line")
 
     @model_validator(mode="after")
@@ -150,11 +137,11 @@ class HostIn(_Message):
     """A move of the host; which fields matter depends on the action."""
 
     id: ClientId
-    action: Literal[HOST_ACTIONS]  # type: ignore[valid-type]
+    action: Literal[vocabulary.HOST_ACTIONS]  # type: ignore[valid-type]
     round: int | None = Field(None, ge=1, description="set_participants")
     players: list[int] | None = Field(None, description="set_participants: player ids, null for everyone")
-    seconds: int | None = Field(None, ge=1, le=MAX_EXTEND_SECONDS, description="open_answering, open_vote, extend")
-    duration: float | None = Field(None, gt=0, le=MAX_CLIP_SECONDS, description="play_clip: how many seconds the "
+    seconds: int | None = Field(None, ge=1, le=vocabulary.MAX_EXTEND_SECONDS, description="open_answering, open_vote, extend")
+    duration: float | None = Field(None, gt=0, le=vocabulary.MAX_CLIP_SECONDS, description="play_clip: how many seconds the "
                                    "clip plays (its span, or the file's length from the start); answering opens "
                                    "when it has played. Default: the span's length when it has both ends")
     player: int | None = Field(None, description="edit_answer, enter_answer: whose answer; new_link: the player")
@@ -162,12 +149,12 @@ class HostIn(_Message):
     choice: int | None = Field(None, ge=0, description="enter_answer: a multiple-choice answer, the 0-based option")
     question: int | None = Field(None, description="enter_answer: the question's id (refused unless it is the "
                                  "current one)")
-    source: Literal[ANSWER_SOURCES] | None = Field(  # type: ignore[valid-type]
+    source: Literal[vocabulary.ANSWER_SOURCES] | None = Field(  # type: ignore[valid-type]
         None, description="enter_answer: typed (the default) or import (from a predictions file)")
-    file: str | None = Field(None, max_length=MAX_FILE_NAME, description="enter_answer: the imported file's name")
+    file: str | None = Field(None, max_length=vocabulary.MAX_FILE_NAME, description="enter_answer: the imported file's name")
     redact: bool = Field(False, description="edit_answer: blank the answer instead")
     open: bool | None = Field(None, description="set_open_join")
-    cap: int | None = Field(None, ge=0, le=MAX_JURORS, description="set_open_join: at most this many open joins "
+    cap: int | None = Field(None, ge=0, le=vocabulary.MAX_JURORS, description="set_open_join: at most this many open joins "
                             "(0: no cap); unchanged when absent")
     door: bool | None = Field(None, description="set_open_join: open joins need the stage's door code; unchanged "
                               "when absent")
@@ -240,7 +227,7 @@ def _plain_vote(data: dict[str, Any]) -> dict[str, Any] | None:
     number, slot, alias = data.get("round"), data.get("slot", 1), data["alias"]
     confidence, reason = data.get("confidence"), data.get("reason")
     if not (_is_int(number, 1) and _is_int(slot, 1) and (alias is None or _is_str(alias, 1, 8))
-            and (confidence is None or _is_score(confidence)) and (reason is None or _is_str(reason, 0, MAX_TEXT))):
+            and (confidence is None or _is_score(confidence)) and (reason is None or _is_str(reason, 0, vocabulary.MAX_TEXT))):
         return None
     return {"round": number, "slot": slot, "alias": alias, "confidence": confidence, "reason": reason}
 
@@ -254,7 +241,7 @@ def _plain_line(data: Any, *, top: bool = False) -> dict[str, Any] | None:
         return None
     if not ((alias is None if top else False) or _is_str(alias, 1, 8)):
         return None
-    if not ((note is None or _is_str(note, 0, MAX_TEXT)) and (likeness is None or _is_score(likeness))
+    if not ((note is None or _is_str(note, 0, vocabulary.MAX_TEXT)) and (likeness is None or _is_score(likeness))
             and type(marked) is bool):
         return None
     return {"question": question, "alias": alias, "note": note, "human_likeness": likeness, "looks_like_ai": marked}
@@ -273,7 +260,7 @@ def _plain_sheet(data: dict[str, Any]) -> dict[str, Any] | None:
     else:
         if fields["question"] is not None or fields["alias"] is not None:
             return None
-        if type(lines) is not list or not 1 <= len(lines) <= MAX_SHEET_LINES:
+        if type(lines) is not list or not 1 <= len(lines) <= vocabulary.MAX_SHEET_LINES:
             return None
         lines = [_plain_line(line) for line in lines]
         if None in lines:
