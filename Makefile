@@ -37,6 +37,11 @@ system-deps:
 test: install system-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# The pages' own tests under Node (tests/js; `make test` runs them too, through tests/test_view_cases_js.py).
+.PHONY: test-js
+test-js:
+	node --test tests/js/
+
 # The inner loop: no browser, no PostgreSQL, no server process, no fuzz (a few minutes); `make test` runs them all.
 test-quick: install
 	$(BIN)/python -m pytest -m "not browser and not postgres and not slow" -x $(PYTEST_ARGS)

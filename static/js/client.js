@@ -2,6 +2,9 @@
 // version rules; every action carries an id and is resent with it until the server acknowledges
 // it, across reconnects and page reloads (the outbox lives in localStorage; the server de-duplicates).
 import { io } from "../vendor/socket.io/socket.io.esm.min.js";
+import { View } from "./view.js";
+
+export { applyOwn } from "./view.js";
 
 const ACK_TIMEOUT_MS = 10000;
 const RETRY_MS = 1500;
@@ -76,9 +79,7 @@ export class Connection {
     this.onView = onView;             // (data, eventName|null) after the view changed
     this.onConnection = onConnection || (() => {});
     this.onRefused = onRefused || (() => {});
-    this.data = null;
-    this.known = -1;
-    this.fromSnapshot = true;
+    this.view = new View();           // the snapshot and events under the rules of ./view.js
     this.waiters = new Map();         // action id -> resolve
     this.outbox = this.loadOutbox();  // id -> {event, payload}
     this.inFlight = new Set();
@@ -89,18 +90,9 @@ export class Connection {
     this.socket.on("connect_error", (error) => {  // {message, data: {code, message}} (docs/protocol.md)
       if (error && error.data && error.data.code) this.refuse(error.data);  // else a network failure: retried
     });
-    this.socket.on("snapshot", (snapshot) => this.applySnapshot(snapshot));
-    this.socket.on("presence", (connected) => {  // who is connected (host only; not part of the versioned state)
-      if (this.data) { this.data.connected = connected; this.onView(this.data, "presence"); }
-    });
-    this.socket.on("mine", (payload) => {  // this person's accepted action, from this page or another of theirs
-      if (this.data && payload) { applyOwn(this.data, payload); this.onView(this.data, "mine"); }
-    });
-    this.socket.on("link_revoked", (payload) => {  // removed by the host, or given a new link: this one is dead
-      this.refuse({ code: "link_revoked", message: (payload && payload.reason) || "link_revoked" });
-    });
     this.socket.onAny((event, payload) => {
-      if (!UNVERSIONED.has(event)) this.applyEvent(event, payload);
+      if (event === "snapshot") this.applySnapshot(payload);
+      else this.applyEvent(event, payload);
     });
     window.setInterval(() => this.flush(), RETRY_MS);
   }
@@ -112,10 +104,12 @@ export class Connection {
     this.onRefused(error);
   }
 
+  get data() {  // null until the first snapshot: the pages draw nothing before it
+    return this.view.known < 0 ? null : this.view.data;
+  }
+
   applySnapshot(snapshot) {
-    this.data = snapshot;
-    this.known = snapshot.state_version;
-    this.fromSnapshot = true;
+    this.view.snapshot(snapshot);
     if (snapshot.me && snapshot.me.token && this.auth.code) {
       this.auth = { token: snapshot.me.token };  // an open-join juror reconnects as themself
     }
@@ -123,19 +117,12 @@ export class Connection {
   }
 
   applyEvent(event, payload) {
-    if (!this.data || !payload || typeof payload.state_version !== "number") return;
-    const version = payload.state_version;
-    const previous = payload.prev_version || 0;
-    if (version < this.known) return;
-    if (version === this.known && (this.fromSnapshot || previous !== this.known)) return;
-    if (previous > this.known) { this.resync(); return; }
-    this.known = version;
-    this.fromSnapshot = false;
-    const bare = { ...payload };
-    delete bare.state_version;
-    delete bare.prev_version;
-    applyToView(this.data, event, bare);
-    this.onView(this.data, event);
+    if (this.view.event(event, payload)) {
+      if (this.view.revoked) this.refuse({ code: "link_revoked", message: this.view.revoked });  // this link is dead
+      else this.onView(this.data, event);
+    } else if (this.view.stale) {
+      this.resync();  // an event was missed (or no snapshot came yet)
+    }
   }
 
   resync() {
@@ -205,65 +192,5 @@ export class Connection {
 
   saveOutbox() {
     try { localStorage.setItem(this.storageKey, JSON.stringify(this.outbox)); } catch { /* private mode: memory only */ }
-  }
-}
-
-// What each event changes in a view (the same rules as vtt/client/view.py).
-// Events outside the versioned state: applied as they come.
-const UNVERSIONED = new Set(["snapshot", "presence", "mine", "link_revoked"]);
-
-// A person's own accepted action (docs/protocol.md, "mine"): as the ack put it into the view, for every tab.
-export function applyOwn(data, payload) {
-  const { action, ...fields } = payload;
-  if (action === "vote" && data.status && fields.round === data.status.round) {
-    const { round, slot, alias, confidence, reason } = fields;
-    data.votes = [...(data.votes || []).filter((v) => v.slot !== slot), { round, slot, alias, confidence, reason }];
-  } else if (action === "sheet") {
-    const lines = fields.lines || [fields];
-    const same = (a, b) => a.question === b.question && a.alias === b.alias;
-    data.sheet = [...(data.sheet || []).filter((row) => !lines.some((line) => same(row, line))),
-      ...lines.map(({ question, alias, note, human_likeness, looks_like_ai }) => (
-        { question, alias, note, human_likeness, looks_like_ai }))];
-  } else if (action === "answer") {
-    data.answer = { question: fields.question, text: fields.text || "", choice: fields.choice ?? null };
-  }
-}
-
-function applyToView(data, event, payload) {
-  switch (event) {
-    case "status": data.status = payload; break;
-    case "round":
-      Object.assign(data, { round: payload, revealed: [], sheet: [], votes: [], question: null });
-      break;
-    case "question": data.question = payload; data.answer = null; break;
-    case "answers":
-      data.revealed = [...(data.revealed || []).filter((item) => item.question !== payload.question), payload];
-      break;
-    case "answer": {  // the host's: an answer as it arrives or is edited
-      const answers = data.answers || (data.answers = {});
-      const rows = (answers[payload.question] || []).filter((row) => row.player.id !== payload.player.id);
-      answers[payload.question] = [...rows, payload];
-      break;
-    }
-    case "agent": {  // the host's: an AI player's agent's last status report
-      const { player, ...report } = payload;
-      (data.agents || (data.agents = {}))[String(player)] = report;
-      break;
-    }
-    case "tells": data.tells = payload; break;
-    case "juror": {  // the host's: a juror joined openly, or was removed
-      const rows = (data.jurors || []).filter((row) => row.label !== payload.label);
-      const before = (data.jurors || []).find((row) => row.label === payload.label) || {};
-      data.jurors = [...rows, { ...before, ...payload }];
-      break;
-    }
-    case "votes": data.votes = payload; break;
-    case "tally":
-      data.tallies = [...(data.tallies || []).filter((t) => t.round !== payload.round), payload];
-      break;
-    case "identities":
-      data.identities = [...(data.identities || []).filter((i) => i.round !== payload.round), payload];
-      break;
-    default: break;
   }
 }
