@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run test test-quick install translations messages system-deps bench clean
+.PHONY: run test test-quick test-js lint install translations messages system-deps bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,11 +34,15 @@ run: install
 system-deps:
 	@bash scripts/system-deps.sh
 
-test: install system-deps
+test: install system-deps lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# Lint and format check over the whole tree (settings in pyproject.toml); `ruff format .` fixes the format.
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
 # The pages' own tests under Node (tests/js; `make test` runs them too, through tests/test_view_cases_js.py).
-.PHONY: test-js
 test-js:
 	node --test tests/js/
 

@@ -79,8 +79,17 @@ def pairwise_kappas(marks: pd.DataFrame) -> pd.DataFrame:
     for rater_a, rater_b in combinations(raters, 2):
         shared = by_rater[rater_a].index.intersection(by_rater[rater_b].index, sort=False)
         result = cohen_kappa(by_rater[rater_a].loc[shared], by_rater[rater_b].loc[shared])
-        rows.append({"rater_a": rater_a, "rater_b": rater_b, "items": result.items, "observed": result.observed,
-                     "expected": result.expected, "kappa": result.kappa, "reason": result.reason})
+        rows.append(
+            {
+                "rater_a": rater_a,
+                "rater_b": rater_b,
+                "items": result.items,
+                "observed": result.observed,
+                "expected": result.expected,
+                "kappa": result.kappa,
+                "reason": result.reason,
+            }
+        )
     columns = ["rater_a", "rater_b", "items", "observed", "expected", "kappa", "reason"]
     frame = pd.DataFrame(rows, columns=columns)
     # object, not str: None (rather than NaN) where kappa is defined

@@ -49,7 +49,12 @@ from .taxonomy import ELEMENTS, Module, element_order
 
 # Dealt round-robin in this order, the mcq questions and the shot questions each form one unbroken run.
 _DEAL_ORDER: tuple[tuple[str, str | None], ...] = (
-    ("mcq", "scene"), ("mcq", None), ("mcq", "shot"), ("open", "shot"), ("open", None), ("open", "scene"),
+    ("mcq", "scene"),
+    ("mcq", None),
+    ("mcq", "shot"),
+    ("open", "shot"),
+    ("open", None),
+    ("open", "scene"),
 )
 _ELEMENTS: tuple[tuple[Module, str], ...] = tuple(element_order())
 _TIE = 1e-9  # values closer than this count as equal (float noise)
@@ -102,8 +107,9 @@ def element_skew(questions: pd.DataFrame) -> float:
     return float(np.mean(spreads)) if spreads else float("nan")
 
 
-def build_set(bank: pd.DataFrame, count: int, rounds: int, *, mcq: int | None = None, shot: int | None = None,
-              seed: int = 0) -> BuiltSet:
+def build_set(
+    bank: pd.DataFrame, count: int, rounds: int, *, mcq: int | None = None, shot: int | None = None, seed: int = 0
+) -> BuiltSet:
     """Choose ``count`` questions from ``bank`` spreading CogME elements evenly and deal them into ``rounds``.
 
     ``mcq`` and ``shot``, when given, are exact quotas: that many multiple-choice questions (the
@@ -131,34 +137,43 @@ def build_set(bank: pd.DataFrame, count: int, rounds: int, *, mcq: int | None = 
 
 # --- choosing ----------------------------------------------------------------------------------
 
+
 def _check_quotas(pool: pd.DataFrame, count: int, mcq: int | None, shot: int | None) -> None:
     """Raise ``ValueError`` naming every quota the bank cannot meet."""
     needs = []
     if mcq is not None:
         if not 0 <= mcq <= count:
             raise ValueError(f"mcq quota must be between 0 and {count}, got {mcq}")
-        needs += [("mcq questions", pool["type"] == "mcq", mcq),
-                  ("open questions", pool["type"] == "open", count - mcq)]
+        needs += [
+            ("mcq questions", pool["type"] == "mcq", mcq),
+            ("open questions", pool["type"] == "open", count - mcq),
+        ]
     if shot is not None:
         if not 0 <= shot <= count:
             raise ValueError(f"shot quota must be between 0 and {count}, got {shot}")
-        needs += [("questions on shot clips", pool["clip"] == "shot", shot),
-                  ("questions on scene clips", pool["clip"] == "scene", count - shot)]
-    short = [f"bank has {int(rows.sum())} {what}, the set needs {need}"
-             for what, rows, need in needs if rows.sum() < need]
+        needs += [
+            ("questions on shot clips", pool["clip"] == "shot", shot),
+            ("questions on scene clips", pool["clip"] == "scene", count - shot),
+        ]
+    short = [
+        f"bank has {int(rows.sum())} {what}, the set needs {need}" for what, rows, need in needs if rows.sum() < need
+    ]
     if short:
         raise ValueError("; ".join(short))
     is_mcq, is_shot = _quota_classes(pool, mcq, shot)
     available = _class_counts(is_mcq, is_shot, np.ones(len(pool), dtype=bool))
     if not _quotas_feasible(available, count, _need(mcq, count), _need(shot, count)):
         cells = ", ".join(
-            f"{available[m, s]} {'mcq' if m else 'open'}/{'shot' if s else 'scene'}" for m in (1, 0) for s in (1, 0))
-        raise ValueError(f"bank cannot meet both quotas ({mcq} mcq and {shot} shot of {count}) at once: "
-                         f"it has {cells} questions")
+            f"{available[m, s]} {'mcq' if m else 'open'}/{'shot' if s else 'scene'}" for m in (1, 0) for s in (1, 0)
+        )
+        raise ValueError(
+            f"bank cannot meet both quotas ({mcq} mcq and {shot} shot of {count}) at once: it has {cells} questions"
+        )
 
 
-def _choose(pool: pd.DataFrame, count: int, mcq: int | None, shot: int | None,
-            rng: np.random.Generator) -> tuple[list[int], list[str]]:
+def _choose(
+    pool: pd.DataFrame, count: int, mcq: int | None, shot: int | None, rng: np.random.Generator
+) -> tuple[list[int], list[str]]:
     """Greedy chi-square descent under the quotas, then swaps; returns the chosen row positions and notes."""
     incidence = _incidence(pool)
     tagged = incidence.any(axis=1)
@@ -188,13 +203,22 @@ def _choose(pool: pd.DataFrame, count: int, mcq: int | None, shot: int | None,
     untagged = [str(pool.at[i, "qid"]) for i in chosen if not tagged[i]]
     notes = []
     if untagged:
-        notes.append(f"{len(untagged)} untagged question(s) used because the bank's tagged questions ran out "
-                     f"under the quotas: {', '.join(untagged)}")
+        notes.append(
+            f"{len(untagged)} untagged question(s) used because the bank's tagged questions ran out "
+            f"under the quotas: {', '.join(untagged)}"
+        )
     return chosen, notes
 
 
-def _swap_towards_targets(chosen: list[int], incidence: np.ndarray, targets: np.ndarray, weights: np.ndarray,
-                          tagged: np.ndarray, quota_class: np.ndarray, rng: np.random.Generator) -> list[int]:
+def _swap_towards_targets(
+    chosen: list[int],
+    incidence: np.ndarray,
+    targets: np.ndarray,
+    weights: np.ndarray,
+    tagged: np.ndarray,
+    quota_class: np.ndarray,
+    rng: np.random.Generator,
+) -> list[int]:
     """Swap a chosen question for an unchosen tagged one of the same quota class while chi-square drops.
 
     The greedy pass commits early; swapping repairs what it could not foresee (e.g. the thinking
@@ -317,8 +341,9 @@ def _quotas_feasible(available: np.ndarray, size: int, mcq_need: int, shot_need:
     return low <= high
 
 
-def _keeps_feasible(is_mcq: np.ndarray, is_shot: np.ndarray, remaining: np.ndarray, size_after: int,
-                    mcq_left: int, shot_left: int) -> np.ndarray:
+def _keeps_feasible(
+    is_mcq: np.ndarray, is_shot: np.ndarray, remaining: np.ndarray, size_after: int, mcq_left: int, shot_left: int
+) -> np.ndarray:
     """Per question: would the quotas stay reachable after picking it?"""
     available = _class_counts(is_mcq, is_shot, remaining)
     keeps = np.zeros((2, 2), dtype=bool)
@@ -332,6 +357,7 @@ def _keeps_feasible(is_mcq: np.ndarray, is_shot: np.ndarray, remaining: np.ndarr
 
 
 # --- dealing -----------------------------------------------------------------------------------
+
 
 def _deal(chosen: pd.DataFrame, rounds: int, rng: np.random.Generator) -> pd.DataFrame:
     """Assign ``round`` and ``position`` to the chosen questions (see the module docstring)."""
@@ -359,20 +385,23 @@ def _round_features(chosen: pd.DataFrame, cell_ids: np.ndarray) -> tuple[np.ndar
     type-clip cells, then the CogME elements.  Each weight is divided by how many set questions have
     the feature, so rare features are not drowned by common ones.
     """
-    margins = np.column_stack([(chosen["type"] == "mcq"), (chosen["type"] == "open"),
-                               (chosen["clip"] == "shot"), (chosen["clip"] == "scene")]).astype(float)
+    margins = np.column_stack(
+        [(chosen["type"] == "mcq"), (chosen["type"] == "open"), (chosen["clip"] == "shot"), (chosen["clip"] == "scene")]
+    ).astype(float)
     cells = (cell_ids[:, None] == np.arange(len(_DEAL_ORDER))[None, :]).astype(float)
     elements = _incidence(chosen)
     features = np.hstack([margins, cells, elements])
-    importance = np.concatenate([np.full(margins.shape[1], 100.0), np.full(cells.shape[1], 10.0),
-                                 np.ones(elements.shape[1])])
+    importance = np.concatenate(
+        [np.full(margins.shape[1], 100.0), np.full(cells.shape[1], 10.0), np.ones(elements.shape[1])]
+    )
     in_set = features.sum(axis=0)
     weights = np.divide(importance, in_set, out=np.zeros_like(in_set), where=in_set > 0)
     return features, weights
 
 
-def _swap_towards_alike_rounds(round_of: np.ndarray, features: np.ndarray, weights: np.ndarray, rounds: int,
-                               rng: np.random.Generator) -> np.ndarray:
+def _swap_towards_alike_rounds(
+    round_of: np.ndarray, features: np.ndarray, weights: np.ndarray, rounds: int, rng: np.random.Generator
+) -> np.ndarray:
     """Swap two questions between rounds while the rounds grow more alike; sizes never change.
 
     The measure is ``sum over rounds r, features f of weight_f * (count_rf - expected_rf)**2`` with

@@ -96,8 +96,7 @@ def _new_drawing(width: float, height: float) -> Drawing:
 
 
 def _text(x, y, text, *, size=LABEL_SIZE, bold=False, colour=BLACK, anchor="start") -> String:
-    return String(x, y, text, fontName=BOLD if bold else REGULAR, fontSize=size, fillColor=colour,
-                  textAnchor=anchor)
+    return String(x, y, text, fontName=BOLD if bold else REGULAR, fontSize=size, fillColor=colour, textAnchor=anchor)
 
 
 def _marker(x: float, y: float, style: PlayerStyle, size: float = 3.6):
@@ -110,19 +109,22 @@ def _legend_width(entries: Sequence[tuple[str, PlayerStyle]]) -> float:
     return max(stringWidth(style.label(name), REGULAR, LABEL_SIZE) for name, style in entries) + 26
 
 
-def _draw_legend(drawing: Drawing, x: float, y_top: float, entries: Sequence[tuple[str, PlayerStyle]],
-                 max_width: float) -> None:
+def _draw_legend(
+    drawing: Drawing, x: float, y_top: float, entries: Sequence[tuple[str, PlayerStyle]], max_width: float
+) -> None:
     """A vertical legend: a line sample in each player's style, then the (shortened) name."""
     for index, (name, style) in enumerate(entries):
         y = y_top - 6 - index * 12
-        drawing.add(Line(x, y, x + 18, y, strokeColor=style.colour, strokeWidth=style.width,
-                         strokeDashArray=style.dash))
+        drawing.add(
+            Line(x, y, x + 18, y, strokeColor=style.colour, strokeWidth=style.width, strokeDashArray=style.dash)
+        )
         drawing.add(_marker(x + 9, y, style))
         label = fit_text(style.label(name), max_width - 24)
         drawing.add(_text(x + 24, y - 2.6, label, bold=style.is_ai))
 
 
 # --------------------------------------------------------------------------------------- radar
+
 
 @dataclass(frozen=True)
 class RadarSeries:
@@ -131,9 +133,17 @@ class RadarSeries:
     style: PlayerStyle
 
 
-def radar_chart(title: str, axes: Sequence[str], series: Sequence[RadarSeries], *, width: float = 240,
-                height: float = 200, legend: bool = True, filled: bool = False,
-                axis_notes: Sequence[str] | None = None) -> Drawing:
+def radar_chart(
+    title: str,
+    axes: Sequence[str],
+    series: Sequence[RadarSeries],
+    *,
+    width: float = 240,
+    height: float = 200,
+    legend: bool = True,
+    filled: bool = False,
+    axis_notes: Sequence[str] | None = None,
+) -> Drawing:
     """A radar with fixed 0-100 % axes, labelled rings and one polygon per series.
 
     ``axis_notes`` adds a small second line under each axis name (e.g. the number of questions).
@@ -183,9 +193,17 @@ def radar_chart(title: str, axes: Sequence[str], series: Sequence[RadarSeries], 
         outline = [c for angle, v in present for c in point(angle, v)]
         style = entry.style
         if len(present) >= 2:
-            drawing.add(Polygon(outline, strokeColor=style.colour, strokeWidth=style.width,
-                                strokeDashArray=style.dash, strokeLineJoin=1,
-                                fillColor=style.colour if filled else None, fillOpacity=0.18))
+            drawing.add(
+                Polygon(
+                    outline,
+                    strokeColor=style.colour,
+                    strokeWidth=style.width,
+                    strokeDashArray=style.dash,
+                    strokeLineJoin=1,
+                    fillColor=style.colour if filled else None,
+                    fillOpacity=0.18,
+                )
+            )
         for angle, v in present:
             drawing.add(_marker(*point(angle, v), style))
     _ring_labels(drawing, cx, cy, radius)
@@ -203,8 +221,7 @@ def _ring_labels(drawing: Drawing, cx: float, cy: float, radius: float) -> None:
         text = f"{ring} %" if ring == 100 else str(ring)
         x, y = cx - 2, cy + radius * ring / 100 - size - 0.5
         text_w = stringWidth(text, REGULAR, size)
-        drawing.add(Rect(x - text_w - 0.8, y - 1.6, text_w + 1.6, size + 1.4, fillColor=colors.white,
-                         strokeColor=None))
+        drawing.add(Rect(x - text_w - 0.8, y - 1.6, text_w + 1.6, size + 1.4, fillColor=colors.white, strokeColor=None))
         drawing.add(_text(x, y, text, size=size, colour=GREY, anchor="end"))
 
 
@@ -222,9 +239,17 @@ def _axis_label(drawing: Drawing, x: float, y: float, angle: float, name: str, n
         drawing.add(_text(x, top + 1.5, text, size=size, colour=colour, anchor=anchor))
 
 
-def module_radar(elements: pd.DataFrame, module: Module | str, styles: dict[str, PlayerStyle], *,
-                 players: Sequence[str] | None = None, legend: bool | None = None, width: float = 240,
-                 height: float = 200, value_column: str = "score_pct") -> Drawing:
+def module_radar(
+    elements: pd.DataFrame,
+    module: Module | str,
+    styles: dict[str, PlayerStyle],
+    *,
+    players: Sequence[str] | None = None,
+    legend: bool | None = None,
+    width: float = 240,
+    height: float = 200,
+    value_column: str = "score_pct",
+) -> Drawing:
     """The radar of one CogME module from a profile element frame.
 
     Axes are the module's elements that were asked at all (taxonomy order); each notes its question
@@ -239,9 +264,16 @@ def module_radar(elements: pd.DataFrame, module: Module | str, styles: dict[str,
     values = rows.set_index(["player", "element"])[value_column]
     series = [RadarSeries(name, [values.get((name, axis)) for axis in axes], styles[name]) for name in names]
     single = len(names) == 1
-    return radar_chart(module.value.upper(), axes, series, width=width, height=height,
-                       legend=not single if legend is None else legend, filled=single,
-                       axis_notes=[f"n = {int(counts[a])}" for a in axes])
+    return radar_chart(
+        module.value.upper(),
+        axes,
+        series,
+        width=width,
+        height=height,
+        legend=not single if legend is None else legend,
+        filled=single,
+        axis_notes=[f"n = {int(counts[a])}" for a in axes],
+    )
 
 
 def legend_chart(names: Sequence[str], styles: dict[str, PlayerStyle], *, width: float = 160) -> Drawing:
@@ -254,6 +286,7 @@ def legend_chart(names: Sequence[str], styles: dict[str, PlayerStyle], *, width:
 
 # ----------------------------------------------------------------------------------- bar charts
 
+
 def _nice_step(top: float, ticks: int = 5, integer: bool = False) -> float:
     raw = max(top, 1e-9) / ticks
     magnitude = 10 ** math.floor(math.log10(raw))
@@ -261,8 +294,17 @@ def _nice_step(top: float, ticks: int = 5, integer: bool = False) -> float:
     return max(1, math.ceil(step)) if integer else step
 
 
-def _y_axis(drawing: Drawing, x0: float, y0: float, plot_w: float, plot_h: float, top: float, step: float,
-            unit: str, caption: str) -> None:
+def _y_axis(
+    drawing: Drawing,
+    x0: float,
+    y0: float,
+    plot_w: float,
+    plot_h: float,
+    top: float,
+    step: float,
+    unit: str,
+    caption: str,
+) -> None:
     """Horizontal grid lines with tick labels and a rotated axis caption."""
     tick = 0.0
     while tick <= top + 1e-9:
@@ -276,8 +318,9 @@ def _y_axis(drawing: Drawing, x0: float, y0: float, plot_w: float, plot_h: float
     drawing.add(vertical_caption)
 
 
-def round_votes_chart(tally: pd.DataFrame, styles: dict[str, PlayerStyle], *, title: str,
-                      width: float = 480, height: float = 165) -> Drawing:
+def round_votes_chart(
+    tally: pd.DataFrame, styles: dict[str, PlayerStyle], *, title: str, width: float = 480, height: float = 165
+) -> Drawing:
     """Votes per player in one round (``tally`` rows of that round), AI bars marked and labelled.
 
     A dashed line shows the votes each player would get if jurors picked at random.
@@ -299,16 +342,24 @@ def round_votes_chart(tally: pd.DataFrame, styles: dict[str, PlayerStyle], *, ti
         centre = x0 + slot * (index + 0.5)
         bar_w = min(slot * 0.6, 46)
         bar_h = plot_h * row.votes / top
-        drawing.add(Rect(centre - bar_w / 2, y0, bar_w, bar_h, fillColor=style.colour,
-                         strokeColor=BLACK if style.is_ai else None, strokeWidth=1.2 if style.is_ai else 0))
+        drawing.add(
+            Rect(
+                centre - bar_w / 2,
+                y0,
+                bar_w,
+                bar_h,
+                fillColor=style.colour,
+                strokeColor=BLACK if style.is_ai else None,
+                strokeWidth=1.2 if style.is_ai else 0,
+            )
+        )
         share = f"{row.votes:g} ({row.share_pct:.1f} %)" if cast else "0"
         if stringWidth(share, REGULAR, SMALL_SIZE) > slot - 4:  # narrow slots: the count alone
             share = f"{row.votes:g}"
         value_labels.append((centre, y0 + bar_h + 2.5, share))
         drawing.add(_text(centre, y0 - 9, fit_text(row.player, slot - 4), anchor="middle", bold=style.is_ai))
         if style.is_ai:
-            drawing.add(_text(centre, y0 - 18, "AI", size=SMALL_SIZE, bold=True, colour=VERMILLION,
-                              anchor="middle"))
+            drawing.add(_text(centre, y0 - 18, "AI", size=SMALL_SIZE, bold=True, colour=VERMILLION, anchor="middle"))
     if cast and len(tally):
         chance = cast / len(tally)
         y = y0 + plot_h * chance / top
@@ -316,8 +367,17 @@ def round_votes_chart(tally: pd.DataFrame, styles: dict[str, PlayerStyle], *, ti
         # Explained in the title row: a label on the line itself would collide with some bar.
         caption = t("chance: {votes} votes per player", votes=f"{chance:.1f}")
         caption_x = width - stringWidth(caption, REGULAR, SMALL_SIZE)
-        drawing.add(Line(caption_x - 20, height - 6, caption_x - 4, height - 6, strokeColor=GREY, strokeWidth=0.8,
-                         strokeDashArray=(3, 2)))
+        drawing.add(
+            Line(
+                caption_x - 20,
+                height - 6,
+                caption_x - 4,
+                height - 6,
+                strokeColor=GREY,
+                strokeWidth=0.8,
+                strokeDashArray=(3, 2),
+            )
+        )
         drawing.add(_text(caption_x, height - 8.2, caption, size=SMALL_SIZE, colour=GREY))
     # Value labels go last, on a white patch, so the chance line never strikes through them.
     for x, y, text in value_labels:
@@ -327,8 +387,9 @@ def round_votes_chart(tally: pd.DataFrame, styles: dict[str, PlayerStyle], *, ti
     return drawing
 
 
-def detection_chart(rounds: pd.DataFrame, *, threshold_pct: float | None = None, width: float = 480,
-                    height: float = 200) -> Drawing:
+def detection_chart(
+    rounds: pd.DataFrame, *, threshold_pct: float | None = None, width: float = 480, height: float = 200
+) -> Drawing:
     """Detection % per round with 95 % Wilson whiskers, the chance level per round and the verdict.
 
     ``rounds`` needs round, detection_pct, chance_pct, ci_low, ci_high, ai_passed.  A round without
@@ -347,13 +408,21 @@ def detection_chart(rounds: pd.DataFrame, *, threshold_pct: float | None = None,
         centre = x0 + slot * (index + 0.5)
         bar_w = min(slot * 0.55, 50)
         drawing.add(_text(centre, y0 - 10, t("Round {round}", round=row.round), anchor="middle"))
-        drawing.add(Line(centre - slot * 0.42, y_of(row.chance_pct), centre + slot * 0.42, y_of(row.chance_pct),
-                         strokeColor=BLACK, strokeWidth=1, strokeDashArray=(3, 2)))
+        drawing.add(
+            Line(
+                centre - slot * 0.42,
+                y_of(row.chance_pct),
+                centre + slot * 0.42,
+                y_of(row.chance_pct),
+                strokeColor=BLACK,
+                strokeWidth=1,
+                strokeDashArray=(3, 2),
+            )
+        )
         if pd.isna(row.detection_pct):
             drawing.add(_text(centre, y0 + 3, t("no votes"), size=SMALL_SIZE, colour=GREY, anchor="middle"))
             continue
-        drawing.add(Rect(centre - bar_w / 2, y0, bar_w, y_of(row.detection_pct) - y0, fillColor=SKY,
-                         strokeColor=None))
+        drawing.add(Rect(centre - bar_w / 2, y0, bar_w, y_of(row.detection_pct) - y0, fillColor=SKY, strokeColor=None))
         label_y = y_of(row.detection_pct)
         if not pd.isna(row.ci_low):
             low, high = y_of(row.ci_low), y_of(row.ci_high)
@@ -361,14 +430,32 @@ def detection_chart(rounds: pd.DataFrame, *, threshold_pct: float | None = None,
             for y in (low, high):
                 drawing.add(Line(centre - 4, y, centre + 4, y, strokeColor=BLACK, strokeWidth=0.9))
             label_y = high
-        drawing.add(_text(centre, label_y + 3, f"{row.detection_pct:.1f} %", size=SMALL_SIZE, bold=True,
-                          anchor="middle"))
+        drawing.add(
+            _text(centre, label_y + 3, f"{row.detection_pct:.1f} %", size=SMALL_SIZE, bold=True, anchor="middle")
+        )
         verdict = t("AI passed") if row.ai_passed else t("AI detected")
-        drawing.add(_text(centre, y0 - 19, verdict, size=SMALL_SIZE, colour=GREEN if row.ai_passed else VERMILLION,
-                          anchor="middle"))
+        drawing.add(
+            _text(
+                centre,
+                y0 - 19,
+                verdict,
+                size=SMALL_SIZE,
+                colour=GREEN if row.ai_passed else VERMILLION,
+                anchor="middle",
+            )
+        )
     if threshold_pct is not None:
-        drawing.add(Line(x0, y_of(threshold_pct), x0 + plot_w, y_of(threshold_pct), strokeColor=VERMILLION,
-                         strokeWidth=0.8, strokeDashArray=(1, 2)))
+        drawing.add(
+            Line(
+                x0,
+                y_of(threshold_pct),
+                x0 + plot_w,
+                y_of(threshold_pct),
+                strokeColor=VERMILLION,
+                strokeWidth=0.8,
+                strokeDashArray=(1, 2),
+            )
+        )
     _detection_legend(drawing, x0, 6, threshold_pct)
     return drawing
 
@@ -394,8 +481,14 @@ def _legend_caption(drawing: Drawing, x: float, y: float, text: str) -> float:
 
 # ------------------------------------------------------------------------------ set composition
 
-def element_chart(counts: pd.DataFrame, styles: dict[str, PlayerStyle] | None = None,
-                  per_player: pd.DataFrame | None = None, *, width: float = 480) -> Drawing:
+
+def element_chart(
+    counts: pd.DataFrame,
+    styles: dict[str, PlayerStyle] | None = None,
+    per_player: pd.DataFrame | None = None,
+    *,
+    width: float = 480,
+) -> Drawing:
     """How often each element is tagged in the set, and, per player, how many of those were right.
 
     ``counts``: module, element, questions (every taxonomy element; unused optional extensions are
@@ -417,8 +510,15 @@ def element_chart(counts: pd.DataFrame, styles: dict[str, PlayerStyle] | None = 
     drawing.add(_text(label_w, y_header, t("questions tagged"), size=SMALL_SIZE, bold=True))
     for index, player in enumerate(players):
         x = label_w + freq_w + index * column_w
-        drawing.add(_text(x, y_header, fit_text(styles[player].label(player), column_w - 6, SMALL_SIZE, BOLD),
-                          size=SMALL_SIZE, bold=True))
+        drawing.add(
+            _text(
+                x,
+                y_header,
+                fit_text(styles[player].label(player), column_w - 6, SMALL_SIZE, BOLD),
+                size=SMALL_SIZE,
+                bold=True,
+            )
+        )
 
     y = height - header_h
     for module in modules:
@@ -429,19 +529,39 @@ def element_chart(counts: pd.DataFrame, styles: dict[str, PlayerStyle] | None = 
             y -= row_h
             drawing.add(_text(label_w - 4, y + 2.5, row.element, anchor="end"))
             bar_max = freq_w - 22
-            drawing.add(Rect(label_w, y + 1.5, bar_max * row.questions / top_count, row_h - 3,
-                             fillColor=GREY, strokeColor=None))
-            drawing.add(_text(label_w + bar_max * row.questions / top_count + 3, y + 2.5, str(row.questions),
-                              size=SMALL_SIZE))
+            drawing.add(
+                Rect(label_w, y + 1.5, bar_max * row.questions / top_count, row_h - 3, fillColor=GREY, strokeColor=None)
+            )
+            drawing.add(
+                _text(label_w + bar_max * row.questions / top_count + 3, y + 2.5, str(row.questions), size=SMALL_SIZE)
+            )
             for index, player in enumerate(players):
-                _stacked_cell(drawing, label_w + freq_w + index * column_w, y, column_w - 10, top_count,
-                              frame, player, row.element, styles[player])
+                _stacked_cell(
+                    drawing,
+                    label_w + freq_w + index * column_w,
+                    y,
+                    column_w - 10,
+                    top_count,
+                    frame,
+                    player,
+                    row.element,
+                    styles[player],
+                )
     _element_legend(drawing, players, styles, label_w)
     return drawing
 
 
-def _stacked_cell(drawing: Drawing, x: float, y: float, cell_w: float, top_count: int,
-                  frame: pd.DataFrame, player: str, element: str, style: PlayerStyle) -> None:
+def _stacked_cell(
+    drawing: Drawing,
+    x: float,
+    y: float,
+    cell_w: float,
+    top_count: int,
+    frame: pd.DataFrame,
+    player: str,
+    element: str,
+    style: PlayerStyle,
+) -> None:
     if (player, element) not in frame.index:
         return
     cell = frame.loc[(player, element)]
@@ -451,8 +571,7 @@ def _stacked_cell(drawing: Drawing, x: float, y: float, cell_w: float, top_count
     drawing.add(Rect(x, y + 1.5, cell_w * correct / top_count, 8, fillColor=style.colour, strokeColor=None))
 
 
-def _element_legend(drawing: Drawing, players: Sequence[str], styles: dict[str, PlayerStyle] | None,
-                    x: float) -> None:
+def _element_legend(drawing: Drawing, players: Sequence[str], styles: dict[str, PlayerStyle] | None, x: float) -> None:
     drawing.add(Rect(x, 3, 9, 7, fillColor=GREY, strokeColor=None))
     x = _legend_caption(drawing, x + 12, 4, t("questions tagged with the element"))
     if players:

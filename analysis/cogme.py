@@ -109,16 +109,15 @@ def profiles(questions: pd.DataFrame, answers: pd.DataFrame, method: str = "unif
     used = asked > 0
 
     elements = _per_player_elements(
-        players, used,
+        players,
+        used,
         questions=np.broadcast_to(asked, correct.shape).astype(int),
         correct=correct.astype(int),
         accuracy_pct=accuracy,
         score_pct=score,
     )
     used_accuracy = accuracy[:, used]
-    element_sd = (
-        used_accuracy.std(axis=1, ddof=1) if used.sum() >= 2 else np.full(len(players), np.nan)
-    )
+    element_sd = used_accuracy.std(axis=1, ddof=1) if used.sum() >= 2 else np.full(len(players), np.nan)
     solved = grid.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         overall = 100.0 * solved / len(qids)
@@ -143,8 +142,11 @@ def element_frequencies(questions: pd.DataFrame, answers: pd.DataFrame | None = 
     correct = grid @ tagged
     every_element = np.ones(len(_ELEMENTS), dtype=bool)
     frequencies = _per_player_elements(
-        players, every_element,
-        questions=asked.astype(int), correct=correct.astype(int), missed=(asked - correct).astype(int),
+        players,
+        every_element,
+        questions=asked.astype(int),
+        correct=correct.astype(int),
+        missed=(asked - correct).astype(int),
     )
     return frequencies.drop(columns="kind")
 
@@ -191,10 +193,11 @@ def _check_correct(correct: pd.Series) -> None:
         return
     if pd.api.types.is_integer_dtype(dtype):
         bad = correct[~correct.isin([0, 1])]
-    elif dtype == object:
+    elif dtype is np.dtype(object):
+
         def plain(value) -> bool:
-            return isinstance(value, (bool, np.bool_)) or (
-                isinstance(value, (int, np.integer)) and value in (0, 1))
+            return isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1))
+
         bad = correct[~correct.map(plain)]
     else:
         bad = correct
@@ -227,10 +230,12 @@ def _per_player_elements(players: pd.DataFrame, used: np.ndarray, **columns: np.
     """Long frame: for each player (in order) one row per used element; ``columns`` are players x elements."""
     elements = _ELEMENTS[used]
     count = len(players)
-    return pd.DataFrame({
-        "player": np.repeat(players["player"].to_numpy(), len(elements)),
-        "kind": np.repeat(players["kind"].to_numpy(), len(elements)),
-        "module": np.tile(elements.get_level_values("module").to_numpy(), count),
-        "element": np.tile(elements.get_level_values("element").to_numpy(), count),
-        **{name: values[:, used].ravel() for name, values in columns.items()},
-    })
+    return pd.DataFrame(
+        {
+            "player": np.repeat(players["player"].to_numpy(), len(elements)),
+            "kind": np.repeat(players["kind"].to_numpy(), len(elements)),
+            "module": np.tile(elements.get_level_values("module").to_numpy(), count),
+            "element": np.tile(elements.get_level_values("element").to_numpy(), count),
+            **{name: values[:, used].ravel() for name, values in columns.items()},
+        }
+    )

@@ -13,17 +13,18 @@ from .taxonomy import element_order
 @dataclass(frozen=True)
 class Composition:
     elements: pd.DataFrame  # module, element, questions (every element of the taxonomy, zeros included)
-    types: dict[str, int]   # mcq / open -> count
-    clips: dict[str, int]   # shot / scene / none -> count
+    types: dict[str, int]  # mcq / open -> count
+    clips: dict[str, int]  # shot / scene / none -> count
     total: int
-    untagged: list[str]     # qids without any CogME tag
+    untagged: list[str]  # qids without any CogME tag
 
     def element_counts(self) -> dict[str, int]:
         return dict(zip(self.elements["element"], self.elements["questions"].astype(int)))
 
     @classmethod
-    def from_counts(cls, element_counts: pd.Series, types: dict[str, int], clips: dict[str, int], total: int,
-                    untagged: list[str]) -> Composition:
+    def from_counts(
+        cls, element_counts: pd.Series, types: dict[str, int], clips: dict[str, int], total: int, untagged: list[str]
+    ) -> Composition:
         """From counts made elsewhere (e.g. SQL): ``element_counts`` indexed by (module, element)."""
         order = pd.MultiIndex.from_tuples([(m.value, e) for m, e in element_order()], names=["module", "element"])
         elements = element_counts.reindex(order, fill_value=0).rename("questions").reset_index()

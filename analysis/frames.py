@@ -48,15 +48,32 @@ import numbers
 import pandas as pd
 
 QUESTION_COLUMNS = (
-    "qid", "question", "type", "choices", "answer", "answer_index", "clip", "category", "round",
-    "targets", "key_target", "contents", "thinking",
+    "qid",
+    "question",
+    "type",
+    "choices",
+    "answer",
+    "answer_index",
+    "clip",
+    "category",
+    "round",
+    "targets",
+    "key_target",
+    "contents",
+    "thinking",
 )
 ANSWER_COLUMNS = ("player", "qid", "answer", "correct", "kind")
 VOTE_COLUMNS = ("round", "juror", "vote", "slot", "confidence")
 JUROR_FACETS = ("group", "expert", "age_band", "sex")  # optional, in the order the reports list them
 EXPERT_WORDS = {
-    "expert": "expert", "yes": "expert", "true": "expert", "1": "expert",
-    "non-expert": "non-expert", "no": "non-expert", "false": "non-expert", "0": "non-expert",
+    "expert": "expert",
+    "yes": "expert",
+    "true": "expert",
+    "1": "expert",
+    "non-expert": "non-expert",
+    "no": "non-expert",
+    "false": "non-expert",
+    "0": "non-expert",
 }
 EXPERT_VALUES = "yes/no, true/false, 1/0 or expert/non-expert"  # the words above, for messages
 
@@ -114,16 +131,26 @@ def tag_table(questions: pd.DataFrame) -> pd.DataFrame:
     parts = []
     for module, column in (("target", "targets"), ("content", "contents")):
         exploded = questions[["qid", column, "key_target"]].explode(column).dropna(subset=[column])
-        parts.append(pd.DataFrame({
-            "qid": exploded["qid"].to_numpy(),
-            "module": module,
-            "element": exploded[column].to_numpy(),
-            "is_key": (exploded[column] == exploded["key_target"]).to_numpy(dtype=bool),
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "qid": exploded["qid"].to_numpy(),
+                    "module": module,
+                    "element": exploded[column].to_numpy(),
+                    "is_key": (exploded[column] == exploded["key_target"]).to_numpy(dtype=bool),
+                }
+            )
+        )
     thinking = questions.dropna(subset=["thinking"])
-    parts.append(pd.DataFrame({
-        "qid": thinking["qid"].to_numpy(), "module": "thinking",
-        "element": thinking["thinking"].to_numpy(), "is_key": False,
-    }))
+    parts.append(
+        pd.DataFrame(
+            {
+                "qid": thinking["qid"].to_numpy(),
+                "module": "thinking",
+                "element": thinking["thinking"].to_numpy(),
+                "is_key": False,
+            }
+        )
+    )
     tags = pd.concat(parts, ignore_index=True)
     return tags.astype({"qid": str, "module": str, "element": str, "is_key": bool})

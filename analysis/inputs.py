@@ -47,16 +47,24 @@ import numpy as np
 import pandas as pd
 
 from .frames import (
-    ANSWER_COLUMNS, EXPERT_VALUES, JUROR_FACETS, PLAYER_KINDS, VOTE_COLUMNS, facet_labels, juror_labels,
-    require_columns, several_labels_message,
+    ANSWER_COLUMNS,
+    EXPERT_VALUES,
+    JUROR_FACETS,
+    PLAYER_KINDS,
+    VOTE_COLUMNS,
+    facet_labels,
+    juror_labels,
+    require_columns,
+    several_labels_message,
 )
 from .options import chosen_options, option_label
 
 _TRUE = {"1", "true"}
 _FALSE = {"0", "false"}
 _MAX_ROWS_LISTED = 10
-_UNKNOWN_PLAYER = ("unknown player {!r} (no row in the answers file; a player who answered nothing needs rows "
-                   "with an empty answer)")
+_UNKNOWN_PLAYER = (
+    "unknown player {!r} (no row in the answers file; a player who answered nothing needs rows with an empty answer)"
+)
 SHEET_COLUMNS = ("juror", "qid", "player", "looks_like_ai")
 
 
@@ -74,8 +82,9 @@ def read_answers(path: str | Path, questions: pd.DataFrame, ai_names: Iterable[s
     return check_answers(_read_csv(path, ("player", "qid", "answer"), ("correct", "kind")), path, questions, ai_names)
 
 
-def check_answers(frame: pd.DataFrame, path: str | Path, questions: pd.DataFrame,
-                  ai_names: Iterable[str] = ()) -> pd.DataFrame:
+def check_answers(
+    frame: pd.DataFrame, path: str | Path, questions: pd.DataFrame, ai_names: Iterable[str] = ()
+) -> pd.DataFrame:
     """The answers frame of rows read from ``path`` (strings: ``player, qid, answer, correct, kind``), checked
     as an answers CSV is (``analysis.predictions`` reads predictions files into such rows)."""
     require_columns(questions, ("qid", "type", "choices", "answer_index"), "questions")
@@ -85,7 +94,9 @@ def check_answers(frame: pd.DataFrame, path: str | Path, questions: pd.DataFrame
     folded = frame["player"].str.casefold()
     spellings = frame["player"].groupby(folded).agg(lambda names: " and ".join(map(repr, dict.fromkeys(names))))
     problems.add_each(
-        frame["player"].groupby(folded).transform("nunique") > 1, folded.map(spellings), "player",
+        frame["player"].groupby(folded).transform("nunique") > 1,
+        folded.map(spellings),
+        "player",
         "{} differ only by case (votes and sheets match names case-insensitively)",
     )
     question = questions.assign(qid=questions["qid"].astype(str)).set_index("qid")
@@ -105,7 +116,9 @@ def check_answers(frame: pd.DataFrame, path: str | Path, questions: pd.DataFrame
     )
     kind = stated.transform("first").fillna(default_kind)
     problems.add_each(
-        (default_kind == "ai") & (frame["kind"].str.lower() == "human"), frame["player"], "kind",
+        (default_kind == "ai") & (frame["kind"].str.lower() == "human"),
+        frame["player"],
+        "kind",
         "player {!r} is named by --ai but marked human here",
     )
     named = set(folded)
@@ -118,25 +131,44 @@ def check_answers(frame: pd.DataFrame, path: str | Path, questions: pd.DataFrame
         ~given.isin(_TRUE | _FALSE | {""}), frame["correct"], "correct", "must be 0/1/true/false, not {!r}"
     )
     chosen, out_of_range = chosen_options(frame["qid"], frame["answer"], questions)
-    options = frame["qid"].map(question["choices"].where(question["type"] == "mcq")).map(
-        lambda value: len(value) if isinstance(value, (list, tuple)) else 0)
+    options = (
+        frame["qid"]
+        .map(question["choices"].where(question["type"] == "mcq"))
+        .map(lambda value: len(value) if isinstance(value, (list, tuple)) else 0)
+    )
     last = (options - 1).clip(lower=0)
-    problems.add_messages(out_of_range, (
-        frame["answer"].map(repr) + " names no option of question " + frame["qid"].map(repr) + " ("
-        + options.astype(str) + " options: A-" + last.map(option_label) + " or 0-" + last.astype(str) + ")"
-    ), "answer")
+    problems.add_messages(
+        out_of_range,
+        (
+            frame["answer"].map(repr)
+            + " names no option of question "
+            + frame["qid"].map(repr)
+            + " ("
+            + options.astype(str)
+            + " options: A-"
+            + last.map(option_label)
+            + " or 0-"
+            + last.astype(str)
+            + ")"
+        ),
+        "answer",
+    )
     key = frame["qid"].map(question["answer_index"].where(question["type"] == "mcq"))
     graded = pd.Series(pd.NA, index=frame.index, dtype="boolean")
     has_key = key.notna()
     graded[has_key] = (chosen[has_key] == key[has_key].astype(float)).fillna(False)
     needs_judgement = known & (given == "") & (frame["answer"] != "") & graded.isna()
     problems.add_each(
-        needs_judgement, frame["qid"], "correct",
+        needs_judgement,
+        frame["qid"],
+        "correct",
         "question {!r} is open-ended or has no key: its answers need a correct value (0/1)",
     )
     problems.add_each(
-        frame.duplicated(["player", "qid"], keep=False), frame["player"] + " / " + frame["qid"],
-        "player/qid", "answered twice: {}",
+        frame.duplicated(["player", "qid"], keep=False),
+        frame["player"] + " / " + frame["qid"],
+        "player/qid",
+        "answered twice: {}",
     )
     problems.raise_any()
 
@@ -171,11 +203,14 @@ def read_votes(path: str | Path, players: pd.DataFrame | Iterable[str]) -> pd.Da
     problems.add_each(
         frame.assign(slot=slot).duplicated(["round", "juror", "slot"], keep=False),
         ballot + ", slot " + slot.astype(str),
-        "round/juror/slot", "more than one row for {}",
+        "round/juror/slot",
+        "more than one row for {}",
     )
     problems.add_each(
         vote.notna() & frame.assign(vote=vote).duplicated(["round", "juror", "vote"], keep=False),
-        ballot + " names " + frame["vote"], "vote", "{} more than once",
+        ballot + " names " + frame["vote"],
+        "vote",
+        "{} more than once",
     )
     facets = {}
     for facet in (name for name in JUROR_FACETS if name in frame.columns):
@@ -185,14 +220,16 @@ def read_votes(path: str | Path, players: pd.DataFrame | Iterable[str]) -> pd.Da
         problems.add_messages(two_labels, frame["juror"].map(partial(several_labels_message, facet)), facet)
     problems.raise_any()
 
-    votes = pd.DataFrame({
-        "round": round_no.astype(int),
-        "juror": frame["juror"],
-        "vote": vote.astype(object).where(vote.notna(), None),
-        "slot": slot.astype(int),
-        "confidence": confidence.astype(float),
-        **facets,
-    })
+    votes = pd.DataFrame(
+        {
+            "round": round_no.astype(int),
+            "juror": frame["juror"],
+            "vote": vote.astype(object).where(vote.notna(), None),
+            "slot": slot.astype(int),
+            "confidence": confidence.astype(float),
+            **facets,
+        }
+    )
     return votes[[*VOTE_COLUMNS, *facets]].reset_index(drop=True)
 
 
@@ -209,24 +246,31 @@ def read_sheet(path: str | Path, questions: pd.DataFrame, players: pd.DataFrame 
     frame = _read_csv(path, SHEET_COLUMNS, ())
 
     problems.add(frame["juror"] == "", "juror", "is empty")
-    problems.add_each(~frame["qid"].isin(set(questions["qid"].astype(str))), frame["qid"], "qid",
-                      "unknown question {!r}")
+    problems.add_each(
+        ~frame["qid"].isin(set(questions["qid"].astype(str))), frame["qid"], "qid", "unknown question {!r}"
+    )
     problems.add(frame["player"] == "", "player", "is empty")
     player = frame["player"].str.casefold().map(spelling)
     problems.add_each((frame["player"] != "") & player.isna(), frame["player"], "player", _UNKNOWN_PLAYER)
     mark = frame["looks_like_ai"].str.lower()
-    problems.add_each(~mark.isin(_TRUE | _FALSE | {""}), frame["looks_like_ai"], "looks_like_ai",
-                      "must be 0/1/true/false (or empty: no mark), not {!r}")
+    problems.add_each(
+        ~mark.isin(_TRUE | _FALSE | {""}),
+        frame["looks_like_ai"],
+        "looks_like_ai",
+        "must be 0/1/true/false (or empty: no mark), not {!r}",
+    )
     problems.add_each(
         player.notna() & frame.assign(player=player).duplicated(["juror", "qid", "player"], keep=False),
-        frame["juror"] + " on " + frame["qid"] + " / " + player.fillna(""), "juror/qid/player",
+        frame["juror"] + " on " + frame["qid"] + " / " + player.fillna(""),
+        "juror/qid/player",
         "more than one row for {}",
     )
     problems.raise_any()
 
     looks = pd.array(mark.map(lambda m: True if m in _TRUE else False if m in _FALSE else None), dtype="boolean")
-    sheet = pd.DataFrame({"juror": frame["juror"], "qid": frame["qid"], "player": player.astype(object),
-                          "looks_like_ai": looks})
+    sheet = pd.DataFrame(
+        {"juror": frame["juror"], "qid": frame["qid"], "player": player.astype(object), "looks_like_ai": looks}
+    )
     return sheet[list(SHEET_COLUMNS)].reset_index(drop=True)
 
 
@@ -271,15 +315,20 @@ def _rows_text(rows: list[int]) -> str:
     return f"rows {shown}" + (f" and {more} more" if more > 0 else "")
 
 
-def _read_csv(path: str | Path, required: tuple[str, ...], optional: tuple[str, ...],
-              if_present: tuple[str, ...] = ()) -> pd.DataFrame:
+def _read_csv(
+    path: str | Path, required: tuple[str, ...], optional: tuple[str, ...], if_present: tuple[str, ...] = ()
+) -> pd.DataFrame:
     """The file as trimmed strings ("" for empty), index = data row - 2, optional columns filled with "".
 
     Columns of ``if_present`` are kept when the file has them and left out otherwise.
     """
     try:
         frame = pd.read_csv(
-            path, dtype=str, keep_default_na=False, skip_blank_lines=False, encoding="utf-8-sig",
+            path,
+            dtype=str,
+            keep_default_na=False,
+            skip_blank_lines=False,
+            encoding="utf-8-sig",
         )
     except pd.errors.EmptyDataError:
         raise InputError(path, [f"{path}: row 1: the file is empty (expected a header {','.join(required)})"]) from None

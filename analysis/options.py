@@ -36,17 +36,24 @@ def chosen_options(qids: pd.Series, answers: pd.Series, questions: pd.DataFrame)
     choices = choices[~choices.index.duplicated()]
     option_count = choices.map(lambda value: len(value) if isinstance(value, (list, tuple)) else 0)
     options = choices[option_count > 0].explode()
-    by_text = pd.DataFrame({
-        "qid": options.index.to_numpy(),
-        "text": normalised(options.astype("string")).to_numpy(),
-        "index": options.groupby(level=0).cumcount().to_numpy(),
-    }).dropna().drop_duplicates(["qid", "text"])  # the first option wins if two read the same
+    by_text = (
+        pd.DataFrame(
+            {
+                "qid": options.index.to_numpy(),
+                "text": normalised(options.astype("string")).to_numpy(),
+                "index": options.groupby(level=0).cumcount().to_numpy(),
+            }
+        )
+        .dropna()
+        .drop_duplicates(["qid", "text"])
+    )  # the first option wins if two read the same
 
     qids = qids.astype(str)
     answer = normalised(answers.fillna("").astype(str))
     asked = pd.DataFrame({"qid": qids.to_numpy(), "text": answer.to_numpy()})
-    chosen_text = pd.Series(asked.merge(by_text, on=["qid", "text"], how="left")["index"].to_numpy(dtype=float),
-                            index=answers.index)
+    chosen_text = pd.Series(
+        asked.merge(by_text, on=["qid", "text"], how="left")["index"].to_numpy(dtype=float), index=answers.index
+    )
     by_position = answer.map(_LETTER_INDEX).astype(float)
     number = answer.where(answer.str.fullmatch(r"\d+").fillna(False).astype(bool))
     by_position = by_position.fillna(pd.to_numeric(number, errors="coerce").astype(float))

@@ -30,8 +30,17 @@ from .textio import read_json, value_text
 
 PREDICTION_COLUMNS = ("prediction", "pred", "answer")
 ROW_COLUMNS = ("player", "qid", "answer", "correct", "kind")
-_CORRECT = {"correct": "1", "yes": "1", "true": "1", "1": "1", "incorrect": "0", "wrong": "0", "no": "0",
-            "false": "0", "0": "0"}
+_CORRECT = {
+    "correct": "1",
+    "yes": "1",
+    "true": "1",
+    "1": "1",
+    "incorrect": "0",
+    "wrong": "0",
+    "no": "0",
+    "false": "0",
+    "0": "0",
+}
 
 
 class PredictionsError(ValueError):
@@ -58,8 +67,9 @@ def read_predictions(path: Path, player: str | None = None) -> pd.DataFrame:
     else:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
         frame.columns = [str(column).strip().lower() for column in frame.columns]
-        rows = [_prediction_row(path, number, record)
-                for number, record in enumerate(frame.to_dict("records"), start=2)]
+        rows = [
+            _prediction_row(path, number, record) for number, record in enumerate(frame.to_dict("records"), start=2)
+        ]
     table = pd.DataFrame(rows, columns=["qid", "answer", "correct"]).fillna("")
     table.insert(0, "player", name)
     table["kind"] = ""
@@ -104,14 +114,19 @@ def _json_rows(path: Path, data: Any) -> list[dict[str, str]]:
             for index, item in enumerate(items, start=1):
                 if not isinstance(item, dict) or "pred" not in item:
                     raise PredictionsError(f"{path}: {video!r} item {index}: expected an object with 'pred'")
-                rows.append({"qid": str(item.get("qid") or f"{Path(video).stem}-{index:02d}"),
-                             "answer": value_text(item["pred"]),
-                             "correct": _CORRECT.get(value_text(item.get("classification")).casefold(), "")})
+                rows.append(
+                    {
+                        "qid": str(item.get("qid") or f"{Path(video).stem}-{index:02d}"),
+                        "answer": value_text(item["pred"]),
+                        "correct": _CORRECT.get(value_text(item.get("classification")).casefold(), ""),
+                    }
+                )
         return rows
     for qid, value in data.items():
         if isinstance(value, (dict, list)):
-            raise PredictionsError(f"{path}: qid {qid!r}: expected an option (index, letter or text), "
-                                   f"not {type(value).__name__}")
+            raise PredictionsError(
+                f"{path}: qid {qid!r}: expected an option (index, letter or text), not {type(value).__name__}"
+            )
     return [{"qid": str(qid), "answer": value_text(value), "correct": ""} for qid, value in data.items()]
 
 
@@ -122,6 +137,8 @@ def _prediction_row(path: Path, number: int, item: Any) -> dict[str, str]:
     column = next((c for c in PREDICTION_COLUMNS if c in item), None)
     if "qid" not in item or column is None:
         raise PredictionsError(f"{path}: row {number}: needs qid and one of {', '.join(PREDICTION_COLUMNS)}")
-    return {"qid": value_text(item["qid"]), "answer": value_text(item[column]),
-            "correct": _CORRECT.get(value_text(item.get("correct")).casefold(), "")}
-
+    return {
+        "qid": value_text(item["qid"]),
+        "answer": value_text(item[column]),
+        "correct": _CORRECT.get(value_text(item.get("correct")).casefold(), ""),
+    }

@@ -38,8 +38,17 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import (
-    BaseDocTemplate, Flowable, Frame, KeepTogether, NextPageTemplate, PageBreak, PageTemplate, Paragraph,
-    Spacer, Table, TableStyle,
+    BaseDocTemplate,
+    Flowable,
+    Frame,
+    KeepTogether,
+    NextPageTemplate,
+    PageBreak,
+    PageTemplate,
+    Paragraph,
+    Spacer,
+    Table,
+    TableStyle,
 )
 
 from . import charts
@@ -65,27 +74,50 @@ MAX_MISSING_LISTED = 20  # characters the font cannot show, listed on the cover
 OPTION_SEPARATOR = " · "  # between an option's letter and its text: "B · Deogi"
 
 CSV_FILES = (
-    "profile_players.csv", "profile_elements.csv",                                      # profiles
-    "rounds.csv", "tally.csv", "ai_rounds.csv", "groups.csv", "jurors.csv",            # with stats
+    "profile_players.csv",
+    "profile_elements.csv",  # profiles
+    "rounds.csv",
+    "tally.csv",
+    "ai_rounds.csv",
+    "groups.csv",
+    "jurors.csv",  # with stats
     "vote_summary.csv",
-    "exposure.csv",                                                                     # with a judgment sheet
-    "composition.csv", "element_frequencies.csv", "question_set.csv", "qa_sheet.csv",   # question set
+    "exposure.csv",  # with a judgment sheet
+    "composition.csv",
+    "element_frequencies.csv",
+    "question_set.csv",
+    "qa_sheet.csv",  # question set
 )
 
 FACET_TITLES = {"group": "Group", "expert": "Expertise", "age_band": "Age band", "sex": "Sex"}
 
-QA_COLUMNS = ["qid", "round", "question", "type", "reference", "targets", "contents", "thinking", "player", "kind",
-              "answered", "answer", "option", "correct", "ungraded"]
+QA_COLUMNS = [
+    "qid",
+    "round",
+    "question",
+    "type",
+    "reference",
+    "targets",
+    "contents",
+    "thinking",
+    "player",
+    "kind",
+    "answered",
+    "answer",
+    "option",
+    "correct",
+    "ungraded",
+]
 
 METHOD_NOTES = {
     "uniform": "every tag weighs 1, so the weighted score equals the accuracy.",
     "cogsci2024": "every tag of a question weighs its THINKING level W: Recall 1, Recognition 2, "
-                  "Reasoning 3 (CogME, 2024).",
+    "Reasoning 3 (CogME, 2024).",
     "frontiers2022": "TARGET tag i weighs T<sub>i</sub> = SC × W<sub>T</sub> / T<sub>sum</sub> with "
-                     "SC = NT × W<sub>R</sub> (W<sub>R</sub>: Recall 1, Recognition 1.5, Reasoning 2; "
-                     "W<sub>T</sub> = 2 for the key target, else 1) (CogME, Frontiers 2022). "
-                     "CONTENT and THINKING tags weighted by W_R (our reading of the paper, which defines "
-                     "TARGET weights only).",
+    "SC = NT × W<sub>R</sub> (W<sub>R</sub>: Recall 1, Recognition 1.5, Reasoning 2; "
+    "W<sub>T</sub> = 2 for the key target, else 1) (CogME, Frontiers 2022). "
+    "CONTENT and THINKING tags weighted by W_R (our reading of the paper, which defines "
+    "TARGET weights only).",
 }
 
 PAGE = A4
@@ -94,6 +126,7 @@ FOOTER_SIZE = 7.5
 
 
 # ------------------------------------------------------------------------------------ public API
+
 
 class WrittenReports(dict):
     """``{file name: path}`` of every file :func:`write_reports` wrote, plus ``missing_characters``.
@@ -116,10 +149,18 @@ def write_reports(out_dir: str | Path, *, language: str = "en", **reports) -> Wr
         return _write_reports(out_dir, **reports)
 
 
-def _write_reports(out_dir: str | Path, *, questions: pd.DataFrame, answers: pd.DataFrame, profiles: Profiles,
-                   stats: VoteStats | None = None, title: str = DEFAULT_TITLE,
-                   session_info: dict | None = None, exposure: pd.DataFrame | None = None,
-                   ungraded: pd.DataFrame | None = None) -> WrittenReports:
+def _write_reports(
+    out_dir: str | Path,
+    *,
+    questions: pd.DataFrame,
+    answers: pd.DataFrame,
+    profiles: Profiles,
+    stats: VoteStats | None = None,
+    title: str = DEFAULT_TITLE,
+    session_info: dict | None = None,
+    exposure: pd.DataFrame | None = None,
+    ungraded: pd.DataFrame | None = None,
+) -> WrittenReports:
     """Write the PDFs and CSVs into ``out_dir`` (created if needed); return ``{file name: path}``.
 
     ``questions`` and ``answers`` are the frames of :mod:`analysis.frames`; ``profiles`` comes from
@@ -132,8 +173,11 @@ def _write_reports(out_dir: str | Path, *, questions: pd.DataFrame, answers: pd.
     The result is a dict whose ``missing_characters`` lists what the font cannot show (see
     :class:`WrittenReports`); each PDF's cover lists the ones in that PDF.
     """
-    require_columns(questions, ("qid", "question", "type", "choices", "answer", "round", "targets", "key_target",
-                                "contents", "thinking"), "questions")
+    require_columns(
+        questions,
+        ("qid", "question", "type", "choices", "answer", "round", "targets", "key_target", "contents", "thinking"),
+        "questions",
+    )
     require_columns(answers, ("player", "qid", "answer", "correct", "kind"), "answers")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -150,13 +194,22 @@ def _write_reports(out_dir: str | Path, *, questions: pd.DataFrame, answers: pd.
 
     # Each section is (page orientation, builder, the user text it prints); a builder is called once
     # per PDF that holds it because ReportLab consumes flowables while laying them out.
-    profile_part = ("portrait", lambda: _profile_section(profiles, set_composition, look),
-                    _texts(profiles.players["player"]))
+    profile_part = (
+        "portrait",
+        lambda: _profile_section(profiles, set_composition, look),
+        _texts(profiles.players["player"]),
+    )
     has_jury = stats is not None or exposure is not None
-    jury_part = ("portrait", lambda: _jury_section(stats, tables.get("tally.csv"), tables.get("exposure.csv"), look),
-                 _jury_texts(stats, exposure))
-    set_part = ("portrait", lambda: _composition_section(set_composition, tables["question_set.csv"], profiles,
-                                                         look), _texts(set_composition.untagged))
+    jury_part = (
+        "portrait",
+        lambda: _jury_section(stats, tables.get("tally.csv"), tables.get("exposure.csv"), look),
+        _jury_texts(stats, exposure),
+    )
+    set_part = (
+        "portrait",
+        lambda: _composition_section(set_composition, tables["question_set.csv"], profiles, look),
+        _texts(set_composition.untagged),
+    )
     qa_part = ("landscape", lambda: _qa_section(tables["qa_sheet.csv"], look), _qa_texts(tables["qa_sheet.csv"]))
     documents = {"profiles.pdf": [profile_part]}
     if has_jury:
@@ -185,8 +238,12 @@ def _stack(sections: list[tuple[str, Callable[[], list[Flowable]], set[str]]]) -
 
 def _texts(*groups: Iterable) -> set[str]:
     """The user text of some values (None and NaN left out), as a set of strings."""
-    return {str(value) for group in groups for value in group
-            if value is not None and not (isinstance(value, float) and math.isnan(value))}
+    return {
+        str(value)
+        for group in groups
+        for value in group
+        if value is not None and not (isinstance(value, float) and math.isnan(value))
+    }
 
 
 def _jury_texts(stats: VoteStats | None, exposure: pd.DataFrame | None) -> set[str]:
@@ -225,9 +282,16 @@ def markup(text: object) -> str:
 
 # ------------------------------------------------------------------------------------ the tables
 
-def _tables(questions: pd.DataFrame, answers: pd.DataFrame, profiles: Profiles, stats: VoteStats | None,
-            set_composition: Composition, exposure: pd.DataFrame | None = None,
-            ungraded: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+
+def _tables(
+    questions: pd.DataFrame,
+    answers: pd.DataFrame,
+    profiles: Profiles,
+    stats: VoteStats | None,
+    set_composition: Composition,
+    exposure: pd.DataFrame | None = None,
+    ungraded: pd.DataFrame | None = None,
+) -> dict[str, pd.DataFrame]:
     """Every table of the reports as the frame written to its CSV (the PDFs render these frames).
 
     ``element_frequencies.csv`` holds the numbers of the element-frequency chart: per player and
@@ -266,12 +330,18 @@ def _question_set_table(set_composition: Composition) -> pd.DataFrame:
 def _vote_summary_table(stats: VoteStats) -> pd.DataFrame:
     summary = dict(stats.summary)
     ci_low, ci_high = summary.pop("overall_ci")
-    row = {"pass_rule": stats.pass_rule, "alpha": stats.alpha, "threshold_pct": stats.threshold_pct, **summary,
-           "overall_ci_low": ci_low, "overall_ci_high": ci_high,
-           "confidence_votes": stats.confidence.get("votes"),
-           "mean_confidence_right": stats.confidence.get("mean_right"),
-           "mean_confidence_wrong": stats.confidence.get("mean_wrong"),
-           "brier": stats.confidence.get("brier")}
+    row = {
+        "pass_rule": stats.pass_rule,
+        "alpha": stats.alpha,
+        "threshold_pct": stats.threshold_pct,
+        **summary,
+        "overall_ci_low": ci_low,
+        "overall_ci_high": ci_high,
+        "confidence_votes": stats.confidence.get("votes"),
+        "mean_confidence_right": stats.confidence.get("mean_right"),
+        "mean_confidence_wrong": stats.confidence.get("mean_wrong"),
+        "brier": stats.confidence.get("brier"),
+    }
     return pd.DataFrame([row])
 
 
@@ -284,6 +354,7 @@ def _option_text(choices, index) -> str:
 
 def _tag_text(question) -> dict[str, str]:
     """A question's tags in the native CSV spelling (``"Character;Object*"``)."""
+
     def names(value) -> tuple[str, ...]:
         return tuple(value) if isinstance(value, (list, tuple)) else ()
 
@@ -292,28 +363,40 @@ def _tag_text(question) -> dict[str, str]:
     return TagSet(names(question.targets), key, names(question.contents), thinking).as_text()
 
 
-def _qa_table(questions: pd.DataFrame, answers: pd.DataFrame, players: pd.DataFrame,
-              ungraded: pd.DataFrame | None = None) -> pd.DataFrame:
+def _qa_table(
+    questions: pd.DataFrame, answers: pd.DataFrame, players: pd.DataFrame, ungraded: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """One row per (question, player): the question, its tags and what the player answered.
 
     ``answered`` is False where the player has no answer row for the question or an empty answer
     (no answer: it counts as wrong).  ``ungraded`` (rows ``player, qid, answer``: open answers not
-    graded yet, which the profiles leave out) are shown with their text and ``ungraded`` True.  ``option`` is the mcq option the answer names, as
+    graded yet, which the profiles leave out) are shown with their text and ``ungraded`` True.  ``option`` is
+    the mcq option the answer names, as
     ``"B · Deogi"`` (letter, text; see :mod:`analysis.options`), empty for open questions and for
     answers that name no option.
     """
-    sheet = pd.DataFrame({
-        "qid": questions["qid"].astype(str), "round": questions["round"], "question": questions["question"],
-        "type": questions["type"], "reference": questions["answer"],
-    })
-    tags = pd.DataFrame([_tag_text(q) for q in questions.itertuples(index=False)], index=sheet.index,
-                        columns=["targets", "contents", "thinking"])
+    sheet = pd.DataFrame(
+        {
+            "qid": questions["qid"].astype(str),
+            "round": questions["round"],
+            "question": questions["question"],
+            "type": questions["type"],
+            "reference": questions["answer"],
+        }
+    )
+    tags = pd.DataFrame(
+        [_tag_text(q) for q in questions.itertuples(index=False)],
+        index=sheet.index,
+        columns=["targets", "contents", "thinking"],
+    )
     sheet = pd.concat([sheet, tags], axis=1).merge(players[["player", "kind"]], how="cross")
-    given = answers[["qid", "player", "answer", "correct"]].assign(qid=answers["qid"].astype(str), answered=True,
-                                                                   ungraded=False)
+    given = answers[["qid", "player", "answer", "correct"]].assign(
+        qid=answers["qid"].astype(str), answered=True, ungraded=False
+    )
     if ungraded is not None and len(ungraded):
-        waiting = ungraded[["qid", "player", "answer"]].assign(qid=ungraded["qid"].astype(str), correct=False,
-                                                               answered=True, ungraded=True)
+        waiting = ungraded[["qid", "player", "answer"]].assign(
+            qid=ungraded["qid"].astype(str), correct=False, answered=True, ungraded=True
+        )
         given = pd.concat([given, waiting], ignore_index=True)
     sheet = sheet.merge(given, on=["qid", "player"], how="left")
     has_row = sheet["answered"].notna().to_numpy(dtype=bool)
@@ -333,6 +416,7 @@ def _qa_table(questions: pd.DataFrame, answers: pd.DataFrame, players: pd.DataFr
 
 
 # ---------------------------------------------------------------------------- look and layout
+
 
 @dataclass(frozen=True)
 class _Look:
@@ -366,12 +450,15 @@ def _paragraph_styles() -> dict[str, ParagraphStyle]:
         # Sub- and superscripts in the method note need more room between lines.
         "method": ParagraphStyle("method", base, leading=14.5),
         "title": ParagraphStyle("title", base, fontName=BOLD, fontSize=16, leading=20, spaceAfter=8),
-        "h1": ParagraphStyle("h1", base, fontName=BOLD, fontSize=13, leading=16, spaceBefore=8, spaceAfter=6,
-                             keepWithNext=True),
-        "h2": ParagraphStyle("h2", base, fontName=BOLD, fontSize=10.5, leading=13, spaceBefore=6, spaceAfter=4,
-                             keepWithNext=True),
-        "caption": ParagraphStyle("caption", base, fontSize=7.5, leading=9.5, textColor=charts.GREY,
-                                  spaceBefore=2, spaceAfter=8),
+        "h1": ParagraphStyle(
+            "h1", base, fontName=BOLD, fontSize=13, leading=16, spaceBefore=8, spaceAfter=6, keepWithNext=True
+        ),
+        "h2": ParagraphStyle(
+            "h2", base, fontName=BOLD, fontSize=10.5, leading=13, spaceBefore=6, spaceAfter=4, keepWithNext=True
+        ),
+        "caption": ParagraphStyle(
+            "caption", base, fontSize=7.5, leading=9.5, textColor=charts.GREY, spaceBefore=2, spaceAfter=8
+        ),
         "cell": cell,
         "cell_right": ParagraphStyle("cell_right", cell, alignment=TA_RIGHT),
         # A hanging indent keeps wrapped answer text clear of the tick or cross in front of it.
@@ -393,8 +480,15 @@ class _Column:
         return self.style or ("cell_right" if self.numeric else "cell")
 
 
-def _table(look: _Look, columns: Sequence[_Column], rows: Sequence[Sequence[str]], width: float,
-           zebra: bool = False, header: bool = True, block_starts: Sequence[bool] = ()) -> Table:
+def _table(
+    look: _Look,
+    columns: Sequence[_Column],
+    rows: Sequence[Sequence[str]],
+    width: float,
+    zebra: bool = False,
+    header: bool = True,
+    block_starts: Sequence[bool] = (),
+) -> Table:
     """A booktabs-style table (rules above, below the header and at the end; no verticals).
 
     Cells are markup strings (user text already passed through :func:`markup`); they wrap.
@@ -402,8 +496,7 @@ def _table(look: _Look, columns: Sequence[_Column], rows: Sequence[Sequence[str]
     (one flag per body row, see :func:`_block_starts`): a thin rule above each block but the first.
     """
     head = [[look.para(c.header, "head_right" if c.numeric else "head") for c in columns]] if header else []
-    body = [[look.para(cell, c.body_style) for c, cell in zip(columns, row)]
-            for row in rows]
+    body = [[look.para(cell, c.body_style) for c, cell in zip(columns, row)] for row in rows]
     table = Table(head + body, colWidths=[c.width * width for c in columns], repeatRows=len(head), hAlign="LEFT")
     commands = [
         ("LINEABOVE", (0, 0), (-1, 0), 0.9, colors.black),
@@ -419,8 +512,11 @@ def _table(look: _Look, columns: Sequence[_Column], rows: Sequence[Sequence[str]
         commands.append(("LINEBELOW", (0, 0), (-1, 0), 0.5, colors.black))
     if zebra:
         commands.append(("ROWBACKGROUNDS", (0, 1), (-1, -1), [None, colors.HexColor("#F2F2F2")]))
-    commands += [("LINEABOVE", (0, row + len(head)), (-1, row + len(head)), 0.3, charts.GRID)
-                 for row, start in enumerate(block_starts) if start and row]
+    commands += [
+        ("LINEABOVE", (0, row + len(head)), (-1, row + len(head)), 0.3, charts.GRID)
+        for row, start in enumerate(block_starts)
+        if start and row
+    ]
     table.setStyle(TableStyle(commands))
     return table
 
@@ -457,17 +553,26 @@ def _interval(low, high) -> str:
 
 # ------------------------------------------------------------------------------------ sections
 
+
 def _cover(title: str, session_info: dict | None, look: _Look, missing: Sequence[str] = ()) -> list[Flowable]:
     story: list[Flowable] = [look.para(markup(title), "title")]
     if session_info:
         rows = [[markup(key), markup(value)] for key, value in session_info.items()]
-        story += [_table(look, [_Column("", 0.25), _Column("", 0.75)], rows, _frame_width() * 0.7, header=False),
-                  Spacer(1, 6)]
+        story += [
+            _table(look, [_Column("", 0.25), _Column("", 0.75)], rows, _frame_width() * 0.7, header=False),
+            Spacer(1, 6),
+        ]
     if missing:
-        story.append(look.para(t(
-            "<font color='#{colour}'><b>Note:</b></font> characters the embedded font cannot show: {names}. They "
-            "print as blanks or boxes in this PDF; the CSV files hold the exact text.",
-            colour=charts.VERMILLION.hexval()[2:], names=markup(_character_names(missing)))))
+        story.append(
+            look.para(
+                t(
+                    "<font color='#{colour}'><b>Note:</b></font> characters the embedded font cannot show: "
+                    "{names}. They print as blanks or boxes in this PDF; the CSV files hold the exact text.",
+                    colour=charts.VERMILLION.hexval()[2:],
+                    names=markup(_character_names(missing)),
+                )
+            )
+        )
     return story
 
 
@@ -475,35 +580,83 @@ def _profile_section(profiles: Profiles, set_composition: Composition, look: _Lo
     width = _frame_width()
     method = markup(profiles.method)
     players = list(profiles.players["player"])
-    overlay = [charts.module_radar(profiles.elements, module, look.players, legend=False, width=width / 2,
-                                   height=225) for module in _modules_asked(profiles.elements)]
-    key = [charts.legend_chart(players, look.players, width=width / 2 - 30), Spacer(1, 8),
-           look.para(t("Weighted score % per element under <b>{method}</b>, every player overlaid; rings at 0, 25, "
-                       "50, 75 and 100 %; n = questions tagged with the element.", method=method), "caption")]
+    overlay = [
+        charts.module_radar(profiles.elements, module, look.players, legend=False, width=width / 2, height=225)
+        for module in _modules_asked(profiles.elements)
+    ]
+    key = [
+        charts.legend_chart(players, look.players, width=width / 2 - 30),
+        Spacer(1, 8),
+        look.para(
+            t(
+                "Weighted score % per element under <b>{method}</b>, every player overlaid; rings at 0, 25, "
+                "50, 75 and 100 %; n = questions tagged with the element.",
+                method=method,
+            ),
+            "caption",
+        ),
+    ]
     untagged = len(set_composition.untagged)
-    untagged_note = [look.para(t(
-        "{untagged} of {total} questions carries no CogME tag: counted in overall accuracy only." if untagged == 1
-        else "{untagged} of {total} questions carry no CogME tag: counted in overall accuracy only.",
-        untagged=untagged, total=set_composition.total))] if untagged else []
+    untagged_note = (
+        [
+            look.para(
+                t(
+                    "{untagged} of {total} questions carries no CogME tag: counted in overall accuracy only."
+                    if untagged == 1
+                    else "{untagged} of {total} questions carry no CogME tag: counted in overall accuracy only.",
+                    untagged=untagged,
+                    total=set_composition.total,
+                )
+            )
+        ]
+        if untagged
+        else []
+    )
     return [
         look.para(t("CogME profiles"), "h1"),
-        look.para(t("Scoring method: <b>{method}</b> — {note}", method=method,
-                    note=t(METHOD_NOTES.get(profiles.method, ""))), "method"),
+        look.para(
+            t("Scoring method: <b>{method}</b> — {note}", method=method, note=t(METHOD_NOTES.get(profiles.method, ""))),
+            "method",
+        ),
         *untagged_note,
-        look.para(t("Accuracy = correct / questions tagged with the element (no answer counts as wrong); weighted "
-                    "score = the same with each question weighted by the method. Element SD = sample standard "
-                    "deviation (n - 1) of a player's element accuracies over all elements asked.")),
-        _table(look, [_Column(t("Player"), 0.34), _Column(t("Kind"), 0.1), _Column(t("Questions"), 0.12, True),
-                      _Column(t("Correct"), 0.12, True), _Column(t("Accuracy %"), 0.16, True),
-                      _Column(t("Element SD"), 0.16, True)],
-               [[look.player(p.player), t("AI" if p.kind == "ai" else p.kind), str(p.questions), str(p.correct),
-                 _number(p.accuracy_pct), _number(p.element_sd, 2)] for p in profiles.players.itertuples(index=False)],
-               width * 0.8),
+        look.para(
+            t(
+                "Accuracy = correct / questions tagged with the element (no answer counts as wrong); weighted "
+                "score = the same with each question weighted by the method. Element SD = sample standard "
+                "deviation (n - 1) of a player's element accuracies over all elements asked."
+            )
+        ),
+        _table(
+            look,
+            [
+                _Column(t("Player"), 0.34),
+                _Column(t("Kind"), 0.1),
+                _Column(t("Questions"), 0.12, True),
+                _Column(t("Correct"), 0.12, True),
+                _Column(t("Accuracy %"), 0.16, True),
+                _Column(t("Element SD"), 0.16, True),
+            ],
+            [
+                [
+                    look.player(p.player),
+                    t("AI" if p.kind == "ai" else p.kind),
+                    str(p.questions),
+                    str(p.correct),
+                    _number(p.accuracy_pct),
+                    _number(p.element_sd, 2),
+                ]
+                for p in profiles.players.itertuples(index=False)
+            ],
+            width * 0.8,
+        ),
         Spacer(1, 10),
         # whole: on this page, drawn smaller to fit, else on the next one; never a row of it alone on a page
         _FitOnPage(_radar_grid(overlay, key, width), min_scale=RADAR_MIN_SCALE),
-    ] + [flowable for player in profiles.players.itertuples(index=False)
-         for flowable in [PageBreak()] + _player_page(profiles, player, look)]
+    ] + [
+        flowable
+        for player in profiles.players.itertuples(index=False)
+        for flowable in [PageBreak()] + _player_page(profiles, player, look)
+    ]
 
 
 def _modules_asked(elements: pd.DataFrame) -> list[Module]:
@@ -513,10 +666,18 @@ def _modules_asked(elements: pd.DataFrame) -> list[Module]:
 def _radar_grid(radars: list[Flowable], last_cell: list[Flowable], width: float) -> Table:
     """Radars two by two, the last cell (legend, caption) filling the gap the third radar leaves."""
     cells = radars + [last_cell]
-    grid = Table([cells[i:i + 2] for i in range(0, len(cells), 2)], colWidths=[width / 2] * 2, hAlign="LEFT")
-    grid.setStyle(TableStyle([("FONTNAME", (0, 0), (-1, -1), REGULAR),
-                              ("VALIGN", (0, 0), (-1, -1), "TOP"), ("VALIGN", (-1, -1), (-1, -1), "MIDDLE"),
-                              ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0)]))
+    grid = Table([cells[i : i + 2] for i in range(0, len(cells), 2)], colWidths=[width / 2] * 2, hAlign="LEFT")
+    grid.setStyle(
+        TableStyle(
+            [
+                ("FONTNAME", (0, 0), (-1, -1), REGULAR),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("VALIGN", (-1, -1), (-1, -1), "MIDDLE"),
+                ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                ("RIGHTPADDING", (0, 0), (-1, -1), 0),
+            ]
+        )
+    )
     return grid
 
 
@@ -549,32 +710,67 @@ class _FitOnPage(Flowable):
 def _player_page(profiles: Profiles, player, look: _Look) -> list[Flowable]:
     width = _frame_width()
     elements = profiles.elements[profiles.elements["player"] == player.player]
-    radars = [charts.module_radar(elements, module, look.players, players=[player.player], width=width / 2,
-                                  height=185) for module in _modules_asked(elements)]
-    caption = look.para(t("Shaded: weighted score % per element of {player} under <b>{method}</b>; rings at 0, 25, "
-                          "50, 75 and 100 %; n = questions tagged with the element.",
-                          player=look.player(player.player), method=markup(profiles.method)), "caption")
+    radars = [
+        charts.module_radar(elements, module, look.players, players=[player.player], width=width / 2, height=185)
+        for module in _modules_asked(elements)
+    ]
+    caption = look.para(
+        t(
+            "Shaded: weighted score % per element of {player} under <b>{method}</b>; rings at 0, 25, "
+            "50, 75 and 100 %; n = questions tagged with the element.",
+            player=look.player(player.player),
+            method=markup(profiles.method),
+        ),
+        "caption",
+    )
     rows, previous_module = [], None
     for e in elements.itertuples(index=False):
-        rows.append([e.module.upper() if e.module != previous_module else "", markup(e.element), str(e.questions),
-                     str(e.correct), _number(e.accuracy_pct), _number(e.score_pct)])
+        rows.append(
+            [
+                e.module.upper() if e.module != previous_module else "",
+                markup(e.element),
+                str(e.questions),
+                str(e.correct),
+                _number(e.accuracy_pct),
+                _number(e.score_pct),
+            ]
+        )
         previous_module = e.module
     return [
         look.para(t("Player: {player}", player=look.player(player.player)), "h2"),
-        look.para(t("AI player · overall accuracy <b>{accuracy} %</b> ({correct} of {questions} questions) · "
-                    "element SD <b>{sd}</b>" if player.kind == "ai" else
-                    "Human player · overall accuracy <b>{accuracy} %</b> ({correct} of {questions} questions) · "
-                    "element SD <b>{sd}</b>", accuracy=_number(player.accuracy_pct), correct=player.correct,
-                    questions=player.questions, sd=_number(player.element_sd, 2))),
+        look.para(
+            t(
+                "AI player · overall accuracy <b>{accuracy} %</b> ({correct} of {questions} questions) · "
+                "element SD <b>{sd}</b>"
+                if player.kind == "ai"
+                else "Human player · overall accuracy <b>{accuracy} %</b> ({correct} of {questions} questions) · "
+                "element SD <b>{sd}</b>",
+                accuracy=_number(player.accuracy_pct),
+                correct=player.correct,
+                questions=player.questions,
+                sd=_number(player.element_sd, 2),
+            )
+        ),
         _radar_grid(radars, [caption], width),
-        _table(look, [_Column(t("Module"), 0.16), _Column(t("Element"), 0.24), _Column(t("Attempts"), 0.14, True),
-                      _Column(t("Correct"), 0.14, True), _Column(t("Accuracy %"), 0.16, True),
-                      _Column(t("Weighted score %"), 0.16, True)], rows, width),
+        _table(
+            look,
+            [
+                _Column(t("Module"), 0.16),
+                _Column(t("Element"), 0.24),
+                _Column(t("Attempts"), 0.14, True),
+                _Column(t("Correct"), 0.14, True),
+                _Column(t("Accuracy %"), 0.16, True),
+                _Column(t("Weighted score %"), 0.16, True),
+            ],
+            rows,
+            width,
+        ),
     ]
 
 
-def _jury_section(stats: VoteStats | None, tally: pd.DataFrame | None, exposure: pd.DataFrame | None,
-                  look: _Look) -> list[Flowable]:
+def _jury_section(
+    stats: VoteStats | None, tally: pd.DataFrame | None, exposure: pd.DataFrame | None, look: _Look
+) -> list[Flowable]:
     """The votes (with statistics), then the judgment sheet's exposure table (with one)."""
     story = _tally_section(stats, tally, look) if stats is not None else [look.para(t("Jury"), "h1")]
     if exposure is not None:
@@ -587,44 +783,75 @@ def _tally_section(stats: VoteStats, tally: pd.DataFrame, look: _Look) -> list[F
     summary = stats.summary
     judged = summary["rounds_with_votes"]
     silent = summary["rounds_without_votes"]
-    silent_text = t(" ({silent} round without votes)" if silent == 1 else " ({silent} rounds without votes)",
-                    silent=silent) if silent else ""
+    silent_text = (
+        t(" ({silent} round without votes)" if silent == 1 else " ({silent} rounds without votes)", silent=silent)
+        if silent
+        else ""
+    )
     several_slots = bool((stats.rounds["votes"] > stats.rounds["voters"]).any())
     story: list[Flowable] = [
         look.para(t("Jury votes"), "h1"),
         look.para(t("Pass rule: {rule}", rule=_rule_text(stats))),
-        look.para(t(
-            "The AI passed <b>{passed} of {judged}</b> rounds{silent}. Overall detection <b>{detection} %</b> of "
-            "{votes} cast votes (95 % Wilson CI {ci} %; one-sided exact binomial {p} against chance; both pool the "
-            "rounds and treat the votes as independent, which one juror's votes are not, so read them as "
-            "approximate); mean detection over rounds {mean} %. One player was named by more than half of the "
-            "voting jurors in {majority} of {judged} rounds.",
-            passed=summary["rounds_passed"], judged=judged, silent=silent_text,
-            detection=_number(summary["overall_detection_pct"]), votes=summary["overall_votes"],
-            ci=_interval(*summary["overall_ci"]), p=_p_equation(summary["overall_p_value"]),
-            mean=_number(summary["mean_detection_pct"]), majority=summary["majority_rounds"])),
-        charts.detection_chart(stats.rounds, width=width, height=210,
-                               threshold_pct=stats.threshold_pct if stats.pass_rule == "threshold" else None),
-        look.para(t("Detection = share of cast votes naming an AI player; whiskers: 95 % Wilson interval; "
-                    "dashed: chance level (number of AI players / players)."), "caption"),
+        look.para(
+            t(
+                "The AI passed <b>{passed} of {judged}</b> rounds{silent}. Overall detection <b>{detection} %</b> of "
+                "{votes} cast votes (95 % Wilson CI {ci} %; one-sided exact binomial {p} against chance; both pool the "
+                "rounds and treat the votes as independent, which one juror's votes are not, so read them as "
+                "approximate); mean detection over rounds {mean} %. One player was named by more than half of the "
+                "voting jurors in {majority} of {judged} rounds.",
+                passed=summary["rounds_passed"],
+                judged=judged,
+                silent=silent_text,
+                detection=_number(summary["overall_detection_pct"]),
+                votes=summary["overall_votes"],
+                ci=_interval(*summary["overall_ci"]),
+                p=_p_equation(summary["overall_p_value"]),
+                mean=_number(summary["mean_detection_pct"]),
+                majority=summary["majority_rounds"],
+            )
+        ),
+        charts.detection_chart(
+            stats.rounds,
+            width=width,
+            height=210,
+            threshold_pct=stats.threshold_pct if stats.pass_rule == "threshold" else None,
+        ),
+        look.para(
+            t(
+                "Detection = share of cast votes naming an AI player; whiskers: 95 % Wilson interval; "
+                "dashed: chance level (number of AI players / players)."
+            ),
+            "caption",
+        ),
     ]
     # The heading goes into the first round's block: keepWithNext cannot keep it with a KeepTogether.
     heading = [look.para(t("Votes per round"), "h2")]
     if several_slots:
-        heading.append(look.para(t(
-            "Jurors named several players per round (one per AI player): a player's share and the majority are "
-            "counted out of the jurors who voted (each names a player at most once), detection out of all cast "
-            "votes."), "caption"))
+        heading.append(
+            look.para(
+                t(
+                    "Jurors named several players per round (one per AI player): a player's share and the majority are "
+                    "counted out of the jurors who voted (each names a player at most once), detection out of all cast "
+                    "votes."
+                ),
+                "caption",
+            )
+        )
     for row in stats.rounds.itertuples(index=False):
         votes = tally[tally["round"] == row.round]
-        story.append(KeepTogether([
-            *heading,
-            charts.round_votes_chart(votes, look.players, title=t("Round {round}", round=row.round), width=width,
-                                     height=150),
-            Spacer(1, 3),
-            _round_figures(stats, row, votes, look, width, several_slots),
-            Spacer(1, 10),
-        ]))
+        story.append(
+            KeepTogether(
+                [
+                    *heading,
+                    charts.round_votes_chart(
+                        votes, look.players, title=t("Round {round}", round=row.round), width=width, height=150
+                    ),
+                    Spacer(1, 3),
+                    _round_figures(stats, row, votes, look, width, several_slots),
+                    Spacer(1, 10),
+                ]
+            )
+        )
         heading = []
     story += heading
     if stats.ai_rounds["player"].nunique() > 1:
@@ -639,17 +866,41 @@ def _ai_verdicts(stats: VoteStats, look: _Look, width: float) -> list[Flowable]:
     rows = []
     for row, start in zip(stats.ai_rounds.itertuples(index=False), starts):
         verdict = t("no votes") if pd.isna(row.passed) else t("passed") if row.passed else t("<b>detected</b>")
-        rows.append([str(row.round) if start else "", look.player(row.player), str(row.votes),
-                     _number(row.share_pct), _number(row.detection_pct), verdict])
+        rows.append(
+            [
+                str(row.round) if start else "",
+                look.player(row.player),
+                str(row.votes),
+                _number(row.share_pct),
+                _number(row.detection_pct),
+                verdict,
+            ]
+        )
     return [
         look.para(t("Verdict per AI player"), "h2"),
-        _table(look, [_Column(t("Round"), 0.1), _Column(t("AI player"), 0.28), _Column(t("Votes"), 0.1, True),
-                      _Column(t("Share %"), 0.12, True), _Column(t("Detection %"), 0.14, True),
-                      _Column(t("Result"), 0.14)],
-               rows, width, block_starts=starts),
-        look.para(t("Each AI player judged alone under <b>{rule}</b>: {rule_text} Share = of the jurors who voted; "
-                    "detection = this AI's share of the cast votes.", rule=markup(stats.pass_rule),
-                    rule_text=_ai_rule_text(stats)), "caption"),
+        _table(
+            look,
+            [
+                _Column(t("Round"), 0.1),
+                _Column(t("AI player"), 0.28),
+                _Column(t("Votes"), 0.1, True),
+                _Column(t("Share %"), 0.12, True),
+                _Column(t("Detection %"), 0.14, True),
+                _Column(t("Result"), 0.14),
+            ],
+            rows,
+            width,
+            block_starts=starts,
+        ),
+        look.para(
+            t(
+                "Each AI player judged alone under <b>{rule}</b>: {rule_text} Share = of the jurors who voted; "
+                "detection = this AI's share of the cast votes.",
+                rule=markup(stats.pass_rule),
+                rule_text=_ai_rule_text(stats),
+            ),
+            "caption",
+        ),
     ]
 
 
@@ -658,7 +909,7 @@ def _ai_rule_text(stats: VoteStats) -> str:
     texts = {
         "human-tie": "it passes a round when some human drew at least as many votes as it did.",
         "chance": "it passes a round when a one-sided exact binomial test of its votes against 1 / {players} "
-                  "players is not significant at α = {alpha}.",
+        "players is not significant at α = {alpha}.",
         "threshold": "it passes a round when its detection ≤ {threshold} %.",
     }
     return t(texts[stats.pass_rule], players=players, alpha=f"{stats.alpha:g}", threshold=f"{stats.threshold_pct:g}")
@@ -668,31 +919,50 @@ def _exposure_section(exposure: pd.DataFrame, look: _Look) -> list[Flowable]:
     """Per question: "looks like the AI" marks, how many fell on the AI, and the share blind marks would reach."""
     width = _frame_width()
     has_chance = "chance_pct" in exposure.columns
-    columns = [_Column(t("Question"), 0.28), _Column(t("Marks"), 0.14, True), _Column(t("Marks on the AI"), 0.2, True),
-               _Column(t("Exposure %"), 0.18, True)] + ([_Column(t("Chance %"), 0.2, True)] if has_chance else [])
-    rows = [[markup(row.qid), str(row.marks), str(row.ai_marks), _number(row.exposure_pct)]
-            + ([_number(row.chance_pct)] if has_chance else []) for row in exposure.itertuples(index=False)]
+    columns = [
+        _Column(t("Question"), 0.28),
+        _Column(t("Marks"), 0.14, True),
+        _Column(t("Marks on the AI"), 0.2, True),
+        _Column(t("Exposure %"), 0.18, True),
+    ] + ([_Column(t("Chance %"), 0.2, True)] if has_chance else [])
+    rows = [
+        [markup(row.qid), str(row.marks), str(row.ai_marks), _number(row.exposure_pct)]
+        + ([_number(row.chance_pct)] if has_chance else [])
+        for row in exposure.itertuples(index=False)
+    ]
     total_marks, total_ai = int(exposure["marks"].sum()), int(exposure["ai_marks"].sum())
     overall = _number(100 * total_ai / total_marks) if total_marks else "–"
     return [
         look.para(t("Judgment sheet: exposure"), "h2"),
-        look.para(t("Jurors marked {marks} answers as looking like the AI's; {ai_marks} of them were an AI "
-                    "player's ({overall} %).", marks=total_marks, ai_marks=total_ai, overall=overall)),
+        look.para(
+            t(
+                "Jurors marked {marks} answers as looking like the AI's; {ai_marks} of them were an AI "
+                "player's ({overall} %).",
+                marks=total_marks,
+                ai_marks=total_ai,
+                overall=overall,
+            )
+        ),
         _table(look, columns, rows, width * 0.75, zebra=True),
-        look.para(t("Exposure = share of the question's \"looks like the AI\" marks that fell on an AI player's "
-                    "answer; chance = AI answers / all answers to the question, the share marks placed blindly "
-                    "would reach."), "caption"),
+        look.para(
+            t(
+                "Exposure = share of the question's \"looks like the AI\" marks that fell on an AI player's "
+                "answer; chance = AI answers / all answers to the question, the share marks placed blindly "
+                "would reach."
+            ),
+            "caption",
+        ),
     ]
 
 
 def _rule_text(stats: VoteStats) -> str:
     texts = {
         "human-tie": "<b>human-tie</b> — the AI passes a round when some human drew at least as many votes "
-                     "as the AI (2021 public event).",
+        "as the AI (2021 public event).",
         "chance": "<b>chance</b> — the AI passes a round when a one-sided exact binomial test of detection "
-                  "against chance (AI players / players) is not significant at α = {alpha}.",
+        "against chance (AI players / players) is not significant at α = {alpha}.",
         "threshold": "<b>threshold</b> — the AI passes a round when detection ≤ {threshold} % "
-                     "(Turing, 1950: 70 % right identification).",
+        "(Turing, 1950: 70 % right identification).",
     }
     if stats.pass_rule not in texts:
         return markup(stats.pass_rule)
@@ -709,8 +979,9 @@ def _rule_statistic(stats: VoteStats, row, votes: pd.DataFrame) -> str:
     return t("top human {human} vs AI {ai} votes", human=int(top.get("human", 0)), ai=int(top.get("ai", 0)))
 
 
-def _round_figures(stats: VoteStats, row, votes: pd.DataFrame, look: _Look, width: float,
-                   several_slots: bool = False) -> Table:
+def _round_figures(
+    stats: VoteStats, row, votes: pd.DataFrame, look: _Look, width: float, several_slots: bool = False
+) -> Table:
     if pd.isna(row.ai_passed):
         verdict = t("no votes")
     else:
@@ -722,16 +993,36 @@ def _round_figures(stats: VoteStats, row, votes: pd.DataFrame, look: _Look, widt
     # with several slots the jurors who voted (the shares' denominator) get a column of their own
     jurors = [_Column(t("Jurors"), 0.07, True)] if several_slots else []
     narrow = 0.01 * several_slots  # the Jurors column takes its 0.07 from the columns with room to spare
-    return _table(look, [
-        _Column(t("Votes"), 0.07, True), *jurors, _Column(t("Abstentions"), 0.1, True),
-        _Column(t("AI votes"), 0.08, True), _Column(t("Detection %"), 0.11, True),
-        _Column(t("95 % CI"), 0.1 - narrow, True), _Column("p", 0.07 - narrow, True),
-        _Column(t("Majority"), 0.14 - 2 * narrow),
-        _Column(t("Statistic ({rule})", rule=markup(stats.pass_rule)), 0.22 - 2 * narrow),
-        _Column(t("Result"), 0.11 - narrow)],
-        [[str(row.votes), *([str(row.voters)] if several_slots else []), str(row.abstentions), str(row.ai_votes),
-          _number(row.detection_pct), _interval(row.ci_low, row.ci_high), _p_value(row.p_value), majority,
-          _rule_statistic(stats, row, votes), verdict]], width)
+    return _table(
+        look,
+        [
+            _Column(t("Votes"), 0.07, True),
+            *jurors,
+            _Column(t("Abstentions"), 0.1, True),
+            _Column(t("AI votes"), 0.08, True),
+            _Column(t("Detection %"), 0.11, True),
+            _Column(t("95 % CI"), 0.1 - narrow, True),
+            _Column("p", 0.07 - narrow, True),
+            _Column(t("Majority"), 0.14 - 2 * narrow),
+            _Column(t("Statistic ({rule})", rule=markup(stats.pass_rule)), 0.22 - 2 * narrow),
+            _Column(t("Result"), 0.11 - narrow),
+        ],
+        [
+            [
+                str(row.votes),
+                *([str(row.voters)] if several_slots else []),
+                str(row.abstentions),
+                str(row.ai_votes),
+                _number(row.detection_pct),
+                _interval(row.ci_low, row.ci_high),
+                _p_value(row.p_value),
+                majority,
+                _rule_statistic(stats, row, votes),
+                verdict,
+            ]
+        ],
+        width,
+    )
 
 
 def _facet_value(facet: str, value) -> str:
@@ -744,68 +1035,161 @@ def _jury_tables(stats: VoteStats, look: _Look, width: float) -> list[Flowable]:
     story: list[Flowable] = [look.para(t("Juror groups"), "h2")]
     if len(stats.groups):
         starts = _block_starts(list(stats.groups["facet"]))
-        rows = [[t(FACET_TITLES[g.facet]) if start else "", _facet_value(g.facet, g.group), str(g.jurors),
-                 str(g.votes), str(g.ai_votes), _number(g.detection_pct), _interval(g.ci_low, g.ci_high)]
-                for g, start in zip(stats.groups.itertuples(index=False), starts)]
+        rows = [
+            [
+                t(FACET_TITLES[g.facet]) if start else "",
+                _facet_value(g.facet, g.group),
+                str(g.jurors),
+                str(g.votes),
+                str(g.ai_votes),
+                _number(g.detection_pct),
+                _interval(g.ci_low, g.ci_high),
+            ]
+            for g, start in zip(stats.groups.itertuples(index=False), starts)
+        ]
         story += [
-            _table(look, [_Column(t("Facet"), 0.14), _Column(t("Group"), 0.2), _Column(t("Jurors"), 0.09, True),
-                          _Column(t("Votes"), 0.09, True), _Column(t("AI votes"), 0.1, True),
-                          _Column(t("Detection %"), 0.13, True), _Column(t("95 % CI"), 0.13, True)], rows, width,
-                   block_starts=starts),
-            look.para(t("Detection = share of the group's cast votes (all rounds) naming an AI player; jurors = "
-                        "jurors with the label, including those who only abstained."), "caption"),
+            _table(
+                look,
+                [
+                    _Column(t("Facet"), 0.14),
+                    _Column(t("Group"), 0.2),
+                    _Column(t("Jurors"), 0.09, True),
+                    _Column(t("Votes"), 0.09, True),
+                    _Column(t("AI votes"), 0.1, True),
+                    _Column(t("Detection %"), 0.13, True),
+                    _Column(t("95 % CI"), 0.13, True),
+                ],
+                rows,
+                width,
+                block_starts=starts,
+            ),
+            look.para(
+                t(
+                    "Detection = share of the group's cast votes (all rounds) naming an AI player; jurors = "
+                    "jurors with the label, including those who only abstained."
+                ),
+                "caption",
+            ),
         ]
     else:
         story.append(look.para(t("No juror carried a group label.")))
 
     jurors = stats.jurors
-    story += [look.para(t("Jurors"), "h2"), _table(
-        look, [_Column(t("Juror"), 0.16), *(_Column(t(FACET_TITLES[facet]), 0.12) for facet in stats.facets),
-               _Column(t("Rounds"), 0.09, True), _Column(t("Votes"), 0.09, True), _Column(t("Hits"), 0.09, True),
-               _Column(t("Hit rate %"), 0.09, True)],
-        [[markup(j["juror"]), *(_facet_value(facet, j[facet]) for facet in stats.facets), str(j["rounds"]),
-          str(j["votes"]), str(j["hits"]), _number(j["hit_rate_pct"])]
-         for j in jurors.head(MAX_JUROR_ROWS).to_dict("records")],
-        width, zebra=True)]
+    story += [
+        look.para(t("Jurors"), "h2"),
+        _table(
+            look,
+            [
+                _Column(t("Juror"), 0.16),
+                *(_Column(t(FACET_TITLES[facet]), 0.12) for facet in stats.facets),
+                _Column(t("Rounds"), 0.09, True),
+                _Column(t("Votes"), 0.09, True),
+                _Column(t("Hits"), 0.09, True),
+                _Column(t("Hit rate %"), 0.09, True),
+            ],
+            [
+                [
+                    markup(j["juror"]),
+                    *(_facet_value(facet, j[facet]) for facet in stats.facets),
+                    str(j["rounds"]),
+                    str(j["votes"]),
+                    str(j["hits"]),
+                    _number(j["hit_rate_pct"]),
+                ]
+                for j in jurors.head(MAX_JUROR_ROWS).to_dict("records")
+            ],
+            width,
+            zebra=True,
+        ),
+    ]
     if len(jurors) > MAX_JUROR_ROWS:
-        story.append(look.para(t("First {shown} of {count} jurors; all are in jurors.csv.", shown=MAX_JUROR_ROWS,
-                                 count=len(jurors)), "caption"))
-    story.append(look.para(t("Mean hit rate {rate} % over the jurors who cast a vote (hits = votes naming an AI "
-                             "player).", rate=_number(stats.summary["mean_hit_rate_pct"])), "caption"))
+        story.append(
+            look.para(
+                t("First {shown} of {count} jurors; all are in jurors.csv.", shown=MAX_JUROR_ROWS, count=len(jurors)),
+                "caption",
+            )
+        )
+    story.append(
+        look.para(
+            t(
+                "Mean hit rate {rate} % over the jurors who cast a vote (hits = votes naming an AI player).",
+                rate=_number(stats.summary["mean_hit_rate_pct"]),
+            ),
+            "caption",
+        )
+    )
 
     confidence = stats.confidence
-    story += [look.para(t("Confidence"), "h2"), _table(
-        look, [_Column(t("Mean confidence, right votes"), 0.28, True),
-               _Column(t("Mean confidence, wrong votes"), 0.28, True), _Column(t("Brier score"), 0.17, True),
-               _Column(t("Votes with a confidence"), 0.27, True)],
-        [[_number(confidence.get("mean_right"), 2), _number(confidence.get("mean_wrong"), 2),
-          _number(confidence.get("brier"), 3), str(confidence.get("votes", 0))]], width * 0.85),
-        look.para(t("Confidence on a 1–5 scale; the Brier score reads confidence as the probability of being right "
-                    "(1 = a blind guess, 5 = certain); lower is better."), "caption")]
+    story += [
+        look.para(t("Confidence"), "h2"),
+        _table(
+            look,
+            [
+                _Column(t("Mean confidence, right votes"), 0.28, True),
+                _Column(t("Mean confidence, wrong votes"), 0.28, True),
+                _Column(t("Brier score"), 0.17, True),
+                _Column(t("Votes with a confidence"), 0.27, True),
+            ],
+            [
+                [
+                    _number(confidence.get("mean_right"), 2),
+                    _number(confidence.get("mean_wrong"), 2),
+                    _number(confidence.get("brier"), 3),
+                    str(confidence.get("votes", 0)),
+                ]
+            ],
+            width * 0.85,
+        ),
+        look.para(
+            t(
+                "Confidence on a 1–5 scale; the Brier score reads confidence as the probability of being right "
+                "(1 = a blind guess, 5 = certain); lower is better."
+            ),
+            "caption",
+        ),
+    ]
     return story
 
 
-def _composition_section(set_composition: Composition, question_set: pd.DataFrame, profiles: Profiles,
-                         look: _Look) -> list[Flowable]:
+def _composition_section(
+    set_composition: Composition, question_set: pd.DataFrame, profiles: Profiles, look: _Look
+) -> list[Flowable]:
     width = _frame_width()
     types, clips = set_composition.types, set_composition.clips
     untagged = set_composition.untagged
     untagged_text = t("<b>{count}</b> untagged", count=len(untagged)) + (
-        f" ({markup(', '.join(untagged[:20]))}{', …' if len(untagged) > 20 else ''})" if untagged else "")
+        f" ({markup(', '.join(untagged[:20]))}{', …' if len(untagged) > 20 else ''})" if untagged else ""
+    )
     return [
         look.para(t("Question set"), "h1"),
-        look.para(t("<b>{total}</b> questions: {mcq} multiple-choice, {open} open-ended; {shot} on shot clips, "
-                    "{scene} on scene clips, {none} without a clip kind; {untagged}.", total=set_composition.total,
-                    mcq=types["mcq"], open=types["open"], shot=clips["shot"], scene=clips["scene"],
-                    none=clips["none"], untagged=untagged_text)),
-        _table(look, [_Column(t("Facet"), 0.34), _Column(t("Value"), 0.38), _Column(t("Questions"), 0.28, True)],
-               [[t(row.facet), t(row.value), str(row.questions)] for row in question_set.itertuples(index=False)],
-               width * 0.45),
+        look.para(
+            t(
+                "<b>{total}</b> questions: {mcq} multiple-choice, {open} open-ended; {shot} on shot clips, "
+                "{scene} on scene clips, {none} without a clip kind; {untagged}.",
+                total=set_composition.total,
+                mcq=types["mcq"],
+                open=types["open"],
+                shot=clips["shot"],
+                scene=clips["scene"],
+                none=clips["none"],
+                untagged=untagged_text,
+            )
+        ),
+        _table(
+            look,
+            [_Column(t("Facet"), 0.34), _Column(t("Value"), 0.38), _Column(t("Questions"), 0.28, True)],
+            [[t(row.facet), t(row.value), str(row.questions)] for row in question_set.itertuples(index=False)],
+            width * 0.45,
+        ),
         Spacer(1, 10),
         charts.element_chart(set_composition.elements, look.players, profiles.elements, width=width),
-        look.para(t("Element frequency: questions tagged with each CogME element (optional elements only when "
-                    "used), and per player how many of them were answered correctly (solid) or missed (light)."),
-                  "caption"),
+        look.para(
+            t(
+                "Element frequency: questions tagged with each CogME element (optional elements only when "
+                "used), and per player how many of them were answered correctly (solid) or missed (light)."
+            ),
+            "caption",
+        ),
     ]
 
 
@@ -816,16 +1200,33 @@ def _qa_section(qa_sheet: pd.DataFrame, look: _Look) -> list[Flowable]:
     per_table = math.ceil(len(players) / max(tables, 1))
     story: list[Flowable] = [
         look.para(t("Q&amp;A sheet"), "h1"),
-        look.para(t("{correct} correct, {wrong} wrong, {none} no answer (counts as wrong), {ungraded} not graded "
-                    "yet (left out of the profiles). Elements: T = TARGET ({key} key target), C = CONTENT, "
-                    "Th = THINKING.", correct=CORRECT_MARK, wrong=WRONG_MARK, none=NO_ANSWER,
-                    ungraded=UNGRADED_MARK, key=KEY_MARK), "caption"),
+        look.para(
+            t(
+                "{correct} correct, {wrong} wrong, {none} no answer (counts as wrong), {ungraded} not graded "
+                "yet (left out of the profiles). Elements: T = TARGET ({key} key target), C = CONTENT, "
+                "Th = THINKING.",
+                correct=CORRECT_MARK,
+                wrong=WRONG_MARK,
+                none=NO_ANSWER,
+                ungraded=UNGRADED_MARK,
+                key=KEY_MARK,
+            ),
+            "caption",
+        ),
     ]
     for start in range(0, len(players), per_table):
-        block = players[start:start + per_table]
+        block = players[start : start + per_table]
         if tables > 1:  # a plain line: a heading kept with its page-long table would leave a page blank
-            story.append(look.para(t("<b>Players {first}–{last} of {count}</b>", first=start + 1,
-                                     last=start + len(block), count=len(players))))
+            story.append(
+                look.para(
+                    t(
+                        "<b>Players {first}–{last} of {count}</b>",
+                        first=start + 1,
+                        last=start + len(block),
+                        count=len(players),
+                    )
+                )
+            )
         story.append(_qa_sheet_table(qa_sheet[qa_sheet["player"].isin(block)], block, look))
     return story
 
@@ -837,14 +1238,22 @@ def _qa_sheet_table(qa_sheet: pd.DataFrame, players: list[str], look: _Look) -> 
     for _, answers in qa_sheet.groupby("qid", sort=False):
         first = answers.iloc[0]
         round_text = "" if pd.isna(first["round"]) else f"<br/><font color='#6E6E6E'>R{first['round']}</font>"
-        rows.append([
-            markup(first["qid"]) + round_text,
-            markup(first["question"]) + "<br/><font color='#6E6E6E'>"
-            + t("Answer: {answer}", answer=markup(first["reference"])) + "</font>",
-            "<br/>".join(f"{label} {markup(first[column].replace(';', ', '))}"
-                         for label, column in (("T:", "targets"), ("C:", "contents"), ("Th:", "thinking"))
-                         if first[column]) or "<font color='#6E6E6E'>" + t("untagged") + "</font>",
-        ] + [_answer_cell(answer) for answer in answers.itertuples(index=False)])
+        rows.append(
+            [
+                markup(first["qid"]) + round_text,
+                markup(first["question"])
+                + "<br/><font color='#6E6E6E'>"
+                + t("Answer: {answer}", answer=markup(first["reference"]))
+                + "</font>",
+                "<br/>".join(
+                    f"{label} {markup(first[column].replace(';', ', '))}"
+                    for label, column in (("T:", "targets"), ("C:", "contents"), ("Th:", "thinking"))
+                    if first[column]
+                )
+                or "<font color='#6E6E6E'>" + t("untagged") + "</font>",
+            ]
+            + [_answer_cell(answer) for answer in answers.itertuples(index=False)]
+        )
     return _table(look, columns, rows, _frame_width("landscape"), zebra=True)
 
 
@@ -866,6 +1275,7 @@ def _answer_cell(answer) -> str:
 
 
 # -------------------------------------------------------------------------------- the document
+
 
 class _FooterCanvas(Canvas):
     """Draws the footer (page n of N, title) on every page.
@@ -900,8 +1310,9 @@ class _FooterCanvas(Canvas):
         self.setFillColor(charts.GREY)
         self.setStrokeColor(charts.GRID)
         self.line(MARGIN, MARGIN - 10, page_width - MARGIN, MARGIN - 10)
-        self.drawRightString(page_width - MARGIN, y,
-                             charts.fit_text(self._footer_title, page_width - 2 * MARGIN - 80, FOOTER_SIZE))
+        self.drawRightString(
+            page_width - MARGIN, y, charts.fit_text(self._footer_title, page_width - 2 * MARGIN - 80, FOOTER_SIZE)
+        )
         self.drawString(MARGIN, y, number)
         self.translate(MARGIN + self.stringWidth(number, REGULAR, FOOTER_SIZE), y)
         self.doForm(self._TOTAL_FORM)
@@ -912,16 +1323,35 @@ class _ReportDocument(BaseDocTemplate):
     """A4 portrait pages, landscape ones on request; section headings become PDF bookmarks."""
 
     def __init__(self, path: Path, title: str):
-        super().__init__(str(path), pagesize=PAGE, leftMargin=MARGIN, rightMargin=MARGIN, topMargin=MARGIN,
-                         bottomMargin=MARGIN, title=title, author="vtt", creator="vtt analysis.report",
-                         invariant=True, initialFontName=REGULAR)
+        super().__init__(
+            str(path),
+            pagesize=PAGE,
+            leftMargin=MARGIN,
+            rightMargin=MARGIN,
+            topMargin=MARGIN,
+            bottomMargin=MARGIN,
+            title=title,
+            author="vtt",
+            creator="vtt analysis.report",
+            invariant=True,
+            initialFontName=REGULAR,
+        )
         self.addPageTemplates([self._template("portrait", PAGE), self._template("landscape", landscape(PAGE))])
         self._bookmarks = 0
 
     @staticmethod
     def _template(name: str, size: tuple[float, float]) -> PageTemplate:
-        frame = Frame(MARGIN, MARGIN, size[0] - 2 * MARGIN, size[1] - 2 * MARGIN, id=name,
-                      leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
+        frame = Frame(
+            MARGIN,
+            MARGIN,
+            size[0] - 2 * MARGIN,
+            size[1] - 2 * MARGIN,
+            id=name,
+            leftPadding=0,
+            rightPadding=0,
+            topPadding=0,
+            bottomPadding=0,
+        )
         return PageTemplate(id=name, frames=[frame], pagesize=size)
 
     def afterFlowable(self, flowable: Flowable) -> None:

@@ -48,9 +48,8 @@ KO: dict[str, str] = {
     "{name} - Video Turing Test report": "{name} - 비디오 튜링 테스트 보고서",
     "page {number} of ": "{number} / ",
     "<font color='#{colour}'><b>Note:</b></font> characters the embedded font cannot show: {names}. They print as "
-    "blanks or boxes in this PDF; the CSV files hold the exact text.":
-        "<font color='#{colour}'><b>참고:</b></font> 내장 글꼴로 표시할 수 없는 문자: {names}. 이 PDF에서는 빈칸이나 "
-        "네모로 인쇄되며, CSV 파일에는 정확한 텍스트가 들어 있습니다.",
+    "blanks or boxes in this PDF; the CSV files hold the exact text.": "<font color='#{colour}'><b>참고:</b></font> 내장 글꼴로 표시할 수 없는 문자: {names}. 이 PDF에서는 빈칸이나 "
+    "네모로 인쇄되며, CSV 파일에는 정확한 텍스트가 들어 있습니다.",
     # the cover's session facts (vtt/cli/reports.py, vtt/cli/main.py)
     "Session": "세션",
     "Join code": "참여 코드",
@@ -77,41 +76,32 @@ KO: dict[str, str] = {
     "round {number}: {theme}": "{number}라운드: {theme}",
     " (alpha {alpha})": " (α {alpha})",
     " (AI passes at detection <= {threshold} %)": " (탐지율 {threshold} % 이하이면 AI 통과)",
-    "{count}, left out of accuracy (ungraded.csv lists them): {names}{more}":
-        "{count}개, 정답률에서 제외 (ungraded.csv에 목록이 있습니다): {names}{more}",
+    "{count}, left out of accuracy (ungraded.csv lists them): {names}{more}": "{count}개, 정답률에서 제외 (ungraded.csv에 목록이 있습니다): {names}{more}",
     ", ... ({count} more)": ", ... (외 {count}개)",
-    "{count} ({qids}): answers graded by hand or left out of accuracy":
-        "{count}개 ({qids}): 답변은 직접 채점하거나 정답률에서 제외",
+    "{count} ({qids}): answers graded by hand or left out of accuracy": "{count}개 ({qids}): 답변은 직접 채점하거나 정답률에서 제외",
     "{age} y": "{age}세",
     # CogME profiles
     "CogME profiles": "CogME 프로필",
     "Scoring method: <b>{method}</b> — {note}": "채점 방식: <b>{method}</b> — {note}",
-    "every tag weighs 1, so the weighted score equals the accuracy.":
-        "모든 태그의 가중치가 1이므로 가중 점수는 정답률과 같습니다.",
-    "every tag of a question weighs its THINKING level W: Recall 1, Recognition 2, Reasoning 3 (CogME, 2024).":
-        "문항의 모든 태그에 그 문항의 THINKING 수준 가중치 W를 줍니다: Recall 1, Recognition 2, Reasoning 3 "
-        "(CogME, 2024).",
+    "every tag weighs 1, so the weighted score equals the accuracy.": "모든 태그의 가중치가 1이므로 가중 점수는 정답률과 같습니다.",
+    "every tag of a question weighs its THINKING level W: Recall 1, Recognition 2, Reasoning 3 (CogME, 2024).": "문항의 모든 태그에 그 문항의 THINKING 수준 가중치 W를 줍니다: Recall 1, Recognition 2, Reasoning 3 "
+    "(CogME, 2024).",
     "TARGET tag i weighs T<sub>i</sub> = SC × W<sub>T</sub> / T<sub>sum</sub> with SC = NT × W<sub>R</sub> "
     "(W<sub>R</sub>: Recall 1, Recognition 1.5, Reasoning 2; W<sub>T</sub> = 2 for the key target, else 1) "
     "(CogME, Frontiers 2022). CONTENT and THINKING tags weighted by W_R (our reading of the paper, which defines "
-    "TARGET weights only).":
-        "TARGET 태그 i의 가중치는 T<sub>i</sub> = SC × W<sub>T</sub> / T<sub>sum</sub>, SC = NT × W<sub>R</sub>"
-        "입니다 (W<sub>R</sub>: Recall 1, Recognition 1.5, Reasoning 2; W<sub>T</sub>는 핵심 대상이면 2, 아니면 1) "
-        "(CogME, Frontiers 2022). CONTENT와 THINKING 태그는 W_R로 가중합니다 (TARGET 가중치만 정의한 논문에 대한 "
-        "우리의 해석).",
+    "TARGET weights only).": "TARGET 태그 i의 가중치는 T<sub>i</sub> = SC × W<sub>T</sub> / T<sub>sum</sub>, SC = NT × W<sub>R</sub>"
+    "입니다 (W<sub>R</sub>: Recall 1, Recognition 1.5, Reasoning 2; W<sub>T</sub>는 핵심 대상이면 2, 아니면 1) "
+    "(CogME, Frontiers 2022). CONTENT와 THINKING 태그는 W_R로 가중합니다 (TARGET 가중치만 정의한 논문에 대한 "
+    "우리의 해석).",
     "Weighted score % per element under <b>{method}</b>, every player overlaid; rings at 0, 25, 50, 75 and 100 %; "
-    "n = questions tagged with the element.":
-        "<b>{method}</b> 방식의 요소별 가중 점수 %, 모든 참가자를 겹쳐 표시; 원은 0, 25, 50, 75, 100 %; "
-        "n = 해당 요소가 태그된 문항 수.",
-    "{untagged} of {total} questions carries no CogME tag: counted in overall accuracy only.":
-        "{total}개 문항 중 {untagged}개에 CogME 태그가 없습니다: 전체 정답률에만 반영됩니다.",
-    "{untagged} of {total} questions carry no CogME tag: counted in overall accuracy only.":
-        "{total}개 문항 중 {untagged}개에 CogME 태그가 없습니다: 전체 정답률에만 반영됩니다.",
+    "n = questions tagged with the element.": "<b>{method}</b> 방식의 요소별 가중 점수 %, 모든 참가자를 겹쳐 표시; 원은 0, 25, 50, 75, 100 %; "
+    "n = 해당 요소가 태그된 문항 수.",
+    "{untagged} of {total} questions carries no CogME tag: counted in overall accuracy only.": "{total}개 문항 중 {untagged}개에 CogME 태그가 없습니다: 전체 정답률에만 반영됩니다.",
+    "{untagged} of {total} questions carry no CogME tag: counted in overall accuracy only.": "{total}개 문항 중 {untagged}개에 CogME 태그가 없습니다: 전체 정답률에만 반영됩니다.",
     "Accuracy = correct / questions tagged with the element (no answer counts as wrong); weighted score = the same "
     "with each question weighted by the method. Element SD = sample standard deviation (n - 1) of a player's "
-    "element accuracies over all elements asked.":
-        "정답률 = 정답 수 / 해당 요소가 태그된 문항 수 (무응답은 오답으로 셈); 가중 점수 = 같은 계산에 문항마다 채점 "
-        "방식의 가중치를 준 값. 요소 표준편차 = 출제된 모든 요소에 걸친 참가자의 요소별 정답률의 표본 표준편차 (n - 1).",
+    "element accuracies over all elements asked.": "정답률 = 정답 수 / 해당 요소가 태그된 문항 수 (무응답은 오답으로 셈); 가중 점수 = 같은 계산에 문항마다 채점 "
+    "방식의 가중치를 준 값. 요소 표준편차 = 출제된 모든 요소에 걸친 참가자의 요소별 정답률의 표본 표준편차 (n - 1).",
     "Player": "참가자",
     "Kind": "유형",
     "Questions": "문항",
@@ -122,16 +112,15 @@ KO: dict[str, str] = {
     "ai": "AI",
     "AI": "AI",
     "Shaded: weighted score % per element of {player} under <b>{method}</b>; rings at 0, 25, 50, 75 and 100 %; "
-    "n = questions tagged with the element.":
-        "음영: <b>{method}</b> 방식에서 {player}의 요소별 가중 점수 %; 원은 0, 25, 50, 75, 100 %; "
-        "n = 해당 요소가 태그된 문항 수.",
+    "n = questions tagged with the element.": "음영: <b>{method}</b> 방식에서 {player}의 요소별 가중 점수 %; 원은 0, 25, 50, 75, 100 %; "
+    "n = 해당 요소가 태그된 문항 수.",
     "Player: {player}": "참가자: {player}",
     "AI player · overall accuracy <b>{accuracy} %</b> ({correct} of {questions} questions) · element SD "
     "<b>{sd}</b>": "AI 참가자 · 전체 정답률 <b>{accuracy} %</b> ({questions}문항 중 {correct}문항) · 요소 표준편차 "
-                   "<b>{sd}</b>",
+    "<b>{sd}</b>",
     "Human player · overall accuracy <b>{accuracy} %</b> ({correct} of {questions} questions) · element SD "
     "<b>{sd}</b>": "인간 참가자 · 전체 정답률 <b>{accuracy} %</b> ({questions}문항 중 {correct}문항) · 요소 표준편차 "
-                   "<b>{sd}</b>",
+    "<b>{sd}</b>",
     "Module": "모듈",
     "Element": "요소",
     "Attempts": "출제 수",
@@ -145,21 +134,18 @@ KO: dict[str, str] = {
     "The AI passed <b>{passed} of {judged}</b> rounds{silent}. Overall detection <b>{detection} %</b> of {votes} "
     "cast votes (95 % Wilson CI {ci} %; one-sided exact binomial {p} against chance; both pool the rounds and treat "
     "the votes as independent, which one juror's votes are not, so read them as approximate); mean detection over "
-    "rounds {mean} %. One player was named by more than half of the voting jurors in {majority} of {judged} rounds.":
-        "AI가 <b>{judged}개 라운드 중 {passed}개</b>를 통과했습니다{silent}. 전체 탐지율은 투표 {votes}표 중 "
-        "<b>{detection} %</b>입니다 (95 % Wilson 신뢰구간 {ci} %; 우연 수준 대비 단측 정확 이항검정 {p}; 둘 다 "
-        "라운드를 합치고 투표를 서로 독립으로 보지만 한 배심원의 투표들은 독립이 아니므로 근사치로 읽으세요); 라운드 "
-        "평균 탐지율 {mean} %. {judged}개 라운드 중 {majority}개에서 한 참가자가 투표한 배심원의 과반에게 "
-        "지목되었습니다.",
+    "rounds {mean} %. One player was named by more than half of the voting jurors in {majority} of {judged} rounds.": "AI가 <b>{judged}개 라운드 중 {passed}개</b>를 통과했습니다{silent}. 전체 탐지율은 투표 {votes}표 중 "
+    "<b>{detection} %</b>입니다 (95 % Wilson 신뢰구간 {ci} %; 우연 수준 대비 단측 정확 이항검정 {p}; 둘 다 "
+    "라운드를 합치고 투표를 서로 독립으로 보지만 한 배심원의 투표들은 독립이 아니므로 근사치로 읽으세요); 라운드 "
+    "평균 탐지율 {mean} %. {judged}개 라운드 중 {majority}개에서 한 참가자가 투표한 배심원의 과반에게 "
+    "지목되었습니다.",
     "Detection = share of cast votes naming an AI player; whiskers: 95 % Wilson interval; dashed: chance level "
-    "(number of AI players / players).":
-        "탐지율 = 투표 중 AI 참가자를 지목한 비율; 오차 막대: 95 % Wilson 구간; 점선: 우연 수준 "
-        "(AI 참가자 수 / 참가자 수).",
+    "(number of AI players / players).": "탐지율 = 투표 중 AI 참가자를 지목한 비율; 오차 막대: 95 % Wilson 구간; 점선: 우연 수준 "
+    "(AI 참가자 수 / 참가자 수).",
     "Votes per round": "라운드별 투표",
     "Jurors named several players per round (one per AI player): a player's share and the majority are counted out "
-    "of the jurors who voted (each names a player at most once), detection out of all cast votes.":
-        "배심원이 라운드마다 여러 참가자를 지목했습니다 (AI 참가자 하나당 한 명): 참가자의 득표율과 과반은 투표한 "
-        "배심원 수를 기준으로 (배심원마다 한 참가자를 한 번까지만 지목), 탐지율은 전체 투표 수를 기준으로 셉니다.",
+    "of the jurors who voted (each names a player at most once), detection out of all cast votes.": "배심원이 라운드마다 여러 참가자를 지목했습니다 (AI 참가자 하나당 한 명): 참가자의 득표율과 과반은 투표한 "
+    "배심원 수를 기준으로 (배심원마다 한 참가자를 한 번까지만 지목), 탐지율은 전체 투표 수를 기준으로 셉니다.",
     "Round {round}": "{round}라운드",
     "no votes": "투표 없음",
     "passed": "통과",
@@ -173,38 +159,32 @@ KO: dict[str, str] = {
     "Detection %": "탐지율 %",
     "Result": "결과",
     "Each AI player judged alone under <b>{rule}</b>: {rule_text} Share = of the jurors who voted; detection = this "
-    "AI's share of the cast votes.":
-        "AI 참가자마다 <b>{rule}</b> 규칙으로 따로 판정합니다: {rule_text} 득표율 = 투표한 배심원 대비; 탐지율 = "
-        "전체 투표 중 이 AI가 받은 비율.",
-    "it passes a round when some human drew at least as many votes as it did.":
-        "어떤 인간 참가자가 그 AI 이상으로 표를 받으면 그 라운드를 통과합니다.",
+    "AI's share of the cast votes.": "AI 참가자마다 <b>{rule}</b> 규칙으로 따로 판정합니다: {rule_text} 득표율 = 투표한 배심원 대비; 탐지율 = "
+    "전체 투표 중 이 AI가 받은 비율.",
+    "it passes a round when some human drew at least as many votes as it did.": "어떤 인간 참가자가 그 AI 이상으로 표를 받으면 그 라운드를 통과합니다.",
     "it passes a round when a one-sided exact binomial test of its votes against 1 / {players} players is not "
-    "significant at α = {alpha}.":
-        "받은 표를 1 / {players} (참가자 수) 대비 단측 정확 이항검정했을 때 α = {alpha}에서 유의하지 않으면 그 "
-        "라운드를 통과합니다.",
+    "significant at α = {alpha}.": "받은 표를 1 / {players} (참가자 수) 대비 단측 정확 이항검정했을 때 α = {alpha}에서 유의하지 않으면 그 "
+    "라운드를 통과합니다.",
     "it passes a round when its detection ≤ {threshold} %.": "탐지율이 {threshold} % 이하이면 그 라운드를 통과합니다.",
     "<b>human-tie</b> — the AI passes a round when some human drew at least as many votes as the AI (2021 public "
     "event).": "<b>human-tie</b> — 어떤 인간 참가자가 AI 이상으로 표를 받으면 AI가 그 라운드를 통과합니다 "
-               "(2021년 공개 행사).",
+    "(2021년 공개 행사).",
     "<b>chance</b> — the AI passes a round when a one-sided exact binomial test of detection against chance "
-    "(AI players / players) is not significant at α = {alpha}.":
-        "<b>chance</b> — 탐지율을 우연 수준 (AI 참가자 수 / 참가자 수) 대비 단측 정확 이항검정했을 때 α = {alpha}에서 "
-        "유의하지 않으면 AI가 그 라운드를 통과합니다.",
+    "(AI players / players) is not significant at α = {alpha}.": "<b>chance</b> — 탐지율을 우연 수준 (AI 참가자 수 / 참가자 수) 대비 단측 정확 이항검정했을 때 α = {alpha}에서 "
+    "유의하지 않으면 AI가 그 라운드를 통과합니다.",
     "<b>threshold</b> — the AI passes a round when detection ≤ {threshold} % (Turing, 1950: 70 % right "
     "identification).": "<b>threshold</b> — 탐지율이 {threshold} % 이하이면 AI가 그 라운드를 통과합니다 "
-                        "(Turing, 1950: 70 % 정확 식별).",
+    "(Turing, 1950: 70 % 정확 식별).",
     "Judgment sheet: exposure": "판정지: 노출도",
     "Question": "문항",
     "Marks": "표시",
     "Marks on the AI": "AI에 대한 표시",
     "Exposure %": "노출도 %",
     "Chance %": "우연 수준 %",
-    "Jurors marked {marks} answers as looking like the AI's; {ai_marks} of them were an AI player's ({overall} %).":
-        "배심원이 답변 {marks}개에 'AI 같음'을 표시했고, 그중 {ai_marks}개가 AI 참가자의 답변이었습니다 ({overall} %).",
+    "Jurors marked {marks} answers as looking like the AI's; {ai_marks} of them were an AI player's ({overall} %).": "배심원이 답변 {marks}개에 'AI 같음'을 표시했고, 그중 {ai_marks}개가 AI 참가자의 답변이었습니다 ({overall} %).",
     "Exposure = share of the question's \"looks like the AI\" marks that fell on an AI player's answer; chance = "
-    "AI answers / all answers to the question, the share marks placed blindly would reach.":
-        "노출도 = 문항의 'AI 같음' 표시 중 AI 참가자의 답변에 붙은 비율; 우연 수준 = AI 답변 수 / 그 문항의 전체 답변 "
-        "수, 무작위로 표시할 때 나올 비율.",
+    "AI answers / all answers to the question, the share marks placed blindly would reach.": "노출도 = 문항의 'AI 같음' 표시 중 AI 참가자의 답변에 붙은 비율; 우연 수준 = AI 답변 수 / 그 문항의 전체 답변 "
+    "수, 무작위로 표시할 때 나올 비율.",
     "top human {human} vs AI {ai} votes": "인간 최다 {human}표 vs AI {ai}표",
     "<b>AI passed</b>": "<b>AI 통과</b>",
     "<b>AI detected</b>": "<b>AI 탐지됨</b>",
@@ -228,32 +208,28 @@ KO: dict[str, str] = {
     "Age band": "연령대",
     "Sex": "성별",
     "Detection = share of the group's cast votes (all rounds) naming an AI player; jurors = jurors with the label, "
-    "including those who only abstained.":
-        "탐지율 = 집단의 투표 (전체 라운드) 중 AI 참가자를 지목한 비율; 배심원 = 그 값을 가진 배심원 수 (기권만 한 "
-        "배심원 포함).",
+    "including those who only abstained.": "탐지율 = 집단의 투표 (전체 라운드) 중 AI 참가자를 지목한 비율; 배심원 = 그 값을 가진 배심원 수 (기권만 한 "
+    "배심원 포함).",
     "No juror carried a group label.": "집단 값이 있는 배심원이 없습니다.",
     "Juror": "배심원",
     "Hits": "적중",
     "Hit rate %": "적중률 %",
     "First {shown} of {count} jurors; all are in jurors.csv.": "배심원 {count}명 중 처음 {shown}명; 전체는 jurors.csv에 있습니다.",
-    "Mean hit rate {rate} % over the jurors who cast a vote (hits = votes naming an AI player).":
-        "투표한 배심원의 평균 적중률 {rate} % (적중 = AI 참가자를 지목한 투표).",
+    "Mean hit rate {rate} % over the jurors who cast a vote (hits = votes naming an AI player).": "투표한 배심원의 평균 적중률 {rate} % (적중 = AI 참가자를 지목한 투표).",
     "Confidence": "확신도",
     "Mean confidence, right votes": "평균 확신도, 맞힌 투표",
     "Mean confidence, wrong votes": "평균 확신도, 틀린 투표",
     "Brier score": "Brier 점수",
     "Votes with a confidence": "확신도가 있는 투표",
     "Confidence on a 1–5 scale; the Brier score reads confidence as the probability of being right (1 = a blind "
-    "guess, 5 = certain); lower is better.":
-        "확신도는 1–5 척도입니다. Brier 점수는 확신도를 맞힐 확률로 읽습니다 (1 = 무작위 추측, 5 = 확실); 낮을수록 "
-        "좋습니다.",
+    "guess, 5 = certain); lower is better.": "확신도는 1–5 척도입니다. Brier 점수는 확신도를 맞힐 확률로 읽습니다 (1 = 무작위 추측, 5 = 확실); 낮을수록 "
+    "좋습니다.",
     # the question set
     "Question set": "문항 구성",
     "<b>{count}</b> untagged": "태그 없음 <b>{count}</b>개",
     "<b>{total}</b> questions: {mcq} multiple-choice, {open} open-ended; {shot} on shot clips, {scene} on scene "
-    "clips, {none} without a clip kind; {untagged}.":
-        "문항 <b>{total}</b>개: 객관식 {mcq}개, 서술형 {open}개; 샷 클립 {shot}개, 장면 클립 {scene}개, 클립 종류 "
-        "없음 {none}개; {untagged}.",
+    "clips, {none} without a clip kind; {untagged}.": "문항 <b>{total}</b>개: 객관식 {mcq}개, 서술형 {open}개; 샷 클립 {shot}개, 장면 클립 {scene}개, 클립 종류 "
+    "없음 {none}개; {untagged}.",
     "Value": "값",
     "all": "전체",
     "questions": "문항",
@@ -266,14 +242,12 @@ KO: dict[str, str] = {
     "tags": "태그",
     "untagged": "태그 없음",
     "Element frequency: questions tagged with each CogME element (optional elements only when used), and per player "
-    "how many of them were answered correctly (solid) or missed (light).":
-        "요소 빈도: 각 CogME 요소가 태그된 문항 수 (선택 요소는 쓰인 경우만), 그리고 참가자마다 그중 맞힌 문항 "
-        "(진한 색)과 놓친 문항 (옅은 색).",
+    "how many of them were answered correctly (solid) or missed (light).": "요소 빈도: 각 CogME 요소가 태그된 문항 수 (선택 요소는 쓰인 경우만), 그리고 참가자마다 그중 맞힌 문항 "
+    "(진한 색)과 놓친 문항 (옅은 색).",
     "Q&amp;A sheet": "문답표",
     "{correct} correct, {wrong} wrong, {none} no answer (counts as wrong), {ungraded} not graded yet (left out of "
-    "the profiles). Elements: T = TARGET ({key} key target), C = CONTENT, Th = THINKING.":
-        "{correct} 정답, {wrong} 오답, {none} 무응답 (오답으로 셈), {ungraded} 아직 채점 안 됨 (프로필에서 제외). "
-        "요소: T = TARGET ({key} 핵심 대상), C = CONTENT, Th = THINKING.",
+    "the profiles). Elements: T = TARGET ({key} key target), C = CONTENT, Th = THINKING.": "{correct} 정답, {wrong} 오답, {none} 무응답 (오답으로 셈), {ungraded} 아직 채점 안 됨 (프로필에서 제외). "
+    "요소: T = TARGET ({key} 핵심 대상), C = CONTENT, Th = THINKING.",
     "<b>Players {first}–{last} of {count}</b>": "<b>참가자 {count}명 중 {first}–{last}</b>",
     "Q": "Q",
     "Elements": "요소",

@@ -24,9 +24,11 @@ def inline_svg(drawing: Drawing, label: str) -> str:
     regular, bold = register_fonts()
     family = f"{regular}, {FALLBACK_FONTS}"
     markup = renderSVG.drawToString(
-        drawing, useClip=True,  # a clip rectangle instead of a clipPath with a page-wide id
+        drawing,
+        useClip=True,  # a clip rectangle instead of a clipPath with a page-wide id
         fontHacks={regular: {"family": family}, bold: {"family": family, "weight": "bold"}},
-        svgAttrs={"role": "img", "aria-label": label, "class": "chart"})
-    markup = markup[markup.index("<svg"):]
+        svgAttrs={"role": "img", "aria-label": label, "class": "chart"},
+    )
+    markup = markup[markup.index("<svg") :]
     markup = re.sub(r"<title>\.\.\.</title>\s*<desc>\.\.\.</desc>", f"<title>{escape(label)}</title>", markup, count=1)
     return markup.replace(' id="group"', "", 1)

@@ -21,10 +21,24 @@ class Module(StrEnum):
 
 ELEMENTS: dict[Module, tuple[str, ...]] = {
     Module.TARGET: (
-        "Character", "Object", "Place", "Conversation", "Behavior", "Event", "Emotion", "Commonsense",
+        "Character",
+        "Object",
+        "Place",
+        "Conversation",
+        "Behavior",
+        "Event",
+        "Emotion",
+        "Commonsense",
     ),
     Module.CONTENT: (
-        "Identity", "Feature", "Relationship", "Means", "Context", "Sequence", "Causality", "Motivation",
+        "Identity",
+        "Feature",
+        "Relationship",
+        "Means",
+        "Context",
+        "Sequence",
+        "Causality",
+        "Motivation",
     ),
     Module.THINKING: ("Recall", "Recognition", "Reasoning"),
 }
@@ -66,9 +80,7 @@ def element_order() -> list[tuple[Module, str]]:
     return [(module, element) for module in Module for element in all_elements(module)]
 
 
-_LOOKUP: dict[str, tuple[Module, str]] = {
-    name.lower(): (module, name) for module, name in element_order()
-}
+_LOOKUP: dict[str, tuple[Module, str]] = {name.lower(): (module, name) for module, name in element_order()}
 for _alias, _name in ALIASES.items():
     _LOOKUP[_alias] = _LOOKUP[_name.lower()]
 
@@ -189,8 +201,9 @@ def parse_tags(targets=None, contents=None, thinking=None, key_target: str | Non
             problems.append(TagProblem(Module.TARGET, f"key target: {exc}"))
     key_names = list(dict.fromkeys(key_names))
     if len(key_names) > 1:
-        problems.append(TagProblem(Module.TARGET, f"more than one key target ({', '.join(key_names)}); "
-                                                  "mark at most one with '*'"))
+        problems.append(
+            TagProblem(Module.TARGET, f"more than one key target ({', '.join(key_names)}); mark at most one with '*'")
+        )
     elif key_names:
         key = key_names[0]
         if key not in target_names:

@@ -65,7 +65,13 @@ import pandas as pd
 from scipy.special import bdtrc  # scipy.special loads in a third of the time scipy.stats takes
 
 from .frames import (
-    EXPERT_VALUES, JUROR_FACETS, PLAYER_KINDS, facet_labels, juror_labels, require_columns, several_labels_message,
+    EXPERT_VALUES,
+    JUROR_FACETS,
+    PLAYER_KINDS,
+    facet_labels,
+    juror_labels,
+    require_columns,
+    several_labels_message,
 )
 
 PASS_RULES = ("human-tie", "chance", "threshold")
@@ -159,9 +165,16 @@ def vote_stats(
         "mean_hit_rate_pct": _number(jurors["hit_rate_pct"].mean()),
     }
     return VoteStats(
-        pass_rule=pass_rule, alpha=alpha, threshold_pct=threshold_pct, rounds=rounds, tally=tally,
-        ai_rounds=_ai_rounds(rounds, tally, 1.0 / len(roster), rule), groups=_groups(jurors, facet_names),
-        jurors=jurors, confidence=_confidence(cast, chance), summary=summary,
+        pass_rule=pass_rule,
+        alpha=alpha,
+        threshold_pct=threshold_pct,
+        rounds=rounds,
+        tally=tally,
+        ai_rounds=_ai_rounds(rounds, tally, 1.0 / len(roster), rule),
+        groups=_groups(jurors, facet_names),
+        jurors=jurors,
+        confidence=_confidence(cast, chance),
+        summary=summary,
     )
 
 
@@ -180,9 +193,13 @@ def exposure(sheet: pd.DataFrame, players: pd.DataFrame, answers: pd.DataFrame |
     marked = sheet["looks_like_ai"].astype("boolean").fillna(False).to_numpy(dtype=bool)
     on_ai = _names_ai(sheet["player"], roster) & marked
     qids = sheet["qid"].astype(str)
-    per_question = pd.DataFrame({"qid": qids, "marks": marked, "ai_marks": on_ai}).groupby(
-        "qid", sort=False
-    ).sum().astype(int).reset_index()
+    per_question = (
+        pd.DataFrame({"qid": qids, "marks": marked, "ai_marks": on_ai})
+        .groupby("qid", sort=False)
+        .sum()
+        .astype(int)
+        .reset_index()
+    )
     per_question = per_question.assign(exposure_pct=_percent(per_question["ai_marks"], per_question["marks"]))
     if answers is None:
         return per_question
@@ -221,7 +238,9 @@ class _PassRule:
 def _rounds(votes, cast, roster, chance, rule: _PassRule) -> tuple[pd.DataFrame, pd.DataFrame]:
     round_ids = np.sort(votes["round"].unique())
     counts = (
-        cast.groupby(["round", "vote"]).size().unstack(fill_value=0)
+        cast.groupby(["round", "vote"])
+        .size()
+        .unstack(fill_value=0)
         .reindex(index=round_ids, columns=roster.index, fill_value=0)
     ).to_numpy()
     is_ai = (roster == "ai").to_numpy()
@@ -238,37 +257,42 @@ def _rounds(votes, cast, roster, chance, rule: _PassRule) -> tuple[pd.DataFrame,
     single_leader = (counts == most[:, None]).sum(axis=1) == 1
     majority = most > voters / 2
     voted = cast_votes > 0
-    passed = rule.passed(counts[:, ~is_ai].max(axis=1, initial=0), counts[:, is_ai].max(axis=1, initial=0),
-                         detection, p_value, voted)
+    passed = rule.passed(
+        counts[:, ~is_ai].max(axis=1, initial=0), counts[:, is_ai].max(axis=1, initial=0), detection, p_value, voted
+    )
 
-    rounds = pd.DataFrame({
-        "round": round_ids,
-        "players": len(roster),
-        "votes": cast_votes,
-        "voters": voters,
-        "abstentions": votes["vote"].isna().groupby(votes["round"]).sum().reindex(round_ids).to_numpy(),
-        "ai_votes": ai_votes,
-        "detection_pct": detection,
-        "chance_pct": 100.0 * chance,
-        "majority": majority,
-        # object, not str: None (rather than NaN) where no single player leads
-        # with several slots two players can both pass half of the voters: then nobody is named
-        "majority_player": pd.Series(np.where(majority & single_leader, leader, None), dtype=object),
-        "top_player": pd.Series(np.where(single_leader & voted, leader, None), dtype=object),
-        "ai_passed": passed,
-        "p_value": p_value,
-        "ci_low": ci_low,
-        "ci_high": ci_high,
-    })
+    rounds = pd.DataFrame(
+        {
+            "round": round_ids,
+            "players": len(roster),
+            "votes": cast_votes,
+            "voters": voters,
+            "abstentions": votes["vote"].isna().groupby(votes["round"]).sum().reindex(round_ids).to_numpy(),
+            "ai_votes": ai_votes,
+            "detection_pct": detection,
+            "chance_pct": 100.0 * chance,
+            "majority": majority,
+            # object, not str: None (rather than NaN) where no single player leads
+            # with several slots two players can both pass half of the voters: then nobody is named
+            "majority_player": pd.Series(np.where(majority & single_leader, leader, None), dtype=object),
+            "top_player": pd.Series(np.where(single_leader & voted, leader, None), dtype=object),
+            "ai_passed": passed,
+            "p_value": p_value,
+            "ci_low": ci_low,
+            "ci_high": ci_high,
+        }
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         shares = 100.0 * counts / voters[:, None]
-    tally = pd.DataFrame({
-        "round": np.repeat(round_ids, len(roster)),
-        "player": np.tile(roster.index.to_numpy(), len(round_ids)),
-        "kind": np.tile(roster.to_numpy(), len(round_ids)),
-        "votes": counts.ravel(),
-        "share_pct": shares.ravel(),
-    })
+    tally = pd.DataFrame(
+        {
+            "round": np.repeat(round_ids, len(roster)),
+            "player": np.tile(roster.index.to_numpy(), len(round_ids)),
+            "kind": np.tile(roster.to_numpy(), len(round_ids)),
+            "votes": counts.ravel(),
+            "share_pct": shares.ravel(),
+        }
+    )
     return rounds, tally
 
 
@@ -319,14 +343,19 @@ def _groups(jurors: pd.DataFrame, facets: list[str]) -> pd.DataFrame:
     labelled = labelled.dropna(subset=["label"]).assign(
         facet=lambda frame: pd.Categorical(frame["facet"], categories=facets),  # blocks in facet order
     )
-    grouped = labelled.groupby(["facet", "label"], observed=True).agg(
-        jurors=("votes", "size"), votes=("votes", "sum"), ai_votes=("hits", "sum"),
-    ).reset_index().rename(columns={"label": "group"})
+    grouped = (
+        labelled.groupby(["facet", "label"], observed=True)
+        .agg(
+            jurors=("votes", "size"),
+            votes=("votes", "sum"),
+            ai_votes=("hits", "sum"),
+        )
+        .reset_index()
+        .rename(columns={"label": "group"})
+    )
     grouped = grouped.astype({"facet": str, "group": str, "jurors": int, "votes": int, "ai_votes": int})
     ci_low, ci_high = _wilson(grouped["ai_votes"].to_numpy(), grouped["votes"].to_numpy())
-    return grouped.assign(
-        detection_pct=_percent(grouped["ai_votes"], grouped["votes"]), ci_low=ci_low, ci_high=ci_high
-    )
+    return grouped.assign(detection_pct=_percent(grouped["ai_votes"], grouped["votes"]), ci_low=ci_low, ci_high=ci_high)
 
 
 def _confidence(cast: pd.DataFrame, chance: float) -> dict:

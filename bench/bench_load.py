@@ -51,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from loadclient import LeanClient, Refused  # noqa: E402
+
 from vtt.engine.audiences import sheet_save_seconds  # noqa: E402
 
 DEMO_BANK = ROOT / "vtt" / "sessions" / "demo" / "bank.csv"
@@ -65,6 +66,7 @@ HEARTBEAT = 0.01  # the load process's own heartbeat (seconds); a wake-up later 
 
 
 # --- servers ---------------------------------------------------------------------------------------
+
 
 def free_port() -> int:
     import socket
@@ -85,8 +87,9 @@ class Served:
 
     def __enter__(self) -> Served:
         self._out = self.log.open("w")
-        self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=self._out,
-                                        stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(
+            self.command, cwd=ROOT, env=self.env, stdout=self._out, stderr=subprocess.STDOUT
+        )
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -95,7 +98,7 @@ class Served:
             except OSError:
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     self.__exit__()
-                    raise SystemExit(f"the server did not come up:\n{self.log.read_text()[-3000:]}")
+                    raise SystemExit(f"the server did not come up:\n{self.log.read_text()[-3000:]}") from None
                 time.sleep(0.2)
 
     def __exit__(self, *_exc) -> None:
@@ -146,8 +149,12 @@ class Target:
         with requests.Session() as http:
             page = http.get(f"{url}/host/login", timeout=10).text
             csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-            signed_in = http.post(f"{url}/host/login", data={"password": self.password, "csrf_token": csrf},
-                                  allow_redirects=False, timeout=10)
+            signed_in = http.post(
+                f"{url}/host/login",
+                data={"password": self.password, "csrf_token": csrf},
+                allow_redirects=False,
+                timeout=10,
+            )
             if signed_in.status_code != 302:
                 raise SystemExit(f"host login failed: HTTP {signed_in.status_code}")
             return "; ".join(f"{name}={value}" for name, value in http.cookies.items())
@@ -158,24 +165,41 @@ class Target:
             return {"votes": host_reply["votes_in_round"], "sheets": host_reply["sheets"]}
         from sqlalchemy import func, select
 
-        from vtt.db import make_engine, make_db_factory
+        from vtt.db import make_db_factory, make_engine
         from vtt.models import Event, SessionQuestion, SheetEntry, Vote
 
         engine = make_engine(self.database_url)
         try:
             with make_db_factory(engine)() as db:
                 sid = self.session_id
-                placed = select(SessionQuestion.id).where(SessionQuestion.session_id == sid,
-                                                          SessionQuestion.round == number)
-                votes = db.scalar(select(func.count()).select_from(Vote).where(Vote.session_id == sid,
-                                                                                Vote.round == number))
-                sheets = db.scalar(select(func.count()).select_from(SheetEntry).where(
-                    SheetEntry.session_id == sid, SheetEntry.session_question_id.in_(placed)))
-                events = dict(db.execute(select(Event.kind, func.count()).where(
-                    Event.session_id == sid, Event.kind.in_(["vote", "sheet"]),
-                    Event.client_key.like(f"r{number}-%")).group_by(Event.kind)).all())
-            return {"votes": votes, "sheets": sheets, "vote_events": events.get("vote", 0),
-                    "sheet_events": events.get("sheet", 0)}
+                placed = select(SessionQuestion.id).where(
+                    SessionQuestion.session_id == sid, SessionQuestion.round == number
+                )
+                votes = db.scalar(
+                    select(func.count()).select_from(Vote).where(Vote.session_id == sid, Vote.round == number)
+                )
+                sheets = db.scalar(
+                    select(func.count())
+                    .select_from(SheetEntry)
+                    .where(SheetEntry.session_id == sid, SheetEntry.session_question_id.in_(placed))
+                )
+                events = dict(
+                    db.execute(
+                        select(Event.kind, func.count())
+                        .where(
+                            Event.session_id == sid,
+                            Event.kind.in_(["vote", "sheet"]),
+                            Event.client_key.like(f"r{number}-%"),
+                        )
+                        .group_by(Event.kind)
+                    ).all()
+                )
+            return {
+                "votes": votes,
+                "sheets": sheets,
+                "vote_events": events.get("vote", 0),
+                "sheet_events": events.get("sheet", 0),
+            }
         finally:
             engine.dispose()
 
@@ -184,49 +208,90 @@ def vtt_target(jurors: int, folder: Path) -> Target:
     from sqlalchemy import select
 
     from vtt.banks import import_bank, read_bank
-    from vtt.db import make_engine, make_db_factory, transaction
-    from vtt.sessions.create import SessionConfig, create_session
+    from vtt.db import make_db_factory, make_engine, transaction
     from vtt.models import Juror
+    from vtt.sessions.create import SessionConfig, create_session
 
     url = f"sqlite:///{folder / 'bench.db'}"
     password = secrets.token_urlsafe(12)
-    env = {**os.environ, "DATABASE_URL": url, "VTT_INSTANCE_PATH": str(folder / "instance"),
-           "VTT_HOST_PASSWORD": password, "VTT_ASYNC_MODE": "gevent"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "VTT_INSTANCE_PATH": str(folder / "instance"),
+        "VTT_HOST_PASSWORD": password,
+        "VTT_ASYNC_MODE": "gevent",
+    }
     for name in ("REDIS_URL", "VTT_AUDIT_LOG", "VTT_BASE_URL"):
         env.pop(name, None)
-    subprocess.run([str(Path(sys.executable).parent / "vtt"), "db", "upgrade"], env=env, cwd=ROOT, check=True,
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        [str(Path(sys.executable).parent / "vtt"), "db", "upgrade"],
+        env=env,
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     engine = make_engine(url)
     try:
         with transaction(make_db_factory(engine)) as db:
             import_bank(db, read_bank(DEMO_BANK), "Demo drama bank")
-            config = SessionConfig.from_dict({
-                "name": "Load bench", "bank": "Demo drama bank", "rounds": len(ROUNDS), "questions_per_round": 2,
-                "seed": 7, "reveal_policy": "end", "players": [
-                    {"name": "Mina", "kind": "human", "age": 10}, {"name": "Grace", "kind": "human", "age": 31},
-                    {"name": "Agent", "kind": "ai"}]})
+            config = SessionConfig.from_dict(
+                {
+                    "name": "Load bench",
+                    "bank": "Demo drama bank",
+                    "rounds": len(ROUNDS),
+                    "questions_per_round": 2,
+                    "seed": 7,
+                    "reveal_policy": "end",
+                    "players": [
+                        {"name": "Mina", "kind": "human", "age": 10},
+                        {"name": "Grace", "kind": "human", "age": 31},
+                        {"name": "Agent", "kind": "ai"},
+                    ],
+                }
+            )
             created = create_session(db, config)
-            db.add_all(Juror(session_id=created.id, label=f"J{n:05d}", token=secrets.token_urlsafe(12))
-                       for n in range(1, jurors + 1))
+            db.add_all(
+                Juror(session_id=created.id, label=f"J{n:05d}", token=secrets.token_urlsafe(12))
+                for n in range(1, jurors + 1)
+            )
             db.flush()
             tokens = list(db.scalars(select(Juror.token).where(Juror.session_id == created.id)))
             session_id, code = created.id, created.join_code
     finally:
         engine.dispose()
-    return Target("vtt", [sys.executable, "run.py", "--host", "127.0.0.1", "--port", "{port}"], env, tokens,
-                  {"code": code, "role": "host"}, folder, url, session_id, password)
+    return Target(
+        "vtt",
+        [sys.executable, "run.py", "--host", "127.0.0.1", "--port", "{port}"],
+        env,
+        tokens,
+        {"code": code, "role": "host"},
+        folder,
+        url,
+        session_id,
+        password,
+    )
 
 
 def reference_target(jurors: int, folder: Path) -> Target:
     tokens = [secrets.token_urlsafe(12) for _ in range(jurors)]
     token_file = folder / "tokens.txt"
     token_file.write_text("\n".join(tokens))
-    command = [sys.executable, str(ROOT / "bench" / "reference_server.py"), "--port", "{port}", "--tokens",
-               str(token_file), "--host-cookie", REFERENCE_COOKIE]
+    command = [
+        sys.executable,
+        str(ROOT / "bench" / "reference_server.py"),
+        "--port",
+        "{port}",
+        "--tokens",
+        str(token_file),
+        "--host-cookie",
+        REFERENCE_COOKIE,
+    ]
     return Target("reference", command, dict(os.environ), tokens, {"code": "BENCH", "role": "host"}, folder)
 
 
 # --- the load process -------------------------------------------------------------------------------
+
 
 def load_process(conn, url: str, tokens: list[str], seed: int) -> None:
     try:
@@ -274,8 +339,9 @@ def _receive_order(conn):
     return conn.recv()
 
 
-def page_saves(edits: list[tuple[float, dict[str, Any]]], spacing: float,
-               rng: random.Random) -> list[tuple[float, list[dict[str, Any]]]]:
+def page_saves(
+    edits: list[tuple[float, dict[str, Any]]], spacing: float, rng: random.Random
+) -> list[tuple[float, list[dict[str, Any]]]]:
     """When the juror page saves, and what: every line changed since the last save, in one message, once
     typing pauses for SAVE_DEBOUNCE seconds or SAVE_MAX_WAIT seconds after the first unsaved change, at the
     page's next save slot after that and after its previous save: one every ``spacing`` seconds (the
@@ -304,8 +370,18 @@ def page_saves(edits: list[tuple[float, dict[str, Any]]], spacing: float,
     return saves
 
 
-async def _round(jurors: list[LeanClient], rng: random.Random, *, kind: str, number: int, go: float, window: float,
-                 questions: list[int], aliases: list[str], spacing: float) -> dict[str, Any]:
+async def _round(
+    jurors: list[LeanClient],
+    rng: random.Random,
+    *,
+    kind: str,
+    number: int,
+    go: float,
+    window: float,
+    questions: list[int],
+    aliases: list[str],
+    spacing: float,
+) -> dict[str, Any]:
     latencies: dict[str, list[float]] = {"vote": [], "sheet": []}
     trace: list[tuple[str, float, float]] = []  # (event, sent after go, ack latency), seconds
     acked = {"vote": 0, "sheet": 0}
@@ -334,20 +410,33 @@ async def _round(jurors: list[LeanClient], rng: random.Random, *, kind: str, num
 
     def plan(index: int) -> list[tuple[float, str, dict[str, Any]]]:
         """One juror's messages in this round: (seconds after go, event, payload)."""
-        vote = {"id": f"r{number}-v{index}", "round": number, "slot": 1, "alias": rng.choice(aliases),
-                "confidence": rng.randint(1, 5), "reason": "too fluent"}
+        vote = {
+            "id": f"r{number}-v{index}",
+            "round": number,
+            "slot": 1,
+            "alias": rng.choice(aliases),
+            "confidence": rng.randint(1, 5),
+            "reason": "too fluent",
+        }
         if kind == "burst":
             return [(0.0, "vote", vote)]
         if kind == "paced":
             return [(rng.uniform(0, window), "vote", vote)]
         edits = []  # (moment, line): each of 5 lines typed in two goes, a draft then the whole
         for question, alias in rng.sample([(q, a) for q in questions for a in aliases], SHEET_LINES):
-            whole = {"question": question, "alias": alias, "note": "answers too evenly for a child",
-                     "human_likeness": rng.randint(1, 5), "looks_like_ai": rng.random() < 0.4}
+            whole = {
+                "question": question,
+                "alias": alias,
+                "note": "answers too evenly for a child",
+                "human_likeness": rng.randint(1, 5),
+                "looks_like_ai": rng.random() < 0.4,
+            }
             first, second = sorted(rng.uniform(0, window) for _ in range(2))
             edits += [(first, {**whole, "note": whole["note"][:9]}), (second, whole)]
-        steps = [(moment, "sheet", {"id": f"r{number}-s{index}-{n}", "lines": lines})
-                 for n, (moment, lines) in enumerate(page_saves(edits, spacing, rng))]
+        steps = [
+            (moment, "sheet", {"id": f"r{number}-s{index}-{n}", "lines": lines})
+            for n, (moment, lines) in enumerate(page_saves(edits, spacing, rng))
+        ]
         return steps + [(rng.uniform(0, window), "vote", vote)]
 
     async def heartbeat() -> None:  # the load process's own lateness: a slow ack may be the client's
@@ -360,15 +449,27 @@ async def _round(jurors: list[LeanClient], rng: random.Random, *, kind: str, num
 
     plans = [plan(index) for index in range(len(jurors))]  # before go: thousands of plans take a while
     beating = asyncio.get_running_loop().create_task(heartbeat())
-    await asyncio.gather(*(send(juror, event, payload, go + moment)
-                           for juror, steps in zip(jurors, plans) for moment, event, payload in steps))
+    await asyncio.gather(
+        *(
+            send(juror, event, payload, go + moment)
+            for juror, steps in zip(jurors, plans)
+            for moment, event, payload in steps
+        )
+    )
     beating.cancel()
     client_stalls = [late for event, at, late in trace if event == "client_stall" and at + late > 0]  # in the round
-    return {"latencies": latencies, "acked": acked, "errors": errors, "last_ack": last_ack[0], "trace": trace,
-            "client_stall": max(client_stalls, default=0.0)}
+    return {
+        "latencies": latencies,
+        "acked": acked,
+        "errors": errors,
+        "last_ack": last_ack[0],
+        "trace": trace,
+        "client_stall": max(client_stalls, default=0.0),
+    }
 
 
 # --- the host and one server's run -----------------------------------------------------------------
+
 
 @dataclass
 class RoundResult:
@@ -440,9 +541,23 @@ def start_profile(pid: int, folder: str | None, name: str) -> subprocess.Popen |
         return None
     spy = Path(sys.executable).with_name("py-spy")
     Path(folder).mkdir(parents=True, exist_ok=True)
-    return subprocess.Popen([str(spy), "record", "--pid", str(pid), "--format", "raw", "--nonblocking",
-                             "--rate", "200", "-o", str(Path(folder) / f"{name}.txt")],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [
+            str(spy),
+            "record",
+            "--pid",
+            str(pid),
+            "--format",
+            "raw",
+            "--nonblocking",
+            "--rate",
+            "200",
+            "-o",
+            str(Path(folder) / f"{name}.txt"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def stop_profile(spy: subprocess.Popen | None) -> None:
@@ -465,8 +580,9 @@ def write_trace(folder: str | None, name: str, trace: list[tuple[str, float, flo
     (Path(folder) / f"{name}.csv").write_text("event,sent_s,latency_ms\n" + "\n".join(lines) + "\n")
 
 
-def run_server(target: Target, seed: int, rounds: tuple[str, ...] = ROUNDS, profile: str | None = None,
-               trace: str | None = None) -> ServerResult:
+def run_server(
+    target: Target, seed: int, rounds: tuple[str, ...] = ROUNDS, profile: str | None = None, trace: str | None = None
+) -> ServerResult:
     import aiohttp
 
     result = ServerResult(target.name, len(target.tokens))
@@ -493,17 +609,37 @@ def run_server(target: Target, seed: int, rounds: tuple[str, ...] = ROUNDS, prof
                         spy = start_profile(served.process.pid, profile, f"{target.name}-{len(target.tokens)}-{kind}")
                         cpu, _ = served.cpu_seconds(), served.stall_ms(reset=True)
                         go = time.monotonic() + GO_LEAD
-                        parent.send({"kind": kind, "number": number, "go": go, "window": window,
-                                     "questions": questions, "aliases": aliases, "spacing": spacing})
+                        parent.send(
+                            {
+                                "kind": kind,
+                                "number": number,
+                                "go": go,
+                                "window": window,
+                                "questions": questions,
+                                "aliases": aliases,
+                                "spacing": spacing,
+                            }
+                        )
                         report = (await asyncio.to_thread(_expect, parent, "done", window + 4 * CALL_TIMEOUT))[1]
                         stall, cpu = served.stall_ms(), served.cpu_seconds() - cpu
                         stop_profile(spy)
                         write_trace(trace, f"{target.name}-{len(target.tokens)}-{kind}", report["trace"])
                         reply = await close_round(host, target, number)
-                        result.rounds.append(RoundResult(
-                            kind, window, report["latencies"], report["acked"], report["errors"],
-                            report["last_ack"] - go, target.recorded(number, reply), cpu, stall,
-                            served.memory_mib(), report["client_stall"] * 1000))
+                        result.rounds.append(
+                            RoundResult(
+                                kind,
+                                window,
+                                report["latencies"],
+                                report["acked"],
+                                report["errors"],
+                                report["last_ack"] - go,
+                                target.recorded(number, reply),
+                                cpu,
+                                stall,
+                                served.memory_mib(),
+                                report["client_stall"] * 1000,
+                            )
+                        )
                     await host.close()
 
             asyncio.run(asyncio.wait_for(drive(), 900))
@@ -526,6 +662,7 @@ def _expect(parent, kind: str, timeout: float):
 
 # --- figures and targets ----------------------------------------------------------------------------------
 
+
 def quantile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))] * 1000 if ordered else float("nan")
@@ -534,8 +671,10 @@ def quantile(values: list[float], fraction: float) -> float:
 def ack_text(values: list[float]) -> str:
     if not values:
         return "none"
-    return (f"p50 {quantile(values, .5):.0f} / p95 {quantile(values, .95):.0f} / p99 {quantile(values, .99):.0f} / "
-            f"max {max(values) * 1000:.0f} ms")
+    return (
+        f"p50 {quantile(values, 0.5):.0f} / p95 {quantile(values, 0.95):.0f} / p99 {quantile(values, 0.99):.0f} / "
+        f"max {max(values) * 1000:.0f} ms"
+    )
 
 
 def consistent(name: str, item: RoundResult) -> bool:
@@ -547,22 +686,34 @@ def consistent(name: str, item: RoundResult) -> bool:
 
 
 def print_server(result: ServerResult) -> None:
-    print(f"  {result.name}: {result.connected}/{result.jurors} connected in {result.connect_seconds:.1f} s"
-          + (f" ({len(result.connect_failures)} failures, e.g. {result.connect_failures[0]})"
-             if result.connect_failures else "")
-          + f"; RSS {result.rss_idle:.0f} MiB idle, {result.rss_connected:.0f} MiB connected")
+    print(
+        f"  {result.name}: {result.connected}/{result.jurors} connected in {result.connect_seconds:.1f} s"
+        + (
+            f" ({len(result.connect_failures)} failures, e.g. {result.connect_failures[0]})"
+            if result.connect_failures
+            else ""
+        )
+        + f"; RSS {result.rss_idle:.0f} MiB idle, {result.rss_connected:.0f} MiB connected"
+    )
     for item in result.rounds:
         votes = item.latencies["vote"]
         rate = item.acked["vote"] / max(item.seconds, 1e-9)
-        line = (f"    {item.kind:6} votes {ack_text(votes)}; {item.acked['vote']} acked in {item.seconds:.2f} s "
-                f"({rate:.0f}/s)")
+        line = (
+            f"    {item.kind:6} votes {ack_text(votes)}; {item.acked['vote']} acked in {item.seconds:.2f} s "
+            f"({rate:.0f}/s)"
+        )
         if item.latencies["sheet"]:
-            line += (f"; sheet saves {ack_text(item.latencies['sheet'])} ({item.acked['sheet']} acked"
-                     + (f", {item.recorded['sheets']} lines" if "sheets" in item.recorded else "") + ")")
-        line += (f"; recorded {'== acked' if consistent(result.name, item) else 'MISMATCH ' + str(item.recorded)}; "
-                 f"errors {sum(item.errors.values())}{' ' + str(item.errors) if item.errors else ''}; "
-                 f"CPU {item.cpu:.1f} s, RSS {item.rss_mib:.0f} MiB, longest loop stall {item.stall_ms:.0f} ms "
-                 f"(the load process's: {item.client_stall_ms:.0f} ms)")
+            line += (
+                f"; sheet saves {ack_text(item.latencies['sheet'])} ({item.acked['sheet']} acked"
+                + (f", {item.recorded['sheets']} lines" if "sheets" in item.recorded else "")
+                + ")"
+            )
+        line += (
+            f"; recorded {'== acked' if consistent(result.name, item) else 'MISMATCH ' + str(item.recorded)}; "
+            f"errors {sum(item.errors.values())}{' ' + str(item.errors) if item.errors else ''}; "
+            f"CPU {item.cpu:.1f} s, RSS {item.rss_mib:.0f} MiB, longest loop stall {item.stall_ms:.0f} ms "
+            f"(the load process's: {item.client_stall_ms:.0f} ms)"
+        )
         print(line)
 
 
@@ -576,10 +727,14 @@ def check_targets(jurors: int, vtt: ServerResult, reference: ServerResult | None
         lines.append(f"{'met   ' if ok else 'MISSED'} {text}")
 
     for item in vtt.rounds:
-        line(consistent("vtt", item) and not item.errors,
-             f"{item.kind}: every ack committed, recorded == acked, 0 errors")
+        line(
+            consistent("vtt", item) and not item.errors,
+            f"{item.kind}: every ack committed, recorded == acked, 0 errors",
+        )
         if item.kind == "burst" and jurors != 2000:  # the targets' burst is 2,000 jurors; others are for the record
-            lines.append(f"info   burst: longest loop stall {item.stall_ms:.0f} ms (the targets' burst is 2,000 jurors)")
+            lines.append(
+                f"info   burst: longest loop stall {item.stall_ms:.0f} ms (the targets' burst is 2,000 jurors)"
+            )
         else:
             line(item.stall_ms <= 100, f"{item.kind}: longest loop stall {item.stall_ms:.0f} ms <= 100 ms")
     if jurors in (2000, 5000):
@@ -587,19 +742,23 @@ def check_targets(jurors: int, vtt: ServerResult, reference: ServerResult | None
         for kind in ("paced", "sheets"):
             if kind not in rounds:
                 continue
-            mine = quantile(rounds[kind].latencies["vote"], .99)
-            theirs = quantile(ref[kind].latencies["vote"], .99) if kind in ref else float("nan")
-            line(mine <= budget and (not ref or mine <= theirs),
-                 f"{kind}: vote p99 {mine:.0f} ms <= {budget} ms and <= reference {theirs:.0f} ms")
+            mine = quantile(rounds[kind].latencies["vote"], 0.99)
+            theirs = quantile(ref[kind].latencies["vote"], 0.99) if kind in ref else float("nan")
+            line(
+                mine <= budget and (not ref or mine <= theirs),
+                f"{kind}: vote p99 {mine:.0f} ms <= {budget} ms and <= reference {theirs:.0f} ms",
+            )
     if jurors == 2000 and "burst" in rounds:
         burst = rounds["burst"]
-        mine = quantile(burst.latencies["vote"], .99)
+        mine = quantile(burst.latencies["vote"], 0.99)
         rate = burst.acked["vote"] / max(burst.seconds, 1e-9)
         if "burst" in ref:
             ref_rate = ref["burst"].acked["vote"] / max(ref["burst"].seconds, 1e-9)
-            line(mine <= 1500 and rate >= 0.4 * ref_rate,
-                 f"burst: vote p99 {mine:.0f} ms <= 1500 ms; {rate:.0f} votes/s = {rate / ref_rate:.2f} x the "
-                 f"reference's {ref_rate:.0f} (>= 0.4 x)")
+            line(
+                mine <= 1500 and rate >= 0.4 * ref_rate,
+                f"burst: vote p99 {mine:.0f} ms <= 1500 ms; {rate:.0f} votes/s = {rate / ref_rate:.2f} x the "
+                f"reference's {ref_rate:.0f} (>= 0.4 x)",
+            )
         else:
             line(mine <= 1500, f"burst: vote p99 {mine:.0f} ms <= 1500 ms ({rate:.0f} votes/s)")
     return lines
@@ -610,19 +769,29 @@ def main() -> None:
     parser.add_argument("--jurors", default="200,1000,2000,5000", help="comma-separated numbers of jurors")
     parser.add_argument("--servers", default="vtt,reference", help="vtt, reference, or both")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--profile", metavar="DIR", help="sample each server with py-spy during each round "
-                        "(raw collapsed stacks in DIR; py-spy must be installed in this Python's folder)")
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="sample each server with py-spy during each round "
+        "(raw collapsed stacks in DIR; py-spy must be installed in this Python's folder)",
+    )
     parser.add_argument("--rounds", default=",".join(ROUNDS), help="which rounds, of " + ", ".join(ROUNDS))
     parser.add_argument("--trace", metavar="DIR", help="write every ack of each round to DIR/SERVER-N-ROUND.csv")
     args = parser.parse_args()
     counts = [int(n) for n in args.jurors.split(",")]
     servers = args.servers.split(",")
     rounds = tuple(kind for kind in ROUNDS if kind in args.rounds.split(","))
-    if any(n < 1 or n > 8000 for n in counts) or not set(servers) <= {"vtt", "reference"} \
-            or not rounds or not set(args.rounds.split(",")) <= set(ROUNDS):
+    if (
+        any(n < 1 or n > 8000 for n in counts)
+        or not set(servers) <= {"vtt", "reference"}
+        or not rounds
+        or not set(args.rounds.split(",")) <= set(ROUNDS)
+    ):
         parser.error(f"--jurors 1-8000 each; --servers vtt and/or reference; --rounds of {', '.join(ROUNDS)}")
-    print(f"bench_load: {os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d %H:%M')}; one server process, one load "
-          f"process; rounds {', '.join(rounds)}")
+    print(
+        f"bench_load: {os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d %H:%M')}; one server process, one load "
+        f"process; rounds {', '.join(rounds)}"
+    )
     failed = False
     for jurors in counts:
         print(f"{jurors} jurors (window {window_for(jurors):g} s):")

@@ -42,7 +42,7 @@ def picture(index: int, width: int, height: int) -> np.ndarray:
     image = np.roll(pattern(width, height), 3 * index, axis=1)
     side = height // 4
     left, top = (7 * index) % (width - side), (height - side) // 2
-    image[top:top + side, left:left + side] = (230, 200, 40)
+    image[top : top + side, left : left + side] = (230, 200, 40)
     return image
 
 
@@ -94,27 +94,48 @@ def report(label: str, runs: tuple[float, list[float]], per: str = "") -> None:
 def bench_frames(root: Path, runs: int) -> None:
     for number in range(BATCH):
         write_frames(root / "frames" / "bbt_frames" / f"s01e0{number + 1}_seg01_clip_00", round(20 * TVQA_FPS))
-    recipes = {f"clip{number}.mp4": Recipe("frames", root / "frames", (f"bbt_frames/s01e0{number + 1}_seg01_clip_00",),
-                                           f"s01e0{number + 1}_seg01_clip_00", fps=TVQA_FPS) for number in range(BATCH)}
+    recipes = {
+        f"clip{number}.mp4": Recipe(
+            "frames",
+            root / "frames",
+            (f"bbt_frames/s01e0{number + 1}_seg01_clip_00",),
+            f"s01e0{number + 1}_seg01_clip_00",
+            fps=TVQA_FPS,
+        )
+        for number in range(BATCH)
+    }
     one = next(iter(recipes.items()))
-    report("prepare from frames, one 20 s clip (60 frames, 640x360, 3 fps) + phone rendition, in-process",
-           median_seconds(runs, lambda run: _built(build_clip(_folder(root / f"one-{run}"), *one))))
+    report(
+        "prepare from frames, one 20 s clip (60 frames, 640x360, 3 fps) + phone rendition, in-process",
+        median_seconds(runs, lambda run: _built(build_clip(_folder(root / f"one-{run}"), *one))),
+    )
     for workers in (1, 2):
-        batch = median_seconds(runs, lambda run: _all_built(prepare_clips(root / f"pool{workers}-{run}", recipes,
-                                                                          workers=workers)))
-        report(f"prepare from frames, {BATCH} such clips through the pool, {workers} worker{'s' * (workers > 1)}",
-               batch, f", {batch[0] / BATCH:.2f} s a clip")
+        batch = median_seconds(
+            runs,
+            lambda run, workers=workers: _all_built(
+                prepare_clips(root / f"pool{workers}-{run}", recipes, workers=workers)
+            ),
+        )
+        report(
+            f"prepare from frames, {BATCH} such clips through the pool, {workers} worker{'s' * (workers > 1)}",
+            batch,
+            f", {batch[0] / BATCH:.2f} s a clip",
+        )
 
 
 def bench_video(root: Path, runs: int) -> None:
     source = root / "videos" / "film.mp4"
     started = time.perf_counter()
     write_video(source, 120, (1280, 720))
-    print(f"(the 2-minute 1280x720 source took {time.perf_counter() - started:.0f} s to draw and encode, "
-          f"{source.stat().st_size / 2**20:.0f} MB)")
+    print(
+        f"(the 2-minute 1280x720 source took {time.perf_counter() - started:.0f} s to draw and encode, "
+        f"{source.stat().st_size / 2**20:.0f} MB)"
+    )
     recipe = Recipe("video", root / "videos", ("film.mp4",), "film", start=50.0, end=70.0)
-    report("prepare from video, a 20 s span of a 2-minute 1280x720 H.264/AAC file + phone rendition, in-process",
-           median_seconds(runs, lambda run: _built(build_clip(_folder(root / f"cut-{run}"), "film.mp4", recipe))))
+    report(
+        "prepare from video, a 20 s span of a 2-minute 1280x720 H.264/AAC file + phone rendition, in-process",
+        median_seconds(runs, lambda run: _built(build_clip(_folder(root / f"cut-{run}"), "film.mp4", recipe))),
+    )
 
 
 def bench_check(root: Path, runs: int, clips: int) -> None:
@@ -125,9 +146,12 @@ def bench_check(root: Path, runs: int, clips: int) -> None:
         shutil.copyfile(first, media / "clips" / f"c{index:05d}.mp4")
     refs = [ClipRef(f"q{index}", f"clips/c{index:05d}.mp4", 1.0, 4.5) for index in range(clips)]
     for label, workers in (("1 thread", 1), ("the default threads", None)):
-        checked = median_seconds(runs, lambda run: _all_ok(check_clips(media, refs, workers=workers)))
-        report(f"check {clips:,} clips (5 s, 320x180 H.264/AAC), {label}", checked,
-               f", {1000 * checked[0] / clips:.2f} ms a clip")
+        checked = median_seconds(runs, lambda run, workers=workers: _all_ok(check_clips(media, refs, workers=workers)))
+        report(
+            f"check {clips:,} clips (5 s, 320x180 H.264/AAC), {label}",
+            checked,
+            f", {1000 * checked[0] / clips:.2f} ms a clip",
+        )
 
 
 def _folder(path: Path) -> Path:

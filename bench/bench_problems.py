@@ -19,8 +19,16 @@ import tempfile
 import time
 from pathlib import Path
 
-LINE = {"a0": "He laughs", "a1": "He leaves", "a2": "He cries", "a3": "He sings", "a4": "He sleeps",
-        "vid_name": "s01e01_seg01_clip_00", "show_name": "The Big Bang Theory", "ts": "NaN-NaN"}
+LINE = {
+    "a0": "He laughs",
+    "a1": "He leaves",
+    "a2": "He cries",
+    "a3": "He sings",
+    "a4": "He sleeps",
+    "vid_name": "s01e01_seg01_clip_00",
+    "show_name": "The Big Bang Theory",
+    "ts": "NaN-NaN",
+}
 
 
 def main() -> None:
@@ -41,14 +49,21 @@ def check(count: int, name: str, changes: dict) -> None:
         out = Path(folder) / "problems.csv"
         env = {**os.environ, "DATABASE_URL": f"sqlite:///{folder}/vtt.db", "VTT_INSTANCE_PATH": folder}
         started = time.perf_counter()
-        done = subprocess.run([str(vtt), "questions", "check", str(split), "--problems-out", str(out)],
-                              capture_output=True, text=True, env=env, timeout=600)
+        done = subprocess.run(
+            [str(vtt), "questions", "check", str(split), "--problems-out", str(out)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
         seconds = time.perf_counter() - started
         printed = (done.stdout + done.stderr).strip().splitlines()
         with out.open(encoding="utf-8") as handle:
             rows = sum(1 for _ in handle) - 1
-    print(f"{count:,} lines, {name}: `vtt questions check --problems-out` took {seconds:.2f} s, exit "
-          f"{done.returncode}, printed {len(printed)} lines; problems.csv {rows:,} rows")
+    print(
+        f"{count:,} lines, {name}: `vtt questions check --problems-out` took {seconds:.2f} s, exit "
+        f"{done.returncode}, printed {len(printed)} lines; problems.csv {rows:,} rows"
+    )
     for line in printed:
         print(f"  | {line}")
 

@@ -22,8 +22,13 @@ from analysis.report import write_reports  # noqa: E402
 from analysis.taxonomy import ELEMENTS, Module  # noqa: E402
 from analysis.votes import vote_stats  # noqa: E402
 
-PLAYERS = (("민준 (4 y)", "human"), ("Seo-yeon (10 y)", "human"), ("Ji-ho (14 y)", "human"),
-           ("Adult (20+ y)", "human"), ("VTT agent", "ai"))
+PLAYERS = (
+    ("민준 (4 y)", "human"),
+    ("Seo-yeon (10 y)", "human"),
+    ("Ji-ho (14 y)", "human"),
+    ("Adult (20+ y)", "human"),
+    ("VTT agent", "ai"),
+)
 SKILL = {"human": (0.35, 0.55, 0.7, 0.85), "ai": (0.6,)}
 TARGETS, CONTENTS, THINKING = ELEMENTS[Module.TARGET], ELEMENTS[Module.CONTENT], ELEMENTS[Module.THINKING]
 
@@ -36,15 +41,23 @@ def synthetic_session(n_questions: int = 30, n_jurors: int = 16, n_rounds: int =
         targets = tuple(rng.choice(TARGETS, size=rng.integers(1, 4), replace=False))
         is_mcq = index % 2 == 0
         choices = [f"option {c} for question {index + 1}" for c in "abcde"] if is_mcq else []
-        rows.append({
-            "qid": f"q{index + 1:02d}", "question": f"Why does Haeyoung1 look at Dokyung in clip {index + 1}?",
-            "type": "mcq" if is_mcq else "open", "choices": choices,
-            "answer": choices[0] if is_mcq else "Because she misses him.",
-            "answer_index": 0 if is_mcq else None, "clip": "shot" if index < n_questions * 17 // 30 else "scene",
-            "category": None, "round": index * n_rounds // n_questions + 1, "targets": targets,
-            "key_target": targets[0], "contents": tuple(rng.choice(CONTENTS, size=rng.integers(1, 3), replace=False)),
-            "thinking": THINKING[index % 3],
-        })
+        rows.append(
+            {
+                "qid": f"q{index + 1:02d}",
+                "question": f"Why does Haeyoung1 look at Dokyung in clip {index + 1}?",
+                "type": "mcq" if is_mcq else "open",
+                "choices": choices,
+                "answer": choices[0] if is_mcq else "Because she misses him.",
+                "answer_index": 0 if is_mcq else None,
+                "clip": "shot" if index < n_questions * 17 // 30 else "scene",
+                "category": None,
+                "round": index * n_rounds // n_questions + 1,
+                "targets": targets,
+                "key_target": targets[0],
+                "contents": tuple(rng.choice(CONTENTS, size=rng.integers(1, 3), replace=False)),
+                "thinking": THINKING[index % 3],
+            }
+        )
     questions = pd.DataFrame(rows).astype({"answer_index": "Int64", "round": "Int64"})[list(QUESTION_COLUMNS)]
 
     human_skill = iter(SKILL["human"])
@@ -60,9 +73,18 @@ def synthetic_session(n_questions: int = 30, n_jurors: int = 16, n_rounds: int =
     # Jurors lean towards the AI (weight 3 against 1 per human) and sometimes abstain (None).
     choices = [name for name, _ in PLAYERS] + [None]
     weights = np.array([3.0 if kind == "ai" else 1.0 for _, kind in PLAYERS] + [0.3])
-    votes = [{"round": r, "juror": f"J{j + 1:02d}", "vote": rng.choice(choices, p=weights / weights.sum()),
-              "slot": 1, "confidence": float(rng.integers(1, 6)), "group": "expert" if j < 6 else "non-expert"}
-             for r in range(1, n_rounds + 1) for j in range(n_jurors)]
+    votes = [
+        {
+            "round": r,
+            "juror": f"J{j + 1:02d}",
+            "vote": rng.choice(choices, p=weights / weights.sum()),
+            "slot": 1,
+            "confidence": float(rng.integers(1, 6)),
+            "group": "expert" if j < 6 else "non-expert",
+        }
+        for r in range(1, n_rounds + 1)
+        for j in range(n_jurors)
+    ]
     players = pd.DataFrame(PLAYERS, columns=["name", "kind"])
     return questions, answers, pd.DataFrame(votes), players
 
@@ -75,8 +97,15 @@ def main() -> None:
     timings = []
     for _ in range(3):
         start = time.perf_counter()
-        written = write_reports(out_dir, questions=questions, answers=answers, profiles=profile, stats=stats,
-                                title="VTT case-study-sized benchmark", session_info={"drama": "Another Miss Oh"})
+        written = write_reports(
+            out_dir,
+            questions=questions,
+            answers=answers,
+            profiles=profile,
+            stats=stats,
+            title="VTT case-study-sized benchmark",
+            session_info={"drama": "Another Miss Oh"},
+        )
         timings.append(time.perf_counter() - start)
     print(f"write_reports, 30 questions x 5 players x 16 jurors x 5 rounds -> {out_dir}")
     print("runs (s): " + ", ".join(f"{t:.3f}" for t in timings) + f"; best {min(timings):.3f} s (target < 2 s)")

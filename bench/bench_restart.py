@@ -56,8 +56,13 @@ def free_port() -> int:
 def time_to_serving(env: dict[str, str]) -> float:
     port = free_port()
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "run.py", "--port", str(port)], cwd=ROOT, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "run.py", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         while True:
             try:
@@ -83,17 +88,30 @@ def main() -> None:
         subprocess.run([vtt, "db", "upgrade"], env=env, check=True, capture_output=True)
         subprocess.run([vtt, "demo", "load"], env=env, check=True, capture_output=True)
         times = [time_to_serving(env) for _ in range(runs)]
-        print(f"run.py to its first /healthz answer: median {statistics.median(times):.2f} s "
-              f"(min {min(times):.2f}, max {max(times):.2f}, {runs} runs)")
-        steps = subprocess.run([sys.executable, "-c", STEPS], cwd=ROOT, env=env, check=True, capture_output=True,
-                               text=True).stdout
+        print(
+            f"run.py to its first /healthz answer: median {statistics.median(times):.2f} s "
+            f"(min {min(times):.2f}, max {max(times):.2f}, {runs} runs)"
+        )
+        steps = subprocess.run(
+            [sys.executable, "-c", STEPS], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+        ).stdout
         print("steps of one start (ms):")
         for line in steps.splitlines():
             name, ms = line.split("\t")
             print(f"  {name:45s} {ms:>6s}")
-        trace = subprocess.run([sys.executable, "-X", "importtime", "-c", "from gevent import monkey; "
-                                "monkey.patch_all(); import vtt.cli, vtt.app, vtt.serving.server"],
-                               cwd=ROOT, env=env, capture_output=True, text=True).stderr
+        trace = subprocess.run(
+            [
+                sys.executable,
+                "-X",
+                "importtime",
+                "-c",
+                "from gevent import monkey; monkey.patch_all(); import vtt.cli, vtt.app, vtt.serving.server",
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        ).stderr
         slowest = []
         for line in trace.splitlines():
             found = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)", line)

@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_import import write_bank  # noqa: E402
+
 from tests.conftest import ServedApp  # noqa: E402
 from vtt.db import upgrade  # noqa: E402
 
@@ -42,8 +43,9 @@ class Host:
     def __init__(self, url: str):
         self.url, self.http = url, requests.Session()
         csrf = self.token("/host/login")
-        signed = self.http.post(f"{url}/host/login", data={"password": PASSWORD, "csrf_token": csrf},
-                                allow_redirects=False, timeout=10)
+        signed = self.http.post(
+            f"{url}/host/login", data={"password": PASSWORD, "csrf_token": csrf}, allow_redirects=False, timeout=10
+        )
         assert signed.status_code == 302, signed.status_code
         self.csrf = self.token("/host/")
 
@@ -54,8 +56,13 @@ class Host:
     def upload(self, path: Path, bank: str) -> tuple[float, requests.Response]:
         data = path.read_bytes()
         started = time.perf_counter()
-        response = self.http.post(f"{self.url}/host/banks/upload", data={"csrf_token": self.csrf, "bank": bank},
-                                  files={"file": (path.name, data)}, allow_redirects=False, timeout=600)
+        response = self.http.post(
+            f"{self.url}/host/banks/upload",
+            data={"csrf_token": self.csrf, "bank": bank},
+            files={"file": (path.name, data)},
+            allow_redirects=False,
+            timeout=600,
+        )
         return time.perf_counter() - started, response
 
 
@@ -115,7 +122,11 @@ def main() -> None:
         four.write_bytes(b"".join(SPEC_EXAMPLES.read_bytes().splitlines(keepends=True)[:5]))
         bank = Path(folder) / "large_bank.csv"
         write_bank(bank, args.questions, realistic=True)
-        env = {"VTT_INSTANCE_PATH": str(instance), "VTT_HOST_PASSWORD": PASSWORD, "DATABASE_URL": f"sqlite:///{database}"}
+        env = {
+            "VTT_INSTANCE_PATH": str(instance),
+            "VTT_HOST_PASSWORD": PASSWORD,
+            "DATABASE_URL": f"sqlite:///{database}",
+        }
         for name in ("REDIS_URL", "SECRET_KEY"):
             os.environ.pop(name, None)
         with ServedApp(env) as server:
@@ -141,10 +152,14 @@ def main() -> None:
         print(f"large upload: {args.questions:,} questions, {size:.1f} MB native CSV: {seconds:.2f} s")
         print(f"  longest loop stall (/healthz max_stall_ms over the upload): {loop['max_stall_ms']:.1f} ms")
         print(f"  slowest /healthz answer meanwhile (polled every 20 ms): {poller.slowest * 1000:.0f} ms")
-        print(f"  longest wait of a live writer for SQLite's lock: {writer.longest * 1000:.0f} ms "
-              f"({writer.commits} commits meanwhile)")
-        print(f"4-line upload: median {statistics.median(small) * 1000:.0f} ms of {args.runs} "
-              f"({', '.join(f'{s * 1000:.0f}' for s in small)} ms)")
+        print(
+            f"  longest wait of a live writer for SQLite's lock: {writer.longest * 1000:.0f} ms "
+            f"({writer.commits} commits meanwhile)"
+        )
+        print(
+            f"4-line upload: median {statistics.median(small) * 1000:.0f} ms of {args.runs} "
+            f"({', '.join(f'{s * 1000:.0f}' for s in small)} ms)"
+        )
 
 
 if __name__ == "__main__":

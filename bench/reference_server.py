@@ -83,8 +83,7 @@ def make_app(tokens: set[str], host_cookie: str) -> socketio.ASGIApp:
         state["version"] += 1
         await sio.emit("status", {**_status(state), "state_version": state["version"]})
         in_round = sum(1 for _token, number, _slot in votes if number == state["round"])
-        return {"ok": True, "state_version": state["version"], "votes_in_round": in_round,
-                "sheets": len(sheets)}
+        return {"ok": True, "state_version": state["version"], "votes_in_round": in_round, "sheets": len(sheets)}
 
     async def count_to_host() -> None:
         while True:
@@ -92,8 +91,11 @@ def make_app(tokens: set[str], host_cookie: str) -> socketio.ASGIApp:
             if state["pending_count"]:
                 state["pending_count"] = False
                 voted = len({token for token, number, _slot in votes if number == state["round"]})
-                await sio.emit("votes", {"round": state["round"], "voted": voted, "jurors": len(tokens),
-                                         "state_version": state["version"]}, to="host")
+                await sio.emit(
+                    "votes",
+                    {"round": state["round"], "voted": voted, "jurors": len(tokens), "state_version": state["version"]},
+                    to="host",
+                )
             await asyncio.sleep(0.005)
 
     async def heartbeat() -> None:
@@ -115,8 +117,7 @@ def make_app(tokens: set[str], host_cookie: str) -> socketio.ASGIApp:
         body = json.dumps({"ok": True, "max_stall_ms": round(state["stall"] * 1000, 1)}).encode()
         if b"reset=1" in scope.get("query_string", b""):
             state["stall"] = 0.0
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
         await send({"type": "http.response.body", "body": body})
 
     return socketio.ASGIApp(sio, other_asgi_app=healthz)
@@ -134,8 +135,16 @@ def main() -> None:
     args = parser.parse_args()
     with open(args.tokens, encoding="utf-8") as handle:
         tokens = {line.strip() for line in handle if line.strip()}
-    uvicorn.run(make_app(tokens, args.host_cookie), host="127.0.0.1", port=args.port, log_level="warning",
-                ws="websockets", lifespan="on", backlog=8192, timeout_keep_alive=30)
+    uvicorn.run(
+        make_app(tokens, args.host_cookie),
+        host="127.0.0.1",
+        port=args.port,
+        log_level="warning",
+        ws="websockets",
+        lifespan="on",
+        backlog=8192,
+        timeout_keep_alive=30,
+    )
 
 
 if __name__ == "__main__":

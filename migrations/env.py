@@ -20,8 +20,13 @@ def database_url() -> str:
 
 
 def run_migrations_offline() -> None:
-    context.configure(url=database_url(), target_metadata=target_metadata, literal_binds=True,
-                      render_as_batch=True, dialect_opts={"paramstyle": "named"})
+    context.configure(
+        url=database_url(),
+        target_metadata=target_metadata,
+        literal_binds=True,
+        render_as_batch=True,
+        dialect_opts={"paramstyle": "named"},
+    )
     with context.begin_transaction():
         context.run_migrations()
 
@@ -54,8 +59,9 @@ def _run(connection) -> None:
         # and a TypeDecorator compiles as its impl, DateTime(timezone=True) (TIMESTAMP WITH TIME ZONE, DATETIME on
         # SQLite).  So the migrated schema compares clean, and a real difference (a TIMESTAMP WITHOUT TIME ZONE
         # column on PostgreSQL) is still reported.
-        context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True,
-                          compare_type=True)
+        context.configure(
+            connection=connection, target_metadata=target_metadata, render_as_batch=True, compare_type=True
+        )
         with context.begin_transaction():
             context.run_migrations()
     finally:

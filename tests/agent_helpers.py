@@ -22,8 +22,22 @@ from vtt.models import Answer, Event, Juror, Player, PlayerKind, Question, Sessi
 
 CLIP = "test/colours.mp4"  # under the served media folder
 COLOURS = ((255, 0, 0), (0, 255, 0), (0, 0, 255))  # one second each, then white
-BANK_COLUMNS = ("qid", "question", "type", "choices", "answer", "video", "start", "end", "clip", "targets",
-                "contents", "thinking", "category", "round")
+BANK_COLUMNS = (
+    "qid",
+    "question",
+    "type",
+    "choices",
+    "answer",
+    "video",
+    "start",
+    "end",
+    "clip",
+    "targets",
+    "contents",
+    "thinking",
+    "category",
+    "round",
+)
 TAGS = ("shot", "Character;Object*", "Identity", "Recall", "background memory")
 BANK = [  # qid, question, type, choices, key, start, end, round
     ("c01", "What colour fills the screen first?", "mcq", "Red|Green|Blue|White", "0", 0.0, 3.0, 1),
@@ -64,22 +78,44 @@ def make_sitting(factory, tmp_path: Path, *, rounds: int = 1, answer_seconds: in
     with transaction(factory) as db:
         if bank_by_name(db, "Agent test bank") is None:
             import_bank(db, read_bank(bank_file), "Agent test bank")
-        config = SessionConfig.from_dict({
-            "name": f"Agent test {secrets.token_hex(2)}", "bank": "Agent test bank", "rounds": rounds,
-            "questions_per_round": 3, "seed": 11, "reveal_policy": "per-round", "answer_seconds": answer_seconds,
-            "players": [{"name": "Mina", "kind": "human", "age": 10}, {"name": "Robo", "kind": "ai"}]})
+        config = SessionConfig.from_dict(
+            {
+                "name": f"Agent test {secrets.token_hex(2)}",
+                "bank": "Agent test bank",
+                "rounds": rounds,
+                "questions_per_round": 3,
+                "seed": 11,
+                "reveal_policy": "per-round",
+                "answer_seconds": answer_seconds,
+                "players": [{"name": "Mina", "kind": "human", "age": 10}, {"name": "Robo", "kind": "ai"}],
+            }
+        )
         created = create_session(db, config)
         db.add(Juror(session_id=created.id, label="J1", token=secrets.token_urlsafe(12)))
         db.flush()
         players = {p.name: p for p in db.scalars(select(Player).where(Player.session_id == created.id))}
         sitting = Sitting(created.id, created.join_code, players["Robo"].token, players["Robo"].id, players["Mina"].id)
-        rows = db.execute(select(SessionQuestion.id, SessionQuestion.round, SessionQuestion.position, Question.qid,
-                                 Question.type, Question.choices)
-                          .join(Question, Question.id == SessionQuestion.question_id)
-                          .where(SessionQuestion.session_id == created.id)).all()
+        rows = db.execute(
+            select(
+                SessionQuestion.id,
+                SessionQuestion.round,
+                SessionQuestion.position,
+                Question.qid,
+                Question.type,
+                Question.choices,
+            )
+            .join(Question, Question.id == SessionQuestion.question_id)
+            .where(SessionQuestion.session_id == created.id)
+        ).all()
         for number, round_number, position, qid, kind, choices in rows:
-            sitting.questions[number] = {"id": number, "round": round_number, "position": position, "qid": qid,
-                                         "type": kind.value, "choices": list(choices or [])}
+            sitting.questions[number] = {
+                "id": number,
+                "round": round_number,
+                "position": position,
+                "qid": qid,
+                "type": kind.value,
+                "choices": list(choices or []),
+            }
     assert players["Robo"].kind is PlayerKind.AI
     return sitting
 
@@ -106,6 +142,7 @@ def make_clip(path: Path, seconds: int = 4, fps: int = 10) -> Path:
 
 # --- the agent process ------------------------------------------------------------------------------
 
+
 class AgentProcess:
     """``python -m vtt.cli agent ...`` in a subprocess; stderr goes to a file (``.log()``)."""
 
@@ -117,8 +154,9 @@ class AgentProcess:
 
     def start(self) -> AgentProcess:
         self._handle = self.log_path.open("w", encoding="utf-8")
-        self.process = subprocess.Popen(self.args, cwd=ROOT, env=self.env, stdout=self._handle,
-                                        stderr=subprocess.STDOUT, text=True)
+        self.process = subprocess.Popen(
+            self.args, cwd=ROOT, env=self.env, stdout=self._handle, stderr=subprocess.STDOUT, text=True
+        )
         return self
 
     def kill(self) -> None:
@@ -141,6 +179,7 @@ class AgentProcess:
 
 
 # --- the host, over its socket ----------------------------------------------------------------------
+
 
 class RecordingConnection(Connection):
     def __init__(self, *args: Any, **kwargs: Any):
@@ -182,8 +221,11 @@ class Host:
         return reply
 
     def answers_of(self, question: int, player: int) -> list[dict[str, Any]]:
-        return [payload for event, payload in self.events
-                if event == "answer" and payload["question"] == question and payload["player"]["id"] == player]
+        return [
+            payload
+            for event, payload in self.events
+            if event == "answer" and payload["question"] == question and payload["player"]["id"] == player
+        ]
 
     def agent_reports(self, player: int) -> list[dict[str, Any]]:
         return [p for e, p in self.events if e == "agent" and p.get("player") == player]
@@ -204,8 +246,11 @@ class Host:
         return question
 
     async def wait_agent_answer(self, question: int, timeout: float = 30.0) -> dict[str, Any]:
-        found = await self.until(lambda: self.answers_of(question, self.sitting.agent_id), timeout,
-                                 f"the agent's answer to question {question}")
+        found = await self.until(
+            lambda: self.answers_of(question, self.sitting.agent_id),
+            timeout,
+            f"the agent's answer to question {question}",
+        )
         return found[-1]
 
     async def close_and_reveal(self) -> None:
@@ -243,12 +288,20 @@ class Host:
 
 def agent_answers(factory, sitting: Sitting) -> dict[int, Answer]:
     with factory() as db:
-        rows = db.scalars(select(Answer).where(Answer.session_id == sitting.session_id,
-                                               Answer.player_id == sitting.agent_id)).all()
+        rows = db.scalars(
+            select(Answer).where(Answer.session_id == sitting.session_id, Answer.player_id == sitting.agent_id)
+        ).all()
         return {row.session_question_id: row for row in rows}
 
 
 def answer_events(factory, sitting: Sitting) -> list[Event]:
     with factory() as db:
-        return list(db.scalars(select(Event).where(Event.session_id == sitting.session_id, Event.kind == "answer",
-                                                   Event.actor == f"player:{sitting.agent_id}")).all())
+        return list(
+            db.scalars(
+                select(Event).where(
+                    Event.session_id == sitting.session_id,
+                    Event.kind == "answer",
+                    Event.actor == f"player:{sitting.agent_id}",
+                )
+            ).all()
+        )

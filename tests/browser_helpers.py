@@ -17,9 +17,11 @@ LAPTOP = {"width": 1366, "height": 900}
 HD = {"width": 1280, "height": 720}
 FULL_HD = {"width": 1920, "height": 1080}
 WAIT_MS = 15_000
-PLAYERS = [{"name": "Mina", "kind": "human", "age": 10, "stage": "concrete"},
-           {"name": "Grace", "kind": "human", "age": 31},
-           {"name": "Agent", "kind": "ai"}]
+PLAYERS = [
+    {"name": "Mina", "kind": "human", "age": 10, "stage": "concrete"},
+    {"name": "Grace", "kind": "human", "age": 31},
+    {"name": "Agent", "kind": "ai"},
+]
 
 
 def screenshot_dir(tmp_path: Path) -> Path:

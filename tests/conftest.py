@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from vtt.app import create_app
-from vtt.db import make_engine, make_db_factory, upgrade
+from vtt.db import make_db_factory, make_engine, upgrade
 
 DATA = Path(__file__).parent / "data"
 HOST_PASSWORD = "correct horse battery"
@@ -28,8 +28,11 @@ def pytest_collection_modifyitems(items) -> None:
     for item in items:
         function = getattr(item, "function", None)
         source = inspect.getsource(function) if function is not None else ""
-        if ("ServedApp(" in source or "served" in getattr(item, "fixturenames", ())
-                or item.module.__name__.endswith(("test_fuzz", "test_live_server", "test_simulate"))):
+        if (
+            "ServedApp(" in source
+            or "served" in getattr(item, "fixturenames", ())
+            or item.module.__name__.endswith(("test_fuzz", "test_live_server", "test_simulate"))
+        ):
             item.add_marker(pytest.mark.slow)
 
 
@@ -93,6 +96,7 @@ def run(database_url):
 
     def invoke(*args: str):
         return runner.invoke(main, list(args), catch_exceptions=False)
+
     return invoke
 
 
@@ -113,8 +117,8 @@ def login(client, password: str = HOST_PASSWORD):
 
 def host_api_token() -> str:
     """The host's API token of this test's instance (the one a server started by the test accepts)."""
-    from vtt.config import Settings
     from vtt.access.host_token import host_token
+    from vtt.config import Settings
 
     settings = Settings.from_env()
     return host_token(settings.secret_key, settings.host_password)
@@ -172,11 +176,21 @@ class ServedApp:
 
         from tests.waiting import wait_until
 
-        self.process = subprocess.Popen([sys.executable, "run.py", "--port", str(self.port)], env=self.env,
-                                        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "run.py", "--port", str(self.port)],
+            env=self.env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         try:
-            wait_until(lambda: self.process.poll() is not None or self._answers(), timeout=30, interval=0.2,
-                       message="the server to answer /healthz")
+            wait_until(
+                lambda: self.process.poll() is not None or self._answers(),
+                timeout=30,
+                interval=0.2,
+                message="the server to answer /healthz",
+            )
             if self.process.poll() is None:
                 return self
         except AssertionError:

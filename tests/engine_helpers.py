@@ -16,8 +16,8 @@ import pytest
 
 from vtt.engine.rules import ALIASES, Action, Actor, Outcome, Refusal, decide
 from vtt.engine.state import AUDIENCES, LiveState, LogEvent, PlayerInfo, QuestionInfo, RoundInfo
-from vtt.persistence.tally import round_tally
 from vtt.models import ClipKind, Phase, PlayerKind, QuestionType, RevealPolicy
+from vtt.persistence.tally import round_tally
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 HOST = Actor("host")
@@ -43,27 +43,66 @@ def make_players() -> dict[int, PlayerInfo]:
 
 def make_questions() -> dict[int, QuestionInfo]:
     def mcq(qid: int, round_: int, position: int) -> QuestionInfo:
-        return QuestionInfo(qid, round_, position, f"q{qid}", "What does the man carry?", QuestionType.MCQ,
-                            list(CHOICES), answer_index=2, clip_source="clip.mp4", clip_start=1.0, clip_end=9.5,
-                            clip_kind=ClipKind.SHOT.value)
+        return QuestionInfo(
+            qid,
+            round_,
+            position,
+            f"q{qid}",
+            "What does the man carry?",
+            QuestionType.MCQ,
+            list(CHOICES),
+            answer_index=2,
+            clip_source="clip.mp4",
+            clip_start=1.0,
+            clip_end=9.5,
+            clip_kind=ClipKind.SHOT.value,
+        )
 
     def open_(qid: int, round_: int, position: int) -> QuestionInfo:
-        return QuestionInfo(qid, round_, position, f"q{qid}", "Why is the woman upset?", QuestionType.OPEN, [],
-                            reference_answer="Her brother forgot her birthday.", clip_source="scene.mp4",
-                            clip_kind=ClipKind.SCENE.value)
+        return QuestionInfo(
+            qid,
+            round_,
+            position,
+            f"q{qid}",
+            "Why is the woman upset?",
+            QuestionType.OPEN,
+            [],
+            reference_answer="Her brother forgot her birthday.",
+            clip_source="scene.mp4",
+            clip_kind=ClipKind.SCENE.value,
+        )
 
     return {Q11: mcq(Q11, 1, 1), Q12: open_(Q12, 1, 2), Q21: open_(Q21, 2, 1), Q22: mcq(Q22, 2, 2)}
 
 
-def make_state(*, seed: int = 1234, reveal_policy: RevealPolicy = RevealPolicy.PER_ROUND,
-               ai_votes_per_juror: int = 1, open_join: bool = False, answer_seconds: int | None = None,
-               vote_seconds: int | None = None) -> LiveState:
+def make_state(
+    *,
+    seed: int = 1234,
+    reveal_policy: RevealPolicy = RevealPolicy.PER_ROUND,
+    ai_votes_per_juror: int = 1,
+    open_join: bool = False,
+    answer_seconds: int | None = None,
+    vote_seconds: int | None = None,
+) -> LiveState:
     return LiveState(
-        session_id=1, code="ABC123", name="Engine test session", seed=seed, rounds=2,
-        answer_seconds=answer_seconds, vote_seconds=vote_seconds, reveal_policy=reveal_policy,
-        ai_votes_per_juror=ai_votes_per_juror, open_join=open_join, phase=Phase.DRAFT, deadline=None,
-        round=None, position=None, state_version=0, audience_versions={a: 0 for a in AUDIENCES},
-        players=make_players(), questions=make_questions(),
+        session_id=1,
+        code="ABC123",
+        name="Engine test session",
+        seed=seed,
+        rounds=2,
+        answer_seconds=answer_seconds,
+        vote_seconds=vote_seconds,
+        reveal_policy=reveal_policy,
+        ai_votes_per_juror=ai_votes_per_juror,
+        open_join=open_join,
+        phase=Phase.DRAFT,
+        deadline=None,
+        round=None,
+        position=None,
+        state_version=0,
+        audience_versions={a: 0 for a in AUDIENCES},
+        players=make_players(),
+        questions=make_questions(),
         round_info={1: RoundInfo(1, theme="emotion recognition"), 2: RoundInfo(2, theme="dialogue context")},
         juror_labels={"J1", "J2", "J3", "J4"},
     )
@@ -72,14 +111,31 @@ def make_state(*, seed: int = 1234, reveal_policy: RevealPolicy = RevealPolicy.P
 # --- blinding ----------------------------------------------------------------------------------
 
 # Keys that would carry identity (or the answer time) to the jury.
-FORBIDDEN_KEYS = {"kind", "name", "token", "latency_ms", "submitted_at", "player", "player_id", "age", "stage",
-                  "is_ai", "players", "participants", "qid", "answer_index", "reference_answer", "tells"}
+FORBIDDEN_KEYS = {
+    "kind",
+    "name",
+    "token",
+    "latency_ms",
+    "submitted_at",
+    "player",
+    "player_id",
+    "age",
+    "stage",
+    "is_ai",
+    "players",
+    "participants",
+    "qid",
+    "answer_index",
+    "reference_answer",
+    "tells",
+}
 IDENTITY_KEYS = {"is_ai", "age", "stage"}  # what the identities event may say, by alias
 CLIP_KINDS = {kind.value for kind in ClipKind} | {None}
 
 
-def assert_blind(audience: str, event: str, payload: Any, players: dict[int, PlayerInfo], *,
-                 snapshot: bool = False) -> None:
+def assert_blind(
+    audience: str, event: str, payload: Any, players: dict[int, PlayerInfo], *, snapshot: bool = False
+) -> None:
     """A juror/stage payload carries no player name, no player id, no identity or timing key.
 
     Only the ``identities`` event may carry is_ai/age/stage (by alias); in a snapshot
@@ -139,6 +195,7 @@ def assert_identities_payload(payload: dict[str, Any], state: LiveState) -> None
 
 # --- driving the engine ------------------------------------------------------------------------
 
+
 class Run:
     """One session driven through ``decide`` with a clock; keeps every message and effect."""
 
@@ -149,15 +206,23 @@ class Run:
     def at(self, seconds: float) -> datetime:
         return T0 + timedelta(seconds=seconds)
 
-    def do(self, actor: Actor, name: str, *, advance: float = 1, at: datetime | None = None,
-           key: str | None = None, **args: Any) -> list[Outcome]:
+    def do(
+        self,
+        actor: Actor,
+        name: str,
+        *,
+        advance: float = 1,
+        at: datetime | None = None,
+        key: str | None = None,
+        **args: Any,
+    ) -> list[Outcome]:
         """An action that must be accepted: its outcomes (the clock's first, if any)."""
         self.now = at or self.now + timedelta(seconds=advance)
         version = self.state.state_version
         try:
             outcomes = decide(self.state, Action(actor, name, args, key), self.now, round_tally)
         except Refusal as refusal:
-            raise AssertionError(f"{actor.label} {name} {args} refused: {refusal.code}: {refusal.message}")
+            raise AssertionError(f"{actor.label} {name} {args} refused: {refusal.code}: {refusal.message}") from None
         assert self.state.state_version == version + len(outcomes)
         assert [o.reply["state_version"] for o in outcomes] == list(range(version + 1, version + 1 + len(outcomes)))
         if name != "tick":
@@ -166,8 +231,9 @@ class Run:
         self.outcomes += outcomes
         return outcomes
 
-    def refuse(self, actor: Actor, name: str, code: str, *, advance: float = 1, at: datetime | None = None,
-               **args: Any) -> Refusal:
+    def refuse(
+        self, actor: Actor, name: str, code: str, *, advance: float = 1, at: datetime | None = None, **args: Any
+    ) -> Refusal:
         """An action that must be refused with ``code``, changing nothing (no deadline runs out meanwhile)."""
         self.now = at or self.now + timedelta(seconds=advance)
         before = copy.deepcopy(self.state)
@@ -184,8 +250,12 @@ class Run:
     # --- reading what was sent ---
 
     def messages(self, audience: str | None = None, event: str | None = None):
-        return [m for o in self.outcomes for m in o.messages
-                if (audience is None or m.audience == audience) and (event is None or m.event == event)]
+        return [
+            m
+            for o in self.outcomes
+            for m in o.messages
+            if (audience is None or m.audience == audience) and (event is None or m.event == event)
+        ]
 
     def effects(self, kind: type | None = None) -> list:
         return [e for o in self.outcomes for e in o.effects if kind is None or isinstance(e, kind)]
@@ -200,15 +270,16 @@ class Run:
     def alias(self, player: int, round_: int | None = None) -> str:
         return self.state.round_info[round_ or self.state.round].aliases[player]
 
-    def question(self, answers: dict[int, dict[str, Any]] | list[tuple[int, dict[str, Any]]],
-                 seconds: int | None = None) -> dict[str, Any]:
+    def question(
+        self, answers: dict[int, dict[str, Any]] | list[tuple[int, dict[str, Any]]], seconds: int | None = None
+    ) -> dict[str, Any]:
         """show_question -> open_answering -> answers -> close_answering -> reveal; the jury's answers payload."""
         self.do(HOST, "show_question")
         item = self.state.current_question
         assert self.state.phase is Phase.CLIP and item.shown_at == self.now
         self.do(HOST, "open_answering", **({"seconds": seconds} if seconds else {}))
         assert self.state.phase is Phase.ANSWERING
-        for player, args in (answers.items() if isinstance(answers, dict) else answers):
+        for player, args in answers.items() if isinstance(answers, dict) else answers:
             self.do(Actor("player", player), "answer", question=item.id, **args)
         self.do(HOST, "close_answering")
         assert self.state.phase is Phase.ANSWERS_CLOSED and item.answers_closed_at == self.now
@@ -225,8 +296,15 @@ class Run:
         aliases = sorted(self.state.round_info[self.state.round].aliases.values())
         for n, juror in enumerate(JURORS):
             for alias in aliases:
-                self.do(Actor("juror", juror), "sheet", question=question, alias=alias, note=f"note {n} on {alias}",
-                        human_likeness=1 + (n + ord(alias)) % 5, looks_like_ai=(n + ord(alias)) % 2 == 0)
+                self.do(
+                    Actor("juror", juror),
+                    "sheet",
+                    question=question,
+                    alias=alias,
+                    note=f"note {n} on {alias}",
+                    human_likeness=1 + (n + ord(alias)) % 5,
+                    looks_like_ai=(n + ord(alias)) % 2 == 0,
+                )
 
     def vote(self, juror: int, alias: str | None, **args: Any) -> None:
         self.do(Actor("juror", juror), "vote", round=self.state.round, alias=alias, **args)
@@ -242,4 +320,4 @@ def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
 def assert_permutation(state: LiveState, number: int, players: list[int]) -> None:
     aliases = state.round_info[number].aliases
     assert sorted(aliases) == sorted(players)
-    assert sorted(aliases.values()) == list(ALIASES[:len(players)])
+    assert sorted(aliases.values()) == list(ALIASES[: len(players)])

@@ -11,13 +11,13 @@ from typing import Any
 
 from sqlalchemy import select
 
+from tests.conftest import login
 from vtt.banks import import_bank, read_bank
 from vtt.db import transaction
 from vtt.engine.rules import FLOW_MOVES
-from vtt.sessions.create import SessionConfig, create_session
-from vtt.models import Juror, Player, PlayerKind, VttSession
-from tests.conftest import login
 from vtt.extensions import socketio
+from vtt.models import Juror, Player, PlayerKind, VttSession
+from vtt.sessions.create import SessionConfig, create_session
 
 DEMO_BANK = Path(__file__).resolve().parent.parent / "vtt" / "sessions" / "demo" / "bank.csv"
 _ids = itertools.count(1)
@@ -39,26 +39,57 @@ class People:
     jurors: dict[str, str] = field(default_factory=dict)  # label -> token
 
 
-def make_session(factory, *, rounds: int = 2, per_round: int = 2, jurors: int = 4, reveal: str = "per-round",
-                 answer_seconds: int | None = None, ai_votes: int = 1, players=None, open_join: bool = False,
-                 name: str = "Live test", clip_playback: str = "host") -> People:
+def make_session(
+    factory,
+    *,
+    rounds: int = 2,
+    per_round: int = 2,
+    jurors: int = 4,
+    reveal: str = "per-round",
+    answer_seconds: int | None = None,
+    ai_votes: int = 1,
+    players=None,
+    open_join: bool = False,
+    name: str = "Live test",
+    clip_playback: str = "host",
+) -> People:
     """A session of ``rounds`` x ``per_round`` demo questions with 3 players (one AI) and ``jurors`` jurors."""
-    players = players or [{"name": "Mina", "kind": "human", "age": 10, "stage": "concrete"},
-                          {"name": "Grace", "kind": "human", "age": 31},
-                          {"name": "Agent", "kind": "ai"}]
+    players = players or [
+        {"name": "Mina", "kind": "human", "age": 10, "stage": "concrete"},
+        {"name": "Grace", "kind": "human", "age": 31},
+        {"name": "Agent", "kind": "ai"},
+    ]
     with transaction(factory) as db:
         from vtt.banks import bank_by_name
 
         if bank_by_name(db, "Demo drama bank") is None:
             import_bank(db, read_bank(DEMO_BANK), "Demo drama bank")
-        config = SessionConfig.from_dict({
-            "name": name, "bank": "Demo drama bank", "rounds": rounds, "questions_per_round": per_round,
-            "seed": 7, "reveal_policy": reveal, "answer_seconds": answer_seconds, "ai_votes_per_juror": ai_votes,
-            "players": players, "open_join": open_join, "clip_playback": clip_playback})
+        config = SessionConfig.from_dict(
+            {
+                "name": name,
+                "bank": "Demo drama bank",
+                "rounds": rounds,
+                "questions_per_round": per_round,
+                "seed": 7,
+                "reveal_policy": reveal,
+                "answer_seconds": answer_seconds,
+                "ai_votes_per_juror": ai_votes,
+                "players": players,
+                "open_join": open_join,
+                "clip_playback": clip_playback,
+            }
+        )
         vtt_session = create_session(db, config)
         for number in range(1, jurors + 1):
-            db.add(Juror(session_id=vtt_session.id, label=f"J{number}", token=secrets.token_urlsafe(12),
-                         expert=number % 2 == 0, age_band="30s"))
+            db.add(
+                Juror(
+                    session_id=vtt_session.id,
+                    label=f"J{number}",
+                    token=secrets.token_urlsafe(12),
+                    expert=number % 2 == 0,
+                    age_band="30s",
+                )
+            )
         db.flush()
         people = People(vtt_session.id, vtt_session.join_code, {}, {}, set())
         for player in db.scalars(select(Player).where(Player.session_id == vtt_session.id)):
@@ -127,10 +158,29 @@ def payload_text(payload: Any) -> str:
     return json.dumps(payload, ensure_ascii=False, default=str)
 
 
-IDENTITY_KEYS = {"name", "kind", "token", "latency_ms", "submitted_at", "player", "player_id", "players", "age",
-                 "stage", "is_ai", "id_player",
-                 # AI players: what produced an answer, who entered it, agents' reports, the bank's qid (players only)
-                 "provenance", "entered_by_host", "backend", "model", "settings", "agent", "agents", "qid"}
+IDENTITY_KEYS = {
+    "name",
+    "kind",
+    "token",
+    "latency_ms",
+    "submitted_at",
+    "player",
+    "player_id",
+    "players",
+    "age",
+    "stage",
+    "is_ai",
+    "id_player",
+    # AI players: what produced an answer, who entered it, agents' reports, the bank's qid (players only)
+    "provenance",
+    "entered_by_host",
+    "backend",
+    "model",
+    "settings",
+    "agent",
+    "agents",
+    "qid",
+}
 
 
 def identity_leaks(payload: Any, people: People, *, allow_reveal: bool = False) -> list[str]:

@@ -14,8 +14,9 @@ KINDS = {
 }
 
 
-def make_clip(path: Path, kind: str = "h264", seconds: float = 3.0, fps: int = 10, size=(64, 36),
-              faststart: bool = True) -> Path:
+def make_clip(
+    path: Path, kind: str = "h264", seconds: float = 3.0, fps: int = 10, size=(64, 36), faststart: bool = True
+) -> Path:
     """``seconds`` of frames that change colour every second (and a quiet tone, when the kind has audio)."""
     import av
 

@@ -18,8 +18,13 @@ def answer_text(name: str, qid_position: int) -> str:
     return f"{name} thinks it is answer {qid_position}"
 
 
-def play_session(app, db_factory, votes: dict[int, list[str | None]] = VOTES,
-                 participants: dict[int, list[str]] | None = None, **session_options) -> People:
+def play_session(
+    app,
+    db_factory,
+    votes: dict[int, list[str | None]] = VOTES,
+    participants: dict[int, list[str]] | None = None,
+    **session_options,
+) -> People:
     """Two rounds of two demo questions, 3 players (Agent is the AI), 4 jurors; every player of a round
     (``participants``: names per round, default everyone) answers every question (open: a text, mcq:
     option B), jurors vote as ``votes`` says; the session finishes."""
@@ -47,9 +52,13 @@ def play_session(app, db_factory, votes: dict[int, list[str | None]] = VOTES,
             host.host("reveal")
         host.host("open_vote")
         with db_factory() as db:
-            alias_of = {row.player_id: row.alias for row in db.scalars(
-                select(RoundAlias).where(RoundAlias.session_id == people.session_id, RoundAlias.round == number))}
-        for (label, juror), pick in zip(jurors.items(), picks):
+            alias_of = {
+                row.player_id: row.alias
+                for row in db.scalars(
+                    select(RoundAlias).where(RoundAlias.session_id == people.session_id, RoundAlias.round == number)
+                )
+            }
+        for juror, pick in zip(jurors.values(), picks):
             alias = alias_of[people.player_ids[pick]] if pick else None
             assert juror.send("vote", {"id": client_id(), "round": number, "alias": alias, "confidence": 3})["ok"]
         host.host("close_vote")

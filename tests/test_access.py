@@ -4,20 +4,19 @@ Secure over HTTPS (behind a trusted proxy too), and no page of a session breaks 
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import re
+from types import SimpleNamespace
 
 import pytest
 from flask_babel import force_locale, ngettext
 from sqlalchemy import select
 
+from tests.browser_helpers import WAIT_MS, host_console
 from tests.conftest import HOST_PASSWORD, ROOT, ServedApp, form_token
 from tests.live_helpers import make_session
 from vtt.app import create_app
 from vtt.config import Settings
 from vtt.views.auth import local_path
-from tests.browser_helpers import WAIT_MS, host_console
 
 DASHBOARD = "/host/"
 JSON = {"Accept": "application/json"}
@@ -64,21 +63,40 @@ def test_login_never_redirects_off_the_site(client, query):
     assert response.headers["Location"] == DASHBOARD
 
 
-@pytest.mark.parametrize("query, location", [
-    ("next=/host/sessions/3?x=1", "/host/sessions/3?x=1"),
-    ("next=%2Fhost%2Fsessions%2F3%3Fx%3D1", "/host/sessions/3?x=1"),
-    ("next=/host/sessions/3/live", "/host/sessions/3/live"),
-    ("next=/host/banks/2?element=Grasping&page=2", "/host/banks/2?element=Grasping"),  # & ends the next value
-    ("next=%2Fhost%2Fbanks%2F2%3Felement%3DGrasping%26page%3D2", "/host/banks/2?element=Grasping&page=2"),
-    ("next=/%2509/evil", "/%09/evil"),  # a literal "%09" in a path on this site: harmless
-])
+@pytest.mark.parametrize(
+    "query, location",
+    [
+        ("next=/host/sessions/3?x=1", "/host/sessions/3?x=1"),
+        ("next=%2Fhost%2Fsessions%2F3%3Fx%3D1", "/host/sessions/3?x=1"),
+        ("next=/host/sessions/3/live", "/host/sessions/3/live"),
+        ("next=/host/banks/2?element=Grasping&page=2", "/host/banks/2?element=Grasping"),  # & ends the next value
+        ("next=%2Fhost%2Fbanks%2F2%3Felement%3DGrasping%26page%3D2", "/host/banks/2?element=Grasping&page=2"),
+        ("next=/%2509/evil", "/%09/evil"),  # a literal "%09" in a path on this site: harmless
+    ],
+)
 def test_login_goes_back_to_a_local_page(client, query, location):
     response = post_login(client, HOST_PASSWORD, query)
     assert response.status_code == 302 and response.headers["Location"] == location
 
 
-@pytest.mark.parametrize("target", ["/\t/evil.example", "//evil", "/\\evil", "\\\\evil", "https://evil", "/\r\n//evil",
-                                    "\t//evil", "/ok\x00", "/ok\x7f", "http:/evil", "///evil", " /x", "/x y"])
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/\t/evil.example",
+        "//evil",
+        "/\\evil",
+        "\\\\evil",
+        "https://evil",
+        "/\r\n//evil",
+        "\t//evil",
+        "/ok\x00",
+        "/ok\x7f",
+        "http:/evil",
+        "///evil",
+        " /x",
+        "/x y",
+    ],
+)
 def test_local_path_refuses(target):
     assert local_path(target) is None
 
@@ -97,6 +115,7 @@ def test_being_sent_to_login_and_back_lands_on_the_page_asked_for(client):
 
 
 # 2. The login limit ---------------------------------------------------------------------------------------------
+
 
 def test_the_right_password_never_counts_against_the_limit(client):
     statuses = [post_login(client, HOST_PASSWORD).status_code for _ in range(15)]
@@ -142,12 +161,14 @@ def test_the_refusal_speaks_korean(client, app):
     page = response.get_data(as_text=True)
     assert response.status_code == 429 and '<html lang="ko">' in page
     seconds = retry_after(response)
-    assert "<h1 id=\"error-title\">시도 횟수 초과</h1>" in page
+    assert '<h1 id="error-title">시도 횟수 초과</h1>' in page
     assert "초 뒤에 다시 시도하세요" in page, page
     with app.test_request_context("/"), force_locale("ko"):
-        words = ngettext("Too many attempts from this device in a short time. Try again in %(num)d second.",
-                         "Too many attempts from this device in a short time. Try again in %(num)d seconds.",
-                         seconds)
+        words = ngettext(
+            "Too many attempts from this device in a short time. Try again in %(num)d second.",
+            "Too many attempts from this device in a short time. Try again in %(num)d seconds.",
+            seconds,
+        )
     assert "Try again" not in words and words in page and f"{seconds}초 뒤에" in page
     assert "입력 화면으로 돌아가기" in page
 
@@ -165,8 +186,10 @@ def test_json_clients_are_told_the_seconds_too(client):
 def test_the_open_join_limit_still_counts_every_join(client, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=0, open_join=True)
     token = form_token(client, f"/join/{people.code}")
-    codes = [client.post(f"/join/{people.code}", data={"csrf_token": token, "nickname": f"n{i}"}).status_code
-             for i in range(21)]
+    codes = [
+        client.post(f"/join/{people.code}", data={"csrf_token": token, "nickname": f"n{i}"}).status_code
+        for i in range(21)
+    ]
     assert codes == [302] * 20 + [429]
     refused = client.post(f"/join/{people.code}", data={"csrf_token": token, "nickname": "late"})
     assert refused.status_code == 429 and 0 < retry_after(refused) <= 60
@@ -174,6 +197,7 @@ def test_the_open_join_limit_still_counts_every_join(client, db_factory):
 
 
 # 3. Security headers ------------------------------------------------------------------------------------------
+
 
 def policy(response) -> dict[str, list[str]]:
     directives = {}
@@ -201,10 +225,18 @@ def assert_security_headers(response) -> None:
     assert response.headers["X-Content-Type-Options"] == "nosniff"
 
 
-@pytest.mark.parametrize("path, status", [
-    ("/host/login", 200), ("/", 302), ("/host/", 302), ("/no/such/page", 404), ("/healthz", 200),
-    ("/static/css/vtt.css", 200), ("/join/NOSUCH", 404),
-])
+@pytest.mark.parametrize(
+    "path, status",
+    [
+        ("/host/login", 200),
+        ("/", 302),
+        ("/host/", 302),
+        ("/no/such/page", 404),
+        ("/healthz", 200),
+        ("/static/css/vtt.css", 200),
+        ("/join/NOSUCH", 404),
+    ],
+)
 def test_every_answer_carries_the_security_headers(client, path, status):
     response = client.get(path)
     assert response.status_code == status
@@ -263,6 +295,7 @@ def test_no_template_has_an_inline_style_or_script():
 
 # 4. Cookies, HTTPS, proxies -------------------------------------------------------------------------------------
 
+
 def cookie_headers(response) -> dict[str, str]:
     return {value.split("=", 1)[0]: value for value in response.headers.getlist("Set-Cookie")}
 
@@ -284,8 +317,12 @@ def test_over_https_every_cookie_is_secure(client):
     https = "https://localhost"
     token = form_token(client, f"{https}/host/login")
     # Over HTTPS Flask-WTF wants a same-origin Referer (Referrer-Policy: same-origin still sends it).
-    response = client.post("/host/login", base_url=https, headers={"Referer": f"{https}/host/login"},
-                           data={"password": HOST_PASSWORD, "csrf_token": token})
+    response = client.post(
+        "/host/login",
+        base_url=https,
+        headers={"Referer": f"{https}/host/login"},
+        data={"password": HOST_PASSWORD, "csrf_token": token},
+    )
     assert response.status_code == 302
     session_cookie = cookie_headers(response)["session"]
     assert {"secure", "httponly"} <= attributes(session_cookie) and "SameSite=Lax" in session_cookie
@@ -316,8 +353,12 @@ def proxied_app(database_url, monkeypatch):
 def test_behind_a_trusted_proxy_its_scheme_host_and_client_address_count(proxied_app):
     client = proxied_app.test_client()
     assert proxied_app.config["TRUSTED_PROXIES"] == 1
-    https = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "vtt.example.org", "X-Forwarded-For": "203.0.113.5",
-             "Referer": "https://vtt.example.org/host/login"}
+    https = {
+        "X-Forwarded-Proto": "https",
+        "X-Forwarded-Host": "vtt.example.org",
+        "X-Forwarded-For": "203.0.113.5",
+        "Referer": "https://vtt.example.org/host/login",
+    }
     token = form_token(client)
     response = client.post("/host/login", headers=https, data={"password": HOST_PASSWORD, "csrf_token": token})
     assert response.status_code == 302
@@ -344,13 +385,18 @@ def test_trusted_proxies_setting(tmp_path, value, count):
 
 @pytest.mark.parametrize("value", ["yes", "-1", "1.5"])
 def test_a_wrong_trusted_proxies_value_is_refused(tmp_path, value):
-    env = {"VTT_INSTANCE_PATH": str(tmp_path), "VTT_HOST_PASSWORD": "x", "SECRET_KEY": "k",
-           "VTT_TRUSTED_PROXIES": value}
+    env = {
+        "VTT_INSTANCE_PATH": str(tmp_path),
+        "VTT_HOST_PASSWORD": "x",
+        "SECRET_KEY": "k",
+        "VTT_TRUSTED_PROXIES": value,
+    }
     with pytest.raises(ValueError, match="VTT_TRUSTED_PROXIES"):
         Settings.from_env(env)
 
 
 # 5. The pages under the CSP in Chromium -------------------------------------------------------------------------
+
 
 @pytest.mark.browser
 def test_no_page_of_a_session_breaks_under_the_csp(browser, database_url, db_factory):  # noqa: F811
@@ -362,8 +408,12 @@ def test_no_page_of_a_session_breaks_under_the_csp(browser, database_url, db_fac
     problems: list[str] = []
 
     def watch(page):
-        page.on("console", lambda message: problems.append(f"{page.url}: {message.text}")
-                if "Content Security Policy" in message.text else None)
+        page.on(
+            "console",
+            lambda message: (
+                problems.append(f"{page.url}: {message.text}") if "Content Security Policy" in message.text else None
+            ),
+        )
         page.on("pageerror", lambda error: problems.append(f"{page.url}: {error}"))
         return page
 
@@ -383,16 +433,21 @@ def test_no_page_of_a_session_breaks_under_the_csp(browser, database_url, db_fac
         host.goto(f"{url}/host/sessions/{people.session_id}/live")
         host.wait_for_selector("#flow button[data-action=open_lobby]", timeout=WAIT_MS)
 
-        pages = {"stage": f"/stage/{people.code}", "juror": f"/jury/{people.jurors['J1']}",
-                 "player": f"/play/{people.players['Grace']}", "join": f"/join/{people.code}"}
+        pages = {
+            "stage": f"/stage/{people.code}",
+            "juror": f"/jury/{people.jurors['J1']}",
+            "player": f"/play/{people.players['Grace']}",
+            "join": f"/join/{people.code}",
+        }
         opened = {}
         for name, path in pages.items():
             page = watch(browser.new_page(bypass_csp=False))
             assert page.goto(f"{url}{path}").status == 200, path
             opened[name] = page
         for name in ("juror", "player"):
-            opened[name].wait_for_function("document.getElementById('connection').textContent === 'Connected'",
-                                           timeout=WAIT_MS)
+            opened[name].wait_for_function(
+                "document.getElementById('connection').textContent === 'Connected'", timeout=WAIT_MS
+            )
         # The stage's QR code (an image of this server) loaded.
         assert opened["stage"].eval_on_selector("img", "(img) => img.complete && img.naturalWidth > 0")
         # Sizes set by script through the CSSOM (how client.js's h() sizes the tally bars) apply.
@@ -415,4 +470,3 @@ def test_no_page_of_a_session_breaks_under_the_csp(browser, database_url, db_fac
         for page in [host, probe, *opened.values()]:
             page.close()
     assert "Traceback" not in served.output, served.output
-

@@ -36,8 +36,9 @@ def served(database_url, tmp_path):
 
 
 def agent(tmp_path, served, sitting, *backend_args: str, env=None, name="agent") -> AgentProcess:
-    return AgentProcess(tmp_path, "--server", served.url, "--token", sitting.agent_token, *backend_args, env=env,
-                        name=name)
+    return AgentProcess(
+        tmp_path, "--server", served.url, "--token", sitting.agent_token, *backend_args, env=env, name=name
+    )
 
 
 def predictions_file(tmp_path, sitting, shapes=("letter", "text", "index")) -> tuple:
@@ -47,8 +48,11 @@ def predictions_file(tmp_path, sitting, shapes=("letter", "text", "index")) -> t
     for turn, question in enumerate(sorted(mcq, key=lambda q: q["id"])):
         choice = (turn + 1) % len(question["choices"])
         shape = shapes[turn % len(shapes)]
-        value = {"letter": string.ascii_uppercase[choice], "text": question["choices"][choice].upper(),
-                 "index": str(choice)}[shape]
+        value = {
+            "letter": string.ascii_uppercase[choice],
+            "text": question["choices"][choice].upper(),
+            "index": str(choice),
+        }[shape]
         rows.append((question["qid"], value))
         expected[question["id"]] = {"choice": choice}
     for question in sitting.questions.values():
@@ -57,7 +61,7 @@ def predictions_file(tmp_path, sitting, shapes=("letter", "text", "index")) -> t
             rows.append((question["qid"], text))
             expected[question["id"]] = {"text": text}
     path = tmp_path / "model_preds.csv"
-    path.write_text("qid,prediction\n" + "".join(f"{qid},\"{value}\"\n" for qid, value in rows), encoding="utf-8")
+    path.write_text("qid,prediction\n" + "".join(f'{qid},"{value}"\n' for qid, value in rows), encoding="utf-8")
     return path, expected
 
 
@@ -132,8 +136,7 @@ def module(tmp_path):
 
 def test_a_python_agent_plays_a_whole_round(served, db_factory, tmp_path, module):
     sitting = make_sitting(db_factory, tmp_path)
-    play_with_agent(tmp_path, served, sitting, "--backend", "python:my_agent:answer",
-                    env={"PYTHONPATH": str(tmp_path)})
+    play_with_agent(tmp_path, served, sitting, "--backend", "python:my_agent:answer", env={"PYTHONPATH": str(tmp_path)})
     rows = agent_answers(db_factory, sitting)
     assert set(rows) == set(sitting.questions)
     for number, row in rows.items():
@@ -214,14 +217,20 @@ def test_two_agents_on_one_token_send_one_answer_per_question(served, db_factory
 
     async def host() -> None:
         async with Host(served.url, sitting) as driver:
-            await driver.until(lambda: len([r for r in driver.agent_reports(sitting.agent_id)
-                                            if r["status"] == "ready"]) == 2, 30, "both agents ready")
+            await driver.until(
+                lambda: len([r for r in driver.agent_reports(sitting.agent_id) if r["status"] == "ready"]) == 2,
+                30,
+                "both agents ready",
+            )
             await driver.start_round(1)
             question = await driver.ask()
             await driver.wait_agent_answer(question["id"])
             # each process logs its answer once the server has acknowledged it: both have sent
-            await driver.until(lambda: sum(twin.log().count("backend=python answer=") for twin in twins) == 2,
-                               30, "both processes to have their answer acknowledged")
+            await driver.until(
+                lambda: sum(twin.log().count("backend=python answer=") for twin in twins) == 2,
+                30,
+                "both processes to have their answer acknowledged",
+            )
             await driver.move("finish", force=True)  # acknowledged after anything the answers made the host hear
             assert len(driver.answers_of(question["id"], sitting.agent_id)) == 1
 
@@ -234,8 +243,9 @@ def test_two_agents_on_one_token_send_one_answer_per_question(served, db_factory
 def test_a_composite_routes_mcq_and_open_questions_to_different_backends(served, db_factory, tmp_path, module):
     sitting = make_sitting(db_factory, tmp_path)
     preds, expected = predictions_file(tmp_path, sitting)
-    play_with_agent(tmp_path, served, sitting, "--backend", f"mcq=replay:{preds}",
-                    "--backend", f"open=python:{module}:answer")
+    play_with_agent(
+        tmp_path, served, sitting, "--backend", f"mcq=replay:{preds}", "--backend", f"open=python:{module}:answer"
+    )
     rows = agent_answers(db_factory, sitting)
     assert set(rows) == set(sitting.questions)
     for number, row in rows.items():
@@ -259,12 +269,16 @@ def test_a_backend_that_raises_tells_the_host_and_the_session_goes_on(served, db
                 if question["type"] == "mcq":
                     await driver.wait_agent_answer(question["id"])
                 else:
-                    report = await driver.until(lambda: [r for r in driver.agent_reports(sitting.agent_id)
-                                                         if r["status"] == "error"], 30, "the agent's error")
+                    report = await driver.until(
+                        lambda: [r for r in driver.agent_reports(sitting.agent_id) if r["status"] == "error"],
+                        30,
+                        "the agent's error",
+                    )
                     assert "RuntimeError: the model crashed" in report[-1]["message"], report
                     assert question["qid"] in report[-1]["message"]
-                    await driver.move("enter_answer", player=sitting.agent_id, question=question["id"],
-                                      text="Red, green, blue.")
+                    await driver.move(
+                        "enter_answer", player=sitting.agent_id, question=question["id"], text="Red, green, blue."
+                    )
                     entered.update(await driver.wait_agent_answer(question["id"]))
                 await driver.close_and_reveal()
             await driver.end_round(last=True)
@@ -282,8 +296,9 @@ def test_a_backend_that_raises_tells_the_host_and_the_session_goes_on(served, db
     assert 'backend=python error="my_agent.py:crash_on_open raised RuntimeError: the model crashed"' in log, log
 
 
-def test_a_typing_wait_cut_short_by_the_host_sends_nothing_and_tells_the_host_at_once(served, db_factory, tmp_path,
-                                                                                     module):
+def test_a_typing_wait_cut_short_by_the_host_sends_nothing_and_tells_the_host_at_once(
+    served, db_factory, tmp_path, module
+):
     """--typing human waits before sending; when the host closes answering meanwhile, the agent sends nothing
     (no late refusal once the next question is up) and tells the host then, not when the wait would have ended."""
     sitting = make_sitting(db_factory, tmp_path)
@@ -297,10 +312,11 @@ def test_a_typing_wait_cut_short_by_the_host_sends_nothing_and_tells_the_host_at
         async with Host(served.url, sitting) as driver:
             async for question, shown in driver.each_question(1):
                 if question["type"] == "open" and not cut:  # its answer takes seconds to "type"
-                    await driver.until(lambda: reports(driver, "working", question["qid"]), 10, "working")
+                    qid = question["qid"]
+                    await driver.until(lambda qid=qid: reports(driver, "working", qid), 10, "working")
                     await asyncio.sleep(0.5)  # the backend replies in 0.05 s: the agent is now in its typing wait
                     await driver.move("close_answering")
-                    found = await driver.until(lambda: reports(driver, "error", question["qid"]), 4, "the error")
+                    found = await driver.until(lambda qid=qid: reports(driver, "error", qid), 4, "the error")
                     cut.update(found[-1], question=shown["id"])
                     await driver.move("reveal")
                 else:
@@ -316,6 +332,7 @@ def test_a_typing_wait_cut_short_by_the_host_sends_nothing_and_tells_the_host_at
 
 # --- http: an OpenAI-compatible chat-completions endpoint ---------------------------------------------------
 
+
 class ChatCompletions(BaseHTTPRequestHandler):
     """Speaks the chat-completions JSON shape: an mcq prompt gets "The answer is (B).", others a sentence."""
 
@@ -327,9 +344,14 @@ class ChatCompletions(BaseHTTPRequestHandler):
         content = body["messages"][-1]["content"]
         text = content if isinstance(content, str) else " ".join(p.get("text", "") for p in content)
         said = "The answer is **(B)**." if "Options:" in text else "The screen goes red, green, then blue."
-        reply = json.dumps({"id": "chatcmpl-1", "object": "chat.completion", "model": body["model"],
-                            "choices": [{"index": 0, "finish_reason": "stop",
-                                         "message": {"role": "assistant", "content": said}}]}).encode()
+        reply = json.dumps(
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "model": body["model"],
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": said}}],
+            }
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(reply)))
@@ -361,11 +383,30 @@ def test_the_http_backend_sends_frames_of_the_clip_and_parses_the_reply(served, 
 
     url, seen = chat_server
     sitting = make_sitting(db_factory, tmp_path)
-    play_with_agent(tmp_path, served, sitting, "--backend", f"http:{url}/v1", "--model", "tiny-vlm",
-                    "--temperature", "0.3", "--frames", "3", "--api-key", "sk-test-secret")
+    play_with_agent(
+        tmp_path,
+        served,
+        sitting,
+        "--backend",
+        f"http:{url}/v1",
+        "--model",
+        "tiny-vlm",
+        "--temperature",
+        "0.3",
+        "--frames",
+        "3",
+        "--api-key",
+        "sk-test-secret",
+    )
     assert len(seen) == 3
-    spans = {"What colour fills": (0, 3), "What happens": (0, 3), "Which colour comes": (0, 3),
-             "What colour is last": (0, 3), "Describe": (3, 4), "How many": (0, 4)}
+    spans = {
+        "What colour fills": (0, 3),
+        "What happens": (0, 3),
+        "Which colour comes": (0, 3),
+        "What colour is last": (0, 3),
+        "Describe": (3, 4),
+        "How many": (0, 4),
+    }
     for request in seen:
         assert request["path"] == "/v1/chat/completions"
         assert request["authorization"] == "Bearer sk-test-secret"
@@ -442,8 +483,9 @@ def test_an_answer_whose_ack_is_lost_with_the_connection_is_resent_and_counted_o
     first = min(sitting.questions)
     assert len(host.answers_of(first, sitting.agent_id)) == 1
     assert len(answer_events(db_factory, sitting)) == 3
-    assert any(f"question={first} backend=replay answer=" in line and "(already saved: a duplicate)" in line
-               for line in lines), lines
+    assert any(
+        f"question={first} backend=replay answer=" in line and "(already saved: a duplicate)" in line for line in lines
+    ), lines
     assert lines[-1] == "the session has finished"
     assert set(agent_answers(db_factory, sitting)) == set(expected)
 
@@ -457,11 +499,14 @@ def test_an_agent_with_a_wrong_token_stops_with_one_line(served, db_factory, tmp
 
         human = db.scalar(select(Player.token).where(Player.id == sitting.human_id))
         juror = db.scalar(select(Juror.token).where(Juror.session_id == sitting.session_id))
-    for token, message in [("no-such-token", "error: the server refused the token: this link is not valid"),
-                           (juror, "error: the token is a juror's, not a player's"),
-                           (human, "error: the token is a human player's")]:
-        process = AgentProcess(tmp_path, "--server", served.url, "--token", token, "--backend",
-                               f"python:{module}:answer").start()
+    for token, message in [
+        ("no-such-token", "error: the server refused the token: this link is not valid"),
+        (juror, "error: the token is a juror's, not a player's"),
+        (human, "error: the token is a human player's"),
+    ]:
+        process = AgentProcess(
+            tmp_path, "--server", served.url, "--token", token, "--backend", f"python:{module}:answer"
+        ).start()
         try:
             assert process.wait(30) == 1, process.log()
         finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+from datetime import UTC
 
 import pytest
 
@@ -28,9 +29,16 @@ CHOICES = ["A grey hoodie", "b", "A navy blazer", "3", "A white lab coat"]
 
 
 def question(kind: str = "mcq", **extra) -> dict:
-    base = {"id": 7, "qid": "q01", "round": 1, "position": 1, "text": "What is she wearing?", "type": kind,
-            "choices": CHOICES if kind == "mcq" else [],
-            "clip": {"src": "clips/ep 01.mp4", "start": 4.0, "end": 9.5, "type": "shot"}}
+    base = {
+        "id": 7,
+        "qid": "q01",
+        "round": 1,
+        "position": 1,
+        "text": "What is she wearing?",
+        "type": kind,
+        "choices": CHOICES if kind == "mcq" else [],
+        "clip": {"src": "clips/ep 01.mp4", "start": 4.0, "end": 9.5, "type": "shot"},
+    }
     return {**base, **extra}
 
 
@@ -40,18 +48,39 @@ def test_an_answer_names_an_option_as_vtt_analyze_reads_it():
     assert option_index("B", CHOICES) == 1
     assert option_index("3", CHOICES) == 3  # ... and "3" too (the option's text, not index 3: the same here)
     assert option_index("E", CHOICES) == 4 and option_index("4", CHOICES) == 4 and option_index(0, CHOICES) == 0
-    for bad, why in (("F", "beyond the 5 options"), ("7", "beyond"), ("a red dress", "none of the 5 options"),
-                     (5, "beyond"), (True, "not bool"), ("", "empty")):
+    for bad, why in (
+        ("F", "beyond the 5 options"),
+        ("7", "beyond"),
+        ("a red dress", "none of the 5 options"),
+        (5, "beyond"),
+        (True, "not bool"),
+        ("", "empty"),
+    ):
         with pytest.raises(NoOption, match=why.split()[0] if why != "not bool" else "expected"):
             option_index(bad, CHOICES)
 
 
-@pytest.mark.parametrize("reply, chosen", [
-    ("B", 1), ("(c)", 2), ("C.", 2), ("**D**", 3), ("The answer is (E).", 4), ("Answer: C", 2),
-    ("C. A navy blazer", 2), ("a navy blazer", 2), ("She wears a white lab coat.", 4),
-    ("<think>maybe A? or B</think>E", 4), ("2", 1), ("The answer is a grey hoodie", 0),
-    ("I cannot tell.", None), ("Z", None), ("A grey hoodie or a navy blazer", None), ("", None),
-])
+@pytest.mark.parametrize(
+    "reply, chosen",
+    [
+        ("B", 1),
+        ("(c)", 2),
+        ("C.", 2),
+        ("**D**", 3),
+        ("The answer is (E).", 4),
+        ("Answer: C", 2),
+        ("C. A navy blazer", 2),
+        ("a navy blazer", 2),
+        ("She wears a white lab coat.", 4),
+        ("<think>maybe A? or B</think>E", 4),
+        ("2", 1),
+        ("The answer is a grey hoodie", 0),
+        ("I cannot tell.", None),
+        ("Z", None),
+        ("A grey hoodie or a navy blazer", None),
+        ("", None),
+    ],
+)
 def test_a_model_reply_is_read_as_an_option(reply, chosen):
     assert option_in_reply(reply, CHOICES) == chosen
 
@@ -70,8 +99,10 @@ def test_bad_backend_specs_are_refused_with_the_problem_named(tmp_path):
         (("mcq=python:json:dumps", "mcq=python:json:loads"), "--backend mcq=... is given twice"),
         (("mcq=python:json:dumps",), "no backend for open questions: add --backend open=SPEC"),
         (("python:json:dumps", "python:json:loads"), "give one --backend SPEC, or route by type"),
-        (("mcq=python:json:dumps", "open=python:json:dumps", "python:json:loads"),
-         "--backend python:json:loads would answer nothing"),
+        (
+            ("mcq=python:json:dumps", "open=python:json:dumps", "python:json:loads"),
+            "--backend python:json:loads would answer nothing",
+        ),
     ]:
         with pytest.raises(SpecError, match=message.replace("(", r"\(").replace(".", r"\.")):
             build(specs, options)
@@ -91,8 +122,10 @@ def test_vtt_agent_refuses_bad_arguments_with_one_line(run, tmp_path):
     for args, message in [
         (["--server", "127.0.0.1:5000", "--backend", f"replay:{preds}"], "--server '127.0.0.1:5000' is not an http"),
         (["--server", "http://127.0.0.1:9", "--backend", "nope"], "unknown backend 'nope'"),
-        (["--server", "http://127.0.0.1:9", "--backend", f"replay:{preds}", "--frames", "3"],
-         "--frames only apply to http: backends"),
+        (
+            ["--server", "http://127.0.0.1:9", "--backend", f"replay:{preds}", "--frames", "3"],
+            "--frames only apply to http: backends",
+        ),
     ]:
         result = run("agent", "--token", "t0k3n", *args)
         assert result.exit_code == 1, result.output
@@ -105,13 +138,19 @@ def run_backend(backend, asked):
 
 def test_replay_answers_by_qid_and_reports_what_it_cannot(tmp_path):
     preds = tmp_path / "model.jsonl"
-    preds.write_text('{"qid": "q01", "prediction": "a navy blazer"}\n{"qid": "q02", "pred": "F"}\n'
-                     '{"qid": "q03", "answer": "She is sad."}\n', encoding="utf-8")
+    preds.write_text(
+        '{"qid": "q01", "prediction": "a navy blazer"}\n{"qid": "q02", "pred": "F"}\n'
+        '{"qid": "q03", "answer": "She is sad."}\n',
+        encoding="utf-8",
+    )
     backend = build([f"replay:{preds}"], Options())
     reply = run_backend(backend, Asked(question(), "http://x"))
     assert reply.choice == 2
-    assert reply.provenance == {"backend": "replay", "model": "model.jsonl", "settings": {
-        "file": "model.jsonl", "sha256": reply.provenance["settings"]["sha256"], "predictions": 3}}
+    assert reply.provenance == {
+        "backend": "replay",
+        "model": "model.jsonl",
+        "settings": {"file": "model.jsonl", "sha256": reply.provenance["settings"]["sha256"], "predictions": 3},
+    }
     assert run_backend(backend, Asked(question("open", qid="q03"), "http://x")).text == "She is sad."
     with pytest.raises(BackendError, match="the prediction for qid 'q02' in model.jsonl: 'F' is beyond the 5 options"):
         run_backend(backend, Asked(question(qid="q02"), "http://x"))
@@ -124,7 +163,9 @@ def test_a_python_backend_gets_the_question_with_its_clip_url(tmp_path, monkeypa
         "seen = []\n"
         "def answer(question):\n    seen.append(question)\n    return {'choice': 4}\n"
         "async def text(question):\n    return 42\n"
-        "def nothing(question):\n    return None\n", encoding="utf-8")
+        "def nothing(question):\n    return None\n",
+        encoding="utf-8",
+    )
     monkeypatch.chdir(tmp_path)
     backend = build(["python:seen_agent:answer"], Options())
     asked = Asked(question(), "http://127.0.0.1:5000", deadline="2030-01-01T00:00:00Z")
@@ -144,7 +185,7 @@ def test_an_unparsed_mcq_reply_is_handled_as_configured():
         backend = HttpBackend("http:x", "http://127.0.0.1:9", Options(model="m", on_unparsed=how, seed=3))
         return backend.read(said, Asked(question(), "http://x"), backend.provenance())
 
-    with pytest.raises(BackendError, match="m's reply names no option: \"Hmm, hard to say.\" \\(--on-unparsed skip\\)"):
+    with pytest.raises(BackendError, match='m\'s reply names no option: "Hmm, hard to say." \\(--on-unparsed skip\\)'):
         read("skip")
     assert read("first").choice == 0 and read("first").provenance["settings"]["unparsed_reply"] == "first"
     assert read("random").choice == read("random").choice  # seeded by --seed and the question
@@ -172,8 +213,9 @@ def test_the_chat_completions_request_holds_the_question_options_and_clip():
 def test_the_provenance_fits_the_servers_schema():
     from vtt.protocol.messages import AnswerIn
 
-    backend = HttpBackend("http:x", "http://user:pw@127.0.0.1:9/v1?key=secret",
-                          Options(model="m" * 300, system="Be a child. " * 1000))
+    backend = HttpBackend(
+        "http:x", "http://user:pw@127.0.0.1:9/v1?key=secret", Options(model="m" * 300, system="Be a child. " * 1000)
+    )
     provenance = fit(backend.provenance())
     assert "pw" not in json.dumps(provenance) and "secret" not in json.dumps(provenance)
     assert len(json.dumps(provenance, ensure_ascii=False)) <= 4000 and provenance["settings"]["truncated"]
@@ -196,8 +238,10 @@ def test_frames_are_sampled_evenly_from_the_span(tmp_path):
     video = make_clip(tmp_path / "colours.mp4")
 
     def colours(count, start, end, **options):
-        return [Image.open(io.BytesIO(data)).convert("RGB").getpixel((4, 4))
-                for _mime, data in sample_frames(video, count, start, end, **options)]
+        return [
+            Image.open(io.BytesIO(data)).convert("RGB").getpixel((4, 4))
+            for _mime, data in sample_frames(video, count, start, end, **options)
+        ]
 
     def near(seen, wanted):
         return all(abs(a - b) < 40 for pixel, colour in zip(seen, wanted, strict=True) for a, b in zip(pixel, colour))
@@ -208,7 +252,6 @@ def test_frames_are_sampled_evenly_from_the_span(tmp_path):
     assert near(colours(1, None, None, fmt="png"), [COLOURS[2]])  # the whole video: its middle (2 s: blue)
     mime, data = sample_frames(video, 1, 0, 1, size=16)[0]
     assert mime == "image/jpeg" and max(Image.open(io.BytesIO(data)).size) <= 16
-
 
 
 class FakeEndpoint:
@@ -233,10 +276,13 @@ class FakeEndpoint:
         return json.dumps({"choices": [{"message": {"content": "B"}}]})
 
 
-@pytest.mark.parametrize("start, end, colours", [
-    (1.0, 2.0, [COLOURS[1]] * 2),  # a shot: its span only (at 1.25 and 1.75 s)
-    (None, None, [COLOURS[1], (255, 255, 255)]),  # a whole scene: the whole clip (at 1 and 3 s)
-])
+@pytest.mark.parametrize(
+    "start, end, colours",
+    [
+        (1.0, 2.0, [COLOURS[1]] * 2),  # a shot: its span only (at 1.25 and 1.75 s)
+        (None, None, [COLOURS[1], (255, 255, 255)]),  # a whole scene: the whole clip (at 1 and 3 s)
+    ],
+)
 def test_the_model_sees_the_players_clip_and_span_and_the_provenance_says_so(tmp_path, start, end, colours):
     import base64
 
@@ -257,8 +303,13 @@ def test_the_model_sees_the_players_clip_and_span_and_the_provenance_says_so(tmp
     reply = run_backend(backend, Asked(question(clip=shown), "http://127.0.0.1:5000"))
     assert fetched == ["http://127.0.0.1:5000/media/clips/ep%2001.mp4"]  # the file the player page plays
     parts = endpoint.requests[0]["messages"][1]["content"]
-    seen = [Image.open(io.BytesIO(base64.b64decode(part["image_url"]["url"].split(",", 1)[1]))).convert("RGB")
-            .getpixel((4, 4)) for part in parts if part["type"] == "image_url"]
+    seen = [
+        Image.open(io.BytesIO(base64.b64decode(part["image_url"]["url"].split(",", 1)[1])))
+        .convert("RGB")
+        .getpixel((4, 4))
+        for part in parts
+        if part["type"] == "image_url"
+    ]
     assert all(abs(a - b) < 40 for pixel, colour in zip(seen, colours, strict=True) for a, b in zip(pixel, colour))
     settings = reply.provenance["settings"]
     assert settings["frames"] == 2
@@ -272,6 +323,7 @@ def test_without_frames_the_provenance_names_no_clip_seen():
     settings = run_backend(backend, Asked(question(), "http://127.0.0.1:5000")).provenance["settings"]
     assert settings["frames"] == 0 and "clip" not in settings
 
+
 def test_the_humanlike_delay_is_seeded_and_grows_with_the_answer():
     typing = HumanTyping(seed=4)
     short, long = typing.seconds(7, "Red.", mcq=False), typing.seconds(7, "Red. " * 40, mcq=False)
@@ -283,15 +335,22 @@ def test_the_humanlike_delay_is_seeded_and_grows_with_the_answer():
 
 def agent_in_answering(seconds_left: float, backend=None):
     """An Agent (not connected) whose view says answering is open with ``seconds_left`` before the deadline."""
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from vtt.agents.runner import Agent
 
-    deadline = (datetime.now(timezone.utc) + timedelta(seconds=seconds_left)).isoformat().replace("+00:00", "Z")
+    deadline = (datetime.now(UTC) + timedelta(seconds=seconds_left)).isoformat().replace("+00:00", "Z")
     player = Agent("http://127.0.0.1:9", "t", backend or build(["python:json:dumps"], Options()), log=lambda _: None)
-    player.connection.view.snapshot({"role": "player", "state_version": 1, "playing": True, "question": question(),
-                                     "answer": None, "status": {"phase": "answering", "round": 1,
-                                                                "deadline": deadline}})
+    player.connection.view.snapshot(
+        {
+            "role": "player",
+            "state_version": 1,
+            "playing": True,
+            "question": question(),
+            "answer": None,
+            "status": {"phase": "answering", "round": 1, "deadline": deadline},
+        }
+    )
     return player
 
 
@@ -324,8 +383,10 @@ def test_the_agent_modules_import_neither_flask_nor_the_database():
     import subprocess
     import sys
 
-    code = ("import sys, vtt.agents.runner, vtt.agents.backends, vtt.agents.frames, vtt.cli.agent; "
-            "print(sorted(m for m in ('flask', 'flask_socketio', 'sqlalchemy', 'av') if m in sys.modules))")
+    code = (
+        "import sys, vtt.agents.runner, vtt.agents.backends, vtt.agents.frames, vtt.cli.agent; "
+        "print(sorted(m for m in ('flask', 'flask_socketio', 'sqlalchemy', 'av') if m in sys.modules))"
+    )
     from tests.conftest import ROOT
 
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

@@ -41,9 +41,14 @@ def test_the_example_agent_answers_questions_on_a_live_server(database_url, db_f
     media = tmp_path / "media"
     make_clip(media / CLIP)
     with ServedApp({"DATABASE_URL": database_url, "VTT_MEDIA_DIR": str(media)}) as served:
-        process = subprocess.Popen([sys.executable, str(script), served.url, sitting.agent_token],
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        process = subprocess.Popen(
+            [sys.executable, str(script), served.url, sitting.agent_token],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         try:
+
             async def host() -> list[dict]:
                 async with Host(served.url, sitting) as driver:
                     await driver.until(lambda: driver.agent_reports(sitting.agent_id), 30, "the example's ready")

@@ -11,15 +11,17 @@ import re
 from sqlalchemy import func, select
 
 from tests.conftest import login
-from tests.live_helpers import client_id, connect_all, identity_leaks, make_session, Role
+from tests.live_helpers import Role, client_id, connect_all, identity_leaks, make_session
 from vtt.app import create_app
 from vtt.extensions import socketio
 from vtt.models import Answer, Event, Player
 
-FOUR = [{"name": "Mina", "kind": "human", "age": 10, "stage": "concrete"},
-        {"name": "Grace", "kind": "human", "age": 31},
-        {"name": "Agent", "kind": "ai"},
-        {"name": "Bot", "kind": "ai"}]
+FOUR = [
+    {"name": "Mina", "kind": "human", "age": 10, "stage": "concrete"},
+    {"name": "Grace", "kind": "human", "age": 31},
+    {"name": "Agent", "kind": "ai"},
+    {"name": "Bot", "kind": "ai"},
+]
 PROVENANCE = {"backend": "replay", "model": "qwen2-vl-7b", "settings": {"file": "preds.csv", "max_tokens": 64}}
 
 
@@ -68,8 +70,7 @@ def test_players_get_the_question_s_qid_and_the_jury_does_not(app, client, db_fa
     assert_blind(people, stage, *jurors.values(), reconnected)
 
 
-def test_an_ai_answer_s_provenance_reaches_the_host_the_export_and_the_report_never_the_jury(app, client,
-                                                                                           db_factory):
+def test_an_ai_answer_s_provenance_reaches_the_host_the_export_and_the_report_never_the_jury(app, client, db_factory):
     people = make_session(db_factory, rounds=1, per_round=2, jurors=2)
     host, stage, players, jurors = connect_all(app, client, people)
     question = to_answering(host)
@@ -78,22 +79,25 @@ def test_an_ai_answer_s_provenance_reaches_the_host_the_export_and_the_report_ne
     too_big = {"backend": "replay", "model": None, "settings": {"prompt": "x" * 4000}}
     error = refused(agent, "answer", {"question": question["id"], **answer_args(question), "provenance": too_big})
     assert error["code"] == "invalid" and "provenance" in error["message"] and "4000" in error["message"]
-    error = refused(agent, "answer", {"question": question["id"], **answer_args(question),
-                                      "provenance": {"model": "m"}})
+    error = refused(
+        agent, "answer", {"question": question["id"], **answer_args(question), "provenance": {"model": "m"}}
+    )
     assert error["code"] == "invalid" and "provenance.backend" in error["message"]
     error = refused(mina, "answer", {"question": question["id"], **answer_args(question), "provenance": PROVENANCE})
     assert error["code"] == "not_ai"
     with db_factory() as db:
         assert db.scalar(select(func.count()).select_from(Answer)) == 0  # nothing written by a refusal
 
-    reply = agent.send("answer", {"id": client_id(), "question": question["id"], **answer_args(question),
-                                  "provenance": PROVENANCE})
+    reply = agent.send(
+        "answer", {"id": client_id(), "question": question["id"], **answer_args(question), "provenance": PROVENANCE}
+    )
     assert reply["ok"], reply
     assert mina.send("answer", {"id": client_id(), "question": question["id"], **answer_args(question, 0)})["ok"]
     shown = host.last("answer")  # the latest: Mina's, without provenance
     assert shown["player"]["name"] == "Mina" and shown["provenance"] is None and shown["entered_by_host"] is False
-    agent_rows = [m["args"][0] for m in host.seen
-                  if m["name"] == "answer" and m["args"][0]["player"]["name"] == "Agent"]
+    agent_rows = [
+        m["args"][0] for m in host.seen if m["name"] == "answer" and m["args"][0]["player"]["name"] == "Agent"
+    ]
     assert agent_rows[-1]["provenance"] == PROVENANCE and agent_rows[-1]["entered_by_host"] is False
     snapshot_rows = host.fresh_snapshot()["answers"][str(question["id"])]
     assert {row["player"]["name"]: row["provenance"] for row in snapshot_rows} == {"Agent": PROVENANCE, "Mina": None}
@@ -103,8 +107,15 @@ def test_an_ai_answer_s_provenance_reaches_the_host_the_export_and_the_report_ne
     host.host("show_question")
     second = host.last("question")
     host.host("open_answering")
-    typed = host.send("host", {"id": client_id("h"), "action": "enter_answer", "player": people.player_ids["Agent"],
-                               **answer_args(second, 2)})
+    typed = host.send(
+        "host",
+        {
+            "id": client_id("h"),
+            "action": "enter_answer",
+            "player": people.player_ids["Agent"],
+            **answer_args(second, 2),
+        },
+    )
     assert typed["ok"], typed
     host.host("close_answering")
     host.host("reveal")
@@ -127,15 +138,19 @@ def test_an_ai_answer_s_provenance_reaches_the_host_the_export_and_the_report_ne
 
         with report_language("ko"):  # the Korean PDFs' cover
             assert ai_programs_info(db, session) == {
-                "AI 참가자의 프로그램": "Agent: replay (모델 qwen2-vl-7b): 답변 1개; 진행자가 입력: 1개"}
+                "AI 참가자의 프로그램": "Agent: replay (모델 qwen2-vl-7b): 답변 1개; 진행자가 입력: 1개"
+            }
         answers = export_tables(db, session)["answers.csv"]
     by_player = {(row["player"], row["qid"]): row for row in answers.to_dict("records")}
     exported = by_player["Agent", question["qid"]]
     assert json.loads(exported["provenance"]) == PROVENANCE and exported["entered_by_host"] is False
     entered = by_player["Agent", second["qid"]]
     assert entered["entered_by_host"] is True
-    assert json.loads(entered["provenance"]) == {"backend": "host", "model": None,
-                                                 "settings": {"file": None, "source": "typed"}}
+    assert json.loads(entered["provenance"]) == {
+        "backend": "host",
+        "model": None,
+        "settings": {"file": None, "source": "typed"},
+    }
     assert by_player["Mina", question["qid"]]["provenance"] is None
 
 
@@ -157,20 +172,27 @@ def test_an_agent_reports_its_status_to_the_host_only_and_a_restart_keeps_it(app
     assert error["code"] == "invalid" and "message" in error["message"]
 
     question = to_answering(host)  # any phase takes a report
-    failed = players["Agent"].send("agent", {"id": "report-1", "status": "error",
-                                             "message": "http backend: connection refused (127.0.0.1:8000)"})
+    failed = players["Agent"].send(
+        "agent", {"id": "report-1", "status": "error", "message": "http backend: connection refused (127.0.0.1:8000)"}
+    )
     assert failed["ok"], failed
-    assert players["Agent"].send("agent", {"id": "report-1", "status": "error",
-                                           "message": "http backend: connection refused (127.0.0.1:8000)"})[
-        "duplicate"] is True
+    assert (
+        players["Agent"].send(
+            "agent",
+            {"id": "report-1", "status": "error", "message": "http backend: connection refused (127.0.0.1:8000)"},
+        )["duplicate"]
+        is True
+    )
     assert host.last("agent")["status"] == "error"
     assert host.fresh_snapshot()["agents"][str(agent_id)]["message"].startswith("http backend")
     assert players["Agent"].last("agent") is None  # a player's own page gets nothing back but the ack
     assert_blind(people, stage, *jurors.values())
     with db_factory() as db:
         logged = db.scalars(select(Event).where(Event.kind == "agent").order_by(Event.id)).all()
-        assert [(e.actor, e.payload["status"]) for e in logged] == [(f"player:{agent_id}", "ready"),
-                                                                    (f"player:{agent_id}", "error")]
+        assert [(e.actor, e.payload["status"]) for e in logged] == [
+            (f"player:{agent_id}", "ready"),
+            (f"player:{agent_id}", "error"),
+        ]
         assert db.get(Player, agent_id).details["agent"]["status"] == "error"
     for role in [host, stage, *players.values(), *jurors.values()]:
         role.client.disconnect()
@@ -211,23 +233,31 @@ def test_the_host_enters_an_ai_player_s_answer_only_when_it_fits(app, client, db
     assert enter(player=ids["Mina"], **answer_args(question))["error"]["code"] == "not_ai"
     assert enter(player=ids["Bot"], **answer_args(question))["error"]["code"] == "not_playing"
     assert enter(player=999_999, **answer_args(question))["error"]["code"] == "unknown_player"
-    assert enter(player=ids["Agent"], question=question["id"] + 1000,
-                 **answer_args(question))["error"]["code"] == "wrong_question"
+    assert (
+        enter(player=ids["Agent"], question=question["id"] + 1000, **answer_args(question))["error"]["code"]
+        == "wrong_question"
+    )
     assert enter(player=ids["Agent"], source="telepathy", **answer_args(question))["error"]["code"] == "invalid"
     wrong = {"text": "x"} if question["type"] == "mcq" else {"choice": 1}
     assert enter(player=ids["Agent"], **wrong)["ok"] is False
 
     key = client_id("h")
-    payload = {"id": key, "action": "enter_answer", "player": ids["Agent"], "question": question["id"],
-               **answer_args(question, 1)}
+    payload = {
+        "id": key,
+        "action": "enter_answer",
+        "player": ids["Agent"],
+        "question": question["id"],
+        **answer_args(question, 1),
+    }
     reply = host.send("host", payload)
     assert reply["ok"] and reply["question"] == question["id"], reply
     assert host.send("host", payload)["duplicate"] is True
     shown = host.last("answer")
     assert shown["player"]["name"] == "Agent" and shown["entered_by_host"] is True
     assert shown["provenance"] == {"backend": "host", "model": None, "settings": {"source": "typed", "file": None}}
-    late = players["Agent"].send("answer", {"id": client_id("a"), "question": question["id"],
-                                           **answer_args(question, 0)})
+    late = players["Agent"].send(
+        "answer", {"id": client_id("a"), "question": question["id"], **answer_args(question, 0)}
+    )
     assert late["error"]["code"] == "host_answered"  # the agent's late answer does not undo the host's
 
     host.host("close_answering")  # answers closed, not yet revealed: the host may still enter it
@@ -243,15 +273,21 @@ def test_the_host_enters_an_ai_player_s_answer_only_when_it_fits(app, client, db
     with db_factory() as db:
         answer = db.scalar(select(Answer).where(Answer.player_id == ids["Agent"]))
         assert answer.entered_by_host is True
-        assert answer.provenance == {"backend": "host", "model": None,
-                                     "settings": {"source": "import", "file": "preds.jsonl"}}
+        assert answer.provenance == {
+            "backend": "host",
+            "model": None,
+            "settings": {"source": "import", "file": "preds.jsonl"},
+        }
         assert answer.choice_index == (2 if question["type"] == "mcq" else None)
         logged = db.scalars(select(Event).where(Event.kind == "enter_answer").order_by(Event.id)).all()
         assert [(e.actor, e.payload["player"], e.payload["source"]) for e in logged] == [
-            ("host", ids["Agent"], None), ("host", ids["Agent"], "import")]
+            ("host", ids["Agent"], None),
+            ("host", ids["Agent"], "import"),
+        ]
 
 
 # --- the console: the Agents panel and an answer from a predictions file ------------------------------------
+
 
 def console_csrf(client, session_id: int) -> str:
     page = client.get(f"/host/sessions/{session_id}/live").get_data(as_text=True)
@@ -260,16 +296,17 @@ def console_csrf(client, session_id: int) -> str:
 
 def upload(client, session_id: int, player_id: int, name: str, content: str, token: str, *, as_json=True):
     headers = {"Accept": "application/json"} if as_json else {"Accept": "text/html"}
-    return client.post(f"/host/sessions/{session_id}/agents/{player_id}/answer", headers=headers,
-                       data={"csrf_token": token, "entry": client_id("e"),
-                             "file": (io.BytesIO(content.encode("utf-8")), name)},
-                       content_type="multipart/form-data")
+    return client.post(
+        f"/host/sessions/{session_id}/agents/{player_id}/answer",
+        headers=headers,
+        data={"csrf_token": token, "entry": client_id("e"), "file": (io.BytesIO(content.encode("utf-8")), name)},
+        content_type="multipart/form-data",
+    )
 
 
 def written(db_factory) -> tuple[int, int]:
     with db_factory() as db:
-        return (db.scalar(select(func.count()).select_from(Answer)),
-                db.scalar(select(func.count()).select_from(Event)))
+        return (db.scalar(select(func.count()).select_from(Answer)), db.scalar(select(func.count()).select_from(Event)))
 
 
 def test_the_console_has_an_agents_panel_and_takes_an_answer_from_a_predictions_file(app, client, db_factory):
@@ -305,8 +342,11 @@ def test_the_console_has_an_agents_panel_and_takes_an_answer_from_a_predictions_
     if mcq:
         nowhere = upload(client, sid, agent, "preds.csv", f"qid,prediction\n{qid},Z\n", token)
         assert nowhere.status_code == 422 and qid in nowhere.json["message"]
-    no_token = client.post(f"/host/sessions/{sid}/agents/{agent}/answer",
-                           data={"file": (io.BytesIO(good.encode()), "preds.csv")}, content_type="multipart/form-data")
+    no_token = client.post(
+        f"/host/sessions/{sid}/agents/{agent}/answer",
+        data={"file": (io.BytesIO(good.encode()), "preds.csv")},
+        content_type="multipart/form-data",
+    )
     assert no_token.status_code == 400
     assert written(db_factory) == before  # nothing written on any of these
 
@@ -315,8 +355,11 @@ def test_the_console_has_an_agents_panel_and_takes_an_answer_from_a_predictions_
     assert qid in done.json["message"]
     shown = host.last("answer")
     assert shown["entered_by_host"] is True
-    assert shown["provenance"] == {"backend": "host", "model": None,
-                                   "settings": {"source": "import", "file": "preds.csv"}}
+    assert shown["provenance"] == {
+        "backend": "host",
+        "model": None,
+        "settings": {"source": "import", "file": "preds.csv"},
+    }
     with db_factory() as db:
         answer = db.scalar(select(Answer).where(Answer.player_id == agent))
         if mcq:
@@ -337,8 +380,8 @@ def test_the_console_has_an_agents_panel_and_takes_an_answer_from_a_predictions_
 def test_a_predictions_file_gives_an_open_answer_or_an_option_as_vtt_analyze_reads_it():
     import pytest
 
-    from vtt.on_behalf.ai_players import ImportProblem, prediction_for
     from vtt.models import Question, QuestionType
+    from vtt.on_behalf.ai_players import ImportProblem, prediction_for
 
     open_question = Question(qid="q03", text="How is she feeling?", type=QuestionType.OPEN, choices=[])
     assert prediction_for("p.json", b'{"q03": "Mortified."}', open_question) == (None, "Mortified.")
@@ -368,19 +411,24 @@ def test_provenance_entered_answers_and_reports_are_stored_on_both_databases(bac
     agent_id = people.player_ids["Agent"]
     assert players["Agent"].send("agent", {"id": client_id("a"), "status": "working", "message": "loading"})["ok"]
     question = to_answering(host)
-    reply = players["Agent"].send("answer", {"id": client_id(), "question": question["id"], **answer_args(question),
-                                             "provenance": PROVENANCE})
+    reply = players["Agent"].send(
+        "answer", {"id": client_id(), "question": question["id"], **answer_args(question), "provenance": PROVENANCE}
+    )
     assert reply["ok"], reply
-    assert players["Mina"].send("answer", {"id": client_id(), "question": question["id"],
-                                           **answer_args(question, 0)})["ok"]
+    assert players["Mina"].send("answer", {"id": client_id(), "question": question["id"], **answer_args(question, 0)})[
+        "ok"
+    ]
     host.host("close_answering")
-    assert host.send("host", {"id": client_id("h"), "action": "enter_answer", "player": agent_id,
-                              **answer_args(question, 2)})["ok"]
+    assert host.send(
+        "host", {"id": client_id("h"), "action": "enter_answer", "player": agent_id, **answer_args(question, 2)}
+    )["ok"]
     with db_factory() as db:
         rows = {a.player_id: (a.provenance, a.entered_by_host) for a in db.scalars(select(Answer))}
         assert rows[people.player_ids["Mina"]] == (None, False)
-        assert rows[agent_id] == ({"backend": "host", "model": None, "settings": {"source": "typed", "file": None}},
-                                  True)
+        assert rows[agent_id] == (
+            {"backend": "host", "model": None, "settings": {"source": "typed", "file": None}},
+            True,
+        )
         assert db.scalar(select(func.count()).select_from(Answer).where(Answer.provenance.is_(None))) == 1
         assert db.get(Player, agent_id).details["agent"]["message"] == "loading"
         first = db.scalars(select(Event).where(Event.kind == "answer", Event.actor == f"player:{agent_id}")).one()

@@ -7,8 +7,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from vtt.cli import main
 from tests.conftest import DATA
+from vtt.cli import main
 
 # Right on q1, q2, q4 and wrong on q3, q5: the worked example of SPEC section 3.
 ANSWERS = """player,qid,answer,correct
@@ -64,15 +64,28 @@ def test_json_follows_the_contract(files):
     minjun = players["Minjun"]
     assert (minjun["kind"], minjun["questions"], minjun["correct"], minjun["accuracy_pct"]) == ("human", 5, 3, 60.0)
     character = next(e for e in minjun["elements"] if e["element"] == "Character")
-    assert character == {"module": "target", "element": "Character", "questions": 5, "correct": 3,
-                         "accuracy_pct": 60.0, "score_pct": pytest.approx(100 * 5 / 11)}
+    assert character == {
+        "module": "target",
+        "element": "Character",
+        "questions": 5,
+        "correct": 3,
+        "accuracy_pct": 60.0,
+        "score_pct": pytest.approx(100 * 5 / 11),
+    }
     assert players["Agent"]["kind"] == "ai" and players["Agent"]["correct"] == 3  # q1 wrong, q5 unanswered
     assert players["지수"]["correct"] == 4  # "A" is option 0 (right), index 1 is wrong
     round1, round2 = data["rounds"]
-    assert round1 == {"round": 1, "votes": 4, "abstentions": 0, "tally": {"Minjun": 1, "지수": 0, "Agent": 3},
-                      "detection_pct": 75.0, "majority": True, "ai_passed": False,
-                      "p_value": pytest.approx(4 * (1 / 3) ** 3 * (2 / 3) + (1 / 3) ** 4),  # P(X >= 3), X ~ B(4, 1/3)
-                      "ci95": [pytest.approx(30.06, abs=0.01), pytest.approx(95.44, abs=0.01)]}
+    assert round1 == {
+        "round": 1,
+        "votes": 4,
+        "abstentions": 0,
+        "tally": {"Minjun": 1, "지수": 0, "Agent": 3},
+        "detection_pct": 75.0,
+        "majority": True,
+        "ai_passed": False,
+        "p_value": pytest.approx(4 * (1 / 3) ** 3 * (2 / 3) + (1 / 3) ** 4),  # P(X >= 3), X ~ B(4, 1/3)
+        "ci95": [pytest.approx(30.06, abs=0.01), pytest.approx(95.44, abs=0.01)],
+    }
     assert (round2["votes"], round2["abstentions"], round2["ai_passed"]) == (3, 1, True)
     assert round2["detection_pct"] == pytest.approx(100 / 3)
     assert data["mean_detection_pct"] == pytest.approx((75 + 100 / 3) / 2)
@@ -116,8 +129,17 @@ def test_input_errors_name_file_row_and_field(files, tmp_path):
 
 def test_case_study_figures_from_files():
     """SPEC section 4: 62.5, 75, 37.5, 55.6, 12.5 % detection, mean 48.6 %, a majority in 4 of 5 rounds."""
-    result = invoke("--questions", str(DATA / "spec_examples.csv"), "--answers", str(DATA / "case_study_answers.csv"),
-                    "--votes", str(DATA / "case_study_votes.csv"), "--ai", "AI", "--json")
+    result = invoke(
+        "--questions",
+        str(DATA / "spec_examples.csv"),
+        "--answers",
+        str(DATA / "case_study_answers.csv"),
+        "--votes",
+        str(DATA / "case_study_votes.csv"),
+        "--ai",
+        "AI",
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     rounds = data["rounds"]
@@ -128,13 +150,26 @@ def test_case_study_figures_from_files():
     # human-tie: the AI passes where a human drew at least as many votes (rounds 3 and 5).
     assert [r["ai_passed"] for r in rounds] == [False, False, True, False, True]
     assert max(rounds[2]["tally"], key=rounds[2]["tally"].get) == "Teen14"
-    chance = json.loads(invoke("--questions", str(DATA / "spec_examples.csv"), "--answers",
-                               str(DATA / "case_study_answers.csv"), "--votes", str(DATA / "case_study_votes.csv"),
-                               "--ai", "AI", "--pass-rule", "chance", "--json").stdout)
+    chance = json.loads(
+        invoke(
+            "--questions",
+            str(DATA / "spec_examples.csv"),
+            "--answers",
+            str(DATA / "case_study_answers.csv"),
+            "--votes",
+            str(DATA / "case_study_votes.csv"),
+            "--ai",
+            "AI",
+            "--pass-rule",
+            "chance",
+            "--json",
+        ).stdout
+    )
     assert [r["ai_passed"] for r in chance["rounds"]] == [False, False, True, False, True]
 
 
 # ---------------------------------------------------------------------------------- review fixes
+
 
 def test_votes_without_an_ai_player_fail_with_a_hint(files):
     result = invoke(*files, "--json")  # no --ai and no kind column: every player is human
@@ -179,8 +214,11 @@ def test_sheet_adds_exposure(files, tmp_path):
     assert set(json.loads(result.stdout)) == {"method", "pass_rule", "players", "rounds", "mean_detection_pct"}
     exposure = (out / "exposure.csv").read_text(encoding="utf-8").splitlines()
     # q1: 2 marks, 1 on the AI; q3: 1 mark, on the AI; 1 AI answer of 3 on each question
-    assert exposure == ["qid,marks,ai_marks,exposure_pct,chance_pct", "q1,2,1,50.0,33.333333333333336",
-                        "q3,1,1,100.0,33.333333333333336"]
+    assert exposure == [
+        "qid,marks,ai_marks,exposure_pct,chance_pct",
+        "q1,2,1,50.0,33.333333333333336",
+        "q3,1,1,100.0,33.333333333333336",
+    ]
     assert "exposure.csv" in result.stderr
     plain = invoke(*files, "--ai", "Agent", "--out", str(tmp_path / "plain"))
     assert plain.exit_code == 0 and not (tmp_path / "plain" / "exposure.csv").exists()
@@ -192,8 +230,10 @@ def test_sheet_problems_are_listed(files, tmp_path):
     result = invoke(*files, "--ai", "Agent", "--sheet", str(sheet))
     assert result.exit_code == 1
     assert "error: 3 problems; nothing was written" in result.stderr
-    assert (f"{sheet}: row 2, player: unknown player 'H2' (no row in the answers file; a player who answered "
-            "nothing needs rows with an empty answer)") in result.stderr
+    assert (
+        f"{sheet}: row 2, player: unknown player 'H2' (no row in the answers file; a player who answered "
+        "nothing needs rows with an empty answer)"
+    ) in result.stderr
     assert f"{sheet}: row 3, qid: unknown question 'q7'" in result.stderr
     assert f"{sheet}: row 3, looks_like_ai: must be 0/1/true/false (or empty: no mark), not 'maybe'" in result.stderr
 
@@ -204,8 +244,19 @@ def test_characters_the_font_cannot_show_are_a_warning(tmp_path):
     votes = tmp_path / "votes.csv"
     votes.write_text(VOTES.replace(",Agent,", ",Agent_😀,"), encoding="utf-8")
     out = tmp_path / "report"
-    result = invoke("--questions", str(DATA / "spec_examples.csv"), "--answers", str(answers), "--votes", str(votes),
-                    "--ai", "Agent_😀", "--out", str(out), "--json")
+    result = invoke(
+        "--questions",
+        str(DATA / "spec_examples.csv"),
+        "--answers",
+        str(answers),
+        "--votes",
+        str(votes),
+        "--ai",
+        "Agent_😀",
+        "--out",
+        str(out),
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["players"][2]["name"] == "Agent_😀"
     assert "warning: the PDFs' font cannot show 1 character(s)" in result.stderr
@@ -214,8 +265,15 @@ def test_characters_the_font_cannot_show_are_a_warning(tmp_path):
 
 def test_juror_facets_from_files_leave_the_json_as_it_is(tmp_path):
     """The case study's 16 jurors with expert (6 experts) and age_band columns instead of group."""
-    common = ["--questions", str(DATA / "spec_examples.csv"), "--answers", str(DATA / "case_study_answers.csv"),
-              "--ai", "AI", "--json"]
+    common = [
+        "--questions",
+        str(DATA / "spec_examples.csv"),
+        "--answers",
+        str(DATA / "case_study_answers.csv"),
+        "--ai",
+        "AI",
+        "--json",
+    ]
     plain = invoke(*common, "--votes", str(DATA / "case_study_votes.csv"))
     out = tmp_path / "report"
     faceted = invoke(*common, "--votes", str(DATA / "case_study_votes_facets.csv"), "--out", str(out))
@@ -225,8 +283,11 @@ def test_juror_facets_from_files_leave_the_json_as_it_is(tmp_path):
     # experts J01-J06 25 of 30 votes on the AI, the others 10 of 43; 20s 9 of 23, 30s 13 of 23, 40s 13 of 27
     assert [line.split(",")[:5] for line in groups] == [
         ["facet", "group", "jurors", "votes", "ai_votes"],
-        ["expert", "expert", "6", "30", "25"], ["expert", "non-expert", "10", "43", "10"],
-        ["age_band", "20s", "5", "23", "9"], ["age_band", "30s", "5", "23", "13"], ["age_band", "40s", "6", "27", "13"],
+        ["expert", "expert", "6", "30", "25"],
+        ["expert", "non-expert", "10", "43", "10"],
+        ["age_band", "20s", "5", "23", "9"],
+        ["age_band", "30s", "5", "23", "13"],
+        ["age_band", "40s", "6", "27", "13"],
     ]
     jurors = (out / "jurors.csv").read_text(encoding="utf-8").splitlines()
     assert jurors[0] == "juror,expert,age_band,rounds,votes,hits,hit_rate_pct"
@@ -244,7 +305,11 @@ def test_out_in_korean(files, tmp_path):
         pytest.skip("poppler-utils is not installed: the PDF text is not checked")
     result = invoke(*files, "--ai", "Agent", "--out", str(tmp_path / "ko"), "--lang", "ko")
     assert result.exit_code == 0, result.output
-    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(tmp_path / "ko" / "report.pdf"), "-"],
-                          capture_output=True, text=True, check=True).stdout
+    text = subprocess.run(
+        ["pdftotext", "-enc", "UTF-8", str(tmp_path / "ko" / "report.pdf"), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "비디오 튜링 테스트 보고서" in text and "CogME 프로필" in text and "CogME profiles" not in text
     assert "답변" in text  # the cover's "Answers" file line

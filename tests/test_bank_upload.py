@@ -14,14 +14,17 @@ from tests.conftest import DATA, HOST_PASSWORD, ServedApp, form_token
 from vtt.banks.upload import MAX_UPLOAD_BYTES
 from vtt.models import Question, QuestionBank
 
-
 # The header and the first four questions of the spec's examples: "a 4-line bank".
 FOUR = b"".join((DATA / "spec_examples.csv").read_bytes().splitlines(keepends=True)[:5])
 
 
 def upload(client, name: str, content: bytes, bank: str = "", **headers):
-    data = {"csrf_token": form_token(client, "/host/"), "bank": bank, "format": "auto",
-            "file": (io.BytesIO(content), name)}
+    data = {
+        "csrf_token": form_token(client, "/host/"),
+        "bank": bank,
+        "format": "auto",
+        "file": (io.BytesIO(content), name),
+    }
     return client.post("/host/banks/upload", data=data, content_type="multipart/form-data", headers=headers)
 
 
@@ -56,8 +59,12 @@ def test_a_100000_deep_json_is_a_problem_not_a_crash(host, db):
     assert response.status_code == 422, page[-2000:]
     assert "nested too deeply" in page
     assert banks(db) == 0
-    lines = b"\n".join([b'{"qid": "a", "question": "Q?", "answer": "x", "type": "open"}',
-                        b'{"qid": "b", "question": "Q?", "source": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"])
+    lines = b"\n".join(
+        [
+            b'{"qid": "a", "question": "Q?", "answer": "x", "type": "open"}',
+            b'{"qid": "b", "question": "Q?", "source": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
+        ]
+    )
     response = upload(host, "deep.jsonl", lines)
     assert response.status_code == 422
     assert "line 2: is nested too deeply" in response.get_data(as_text=True)
@@ -96,11 +103,14 @@ def test_an_xlsx_bomb_is_refused_unread(host, db, tmp_path):
 
 # --- on a real gevent server -------------------------------------------------------------------
 
+
 def write_bank(path, count: int) -> None:
     lines = ["qid,question,type,choices,answer,targets,contents,thinking"]
-    lines += [f"b{i:06d},Question {i} about what happens in the scene after the door opens?,mcq,"
-              f"Leaves|Sits down|Calls someone|Laughs,{i % 4},Character*;Behavior,Identity,Recall"
-              for i in range(count)]
+    lines += [
+        f"b{i:06d},Question {i} about what happens in the scene after the door opens?,mcq,"
+        f"Leaves|Sits down|Calls someone|Laughs,{i % 4},Character*;Behavior,Identity,Recall"
+        for i in range(count)
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -108,8 +118,12 @@ def signed_in(url: str) -> tuple[requests.Session, str]:
     http = requests.Session()
     page = http.get(f"{url}/host/login", timeout=10).text
     csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-    assert http.post(f"{url}/host/login", data={"password": HOST_PASSWORD, "csrf_token": csrf},
-                     allow_redirects=False, timeout=10).status_code == 302
+    assert (
+        http.post(
+            f"{url}/host/login", data={"password": HOST_PASSWORD, "csrf_token": csrf}, allow_redirects=False, timeout=10
+        ).status_code
+        == 302
+    )
     page = http.get(f"{url}/host/", timeout=10).text
     return http, re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
 
@@ -133,20 +147,32 @@ def test_a_large_upload_does_not_hold_the_event_loop(database_url, db_factory, t
         poller = threading.Thread(target=poll, daemon=True)
         poller.start()
         http.get(f"{server.url}/healthz?reset=1", timeout=10)
-        response = http.post(f"{server.url}/host/banks/upload", data={"csrf_token": csrf, "bank": "large"},
-                             files={"file": ("large.csv", bank.read_bytes())}, allow_redirects=False, timeout=60)
+        response = http.post(
+            f"{server.url}/host/banks/upload",
+            data={"csrf_token": csrf, "bank": "large"},
+            files={"file": ("large.csv", bank.read_bytes())},
+            allow_redirects=False,
+            timeout=60,
+        )
         loop = http.get(f"{server.url}/healthz", timeout=10).json()["loop"]
         done.set()
         poller.join(timeout=15)
         assert response.status_code == 302, response.text[-2000:]
-        small = http.post(f"{server.url}/host/banks/upload", data={"csrf_token": csrf, "bank": "four"},
-                          files={"file": ("four.csv", FOUR)},
-                          allow_redirects=False, timeout=30)
+        small = http.post(
+            f"{server.url}/host/banks/upload",
+            data={"csrf_token": csrf, "bank": "four"},
+            files={"file": ("four.csv", FOUR)},
+            allow_redirects=False,
+            timeout=30,
+        )
         assert small.status_code == 302
     # a correctness bound for CI, not a benchmark (bench/bench_upload.py measures)
     assert loop["max_stall_ms"] < 500, loop
     assert len(slowest) > 5 and max(slowest) < 2, max(slowest)
     with db_factory() as db:
-        counts = dict(db.execute(select(QuestionBank.name, func.count(Question.id)).join(Question)
-                                 .group_by(QuestionBank.name)).all())
+        counts = dict(
+            db.execute(
+                select(QuestionBank.name, func.count(Question.id)).join(Question).group_by(QuestionBank.name)
+            ).all()
+        )
     assert counts == {"large": 15_000, "four": 4}

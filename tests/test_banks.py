@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from tests.conftest import DATA
 from vtt.banks import InputError, detect_format, read_bank, records_frame
 from vtt.banks.readers import read_tag_file
-from tests.conftest import DATA
 
 NATIVE_HEADER = "qid,question,type,choices,answer,video,start,end,clip,targets,contents,thinking,category,round\n"
 
@@ -56,10 +56,24 @@ def test_records_frame_follows_the_analysis_contract():
 
 
 def test_native_json_accepts_lists(tmp_path):
-    path = write(tmp_path, "bank.json", [{
-        "qid": "j1", "question": "Where are they?", "type": "mcq", "choices": ["Office", "Cafe", "Park"],
-        "answer": "cafe", "clip": "scene", "targets": ["Place*", "Character"], "contents": ["Identity"],
-        "thinking": "recognize", "round": 3}])
+    path = write(
+        tmp_path,
+        "bank.json",
+        [
+            {
+                "qid": "j1",
+                "question": "Where are they?",
+                "type": "mcq",
+                "choices": ["Office", "Cafe", "Park"],
+                "answer": "cafe",
+                "clip": "scene",
+                "targets": ["Place*", "Character"],
+                "contents": ["Identity"],
+                "thinking": "recognize",
+                "round": 3,
+            }
+        ],
+    )
     result = read_bank(path)
     assert result.format == "json"
     record = result.records[0]
@@ -68,10 +82,23 @@ def test_native_json_accepts_lists(tmp_path):
 
 
 def test_dramaqa(tmp_path):
-    path = write(tmp_path, "dramaqa.json", [{
-        "qid": 13042, "que": "Why did Dokyung go to the roof?", "answers": ["a", "b", "c", "d", "e"],
-        "correct_idx": 3, "vid": "AnotherMissOh17_001_0000", "videoType": "scene", "shot_contained": [25, 49],
-        "q_level_mem": 3, "q_level_logic": 4}])
+    path = write(
+        tmp_path,
+        "dramaqa.json",
+        [
+            {
+                "qid": 13042,
+                "que": "Why did Dokyung go to the roof?",
+                "answers": ["a", "b", "c", "d", "e"],
+                "correct_idx": 3,
+                "vid": "AnotherMissOh17_001_0000",
+                "videoType": "scene",
+                "shot_contained": [25, 49],
+                "q_level_mem": 3,
+                "q_level_logic": 4,
+            }
+        ],
+    )
     assert detect_format(path) == "dramaqa"
     record = read_bank(path).records[0]
     assert (record.qid, record.type, record.answer_index, record.clip) == ("13042", "mcq", 3, "scene")
@@ -81,9 +108,21 @@ def test_dramaqa(tmp_path):
 
 
 def test_tvqa_jsonl(tmp_path):
-    lines = [{"qid": 7, "q": "What is Sheldon holding?", "a0": "a cup", "a1": "a book", "a2": "a pen",
-              "a3": "a phone", "a4": "a plate", "answer_idx": 1, "ts": "76.01-84.2",
-              "vid_name": "s01e02_seg02_clip_00", "show_name": "The Big Bang Theory"}]
+    lines = [
+        {
+            "qid": 7,
+            "q": "What is Sheldon holding?",
+            "a0": "a cup",
+            "a1": "a book",
+            "a2": "a pen",
+            "a3": "a phone",
+            "a4": "a plate",
+            "answer_idx": 1,
+            "ts": "76.01-84.2",
+            "vid_name": "s01e02_seg02_clip_00",
+            "show_name": "The Big Bang Theory",
+        }
+    ]
     path = tmp_path / "tvqa_val.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
     assert detect_format(path) == "tvqa"
@@ -93,27 +132,54 @@ def test_tvqa_jsonl(tmp_path):
 
 
 def test_cinepile_csv_and_json(tmp_path):
-    csv_path = write(tmp_path, "cinepile.csv",
-                     "question,choices,answer_key,answer_key_position,question_category,movie_name,yt_clip_link\n"
-                     "\"Why does Anna run?\",\"['She is late', 'She is scared', 'She is happy']\",She is scared,1,"
-                     "Narrative and Plot Analysis,Frozen,https://example.invalid/x\n")
+    csv_path = write(
+        tmp_path,
+        "cinepile.csv",
+        "question,choices,answer_key,answer_key_position,question_category,movie_name,yt_clip_link\n"
+        "\"Why does Anna run?\",\"['She is late', 'She is scared', 'She is happy']\",She is scared,1,"
+        "Narrative and Plot Analysis,Frozen,https://example.invalid/x\n",
+    )
     assert detect_format(csv_path) == "cinepile"
     record = read_bank(csv_path).records[0]
     assert record.choices == ["She is late", "She is scared", "She is happy"] and record.answer_index == 1
     assert record.qid == "cinepile-000002" and record.category == "Narrative and Plot Analysis"
-    json_path = write(tmp_path, "cinepile.json", [{
-        "question": "Where is the car?", "choices": ["Garage", "Street"], "answer_key": "Street",
-        "answer_key_position": None, "question_category": "Setting and Technical Analysis", "movie_name": "M",
-        "yt_clip_link": "u"}])
+    json_path = write(
+        tmp_path,
+        "cinepile.json",
+        [
+            {
+                "question": "Where is the car?",
+                "choices": ["Garage", "Street"],
+                "answer_key": "Street",
+                "answer_key_position": None,
+                "question_category": "Setting and Technical Analysis",
+                "movie_name": "M",
+                "yt_clip_link": "u",
+            }
+        ],
+    )
     assert read_bank(json_path).records[0].answer_index == 1  # from the key's text
 
 
 def test_moviecore(tmp_path):
-    path = write(tmp_path, "moviecore.json", {"clips/movie_a.mp4": [
-        {"question": "Why does the hero hesitate?", "answer": "He fears losing his family.",
-         "classification": "causal"},
-        {"question": "What does the final shot imply?", "answer": "That the cycle repeats.",
-         "classification": "thematic"}]})
+    path = write(
+        tmp_path,
+        "moviecore.json",
+        {
+            "clips/movie_a.mp4": [
+                {
+                    "question": "Why does the hero hesitate?",
+                    "answer": "He fears losing his family.",
+                    "classification": "causal",
+                },
+                {
+                    "question": "What does the final shot imply?",
+                    "answer": "That the cycle repeats.",
+                    "classification": "thematic",
+                },
+            ]
+        },
+    )
     records = read_bank(path).records
     assert [r.qid for r in records] == ["movie_a-01", "movie_a-02"]
     assert all(r.type == "open" for r in records)
@@ -121,22 +187,30 @@ def test_moviecore(tmp_path):
 
 
 def test_every_native_problem_is_listed_with_row_and_field(tmp_path):
-    path = write(tmp_path, "bad.csv", NATIVE_HEADER + "\n".join([
-        "a1,Fine question?,mcq,x|y|z,2,,,,shot,Character*,Identity,Recall,,1",                 # row 2: valid
-        ",No id?,mcq,x|y,0,,,,,,,,,",                                                           # row 3
-        "a3,,open,,ref,,,,,,,,,",                                                               # row 4
-        "a4,Bad type?,quiz,,ref,,,,,,,,,",                                                       # row 5
-        "a5,Key out of range?,mcq,x|y,7,,,,,,,,,",                                                # row 6
-        "a6,Unknown option?,mcq,x|y,zz,,,,,,,,,",                                                # row 7
-        "a7,Times?,open,,ref,,5,2,,,,,,",                                                         # row 8
-        "a8,Clip?,open,,ref,,,,movie,,,,,",                                                       # row 9
-        "a9,Tags?,open,,ref,,,,,Character*;Object*;Foo,Identity;Place,Recall;Reasoning,,",        # row 10
-        "a10,Round?,open,,ref,,,,,,,,,zero",                                                      # row 11
-        "a1,Duplicate id?,open,,ref,,,,,,,,,",                                                    # row 12
-        "a12,Open without reference?,open,,,,,,,,,,,",                                            # row 13
-        "a13,Too many tags?,open,,r,,,,,Character;Object;Place;Event,Identity,Recall,,",         # row 14
-        "a14,One option?,mcq,x,0,,,,,,,,,",                                                       # row 15
-    ]) + "\n")
+    path = write(
+        tmp_path,
+        "bad.csv",
+        NATIVE_HEADER
+        + "\n".join(
+            [
+                "a1,Fine question?,mcq,x|y|z,2,,,,shot,Character*,Identity,Recall,,1",  # row 2: valid
+                ",No id?,mcq,x|y,0,,,,,,,,,",  # row 3
+                "a3,,open,,ref,,,,,,,,,",  # row 4
+                "a4,Bad type?,quiz,,ref,,,,,,,,,",  # row 5
+                "a5,Key out of range?,mcq,x|y,7,,,,,,,,,",  # row 6
+                "a6,Unknown option?,mcq,x|y,zz,,,,,,,,,",  # row 7
+                "a7,Times?,open,,ref,,5,2,,,,,,",  # row 8
+                "a8,Clip?,open,,ref,,,,movie,,,,,",  # row 9
+                "a9,Tags?,open,,ref,,,,,Character*;Object*;Foo,Identity;Place,Recall;Reasoning,,",  # row 10
+                "a10,Round?,open,,ref,,,,,,,,,zero",  # row 11
+                "a1,Duplicate id?,open,,ref,,,,,,,,,",  # row 12
+                "a12,Open without reference?,open,,,,,,,,,,,",  # row 13
+                "a13,Too many tags?,open,,r,,,,,Character;Object;Place;Event,Identity,Recall,,",  # row 14
+                "a14,One option?,mcq,x,0,,,,,,,,,",  # row 15
+            ]
+        )
+        + "\n",
+    )
     problems = problems_of(path)
     expected = [
         "bad.csv: row 3: field 'qid': is empty",
@@ -164,37 +238,46 @@ def test_missing_columns_and_unreadable_files(tmp_path):
         "cols.csv: row 1: field 'question': required column is missing",
         "cols.csv: row 1: field 'answer': required column is missing",
     ]
-    assert problems_of(write(tmp_path, "broken.json", "[{\"qid\": 1,")) == [
-        "broken.json: line 1: not valid JSON: Expecting property name enclosed in double quotes"]
+    assert problems_of(write(tmp_path, "broken.json", '[{"qid": 1,')) == [
+        "broken.json: line 1: not valid JSON: Expecting property name enclosed in double quotes"
+    ]
     assert problems_of(write(tmp_path, "empty.csv", NATIVE_HEADER)) == ["empty.csv: contains no questions"]
     latin1 = tmp_path / "latin1.csv"
     latin1.write_bytes((NATIVE_HEADER + "q,caf\xe9?,open,,r,,,,,,,,,\n").encode("latin-1"))
     assert problems_of(latin1)[0].startswith("latin1.csv: is not UTF-8 text")
     assert problems_of(write(tmp_path, "notes.txt", "x")) == [
-        "notes.txt: cannot tell the format from the extension .txt; pass --format"]
+        "notes.txt: cannot tell the format from the extension .txt; pass --format"
+    ]
     assert problems_of(write(tmp_path, "m.json", {"v.mp4": "oops"}), "moviecore") == [
-        "m.json: item 1: video 'v.mp4' should map to a list of questions"]
+        "m.json: item 1: video 'v.mp4' should map to a list of questions"
+    ]
     lines = tmp_path / "t.jsonl"
     lines.write_text('{"qid": 1, "q": "x", "a0": "a", "a1": "b", "answer_idx": 0}\nnot json\n', encoding="utf-8")
     assert problems_of(lines) == ["t.jsonl: line 2: not valid JSON: Expecting value"]
 
 
 def test_a_stray_quote_is_reported_at_its_line_not_swallowing_the_rest(tmp_path):
-    path = write(tmp_path, "stray.csv",
-                 'qid,question,answer\nq1,What?,"Because he\nq2,Who?,Dokyung\nq3,Where?,Office\n')
+    path = write(
+        tmp_path, "stray.csv", 'qid,question,answer\nq1,What?,"Because he\nq2,Who?,Dokyung\nq3,Where?,Office\n'
+    )
     assert problems_of(path) == [
-        "stray.csv: line 2: a quoted value in the row starting on this line is never closed (a stray '\"'?)"]
+        "stray.csv: line 2: a quoted value in the row starting on this line is never closed (a stray '\"'?)"
+    ]
     later = write(tmp_path, "later.csv", 'qid,question,answer\nq1,"Two\nlines?",x\nq2,"Bad"x,y\n')
     assert problems_of(later) == ["later.csv: line 4: is not valid CSV: ',' expected after '\"'"]
 
 
 def test_values_the_database_would_refuse(tmp_path):
-    at_the_limits = {"qid": "q" * 100, "question": "Fine?", "answer": "yes", "category": "c" * 200,
-                     "video": "v" * 1000}
+    at_the_limits = {"qid": "q" * 100, "question": "Fine?", "answer": "yes", "category": "c" * 200, "video": "v" * 1000}
     assert read_bank(write(tmp_path, "limits.json", [at_the_limits])).records[0].qid == "q" * 100
-    path = write(tmp_path, "long.json", [
-        {**at_the_limits, "qid": "q" * 101, "category": "c" * 201, "video": "v" * 1001},
-        {"qid": "n1", "question": "Nul\x00?", "choices": ["a", "b\x00"], "answer": "0", "round": "2147483648"}])
+    path = write(
+        tmp_path,
+        "long.json",
+        [
+            {**at_the_limits, "qid": "q" * 101, "category": "c" * 201, "video": "v" * 1001},
+            {"qid": "n1", "question": "Nul\x00?", "choices": ["a", "b\x00"], "answer": "0", "round": "2147483648"},
+        ],
+    )
     assert problems_of(path) == [
         "long.json: item 1: field 'qid': is 101 characters long; at most 100",
         "long.json: item 1: field 'video': is 1001 characters long; at most 1000",
@@ -206,10 +289,22 @@ def test_values_the_database_would_refuse(tmp_path):
 
 
 def test_tag_problems_name_the_field_they_come_from(tmp_path):
-    path = write(tmp_path, "tags.json", [
-        {"qid": "t1", "question": "Who?", "answer": "r", "targets": "Character;Recall", "contents": "Identiy"},
-        {"qid": "t2", "question": "Who?", "answer": "r", "targets": "Character", "contents": "Identity",
-         "thinking": "Recall", "key_target": "Object"}])
+    path = write(
+        tmp_path,
+        "tags.json",
+        [
+            {"qid": "t1", "question": "Who?", "answer": "r", "targets": "Character;Recall", "contents": "Identiy"},
+            {
+                "qid": "t2",
+                "question": "Who?",
+                "answer": "r",
+                "targets": "Character",
+                "contents": "Identity",
+                "thinking": "Recall",
+                "key_target": "Object",
+            },
+        ],
+    )
     assert problems_of(path) == [
         "tags.json: item 1: field 'targets': 'Recall' is a THINKING element, not TARGET",
         "tags.json: item 1: field 'contents': unknown CogME element 'Identiy'",
@@ -220,8 +315,11 @@ def test_tag_problems_name_the_field_they_come_from(tmp_path):
 
 
 def test_a_tag_file_is_checked_like_the_tags_of_a_bank(tmp_path):
-    path = write(tmp_path, "tags.csv", "qid,targets,contents,thinking\n1,Character;Recall,Identiy,\n2,,,\n"
-                                       "1,Place,Identity,Recall\n")
+    path = write(
+        tmp_path,
+        "tags.csv",
+        "qid,targets,contents,thinking\n1,Character;Recall,Identiy,\n2,,,\n1,Place,Identity,Recall\n",
+    )
     with pytest.raises(InputError) as caught:
         read_tag_file(path)
     assert [str(p) for p in caught.value.problems] == [
@@ -237,8 +335,11 @@ def test_a_tag_file_is_checked_like_the_tags_of_a_bank(tmp_path):
 def test_numbers_are_ascii_and_may_be_written_as_integral_floats(tmp_path):
     good = read_bank(write(tmp_path, "floats.csv", "qid,question,choices,answer,round\nf1,Which?,a|b,1.0,2.0\n"))
     assert (good.records[0].answer_index, good.records[0].round) == (1, 2)
-    path = write(tmp_path, "numbers.csv", "qid,question,choices,answer,round\n"
-                                          "n1,Which?,a|b,\u00b9,\u00b2\nn2,Which?,a|b,1.5,1.5\nn3,Which?,a|b,--1,-1\n")
+    path = write(
+        tmp_path,
+        "numbers.csv",
+        "qid,question,choices,answer,round\nn1,Which?,a|b,\u00b9,\u00b2\nn2,Which?,a|b,1.5,1.5\nn3,Which?,a|b,--1,-1\n",
+    )
     assert problems_of(path) == [
         "numbers.csv: row 2: field 'answer': '\u00b9' is neither an option index nor the text of an option",
         "numbers.csv: row 2: field 'round': must be a round number 1, 2, ..., not '\u00b2'",
@@ -250,8 +351,11 @@ def test_numbers_are_ascii_and_may_be_written_as_integral_floats(tmp_path):
 
 
 def test_a_repeated_qid_is_reported_beside_the_rows_other_problems(tmp_path):
-    path = write(tmp_path, "dup.csv", "qid,question,type,answer\n"
-                                      "d1,Fine?,open,ref\nd1,Bad type?,quiz,ref\nd2,,open,ref\nd2,Again?,open,ref\n")
+    path = write(
+        tmp_path,
+        "dup.csv",
+        "qid,question,type,answer\nd1,Fine?,open,ref\nd1,Bad type?,quiz,ref\nd2,,open,ref\nd2,Again?,open,ref\n",
+    )
     assert problems_of(path) == [
         "dup.csv: row 3: field 'qid': 'd1' repeats row 2",
         "dup.csv: row 3: field 'type': must be 'mcq' or 'open', not 'quiz'",
@@ -268,12 +372,21 @@ def test_header_problems(tmp_path):
         "semi.csv: row 1: field 'question': required column is missing",
         "semi.csv: row 1: field 'answer': required column is missing",
     ]
-    assert problems_of(write(tmp_path, "tabs.csv", "qid\tquestion\tanswer\nq1\tWhat?\tx\n"))[0] == \
-        f"tabs.csv: row 1: the header looks tab-separated; {hint}"
-    assert problems_of(write(tmp_path, "commas.tsv", "qid,question,answer\nq1,What?,x\n"))[0] == \
-        f"commas.tsv: row 1: the header looks comma-separated; {hint}"
-    assert problems_of(write(tmp_path, "cols.csv", "qid,question,answer,answer,target,content,choice,notes\n"
-                                                   "q1,What?,x,y,Character,Identity,x|y,n\n")) == [
+    assert (
+        problems_of(write(tmp_path, "tabs.csv", "qid\tquestion\tanswer\nq1\tWhat?\tx\n"))[0]
+        == f"tabs.csv: row 1: the header looks tab-separated; {hint}"
+    )
+    assert (
+        problems_of(write(tmp_path, "commas.tsv", "qid,question,answer\nq1,What?,x\n"))[0]
+        == f"commas.tsv: row 1: the header looks comma-separated; {hint}"
+    )
+    assert problems_of(
+        write(
+            tmp_path,
+            "cols.csv",
+            "qid,question,answer,answer,target,content,choice,notes\nq1,What?,x,y,Character,Identity,x|y,n\n",
+        )
+    ) == [
         "cols.csv: row 1: field 'answer': column appears 2 times",
         "cols.csv: row 1: unknown column 'target' (did you mean 'targets'?)",
         "cols.csv: row 1: unknown column 'content' (did you mean 'contents'?)",
@@ -284,16 +397,28 @@ def test_header_problems(tmp_path):
 
 
 def test_tsv_headers_are_read_with_tabs(tmp_path):
-    path = write(tmp_path, "cinepile.tsv", "question\tchoices\tanswer_key\tanswer_key_position\n"
-                                           "Why?\tlate|scared\tscared\t\n")
+    path = write(
+        tmp_path, "cinepile.tsv", "question\tchoices\tanswer_key\tanswer_key_position\nWhy?\tlate|scared\tscared\t\n"
+    )
     assert detect_format(path) == "cinepile"
     assert read_bank(path).records[0].answer_index == 1
 
 
 def test_dramaqa_problems_name_dramaqa_fields(tmp_path):
-    path = write(tmp_path, "dramaqa.json", [{
-        "qid": 1, "que": "", "answers": ["a", "b", "c", "d", "e"], "correct_idx": 7, "vid": "v" * 1001,
-        "videoType": "movie"}])
+    path = write(
+        tmp_path,
+        "dramaqa.json",
+        [
+            {
+                "qid": 1,
+                "que": "",
+                "answers": ["a", "b", "c", "d", "e"],
+                "correct_idx": 7,
+                "vid": "v" * 1001,
+                "videoType": "movie",
+            }
+        ],
+    )
     assert problems_of(path) == [
         "dramaqa.json: item 1: field 'que': is empty",
         "dramaqa.json: item 1: field 'correct_idx': index 7 is out of range 0-4",
@@ -304,8 +429,22 @@ def test_dramaqa_problems_name_dramaqa_fields(tmp_path):
 
 def test_tvqa_problems_name_tvqa_fields(tmp_path):
     path = tmp_path / "tvqa.jsonl"
-    path.write_text(json.dumps({"qid": 7, "q": "What?", "a0": "a cup", "a1": "", "answer_idx": 9, "ts": "84.2-76.01",
-                                "vid_name": "s01e02", "show_name": "S" * 201}) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "qid": 7,
+                "q": "What?",
+                "a0": "a cup",
+                "a1": "",
+                "answer_idx": 9,
+                "ts": "84.2-76.01",
+                "vid_name": "s01e02",
+                "show_name": "S" * 201,
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     assert problems_of(path) == [
         "tvqa.jsonl: line 1: field 'a0..a4': has an empty option",
         "tvqa.jsonl: line 1: field 'answer_idx': index 9 is out of range 0-1",
@@ -316,16 +455,24 @@ def test_tvqa_problems_name_tvqa_fields(tmp_path):
 
 def test_cinepile_keys_and_choice_lists(tmp_path):
     header = "question,choices,answer_key,answer_key_position,question_category,yt_clip_link\n"
-    good = write(tmp_path, "good.csv", header
-                 + "What is in his hand?,\"['A gun' 'A phone'\n 'A knife']\",A phone,1.0,C,u\n"
-                 + '"Who?","[""It\'s him"", \'Her\']",Her,,C,u\n')
+    good = write(
+        tmp_path,
+        "good.csv",
+        header
+        + "What is in his hand?,\"['A gun' 'A phone'\n 'A knife']\",A phone,1.0,C,u\n"
+        + '"Who?","[""It\'s him"", \'Her\']",Her,,C,u\n',
+    )
     first, second = read_bank(good).records
     assert first.choices == ["A gun", "A phone", "A knife"] and first.answer_index == 1  # a numpy array's repr
     assert second.choices == ["It's him", "Her"] and second.answer_index == 1
-    bad = write(tmp_path, "bad.csv", header + "Why?,\"['late', 'scared']\",late,1,C,u\n"
-                                              "Where?,['Garage' 'Street',Street,,C,u\n"
-                                              "When?,\"['now', 'then']\",never,,C,u\n"
-                                              "How?,\"['so', 'thus']\",so,2.5,C" + "x" * 200 + ",u\n")
+    bad = write(
+        tmp_path,
+        "bad.csv",
+        header + "Why?,\"['late', 'scared']\",late,1,C,u\n"
+        "Where?,['Garage' 'Street',Street,,C,u\n"
+        "When?,\"['now', 'then']\",never,,C,u\n"
+        "How?,\"['so', 'thus']\",so,2.5,C" + "x" * 200 + ",u\n",
+    )
     assert problems_of(bad) == [
         "bad.csv: row 2: field 'answer_key_position': option 1 is 'scared', but answer_key is 'late'",
         "bad.csv: row 3: field 'choices': could not be parsed as a list",
@@ -336,8 +483,9 @@ def test_cinepile_keys_and_choice_lists(tmp_path):
 
 
 def test_moviecore_problems_name_moviecore_fields(tmp_path):
-    path = write(tmp_path, "moviecore.json", {"clips/a.mp4": [
-        {"question": "Why?", "answer": "", "classification": "c" * 201}]})
+    path = write(
+        tmp_path, "moviecore.json", {"clips/a.mp4": [{"question": "Why?", "answer": "", "classification": "c" * 201}]}
+    )
     assert problems_of(path) == [
         "moviecore.json: item 1: field 'answer': an open question needs a reference answer",
         "moviecore.json: item 1: field 'classification': is 201 characters long; at most 200",
@@ -345,8 +493,12 @@ def test_moviecore_problems_name_moviecore_fields(tmp_path):
 
 
 def test_hangul_survives(tmp_path):
-    path = write(tmp_path, "ko.csv", NATIVE_HEADER + "k1,지수는 왜 웃었나요?,mcq,기뻐서|슬퍼서,기뻐서,,,,shot,"
-                 "Character;Emotion*,Feature,Reasoning,감정,\n")
+    path = write(
+        tmp_path,
+        "ko.csv",
+        NATIVE_HEADER + "k1,지수는 왜 웃었나요?,mcq,기뻐서|슬퍼서,기뻐서,,,,shot,"
+        "Character;Emotion*,Feature,Reasoning,감정,\n",
+    )
     record = read_bank(path).records[0]
     assert record.text == "지수는 왜 웃었나요?" and record.answer_index == 0 and record.category == "감정"
 
@@ -362,7 +514,7 @@ def test_progress_is_reported_for_large_files(tmp_path):
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def test_import_round_trips_through_the_database(backend, tmp_path, request):
     from vtt.banks import bank_records, import_bank
-    from vtt.db import make_engine, make_db_factory, transaction, upgrade
+    from vtt.db import make_db_factory, make_engine, transaction, upgrade
 
     url = f"sqlite:///{tmp_path / 'rt.db'}" if backend == "sqlite" else request.getfixturevalue("postgres_url")
     upgrade(url)

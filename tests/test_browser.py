@@ -7,9 +7,9 @@ import threading
 import pytest
 from werkzeug.serving import make_server
 
-from vtt.banks import import_bank, read_bank
-from tests.conftest import DATA, HOST_PASSWORD
 from tests.browser_helpers import screenshot_dir
+from tests.conftest import DATA, HOST_PASSWORD
+from vtt.banks import import_bank, read_bank
 
 pytestmark = pytest.mark.browser
 
@@ -25,8 +25,9 @@ def live_url(app, db):
     server.shutdown()
 
 
-@pytest.mark.parametrize("viewport", [{"width": 390, "height": 844}, {"width": 1366, "height": 900}],
-                         ids=["phone", "laptop"])
+@pytest.mark.parametrize(
+    "viewport", [{"width": 390, "height": 844}, {"width": 1366, "height": 900}], ids=["phone", "laptop"]
+)
 def test_host_signs_in_and_browses_a_bank(browser, live_url, viewport, tmp_path):
     page = browser.new_page(viewport=viewport)
     requests = []
@@ -61,8 +62,9 @@ def long_bank(db, tmp_path):
     """Six questions, one with a long unbroken word and a long clip path: enough for 2 rounds of 3."""
     rows = ["qid,question,type,choices,answer,video,clip,targets,contents,thinking"]
     rows.append(f"w1,What does {LONG_WORD} mean?,open,,A word,{LONG_CLIP},shot,Character,Identity,Recall")
-    rows += [f"w{n},Plain question {n}?,mcq,yes|no,yes,clips/c{n}.mp4,scene,Object,Feature,Recognition"
-             for n in range(2, 7)]
+    rows += [
+        f"w{n},Plain question {n}?,mcq,yes|no,yes,clips/c{n}.mp4,scene,Object,Feature,Recognition" for n in range(2, 7)
+    ]
     path = tmp_path / "long.csv"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     import_bank(db, read_bank(path), "Long words")
@@ -80,8 +82,9 @@ def sticking_out(page) -> list[str]:
     }""")
 
 
-@pytest.mark.parametrize("viewport", [{"width": 390, "height": 844}, {"width": 1366, "height": 900}],
-                         ids=["phone", "laptop"])
+@pytest.mark.parametrize(
+    "viewport", [{"width": 390, "height": 844}, {"width": 1366, "height": 900}], ids=["phone", "laptop"]
+)
 def test_host_creates_a_session_and_no_page_scrolls_sideways(browser, live_url, long_bank, viewport, tmp_path):
     shots = screenshot_dir(tmp_path)
     page = browser.new_page(viewport=viewport)
@@ -121,11 +124,12 @@ def test_host_creates_a_session_and_no_page_scrolls_sideways(browser, live_url, 
     assert sticking_out(page) == []
     page.screenshot(path=str(shots / f"session-{viewport['width']}.png"), full_page=True)
 
-    page.click("dl.config a:text-is(\"Long words\")")  # the bank, from the configuration
+    page.click('dl.config a:text-is("Long words")')  # the bank, from the configuration
     assert sticking_out(page) == []
     if viewport["width"] < 640:  # table rows are cards there, and every field says what it is
-        label = page.evaluate("getComputedStyle(document.querySelector('tr[data-qid=w1] td[data-label=Clip]'), "
-                              "'::before').content")
+        label = page.evaluate(
+            "getComputedStyle(document.querySelector('tr[data-qid=w1] td[data-label=Clip]'), '::before').content"
+        )
         assert label == '"Clip"'
     page.fill("input[name=element]", "Colour")
     page.click("text=Filter")

@@ -11,10 +11,10 @@ import urllib.request
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
+from tests.conftest import HOST_PASSWORD, ROOT, ServedApp, free_port
 from vtt.cli import main
 from vtt.db import head_revision
 from vtt.models import Player, PlayerKind, Question, QuestionBank, SessionQuestion, VttSession
-from tests.conftest import HOST_PASSWORD, ROOT, ServedApp, free_port
 
 
 def test_demo_loads_once(database_url, db):
@@ -34,16 +34,25 @@ def test_demo_loads_once(database_url, db):
     kinds = db.scalars(select(Player.kind).where(Player.session_id == session.id)).all()
     assert kinds.count(PlayerKind.AI) == 1 and kinds.count(PlayerKind.HUMAN) == 4
     # The demo bank's round column fills every round, so the session keeps it.
-    placed = db.execute(select(SessionQuestion.round, Question.suggested_round)
-                        .join(Question, SessionQuestion.question_id == Question.id)).all()
+    placed = db.execute(
+        select(SessionQuestion.round, Question.suggested_round).join(
+            Question, SessionQuestion.question_id == Question.id
+        )
+    ).all()
     assert len(placed) == 30 and all(r == suggested for r, suggested in placed)
 
 
 def test_run_py_serves_with_gevent(tmp_path, instance):
     env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'served.db'}"}
     for step in (["db", "upgrade"], ["demo", "load"]):
-        subprocess.run([sys.executable, "-m", "vtt.cli", *step], env={**os.environ, **env}, check=True,
-                       capture_output=True, timeout=120, cwd=ROOT)
+        subprocess.run(
+            [sys.executable, "-m", "vtt.cli", *step],
+            env={**os.environ, **env},
+            check=True,
+            capture_output=True,
+            timeout=120,
+            cwd=ROOT,
+        )
     with ServedApp(env) as served:
         with urllib.request.urlopen(f"{served.url}/host/login", timeout=5) as response:
             assert b"Host login" in response.read()
@@ -57,11 +66,13 @@ def test_run_py_serves_with_gevent(tmp_path, instance):
 
 def test_serving_an_unmigrated_database_says_what_to_do(tmp_path):
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'empty.db'}", "VTT_ASYNC_MODE": "gevent"}
-    result = subprocess.run([sys.executable, "run.py", "--port", "1"], env=env, cwd=ROOT, capture_output=True,
-                            text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "run.py", "--port", "1"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 1
-    assert (f"the database is at revision base (empty), this code needs {head_revision()}: run `vtt db upgrade` "
-            "first") in result.stderr
+    assert (
+        f"the database is at revision base (empty), this code needs {head_revision()}: run `vtt db upgrade` first"
+    ) in result.stderr
 
 
 def test_a_busy_port_is_one_line_not_a_traceback(database_url):
@@ -70,8 +81,14 @@ def test_a_busy_port_is_one_line_not_a_traceback(database_url):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = subprocess.run([sys.executable, "run.py", "--port", str(port)], env=env, cwd=ROOT,
-                                capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            [sys.executable, "run.py", "--port", str(port)],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert result.returncode != 0
     assert "Traceback" not in result.stdout + result.stderr
     assert "Host console" not in result.stdout
@@ -91,9 +108,14 @@ def test_the_banner_on_all_interfaces_shows_the_lan_address(database_url, monkey
     monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
     # No gevent in the test process, and no real serving: keep the app the server would run.
-    monkeypatch.setattr(vtt.serving.server, "create_app",
-                        lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}))
-    monkeypatch.setattr(vtt.serving.server, "serve_forever", lambda app, host, port: served.update(app=app, host=host, port=port))
+    monkeypatch.setattr(
+        vtt.serving.server,
+        "create_app",
+        lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}),
+    )
+    monkeypatch.setattr(
+        vtt.serving.server, "serve_forever", lambda app, host, port: served.update(app=app, host=host, port=port)
+    )
     port = free_port()
     log = str(tmp_path / "audit.jsonl")
     vtt.serving.server.serve("0.0.0.0", port, audit_log=log)
@@ -121,8 +143,11 @@ def test_a_port_taken_after_the_check_is_still_one_line(database_url, monkeypatc
     def taken(app, host, port):
         raise OSError(errno.EADDRINUSE, "Address already in use")
 
-    monkeypatch.setattr(vtt.serving.server, "create_app",
-                        lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}))
+    monkeypatch.setattr(
+        vtt.serving.server,
+        "create_app",
+        lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}),
+    )
     monkeypatch.setattr(vtt.serving.server, "serve_forever", taken)
     port = free_port()
     with pytest.raises(click.ClickException, match=f"port {port} is busy on 127.0.0.1"):

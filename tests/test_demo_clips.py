@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from vtt.sessions.demo.clips import BANK_FILE, ensure_demo_clips
 from vtt.media import phone_rendition
+from vtt.sessions.demo.clips import BANK_FILE, ensure_demo_clips
 
 
 def digests(folder):

@@ -40,11 +40,11 @@ from tests.engine_helpers import (
 from vtt.engine import audiences
 from vtt.engine.rules import MAX_SHEET_LINES, MAX_TEXT, SYSTEM, Action, Actor, Outcome, Refusal, decide, host_moves
 from vtt.engine.state import AUDIENCES, EditAnswer, LogEvent, RevealIdentity, SaveSheet, SetPhase
-from vtt.persistence.tally import round_tally
 from vtt.models import ClipPlayback, Phase, RevealPolicy
-
+from vtt.persistence.tally import round_tally
 
 # --- the whole session ---------------------------------------------------------------------------
+
 
 def test_whole_session_per_round_reveal():
     run = Run(make_state(seed=1234, reveal_policy=RevealPolicy.PER_ROUND))
@@ -72,21 +72,32 @@ def test_whole_session_per_round_reveal():
     assert sorted(row["alias"] for row in shown["answers"]) == ["A", "B", "C"]
     assert [row["alias"] for row in shown["answers"]] == state.questions[Q11].reveal_order
     texts = {row["alias"]: (row["text"], row["choice"], row["answered"]) for row in shown["answers"]}
-    assert texts == {round1[H1]: (CHOICES[0], 0, True), round1[H2]: (CHOICES[1], 1, True),
-                     round1[AI]: (CHOICES[2], 2, True)}
+    assert texts == {
+        round1[H1]: (CHOICES[0], 0, True),
+        round1[H2]: (CHOICES[1], 1, True),
+        round1[AI]: (CHOICES[2], 2, True),
+    }
     run.sheets(Q11)
     sheets = run.effects(SaveSheet)
     assert len(sheets) == 3 * len(JURORS)
     assert all(round1[s.player_id] == s.alias and s.question_id == Q11 for s in sheets)
 
     # an open question; H1 changes the answer (the last one stands), H2 does not answer
-    shown = run.question([(H1, {"text": "She is angry"}), (AI, {"text": "  Her brother forgot her birthday.  "}),
-                          (H1, {"text": "She is sad"})])
+    shown = run.question(
+        [
+            (H1, {"text": "She is angry"}),
+            (AI, {"text": "  Her brother forgot her birthday.  "}),
+            (H1, {"text": "She is sad"}),
+        ]
+    )
     assert state.answers[Q12].keys() == {H1, AI}
     assert shown["question"] == Q12
     texts = {row["alias"]: (row["text"], row["answered"]) for row in shown["answers"]}
-    assert texts == {round1[H1]: ("She is sad", True), round1[AI]: ("Her brother forgot her birthday.", True),
-                     round1[H2]: ("", False)}
+    assert texts == {
+        round1[H1]: ("She is sad", True),
+        round1[AI]: ("Her brother forgot her birthday.", True),
+        round1[H2]: ("", False),
+    }
     assert all(set(row) == {"alias", "text", "choice", "answered"} for row in shown["answers"])
     run.sheets(Q12)
 
@@ -123,8 +134,13 @@ def test_whole_session_per_round_reveal():
     shown_tally = run.messages("juror", "tally")[-1].payload
     assert shown_tally == run.messages("stage", "tally")[-1].payload
     by_alias = sorted((alias, player) for player, alias in round1.items())
-    assert shown_tally == {"round": 1, "votes": [{"alias": alias, "votes": votes[player]} for alias, player in by_alias],
-                           "cast": 3, "abstentions": 1, "majority": round1[AI]}
+    assert shown_tally == {
+        "round": 1,
+        "votes": [{"alias": alias, "votes": votes[player]} for alias, player in by_alias],
+        "cast": 3,
+        "abstentions": 1,
+        "majority": round1[AI],
+    }
 
     assert not run.messages(event="identities")
     (outcome,) = run.do(HOST, "reveal_identities")
@@ -133,8 +149,10 @@ def test_whole_session_per_round_reveal():
     identities = [m for m in outcome.messages if m.event == "identities"]
     assert {m.audience for m in identities} == {"host", "player", "juror", "stage"}
     for message in identities:
-        assert message.payload == {"round": 1, "revealed": [
-            {"alias": round1[AI], "is_ai": True, "age": None, "stage": None}]}
+        assert message.payload == {
+            "round": 1,
+            "revealed": [{"alias": round1[AI], "is_ai": True, "age": None, "stage": None}],
+        }
         assert_identities_payload(message.payload, state)
 
     # --- round 2: aliases re-dealt, votes start empty ---
@@ -144,10 +162,18 @@ def test_whole_session_per_round_reveal():
     assert state.round_info[1].aliases == round1  # round 1's stay as they were
     round2 = dict(state.round_info[2].aliases)
 
-    shown = run.question({H1: {"text": "Because the dog ran away"}, H2: {"text": "she lost her keys"},
-                          AI: {"text": "Her brother forgot."}})
+    shown = run.question(
+        {
+            H1: {"text": "Because the dog ran away"},
+            H2: {"text": "she lost her keys"},
+            AI: {"text": "Her brother forgot."},
+        }
+    )
     assert {row["alias"]: row["text"] for row in shown["answers"]} == {
-        round2[H1]: "Because the dog ran away", round2[H2]: "she lost her keys", round2[AI]: "Her brother forgot."}
+        round2[H1]: "Because the dog ran away",
+        round2[H2]: "she lost her keys",
+        round2[AI]: "Her brother forgot.",
+    }
     run.sheets(Q21)
     shown = run.question({H1: {"choice": 4}, H2: {"choice": 4}, AI: {"choice": 2}})
     run.sheets(Q22)
@@ -169,15 +195,21 @@ def test_whole_session_per_round_reveal():
     (outcome,) = run.do(HOST, "reveal_identities")
     assert state.round_info[2].revealed == {H1}  # the most-voted player: a human
     (message,) = [m for m in outcome.messages if m.event == "identities" and m.audience == "juror"]
-    assert message.payload == {"round": 2, "revealed": [
-        {"alias": round2[H1], "is_ai": False, "age": 10, "stage": "middle concrete"}]}
+    assert message.payload == {
+        "round": 2,
+        "revealed": [{"alias": round2[H1], "is_ai": False, "age": 10, "stage": "middle concrete"}],
+    }
 
     run.refuse(HOST, "start_round", "no_more_rounds")
     (outcome,) = run.do(HOST, "finish")
     assert state.phase is Phase.FINISHED
     assert all(info.revealed == {H1, H2, AI} for info in state.round_info.values())
     assert sorted((e.round, e.player_id) for e in outcome.effects if isinstance(e, RevealIdentity)) == [
-        (1, H1), (1, H2), (2, H2), (2, AI)]
+        (1, H1),
+        (1, H2),
+        (2, H2),
+        (2, AI),
+    ]
     final = [m for m in outcome.messages if m.event == "identities" and m.audience == "juror"]
     assert [m.payload["round"] for m in final] == [1, 2]
     for message in final:
@@ -255,6 +287,7 @@ def test_answer_order_derives_from_the_seed():
 
 # --- refusals ----------------------------------------------------------------------------------
 
+
 def test_refusals_through_a_round():
     run = Run(make_state())
     state = run.state
@@ -324,8 +357,10 @@ def test_refusals_through_a_round():
     run.refuse(juror, "sheet", "bad_field", lines=[])
     run.refuse(juror, "sheet", "bad_field", lines=[good] * (MAX_SHEET_LINES + 1))
     run.do(juror, "sheet", lines=[good, {"question": Q11, "alias": "C", "looks_like_ai": True}])
-    assert [(s.alias, s.note, s.looks_like_ai) for s in run.effects(SaveSheet)[-2:]] == [("B", "fine", False),
-                                                                                         ("C", "", True)]
+    assert [(s.alias, s.note, s.looks_like_ai) for s in run.effects(SaveSheet)[-2:]] == [
+        ("B", "fine", False),
+        ("C", "", True),
+    ]
 
     run.do(HOST, "show_question")
     run.do(HOST, "open_answering")
@@ -410,6 +445,7 @@ def test_open_join():
 
 # --- deadlines -----------------------------------------------------------------------------------
 
+
 def to_answering(seconds: int = 10, **state_args: Any) -> Run:
     run = Run(make_state(**state_args))
     run.do(HOST, "open_lobby")
@@ -472,6 +508,7 @@ def test_the_session_default_answer_time_applies():
 
 # --- the host's screening of a clip -------------------------------------------------------------
 
+
 def statuses(outcome: Outcome) -> dict[str, dict[str, Any]]:
     """The status message of an outcome, per audience (every audience gets the same one)."""
     return {m.audience: m.payload for m in outcome.messages if m.event == "status"}
@@ -485,7 +522,9 @@ def test_the_host_plays_the_clip_for_everyone_and_answering_opens_when_it_has_pl
     assert run.state.clip_playback is ClipPlayback.HOST and audiences.status(run.state)["screening"] is None
     (played,) = run.do(HOST, "play_clip", at=run.at(10))
     starts = run.at(11.5)  # SCREENING_LEAD ahead: every page gets the status and seeks first
-    assert run.state.questions[Q11].clip_started_at == starts and played.reply["starts_at"] == "2024-05-01T12:00:11.500Z"
+    assert (
+        run.state.questions[Q11].clip_started_at == starts and played.reply["starts_at"] == "2024-05-01T12:00:11.500Z"
+    )
     sent = statuses(played)
     assert sent.keys() == set(AUDIENCES)
     assert sent["player"]["screening"] == {"question": Q11, "starts_at": "2024-05-01T12:00:11.500Z"}
@@ -526,7 +565,7 @@ def test_the_host_s_measured_duration_or_no_deadline_for_a_clip_of_unknown_lengt
     run.do(HOST, "show_question")  # an open question on a whole scene: no span
     run.do(HOST, "play_clip")
     assert run.state.phase is Phase.CLIP and run.state.deadline is None  # the host opens answering
-    assert run.do(HOST, "tick", at=run.at(10 ** 5)) == []
+    assert run.do(HOST, "tick", at=run.at(10**5)) == []
 
 
 def test_play_clip_is_refused_in_device_mode_without_a_clip_and_outside_the_clip():
@@ -576,8 +615,9 @@ def test_late_vote_is_refused_after_the_tally():
     state = run.state
     run.vote(J1, run.alias(AI), at=run.at(1010))
     with pytest.raises(Refusal) as caught:
-        decide(state, Action(Actor("juror", J2), "vote", {"round": 1, "alias": run.alias(H2)}), run.at(1030),
-               round_tally)
+        decide(
+            state, Action(Actor("juror", J2), "vote", {"round": 1, "alias": run.alias(H2)}), run.at(1030), round_tally
+        )
     assert caught.value.code == "vote_closed"
     (closed,) = caught.value.before
     run.outcomes += caught.value.before
@@ -604,11 +644,12 @@ def test_session_default_vote_time_and_no_limit():
     run.question({})
     run.do(HOST, "open_vote", at=run.at(0))
     assert run.state.deadline is None
-    assert run.do(HOST, "tick", at=run.at(10 ** 6)) == []
+    assert run.do(HOST, "tick", at=run.at(10**6)) == []
     assert run.state.phase is Phase.VOTING
 
 
 # --- a humans-only control round --------------------------------------------------------------
+
 
 def test_humans_only_control_round():
     run = Run(make_state())
@@ -655,6 +696,7 @@ def test_humans_only_control_round():
 
 
 # --- editing and redacting before the reveal ----------------------------------------------------
+
 
 def test_edit_and_redact_before_the_reveal():
     run = Run(make_state())
@@ -707,11 +749,26 @@ def test_edit_and_redact_before_the_reveal():
 def test_blind_checker_catches_leaks():
     players = make_players()
     assert_blind("juror", "answers", {"answers": [{"alias": "A", "text": "hi"}], "clip": {"kind": "shot"}}, players)
-    assert_blind("juror", "identities", {"round": 1, "revealed": [{"alias": "A", "is_ai": True, "age": None,
-                                                                   "stage": None}]}, players)
-    leaks = [{"player_id": 1}, {"x": [{"kind": "ai"}]}, {"n": AI}, {"t": "by Skynet MK7"}, {"age": 10},
-             {"note": f"player {H1}"}, {"latency_ms": 5}, {"token": "t"}, {"when": T0}, {"clip": {"kind": "ai"}},
-             {"is_ai": True}, {str(H2): "A"}]
+    assert_blind(
+        "juror",
+        "identities",
+        {"round": 1, "revealed": [{"alias": "A", "is_ai": True, "age": None, "stage": None}]},
+        players,
+    )
+    leaks = [
+        {"player_id": 1},
+        {"x": [{"kind": "ai"}]},
+        {"n": AI},
+        {"t": "by Skynet MK7"},
+        {"age": 10},
+        {"note": f"player {H1}"},
+        {"latency_ms": 5},
+        {"token": "t"},
+        {"when": T0},
+        {"clip": {"kind": "ai"}},
+        {"is_ai": True},
+        {str(H2): "A"},
+    ]
     for leak in leaks:
         with pytest.raises(AssertionError):
             assert_blind("stage", "answers", leak, players)
@@ -756,25 +813,44 @@ def test_the_host_enters_an_ai_player_s_open_answer_and_agents_report_to_the_hos
     run.question({H1: {"choice": 0}, AI: {"choice": 2}})
     run.do(HOST, "show_question")  # Q12, open
     players = [m for m in run.outcomes[-1].messages if m.event == "question"]
-    assert {m.audience: m.payload.get("qid") for m in players} == {"player": "q12", "juror": None, "stage": None,
-                                                                  "host": "q12"}
+    assert {m.audience: m.payload.get("qid") for m in players} == {
+        "player": "q12",
+        "juror": None,
+        "stage": None,
+        "host": "q12",
+    }
     run.refuse(HOST, "enter_answer", "wrong_phase", player=AI, text="Her brother forgot.")
     run.do(HOST, "open_answering")
     run.refuse(HOST, "enter_answer", "not_ai", player=H1, text="Her brother forgot.")
     run.refuse(HOST, "enter_answer", "empty", player=AI, text="   ")
     run.refuse(HOST, "enter_answer", "bad_field", player=AI, text="x", source="dream")
-    run.refuse(Actor("player", AI), "answer", "too_long", question=Q12, text="x",
-               provenance={"backend": "http", "model": "m", "settings": {"prompt": "y" * 4000}})
+    run.refuse(
+        Actor("player", AI),
+        "answer",
+        "too_long",
+        question=Q12,
+        text="x",
+        provenance={"backend": "http", "model": "m", "settings": {"prompt": "y" * 4000}},
+    )
     run.refuse(Actor("player", H1), "answer", "not_ai", question=Q12, text="x", provenance={"backend": "me"})
-    run.do(Actor("player", AI), "answer", question=Q12, text="She is upset.",
-           provenance={"backend": "http", "model": "llava", "settings": {"temperature": 0}})
+    run.do(
+        Actor("player", AI),
+        "answer",
+        question=Q12,
+        text="She is upset.",
+        provenance={"backend": "http", "model": "llava", "settings": {"temperature": 0}},
+    )
     assert state.answers[Q12][AI].provenance == {"backend": "http", "model": "llava", "settings": {"temperature": 0}}
-    run.do(HOST, "enter_answer", player=AI, text="  Her brother forgot her birthday. ", source="import",
-           file="preds.jsonl")
+    run.do(
+        HOST, "enter_answer", player=AI, text="  Her brother forgot her birthday. ", source="import", file="preds.jsonl"
+    )
     entered = state.answers[Q12][AI]
     assert (entered.text, entered.entered_by_host) == ("Her brother forgot her birthday.", True)
-    assert entered.provenance == {"backend": "host", "model": None,
-                                  "settings": {"source": "import", "file": "preds.jsonl"}}
+    assert entered.provenance == {
+        "backend": "host",
+        "model": None,
+        "settings": {"source": "import", "file": "preds.jsonl"},
+    }
     (shown,) = [m.payload for m in run.outcomes[-1].messages]
     assert shown["entered_by_host"] is True and shown["player"]["id"] == AI
 
@@ -783,10 +859,15 @@ def test_the_host_enters_an_ai_player_s_open_answer_and_agents_report_to_the_hos
     run.do(Actor("player", AI), "agent", status="error", message="backend raised ValueError")
     messages = run.outcomes[-1].messages
     assert [(m.audience, m.event) for m in messages] == [("host", "agent")]
-    assert messages[0].payload == {"player": AI, "status": "error", "message": "backend raised ValueError",
-                                   "at": run.now.isoformat().replace("+00:00", "Z")}
-    assert audiences.host_snapshot(state, host_moves(state))["agents"] == {str(AI): {k: v for k, v in messages[0].payload.items()
-                                                                   if k != "player"}}
+    assert messages[0].payload == {
+        "player": AI,
+        "status": "error",
+        "message": "backend raised ValueError",
+        "at": run.now.isoformat().replace("+00:00", "Z"),
+    }
+    assert audiences.host_snapshot(state, host_moves(state))["agents"] == {
+        str(AI): {k: v for k, v in messages[0].payload.items() if k != "player"}
+    }
     run.do(HOST, "close_answering")
     run.do(HOST, "reveal")
     run.refuse(HOST, "enter_answer", "wrong_phase", player=AI, text="too late")

@@ -22,8 +22,8 @@ from tests.engine_helpers import JURORS, PLAYER_IDS, T0, assert_blind, assert_id
 from vtt.engine import audiences
 from vtt.engine.rules import ALIASES, HOST_ACTIONS, MAX_TEXT, SYSTEM, Action, Actor, Refusal, decide
 from vtt.engine.state import LogEvent, SaveAnswer, SaveVote, SetPhase
-from vtt.persistence.tally import round_tally
 from vtt.models import Phase, PlayerKind, RevealPolicy
+from vtt.persistence.tally import round_tally
 
 HOST = Actor("host")
 UNKNOWN_PLAYER = 4242
@@ -65,34 +65,50 @@ def optional(key: str, values: st.SearchStrategy) -> st.SearchStrategy:
 
 
 HOST_ARGS: dict[str, st.SearchStrategy] = {
-    "set_participants": st.fixed_dictionaries({
-        "round": st.integers(0, 3),
-        "players": st.one_of(st.none(), st.lists(st.sampled_from(PLAYER_IDS + (UNKNOWN_PLAYER,)), max_size=4))}),
+    "set_participants": st.fixed_dictionaries(
+        {
+            "round": st.integers(0, 3),
+            "players": st.one_of(st.none(), st.lists(st.sampled_from(PLAYER_IDS + (UNKNOWN_PLAYER,)), max_size=4)),
+        }
+    ),
     "open_answering": optional("seconds", seconds),
-    "play_clip": optional("duration", st.one_of(st.floats(-1, 4000, allow_nan=False), st.integers(-1, 5),
-                                                st.just("8"))),
+    "play_clip": optional(
+        "duration", st.one_of(st.floats(-1, 4000, allow_nan=False), st.integers(-1, 5), st.just("8"))
+    ),
     "extend": optional("seconds", seconds),
     "open_vote": optional("seconds", seconds),
     "edit_answer": st.one_of(
         st.fixed_dictionaries({"player": st.sampled_from(PLAYER_IDS), "text": texts}),
-        st.fixed_dictionaries({"player": st.sampled_from(PLAYER_IDS), "redact": st.booleans()})),
+        st.fixed_dictionaries({"player": st.sampled_from(PLAYER_IDS), "redact": st.booleans()}),
+    ),
     "finish": optional("force", st.booleans()),
     "set_open_join": st.fixed_dictionaries({"open": st.one_of(st.booleans(), st.just("yes"))}),
     "enter_answer": st.one_of(
         st.fixed_dictionaries({"player": st.sampled_from(PLAYER_IDS), "choice": st.integers(-1, 6)}),
-        st.fixed_dictionaries({"player": st.sampled_from(PLAYER_IDS), "text": texts})),
+        st.fixed_dictionaries({"player": st.sampled_from(PLAYER_IDS), "text": texts}),
+    ),
 }
 assert set(HOST_ARGS) <= set(HOST_ACTIONS)
 
 
 class EngineMachine(RuleBasedStateMachine):
-
-    @initialize(seed=st.integers(0, 2 ** 32), policy=st.sampled_from(list(RevealPolicy)), slots=st.integers(1, 2),
-                open_join=st.booleans(), answer_seconds=st.sampled_from([None, 5, 30]),
-                vote_seconds=st.sampled_from([None, 10, 60]))
+    @initialize(
+        seed=st.integers(0, 2**32),
+        policy=st.sampled_from(list(RevealPolicy)),
+        slots=st.integers(1, 2),
+        open_join=st.booleans(),
+        answer_seconds=st.sampled_from([None, 5, 30]),
+        vote_seconds=st.sampled_from([None, 10, 60]),
+    )
     def start(self, seed, policy, slots, open_join, answer_seconds, vote_seconds):
-        self.state = make_state(seed=seed, reveal_policy=policy, ai_votes_per_juror=slots, open_join=open_join,
-                                answer_seconds=answer_seconds, vote_seconds=vote_seconds)
+        self.state = make_state(
+            seed=seed,
+            reveal_policy=policy,
+            ai_votes_per_juror=slots,
+            open_join=open_join,
+            answer_seconds=answer_seconds,
+            vote_seconds=vote_seconds,
+        )
         self.now = T0
         self.accepted = 0  # outcomes so far: the state_version must equal it
         self.dealt: dict[int, dict[int, str]] = {}  # round -> aliases, as first dealt
@@ -114,7 +130,8 @@ class EngineMachine(RuleBasedStateMachine):
         self.accepted += len(outcomes)
         assert state.state_version == before.state_version + len(outcomes) == self.accepted
         assert [o.reply["state_version"] for o in outcomes] == list(
-            range(before.state_version + 1, state.state_version + 1))
+            range(before.state_version + 1, state.state_version + 1)
+        )
 
         if refused:
             assert refused.code and refused.message
@@ -187,8 +204,12 @@ class EngineMachine(RuleBasedStateMachine):
     # One rule draws who acts, so the mix is ours: the flow must get far (host moves that fit the
     # phase come first: hypothesis leans to the first choice) while every role keeps poking.
 
-    @rule(data=st.data(), role=st.sampled_from(["host_next"] * 6 + ["answer"] * 3 + ["vote"] * 3 + ["sheet"] * 2
-                                               + ["host_any", "join", "tick"]))
+    @rule(
+        data=st.data(),
+        role=st.sampled_from(
+            ["host_next"] * 6 + ["answer"] * 3 + ["vote"] * 3 + ["sheet"] * 2 + ["host_any", "join", "tick"]
+        ),
+    )
     def step(self, data, role):
         getattr(self, f"_{role}")(data.draw)
 
@@ -211,8 +232,11 @@ class EngineMachine(RuleBasedStateMachine):
             Phase.JUDGING: ["open_vote", "show_question"] if last else ["show_question", "open_vote"],
             Phase.VOTING: ["close_vote", "extend"],
             Phase.VOTE_CLOSED: ["show_tally", onward, "finish"],
-            Phase.TALLY: (["reveal_identities", onward] if state.reveal_policy is RevealPolicy.PER_ROUND
-                          else [onward, "reveal_identities"]),
+            Phase.TALLY: (
+                ["reveal_identities", onward]
+                if state.reveal_policy is RevealPolicy.PER_ROUND
+                else [onward, "reveal_identities"]
+            ),
             Phase.IDENTITIES: [onward, "set_participants", "finish"],
             Phase.FINISHED: ["finish", "set_open_join"],
         }[state.phase]
@@ -255,14 +279,21 @@ class EngineMachine(RuleBasedStateMachine):
         revealed = [q.id for q in state.round_questions(state.round) if q.revealed_at]
         aliases = sorted(state.current_round.aliases.values()) if state.current_round else []
         if revealed and draw(SANE, label="well-formed"):
-            args = {"question": draw(st.sampled_from(revealed)), "alias": draw(st.sampled_from(aliases)),
-                    "note": draw(st.text(max_size=8)), "human_likeness": draw(st.one_of(st.none(), st.integers(1, 5))),
-                    "looks_like_ai": draw(st.booleans())}
+            args = {
+                "question": draw(st.sampled_from(revealed)),
+                "alias": draw(st.sampled_from(aliases)),
+                "note": draw(st.text(max_size=8)),
+                "human_likeness": draw(st.one_of(st.none(), st.integers(1, 5))),
+                "looks_like_ai": draw(st.booleans()),
+            }
         else:
-            args = {"question": draw(st.sampled_from(QUESTION_IDS + (999,)), label="question"),
-                    "alias": draw(ALIAS_CHOICES, label="alias"), "note": draw(texts, label="note"),
-                    "human_likeness": draw(st.one_of(st.none(), st.integers(0, 6)), label="likeness"),
-                    "looks_like_ai": draw(st.sampled_from([True, False, "yes"]), label="marked")}
+            args = {
+                "question": draw(st.sampled_from(QUESTION_IDS + (999,)), label="question"),
+                "alias": draw(ALIAS_CHOICES, label="alias"),
+                "note": draw(texts, label="note"),
+                "human_likeness": draw(st.one_of(st.none(), st.integers(0, 6)), label="likeness"),
+                "looks_like_ai": draw(st.sampled_from([True, False, "yes"]), label="marked"),
+            }
         self.act(Actor("juror", juror), "sheet", args, draw(ADVANCE))
 
     def _vote(self, draw):
@@ -271,22 +302,29 @@ class EngineMachine(RuleBasedStateMachine):
         aliases = sorted(state.current_round.aliases.values()) if state.current_round else []
         if state.phase is Phase.VOTING and draw(SANE, label="well-formed"):
             # may still name a player twice (another slot): that is refused
-            args = {"round": state.round, "alias": draw(st.sampled_from(aliases + [None])),
-                    "slot": draw(st.integers(1, state.ai_votes_per_juror)),
-                    "confidence": draw(st.one_of(st.none(), st.integers(1, 5)))}
+            args = {
+                "round": state.round,
+                "alias": draw(st.sampled_from(aliases + [None])),
+                "slot": draw(st.integers(1, state.ai_votes_per_juror)),
+                "confidence": draw(st.one_of(st.none(), st.integers(1, 5))),
+            }
         else:
             number = state.round if draw(st.booleans(), label="current") else draw(st.integers(0, 3), label="round")
-            args = {"round": number, "alias": draw(ALIAS_CHOICES, label="alias"),
-                    "confidence": draw(st.one_of(st.none(), st.integers(0, 6)), label="confidence"),
-                    "reason": draw(texts, label="reason")}
+            args = {
+                "round": number,
+                "alias": draw(ALIAS_CHOICES, label="alias"),
+                "confidence": draw(st.one_of(st.none(), st.integers(0, 6)), label="confidence"),
+                "reason": draw(texts, label="reason"),
+            }
             slot = draw(st.one_of(st.none(), st.integers(0, 3)), label="slot")
             if slot is not None:
                 args["slot"] = slot
         self.act(Actor("juror", juror), "vote", args, draw(ADVANCE))
 
     def _join(self, draw):
-        self.act(Actor("guest"), "join", {"nickname": draw(st.one_of(texts, st.just("J1")), label="nickname")},
-                 draw(ADVANCE))
+        self.act(
+            Actor("guest"), "join", {"nickname": draw(st.one_of(texts, st.just("J1")), label="nickname")}, draw(ADVANCE)
+        )
 
     def _tick(self, draw):
         self.act(SYSTEM, "tick", {}, draw(st.integers(0, 90), label="seconds"))
@@ -299,8 +337,13 @@ class EngineMachine(RuleBasedStateMachine):
         assert state.phase in Phase
         item = state.current_question
         # timers: answering, voting, and the host's screening (answering opens when the clip has played)
-        assert state.deadline is None or state.phase in (Phase.ANSWERING, Phase.VOTING) or (
-            state.phase is Phase.CLIP and item.clip_started_at is not None and state.deadline > item.clip_started_at)
+        assert (
+            state.deadline is None
+            or state.phase in (Phase.ANSWERING, Phase.VOTING)
+            or (
+                state.phase is Phase.CLIP and item.clip_started_at is not None and state.deadline > item.clip_started_at
+            )
+        )
         if state.phase in QUESTION_PHASES:
             assert item is not None and item.shown_at is not None
             assert (item.answers_closed_at is None) == (state.phase in (Phase.CLIP, Phase.ANSWERING))
@@ -337,7 +380,7 @@ class EngineMachine(RuleBasedStateMachine):
             assert number <= state.round
             players = state.participants(number)
             assert sorted(info.aliases) == players
-            assert sorted(info.aliases.values()) == list(ALIASES[:len(players)])
+            assert sorted(info.aliases.values()) == list(ALIASES[: len(players)])
             assert self.dealt.setdefault(number, dict(info.aliases)) == info.aliases  # never re-dealt
             assert info.revealed <= set(info.aliases)
             if info.revealed:
@@ -358,8 +401,10 @@ class EngineMachine(RuleBasedStateMachine):
     @invariant()
     def snapshots_are_blind(self):
         state = self.state
-        for audience, snapshot in (("stage", audiences.stage_snapshot(state)),
-                                   ("juror", audiences.juror_snapshot(state, "J1", [], []))):
+        for audience, snapshot in (
+            ("stage", audiences.stage_snapshot(state)),
+            ("juror", audiences.juror_snapshot(state, "J1", [], [])),
+        ):
             assert_blind(audience, "snapshot", snapshot, state.players, snapshot=True)
             for shown in snapshot["identities"]:
                 info = state.round_info[shown["round"]]
@@ -367,6 +412,7 @@ class EngineMachine(RuleBasedStateMachine):
                 assert_identities_payload(shown, state)
 
 
-EngineMachine.TestCase.settings = settings(max_examples=60, stateful_step_count=40, deadline=None, database=None,
-                                           suppress_health_check=[HealthCheck.too_slow])
+EngineMachine.TestCase.settings = settings(
+    max_examples=60, stateful_step_count=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 TestEngineStateful = EngineMachine.TestCase

@@ -38,11 +38,19 @@ def test_korean_browsers_get_the_korean_page_without_asking(client, app):
 def test_json_clients_get_json_errors(client, app):
     response = client.get("/no/such/page", headers=JSON)
     assert response.status_code == 404 and response.mimetype == "application/json"
-    assert response.json == {"error": {"code": "not_found", "message": expected(
-        app, "Nothing is at this address. Check the link, or start again from the home page.", "en")}}
+    assert response.json == {
+        "error": {
+            "code": "not_found",
+            "message": expected(
+                app, "Nothing is at this address. Check the link, or start again from the home page.", "en"
+            ),
+        }
+    }
     assert client.get("/api/anything").json["error"]["code"] == "not_found"  # an API path, whatever it accepts
     korean = client.get("/api/anything?lang=ko").json["error"]["message"]
-    assert korean == expected(app, "Nothing is at this address. Check the link, or start again from the home page.", "ko")
+    assert korean == expected(
+        app, "Nothing is at this address. Check the link, or start again from the home page.", "ko"
+    )
     # A browser's Accept (HTML first, */* after) still gets the page.
     browser = client.get("/nowhere", headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
     assert browser.mimetype == "text/html"
@@ -51,8 +59,9 @@ def test_json_clients_get_json_errors(client, app):
 def test_a_form_without_its_token_is_a_400_that_says_why(client, app):
     response = client.post("/host/login", data={"password": "x"})
     assert response.status_code == 400 and response.mimetype == "text/html"
-    assert expected(app, "This form has expired or came from another page. Reload the page and send it again.",
-                    "en") in response.get_data(as_text=True)
+    assert expected(
+        app, "This form has expired or came from another page. Reload the page and send it again.", "en"
+    ) in response.get_data(as_text=True)
     response = client.post("/host/login", data={"password": "x"}, headers=JSON)
     assert response.status_code == 400 and response.json["error"]["code"] == "csrf_failed"
 
@@ -65,8 +74,9 @@ def test_a_wrong_method_keeps_its_allow_header(client):
 
 def test_the_login_limit_is_a_styled_429_with_retry_after(client, app):
     token = form_token(client)
-    statuses = [client.post("/host/login", data={"password": "nope", "csrf_token": token}).status_code
-                for _ in range(11)]
+    statuses = [
+        client.post("/host/login", data={"password": "nope", "csrf_token": token}).status_code for _ in range(11)
+    ]
     assert statuses == [401] * 10 + [429]
     response = client.post("/host/login?lang=ko", data={"password": "nope", "csrf_token": token})
     page = response.get_data(as_text=True)

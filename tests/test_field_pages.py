@@ -9,16 +9,15 @@ import time
 
 import pytest
 import socketio
-
 from sqlalchemy import update
 
+from tests.browser_helpers import PHONE, WAIT_MS, host_console
 from tests.conftest import ServedApp, host_api_token
 from tests.live_helpers import TO_JUDGING, make_session
 from vtt.access.admission import door_code, stage_key
 from vtt.config import Settings
 from vtt.db import transaction
 from vtt.models import Juror
-from tests.browser_helpers import PHONE, WAIT_MS, host_console
 
 pytestmark = pytest.mark.browser
 
@@ -40,8 +39,9 @@ def test_a_refused_link_says_so_and_stops_connecting(browser, database_url, db_f
         second = ServedApp({"DATABASE_URL": database_url})
         second.port, second.url = first.port, first.url
         second.__enter__()
-        page.wait_for_function("document.getElementById('phase').textContent.includes('Ask the host for yours')",
-                               timeout=WAIT_MS)
+        page.wait_for_function(
+            "document.getElementById('phase').textContent.includes('Ask the host for yours')", timeout=WAIT_MS
+        )
         page.wait_for_timeout(1500)  # it stays refused: no "reconnecting" later
         assert page.inner_text("#connection") == "Not connected."
         assert "This link does not work" in page.inner_text("#phase")
@@ -69,27 +69,39 @@ def test_a_replaced_link_closes_its_page_and_a_removed_juror_is_told(browser, se
     host.on("dialog", lambda dialog: dialog.accept())
     host.click("#jurors button[data-remove='Stranger']")
     host.wait_for_selector("#jurors li.removed:has-text('Stranger')", timeout=WAIT_MS)
-    stranger.wait_for_function("document.getElementById('phase').textContent.includes('replaced or removed')",
-                               timeout=WAIT_MS)
+    stranger.wait_for_function(
+        "document.getElementById('phase').textContent.includes('replaced or removed')", timeout=WAIT_MS
+    )
 
     client = socketio.Client(reconnection=False)
-    client.connect(served.url, auth={"code": people.code, "role": "host", "host_token": host_api_token()},
-                   transports=["websocket"], wait_timeout=10)
+    client.connect(
+        served.url,
+        auth={"code": people.code, "role": "host", "host_token": host_api_token()},
+        transports=["websocket"],
+        wait_timeout=10,
+    )
     try:
-        reply = client.call("host", {"id": "new-link-mina", "action": "new_link",
-                                     "player": people.player_ids["Mina"]}, timeout=10)
+        reply = client.call(
+            "host", {"id": "new-link-mina", "action": "new_link", "player": people.player_ids["Mina"]}, timeout=10
+        )
     finally:
         client.disconnect()
     assert reply["ok"], reply
-    player.wait_for_function("document.getElementById('phase').textContent.includes('replaced or removed')",
-                             timeout=WAIT_MS)
+    player.wait_for_function(
+        "document.getElementById('phase').textContent.includes('replaced or removed')", timeout=WAIT_MS
+    )
     assert player.inner_text("#connection") == "Not connected."
-    assert json.loads(player.evaluate("document.getElementById('vtt-boot').textContent"))["auth"]["token"] == \
-        people.players["Mina"]  # the page had the old link
+    assert (
+        json.loads(player.evaluate("document.getElementById('vtt-boot').textContent"))["auth"]["token"]
+        == people.players["Mina"]
+    )  # the page had the old link
 
 
-def test_the_stage_opened_with_its_key_shows_the_door_code_and_puts_it_in_the_qr(browser, served,  # noqa: F811
-                                                                                 db_factory):
+def test_the_stage_opened_with_its_key_shows_the_door_code_and_puts_it_in_the_qr(
+    browser,
+    served,  # noqa: F811
+    db_factory,
+):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=0, open_join=True)
     secret = Settings.from_env().secret_key
     stage = browser.new_page(viewport={"width": 1920, "height": 1080})
@@ -109,8 +121,12 @@ def test_a_vote_cast_in_one_tab_shows_in_the_other(browser, served, db_factory):
     """The same juror in two tabs: the second tab's vote and note reach the first (``mine``), no reload."""
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1)
     host = socketio.Client(reconnection=False)
-    host.connect(served.url, auth={"code": people.code, "role": "host", "host_token": host_api_token()},
-                 transports=["websocket"], wait_timeout=10)
+    host.connect(
+        served.url,
+        auth={"code": people.code, "role": "host", "host_token": host_api_token()},
+        transports=["websocket"],
+        wait_timeout=10,
+    )
     try:
         for number, move in enumerate((*TO_JUDGING, "open_vote")):
             assert host.call("host", {"id": f"move-{number}", "action": move}, timeout=10)["ok"], move
@@ -125,7 +141,6 @@ def test_a_vote_cast_in_one_tab_shows_in_the_other(browser, served, db_factory):
     second.check(f"input[name=slot-1][value='{alias}']")
     second.fill("#vote-reason", "from the second tab")
     second.click("#vote-submit")
-    first.wait_for_function("document.getElementById('vote-submit').textContent === 'Change my vote'",
-                            timeout=WAIT_MS)
+    first.wait_for_function("document.getElementById('vote-submit').textContent === 'Change my vote'", timeout=WAIT_MS)
     assert first.is_checked(f"input[name=slot-1][value='{alias}']")
     assert first.input_value("#vote-reason") == "from the second tab"

@@ -24,10 +24,12 @@ def played(app, db_factory):
 def open_answers(db_factory, people) -> dict[tuple[str, str], int]:
     """``{(player, qid): answer id}`` of the session's open answers (q05 and q11 with the demo bank's seed)."""
     with db_factory() as db:
-        rows = db.execute(select(Player.name, SessionQuestion, Answer.id)
-                          .join(Answer, Answer.player_id == Player.id)
-                          .join(SessionQuestion, SessionQuestion.id == Answer.session_question_id)
-                          .where(Answer.session_id == people.session_id)).all()
+        rows = db.execute(
+            select(Player.name, SessionQuestion, Answer.id)
+            .join(Answer, Answer.player_id == Player.id)
+            .join(SessionQuestion, SessionQuestion.id == Answer.session_question_id)
+            .where(Answer.session_id == people.session_id)
+        ).all()
         return {(name, sq.question.qid): answer_id for name, sq, answer_id in rows if sq.question.type.value == "open"}
 
 
@@ -50,10 +52,22 @@ def name_grader(client, base: str, name: str) -> None:
 # Ana and Ben on the six open answers: they agree on four (Mina q05 and q11 right, Grace q05 and Agent q11
 # wrong) and disagree on Grace q11 and Agent q05, where Ana says right and Ben wrong.
 # p_o = 4/6; Ana says right 4/6, Ben 2/6 -> p_e = (4/6)(2/6) + (2/6)(4/6) = 4/9; kappa = (2/3 - 4/9) / (5/9) = 0.4
-ANA = {("Mina", "q05"): 1, ("Grace", "q05"): 0, ("Agent", "q05"): 1,
-       ("Mina", "q11"): 1, ("Grace", "q11"): 1, ("Agent", "q11"): 0}
-BEN = {("Mina", "q05"): 1, ("Grace", "q05"): 0, ("Agent", "q05"): 0,
-       ("Mina", "q11"): 1, ("Grace", "q11"): 0, ("Agent", "q11"): 0}
+ANA = {
+    ("Mina", "q05"): 1,
+    ("Grace", "q05"): 0,
+    ("Agent", "q05"): 1,
+    ("Mina", "q11"): 1,
+    ("Grace", "q11"): 1,
+    ("Agent", "q11"): 0,
+}
+BEN = {
+    ("Mina", "q05"): 1,
+    ("Grace", "q05"): 0,
+    ("Agent", "q05"): 0,
+    ("Mina", "q11"): 1,
+    ("Grace", "q11"): 0,
+    ("Agent", "q11"): 0,
+}
 
 
 def test_two_graders_kappa_and_the_final_mark_the_reports_use(app, played, db_factory):
@@ -72,8 +86,10 @@ def test_two_graders_kappa_and_the_final_mark_the_reports_use(app, played, db_fa
     # each grader's marks are kept apart, under their own name
     with db_factory() as db:
         kept = {(m.grader, m.answer_id): m.correct for m in db.scalars(select(GraderMark))}
-        assert kept == {**{("Ana", answers[k]): bool(v) for k, v in ANA.items()},
-                        **{("Ben", answers[k]): bool(v) for k, v in BEN.items()}}
+        assert kept == {
+            **{("Ana", answers[k]): bool(v) for k, v in ANA.items()},
+            **{("Ben", answers[k]): bool(v) for k, v in BEN.items()},
+        }
         assert db.scalar(select(func.count()).select_from(Grade)) == 0  # nobody set a final mark yet
         assert db.scalar(select(func.count()).select_from(Event).where(Event.kind == "grade.mark")) == 12
 
@@ -104,8 +120,13 @@ def test_two_graders_kappa_and_the_final_mark_the_reports_use(app, played, db_fa
     assert frames.ungraded.empty
     graded = frames.answers.set_index(["player", "qid"])["correct"]
     assert {key: bool(graded[key]) for key in ANA} == {
-        ("Mina", "q05"): True, ("Grace", "q05"): False, ("Agent", "q05"): True,
-        ("Mina", "q11"): True, ("Grace", "q11"): False, ("Agent", "q11"): False}
+        ("Mina", "q05"): True,
+        ("Grace", "q05"): False,
+        ("Agent", "q05"): True,
+        ("Mina", "q11"): True,
+        ("Grace", "q11"): False,
+        ("Agent", "q11"): False,
+    }
     report = ana.get(f"/host/sessions/{played.session_id}/results/files/report-csv.zip")
     with zipfile.ZipFile(io.BytesIO(report.data)) as archive:
         profile = pd.read_csv(archive.open("profile_players.csv")).set_index("player")["correct"]
@@ -129,17 +150,21 @@ def test_a_graders_later_change_shows_against_the_final_mark(app, played, db_fac
     assert "Agreement needs a second grader." in page
 
 
-@pytest.mark.parametrize(("form", "field", "message"), [
-    ({"answer_id": "999999", "correct": "1"}, "answer_id", "this session has no answer “999999”"),
-    ({"answer_id": "{open}", "correct": "1", "depth": "6"}, "depth", "whole number from 0 to 5"),
-    ({"answer_id": "{open}", "correct": "yes"}, "correct", "choose correct or incorrect"),
-    ({"answer_id": "{mcq}", "correct": "1"}, "answer_id", "graded against the key"),
-])
+@pytest.mark.parametrize(
+    ("form", "field", "message"),
+    [
+        ({"answer_id": "999999", "correct": "1"}, "answer_id", "this session has no answer “999999”"),
+        ({"answer_id": "{open}", "correct": "1", "depth": "6"}, "depth", "whole number from 0 to 5"),
+        ({"answer_id": "{open}", "correct": "yes"}, "correct", "choose correct or incorrect"),
+        ({"answer_id": "{mcq}", "correct": "1"}, "answer_id", "graded against the key"),
+    ],
+)
 def test_bad_marks_are_refused_naming_the_field(app, played, db_factory, form, field, message):
     answers = open_answers(db_factory, played)
     with db_factory() as db:
-        mcq = db.scalar(select(Answer.id).where(Answer.session_id == played.session_id,
-                                                Answer.id.not_in(list(answers.values()))))
+        mcq = db.scalar(
+            select(Answer.id).where(Answer.session_id == played.session_id, Answer.id.not_in(list(answers.values())))
+        )
     ids = {"{open}": str(answers["Mina", "q05"]), "{mcq}": str(mcq)}
     base = f"/host/sessions/{played.session_id}/grading"
     client = host_client(app)

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
+from tests.browser_helpers import PLAYERS, WAIT_MS, host_console, host_step, screenshot_dir
 from tests.conftest import login
 from tests.live_helpers import make_session
-from tests.browser_helpers import PLAYERS, WAIT_MS, host_console, host_step, screenshot_dir
 
 pytestmark = pytest.mark.browser
 
@@ -57,8 +57,9 @@ def test_the_no_answer_words_are_translated(app, db_factory):
 
     def words(language: str) -> dict:
         page = client.get(f"/host/sessions/{people.session_id}/live?lang={language}").get_data(as_text=True)
-        return json.loads(re.search(r'<script type="application/json" id="vtt-strings">(.*?)</script>', page,
-                                    re.S).group(1))
+        return json.loads(
+            re.search(r'<script type="application/json" id="vtt-strings">(.*?)</script>', page, re.S).group(1)
+        )
 
     assert words("ko")["no_answer"] == "(답변 없음)"
     assert words("en")["no_answer"] == "(no answer)"

@@ -48,8 +48,11 @@ def assert_moves_reach_the_host_only(state: LiveState, messages) -> None:
         assert statuses["host"] == {**audiences.status(state), "moves": host_moves(state)}
         assert statuses["player"] == statuses["juror"] == statuses["stage"] == audiences.status(state)
     assert audiences.host_snapshot(state, host_moves(state))["status"]["moves"] == host_moves(state)
-    for snapshot in (audiences.stage_snapshot(state), audiences.player_snapshot(state, min(state.players)),
-                     audiences.juror_snapshot(state, "J1", [], [])):
+    for snapshot in (
+        audiences.stage_snapshot(state),
+        audiences.player_snapshot(state, min(state.players)),
+        audiences.juror_snapshot(state, "J1", [], []),
+    ):
         assert "moves" not in snapshot["status"]
 
 
@@ -85,10 +88,15 @@ def play(state: LiveState) -> list[tuple[str, list[str]]]:
 def test_a_session_revealed_round_by_round_offers_every_move_in_turn():
     round_ = [("round", ["show_question"]), *QUESTION, ("judging", ["show_question"]), *QUESTION, *VOTE]
     assert play(make_state(reveal_policy=RevealPolicy.PER_ROUND)) == [
-        ("draft", ["open_lobby"]), ("lobby", ["start_round"]),
-        *round_, ("vote_closed", ["show_tally", "start_round"]), ("tally", ["reveal_identities", "start_round"]),
+        ("draft", ["open_lobby"]),
+        ("lobby", ["start_round"]),
+        *round_,
+        ("vote_closed", ["show_tally", "start_round"]),
+        ("tally", ["reveal_identities", "start_round"]),
         ("identities", ["start_round"]),
-        *round_, ("vote_closed", ["show_tally", "finish"]), ("tally", ["reveal_identities", "finish"]),
+        *round_,
+        ("vote_closed", ["show_tally", "finish"]),
+        ("tally", ["reveal_identities", "finish"]),
         ("identities", ["finish"]),
         ("finished", []),
     ]
@@ -97,23 +105,41 @@ def test_a_session_revealed_round_by_round_offers_every_move_in_turn():
 def test_with_the_reveal_at_the_end_the_tally_leads_to_the_next_round():
     seen = play(make_state(reveal_policy=RevealPolicy.END))
     after_votes = [step for step in seen if step[0] in ("vote_closed", "tally", "identities", "finished")]
-    assert after_votes == [("vote_closed", ["show_tally", "start_round"]), ("tally", ["start_round"]),
-                           ("vote_closed", ["show_tally", "finish"]), ("tally", ["finish"]), ("finished", [])]
+    assert after_votes == [
+        ("vote_closed", ["show_tally", "start_round"]),
+        ("tally", ["start_round"]),
+        ("vote_closed", ["show_tally", "finish"]),
+        ("tally", ["finish"]),
+        ("finished", []),
+    ]
 
 
 def test_the_host_plays_no_clip_on_devices_nor_a_question_without_one():
     on_devices = make_state()
     on_devices.clip_playback = ClipPlayback.DEVICE
-    question = [("clip", ["open_answering"]), ("answering", ["close_answering", "extend"]),
-                ("answers_closed", ["reveal"])]
-    assert play(on_devices)[2:11] == [("round", ["show_question"]), *question, ("judging", ["show_question"]),
-                                      *question, ("judging", ["open_vote"])]
+    question = [
+        ("clip", ["open_answering"]),
+        ("answering", ["close_answering", "extend"]),
+        ("answers_closed", ["reveal"]),
+    ]
+    assert play(on_devices)[2:11] == [
+        ("round", ["show_question"]),
+        *question,
+        ("judging", ["show_question"]),
+        *question,
+        ("judging", ["open_vote"]),
+    ]
 
     without_a_clip = make_state()
     second = next(item for item in without_a_clip.questions.values() if (item.round, item.position) == (1, 2))
     second.clip_source = None
-    assert play(without_a_clip)[2:11] == [("round", ["show_question"]), *QUESTION, ("judging", ["show_question"]),
-                                          *question, ("judging", ["open_vote"])]
+    assert play(without_a_clip)[2:11] == [
+        ("round", ["show_question"]),
+        *QUESTION,
+        ("judging", ["show_question"]),
+        *question,
+        ("judging", ["open_vote"]),
+    ]
 
 
 def test_a_round_without_questions_goes_straight_to_the_vote():
@@ -121,7 +147,7 @@ def test_a_round_without_questions_goes_straight_to_the_vote():
     for item in [item for item in state.questions.values() if item.round == 2]:
         del state.questions[item.id]
     seen = play(state)
-    second_round = seen[seen.index(("identities", ["start_round"])) + 1:]
+    second_round = seen[seen.index(("identities", ["start_round"])) + 1 :]
     assert second_round[:2] == [("round", ["open_vote"]), ("voting", ["close_vote", "extend"])]
 
 
@@ -138,9 +164,18 @@ def test_over_socket_io_the_host_s_status_lists_its_moves_and_no_one_else_s_does
             for player in players.values():
                 assert player.send("answer", {"id": client_id(), "question": question["id"], **answer})["ok"]
     assert stage.last("status")["phase"] == "finished"
-    assert offered == [["open_lobby"], ["start_round"], ["show_question"], ["play_clip", "open_answering"],
-                       ["close_answering", "extend", "play_clip"], ["reveal"], ["open_vote"],
-                       ["close_vote", "extend"], ["show_tally", "finish"], ["finish"]]
+    assert offered == [
+        ["open_lobby"],
+        ["start_round"],
+        ["show_question"],
+        ["play_clip", "open_answering"],
+        ["close_answering", "extend", "play_clip"],
+        ["reveal"],
+        ["open_vote"],
+        ["close_vote", "extend"],
+        ["show_tally", "finish"],
+        ["finish"],
+    ]
     for role in (stage, *players.values(), *jurors.values()):
         role.received()
         statuses = [m["args"][0] for m in role.seen if m["name"] == "status"]

@@ -27,19 +27,44 @@ def setup_form(client, **overrides) -> dict:
     """A complete new-session form: 2 humans and an AI, two listed jurors, timers, 1 round of 5."""
     data = {
         "csrf_token": form_token(client, "/host/sessions/new"),
-        "name": "Pilot", "bank": BANK, "rounds": "1", "questions_per_round": "5", "seed": "7",
-        "answer_seconds": "45", "vote_seconds": "90", "reveal_policy": "per-round", "pass_rule": "chance",
-        "pass_alpha": "0.1", "pass_threshold_pct": "70", "ai_votes_per_juror": "1", "scoring_method": "cogsci2024",
-        "round_themes": "emotion recognition\n", "open_join": "on", "clip_playback": "device",
-        "players-0-name": "Minjun", "players-0-kind": "human", "players-0-age": "10",
+        "name": "Pilot",
+        "bank": BANK,
+        "rounds": "1",
+        "questions_per_round": "5",
+        "seed": "7",
+        "answer_seconds": "45",
+        "vote_seconds": "90",
+        "reveal_policy": "per-round",
+        "pass_rule": "chance",
+        "pass_alpha": "0.1",
+        "pass_threshold_pct": "70",
+        "ai_votes_per_juror": "1",
+        "scoring_method": "cogsci2024",
+        "round_themes": "emotion recognition\n",
+        "open_join": "on",
+        "clip_playback": "device",
+        "players-0-name": "Minjun",
+        "players-0-kind": "human",
+        "players-0-age": "10",
         "players-0-stage": "middle concrete operational",
-        "players-1-name": "지수", "players-1-kind": "human", "players-1-age": "24",
-        "players-2-name": "Agent", "players-2-kind": "ai", "players-2-mcq": "mcq-model", "players-2-open": "open-model",
-        "players-3-name": "", "players-3-kind": "human",  # a blank row is left out
+        "players-1-name": "지수",
+        "players-1-kind": "human",
+        "players-1-age": "24",
+        "players-2-name": "Agent",
+        "players-2-kind": "ai",
+        "players-2-mcq": "mcq-model",
+        "players-2-open": "open-model",
+        "players-3-name": "",
+        "players-3-kind": "human",  # a blank row is left out
         "jurors_source": "list",
-        "jurors-0-label": "J1", "jurors-0-age_band": "30s", "jurors-0-sex": "female", "jurors-0-expert": "yes",
-        "jurors-1-label": "J2", "jurors-1-expert": "no",
-        "jurors-2-label": "", "jurors-2-expert": "",
+        "jurors-0-label": "J1",
+        "jurors-0-age_band": "30s",
+        "jurors-0-sex": "female",
+        "jurors-0-expert": "yes",
+        "jurors-1-label": "J2",
+        "jurors-1-expert": "no",
+        "jurors-2-label": "",
+        "jurors-2-expert": "",
     }
     data.update(overrides)
     return data
@@ -69,15 +94,28 @@ def test_a_session_created_through_the_form(host, db, spec_bank):
     vtt = db.scalar(select(VttSession).where(VttSession.name == "Pilot"))
     assert response.headers["Location"] == f"/host/sessions/{vtt.id}"
     assert (vtt.rounds, vtt.questions_per_round, vtt.seed, vtt.answer_seconds, vtt.vote_seconds) == (1, 5, 7, 45, 90)
-    assert (vtt.reveal_policy.value, vtt.pass_rule.value, vtt.pass_alpha, vtt.open_join) == ("per-round", "chance", 0.1, True)
+    assert (vtt.reveal_policy.value, vtt.pass_rule.value, vtt.pass_alpha, vtt.open_join) == (
+        "per-round",
+        "chance",
+        0.1,
+        True,
+    )
     assert vtt.design["clip_playback"] == "device"
     assert [(p.name, p.kind, p.age, p.stage, p.backends) for p in vtt.players] == [
-        ("Minjun", PlayerKind.HUMAN, 10, "middle concrete operational", {}), ("지수", PlayerKind.HUMAN, 24, None, {}),
-        ("Agent", PlayerKind.AI, None, None, {"mcq": "mcq-model", "open": "open-model"})]
-    assert [(j.label, j.age_band, j.sex, j.expert) for j in vtt.jurors] == [("J1", "30s", "female", True),
-                                                                           ("J2", None, None, False)]
+        ("Minjun", PlayerKind.HUMAN, 10, "middle concrete operational", {}),
+        ("지수", PlayerKind.HUMAN, 24, None, {}),
+        ("Agent", PlayerKind.AI, None, None, {"mcq": "mcq-model", "open": "open-model"}),
+    ]
+    assert [(j.label, j.age_band, j.sex, j.expert) for j in vtt.jurors] == [
+        ("J1", "30s", "female", True),
+        ("J2", None, None, False),
+    ]
     assert vtt.round_states[0].theme == "emotion recognition" and len(vtt.questions) == 5
-    assert vtt.design["players"][2] == {"name": "Agent", "kind": "ai", "backends": {"mcq": "mcq-model", "open": "open-model"}}
+    assert vtt.design["players"][2] == {
+        "name": "Agent",
+        "kind": "ai",
+        "backends": {"mcq": "mcq-model", "open": "open-model"},
+    }
     assert len(vtt.design_hash) == 64
 
     page = host.get(response.headers["Location"]).get_data(as_text=True)
@@ -90,29 +128,34 @@ def test_a_session_created_through_the_form(host, db, spec_bank):
     assert f"{base}/join/{vtt.join_code}" in page and f"{base}/stage/{vtt.join_code}" in page
     assert '<code id="base-url">http://localhost</code>' in page
     # the preflight: the spec bank's clips are nowhere in this test's media folder
-    assert ("Not every clip of this session will play (the live console lists each clip, with a preview): "
-            "5 questions: 0 clips ready") in page
+    assert (
+        "Not every clip of this session will play (the live console lists each clip, with a preview): "
+        "5 questions: 0 clips ready"
+    ) in page
     assert "Phones cannot open links to this machine" in page  # localhost: a phone would not reach it
 
 
-@pytest.mark.parametrize("overrides, key, message", [
-    ({"rounds": "five"}, "rounds", "must be a whole number from 1 to 100, not 'five'"),
-    ({"answer_seconds": "0"}, "answer_seconds", "must be a whole number from 1 to 3600, not 0"),
-    ({"pass_alpha": "1.5"}, "pass_alpha", "must be a number strictly between 0 and 1, not 1.5"),
-    ({"players-1-age": "old"}, "players-1-age", "must be a whole number of years, not 'old'"),
-    ({"players-0-name": "", "players-0-age": "10"}, "players-0-name", "is required"),
-    ({"players-1-name": "Minjun"}, "players-1-name", "'Minjun' appears twice"),
-    ({"players-2-kind": "human"}, "players", 'needs at least one AI player (kind "ai")'),
-    ({"ai_votes_per_juror": "2"}, "ai_votes_per_juror", "is 2 but the session has 1 AI player(s)"),
-    ({"jurors-1-label": "J1"}, "jurors-1-label", "'J1' appears twice"),
-    ({"name": ""}, "name", "is required"),
-    ({"clip_playback": "tv"}, "clip_playback", "must be one of host, device, not 'tv'"),
-    ({"bank": "Nope"}, "bank", "no question bank named 'Nope'"),
-    ({"questions_per_round": "9"}, "questions_per_round", "1 x 9 = 9 questions needed, the bank has 5"),
-    ({"jurors_source": "count", "jurors_count": "many"}, "jurors_count", "must be a whole number, not 'many'"),
-    ({"jurors_source": "count", "jurors_count": "5000"}, "jurors_count", "must be from 0 to 1000, not 5000"),
-    ({"jurors_source": "csv"}, "jurors_csv", "choose a CSV file of jurors"),
-])
+@pytest.mark.parametrize(
+    "overrides, key, message",
+    [
+        ({"rounds": "five"}, "rounds", "must be a whole number from 1 to 100, not 'five'"),
+        ({"answer_seconds": "0"}, "answer_seconds", "must be a whole number from 1 to 3600, not 0"),
+        ({"pass_alpha": "1.5"}, "pass_alpha", "must be a number strictly between 0 and 1, not 1.5"),
+        ({"players-1-age": "old"}, "players-1-age", "must be a whole number of years, not 'old'"),
+        ({"players-0-name": "", "players-0-age": "10"}, "players-0-name", "is required"),
+        ({"players-1-name": "Minjun"}, "players-1-name", "'Minjun' appears twice"),
+        ({"players-2-kind": "human"}, "players", 'needs at least one AI player (kind "ai")'),
+        ({"ai_votes_per_juror": "2"}, "ai_votes_per_juror", "is 2 but the session has 1 AI player(s)"),
+        ({"jurors-1-label": "J1"}, "jurors-1-label", "'J1' appears twice"),
+        ({"name": ""}, "name", "is required"),
+        ({"clip_playback": "tv"}, "clip_playback", "must be one of host, device, not 'tv'"),
+        ({"bank": "Nope"}, "bank", "no question bank named 'Nope'"),
+        ({"questions_per_round": "9"}, "questions_per_round", "1 x 9 = 9 questions needed, the bank has 5"),
+        ({"jurors_source": "count", "jurors_count": "many"}, "jurors_count", "must be a whole number, not 'many'"),
+        ({"jurors_source": "count", "jurors_count": "5000"}, "jurors_count", "must be from 0 to 1000, not 5000"),
+        ({"jurors_source": "csv"}, "jurors_csv", "choose a CSV file of jurors"),
+    ],
+)
 def test_a_bad_field_is_named_next_to_it_and_nothing_is_written(host, db, spec_bank, overrides, key, message):
     response = host.post("/host/sessions/new", data=setup_form(host, **overrides))
     page = response.get_data(as_text=True)
@@ -137,13 +180,14 @@ def test_numbered_jurors_and_a_jurors_csv(host, db, spec_bank):
     labels = db.scalars(select(Juror.label).order_by(Juror.id)).all()
     assert labels == [f"J{n:02d}" for n in range(1, 13)]
 
-    bad = "label,age_band,sex,expert\nA,20s,female,yes\nB,30s,male,perhaps\nA,,,\n".encode()
+    bad = b"label,age_band,sex,expert\nA,20s,female,yes\nB,30s,male,perhaps\nA,,,\n"
     form = setup_form(host, name="From CSV", jurors_source="csv")
     form["jurors_csv"] = (io.BytesIO(bad), "panel.csv")
     page = host.post("/host/sessions/new", data=form, content_type="multipart/form-data").get_data(as_text=True)
     assert error_next_to(page, "jurors_csv") == [
         "panel.csv: row 3: field &#39;expert&#39;: must be yes, no, true, false, 1, 0 or empty, not &#39;perhaps&#39;",
-        "panel.csv: row 4: field &#39;label&#39;: &#39;A&#39; appears twice"]
+        "panel.csv: row 4: field &#39;label&#39;: &#39;A&#39; appears twice",
+    ]
     assert sessions_in(db) == 1
 
     good = "label,age_band,sex,expert,group\n민지,20s,female,yes,panel\nB,30s,male,,\n".encode()
@@ -172,8 +216,9 @@ def test_the_join_base_url_is_configured_derived_or_set_on_this_console(host, ap
     assert shown() == "https://vtt.example.org"  # VTT_BASE_URL wins over the derived one
 
     token = form_token(host, path)
-    response = host.post("/host/join-base-url", data={"csrf_token": token, "base_url": "http://10.0.0.5:8000/",
-                                                      "next": path})
+    response = host.post(
+        "/host/join-base-url", data={"csrf_token": token, "base_url": "http://10.0.0.5:8000/", "next": path}
+    )
     assert response.headers["Location"] == path
     page = host.get(path).get_data(as_text=True)
     assert shown() == "http://10.0.0.5:8000" and f"http://10.0.0.5:8000/play/{created.players[0].token}" in page
@@ -201,15 +246,19 @@ def test_the_session_page_links_only_pages_that_exist_and_sets_round_participant
 
     ids = [p.id for p in vtt.players]  # Minjun, 지수, Agent, Grace
     token = form_token(host, f"/host/sessions/{vtt.id}")
-    response = host.post(f"/host/sessions/{vtt.id}/rounds/2/participants",
-                         data={"csrf_token": token, "players": [str(ids[0]), str(ids[2])]})
+    response = host.post(
+        f"/host/sessions/{vtt.id}/rounds/2/participants",
+        data={"csrf_token": token, "players": [str(ids[0]), str(ids[2])]},
+    )
     assert response.headers["Location"].endswith(f"/host/sessions/{vtt.id}#round-2")
     db.expire_all()
-    rounds = {r.number: r.participants for r in db.scalars(select(SessionRound).where(SessionRound.session_id == vtt.id))}
+    rounds = {
+        r.number: r.participants for r in db.scalars(select(SessionRound).where(SessionRound.session_id == vtt.id))
+    }
     assert rounds == {1: None, 2: sorted([ids[0], ids[2]])}
     page = host.get(f"/host/sessions/{vtt.id}").get_data(as_text=True)
     assert "Round 2: participants saved." in page
-    round_two = page[page.index('id="round-2"'):]
+    round_two = page[page.index('id="round-2"') :]
     assert f'value="{ids[1]}">' in round_two and f'value="{ids[0]}" checked>' in round_two
     # The engine's own rule: a round needs two players.
     host.post(f"/host/sessions/{vtt.id}/rounds/1/participants", data={"csrf_token": token, "players": [str(ids[0])]})
@@ -252,8 +301,14 @@ def test_an_xlsx_bank_is_read_like_its_csv(host, db):
 
 
 def test_xlsx_problems_name_spreadsheet_rows_and_nothing_is_imported(host, db):
-    rows = [["qid", "question", "answer", "type"], ["a1", "Fine?", "yes", "open"], [None, None, None, None],
-            ["a2", "", "yes", "open"], ["a3", "", "yes", "open"], ["a1", "Again?", "no", "essay"]]
+    rows = [
+        ["qid", "question", "answer", "type"],
+        ["a1", "Fine?", "yes", "open"],
+        [None, None, None, None],
+        ["a2", "", "yes", "open"],
+        ["a3", "", "yes", "open"],
+        ["a1", "Again?", "no", "essay"],
+    ]
     response = upload(host, workbook(rows), "bank.xlsx", bank="Sheet bank")
     page = response.get_data(as_text=True)
     assert response.status_code == 422 and bank_names(db) == []
@@ -325,8 +380,11 @@ def test_make_run_prints_the_login_the_lan_address_and_the_demo_join_qr(run, db,
     code = db.scalar(select(VttSession.join_code).where(VttSession.name == "Demo VTT session"))
     monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
-    monkeypatch.setattr(vtt.serving.server, "create_app",
-                        lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}))
+    monkeypatch.setattr(
+        vtt.serving.server,
+        "create_app",
+        lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}),
+    )
     monkeypatch.setattr(vtt.serving.server, "serve_forever", lambda app, host, port: app.extensions["vtt.hub"].stop())
     port = free_port()
     vtt.serving.server.serve("0.0.0.0", port)
@@ -357,25 +415,32 @@ def test_a_bank_uploaded_through_the_page_names_the_host_as_its_importer(host, d
 
 def flashes(page: str) -> list[tuple[str, str, str]]:
     """(category, role, text) of each flash message on a page."""
-    return [(kind, role, re.sub(r"<[^>]+>", "", text).strip()) for kind, role, text in re.findall(
-        r'<p class="flash flash-(\w+)" role="(\w+)">(.*?)</p>', page, re.S)]
+    return [
+        (kind, role, re.sub(r"<[^>]+>", "", text).strip())
+        for kind, role, text in re.findall(r'<p class="flash flash-(\w+)" role="(\w+)">(.*?)</p>', page, re.S)
+    ]
 
 
 def test_flash_messages_carry_their_category_and_errors_are_alerts(host, db):
     response = upload(host, (DATA / "spec_examples.csv").read_bytes(), "spec.csv", bank="Flashy")
     assert flashes(host.get(response.headers["Location"]).get_data(as_text=True)) == [
-        ("success", "status", "Done: Imported 5 questions (csv) into bank Flashy; 0 without CogME tags.")]
+        ("success", "status", "Done: Imported 5 questions (csv) into bank Flashy; 0 without CogME tags.")
+    ]
 
-    refused = host.post("/host/join-base-url", data={"csrf_token": form_token(host, "/host/"), "base_url": "ftp://x",
-                                                     "next": "/host/"})
+    refused = host.post(
+        "/host/join-base-url", data={"csrf_token": form_token(host, "/host/"), "base_url": "ftp://x", "next": "/host/"}
+    )
     assert refused.status_code == 302
     page = host.get(refused.headers["Location"]).get_data(as_text=True)
-    assert flashes(page) == [("error", "alert", "Error: ftp://x is not an http:// or https:// address; the links are "
-                                                "unchanged.")]
+    assert flashes(page) == [
+        ("error", "alert", "Error: ftp://x is not an http:// or https:// address; the links are unchanged.")
+    ]
     assert flashes(host.get("/host/").get_data(as_text=True)) == []  # shown once
 
-    korean = host.post("/host/join-base-url?lang=ko", data={"csrf_token": form_token(host, "/host/"),
-                                                            "base_url": "ftp://x", "next": "/host/"})
+    korean = host.post(
+        "/host/join-base-url?lang=ko",
+        data={"csrf_token": form_token(host, "/host/"), "base_url": "ftp://x", "next": "/host/"},
+    )
     assert flashes(host.get(korean.headers["Location"]).get_data(as_text=True))[0][:2] == ("error", "alert")
 
 

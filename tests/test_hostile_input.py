@@ -12,13 +12,13 @@ import pytest
 from sqlalchemy import func, select
 
 from tests.conftest import ServedApp
-from tests.live_helpers import TO_JUDGING, client_id, connect_all, make_session, Role
+from tests.live_helpers import TO_JUDGING, Role, client_id, connect_all, make_session
 from vtt.db import KeptDb, make_writer_engine
 from vtt.engine.rules import Action, Actor
-from vtt.protocol.text import first_unstorable, unstorable
 from vtt.extensions import socketio
-from vtt.persistence.batch import StateCache, Submission, run_batch
 from vtt.models import Vote
+from vtt.persistence.batch import StateCache, Submission, run_batch
+from vtt.protocol.text import first_unstorable, unstorable
 
 LONE_SURROGATE = "\ud800"
 
@@ -27,8 +27,10 @@ def test_text_the_database_cannot_keep_is_named():
     assert unstorable("한국어, emoji 😀 and tabs\t") is None
     assert "lone surrogate" in unstorable(f"a{LONE_SURROGATE}b")
     assert unstorable("a\x00b") == "contains a NUL character"
-    assert first_unstorable({"lines": [{"note": "fine"}, {"note": "x\x00"}]}) == \
-        "field 'lines.1.note' contains a NUL character"
+    assert (
+        first_unstorable({"lines": [{"note": "fine"}, {"note": "x\x00"}]})
+        == "field 'lines.1.note' contains a NUL character"
+    )
     problem = first_unstorable({f"key{LONE_SURROGATE}": 1})
     assert problem.startswith("field 'key\\ud800'") and problem.encode("utf-8")  # the reply itself can be sent
     deep: list = []
@@ -58,8 +60,9 @@ def test_unstorable_text_over_the_socket_is_refused_alone(app, client, db_factor
         reply = jurors["J1"].send("vote", message)
         assert reply["ok"] is False and reply["error"]["code"] == "invalid", reply
         assert "surrogate" in reply["error"]["message"] or "NUL" in reply["error"]["message"]
-    note = jurors["J1"].send("sheet", {"id": client_id(), "question": 1, "alias": aliases[0],
-                                       "note": f"x{LONE_SURROGATE}"})
+    note = jurors["J1"].send(
+        "sheet", {"id": client_id(), "question": 1, "alias": aliases[0], "note": f"x{LONE_SURROGATE}"}
+    )
     assert note["error"]["code"] == "invalid" and "'note'" in note["error"]["message"]
     # an open join with such a nickname is refused with the reason, and writes no juror
     refused = Role(socketio, app, {"code": people.code, "role": "juror", "nickname": f"K{LONE_SURROGATE}"})
@@ -70,8 +73,9 @@ def test_unstorable_text_over_the_socket_is_refused_alone(app, client, db_factor
         assert db.scalar(select(func.count()).select_from(Vote)) == 1
 
 
-def test_an_action_the_database_refuses_fails_alone_and_the_rest_of_its_batch_commits(app, client, db_factory,
-                                                                                     database_url):
+def test_an_action_the_database_refuses_fails_alone_and_the_rest_of_its_batch_commits(
+    app, client, db_factory, database_url
+):
     people, jurors, aliases = _voting_session(app, client, db_factory)
     juror_ids = {label: jurors[label].fresh_snapshot()["me"].get("id") for label in jurors}
     with db_factory() as db:
@@ -82,9 +86,15 @@ def test_an_action_the_database_refuses_fails_alone_and_the_rest_of_its_batch_co
     labels = sorted(ids)[:9]
 
     def vote(label: str, key: str) -> Submission:
-        return Submission(people.session_id, Action(Actor("juror", ids[label]), "vote",
-                                                    {"round": 1, "slot": 1, "alias": aliases[0], "confidence": None,
-                                                     "reason": None}, key))
+        return Submission(
+            people.session_id,
+            Action(
+                Actor("juror", ids[label]),
+                "vote",
+                {"round": 1, "slot": 1, "alias": aliases[0], "confidence": None, "reason": None},
+                key,
+            ),
+        )
 
     # a key no validation let through reaches the batch: the database's driver cannot encode it
     batch = [vote(label, f"honest-{label}") for label in labels[:4]]
@@ -116,9 +126,12 @@ class Polling:
         self.pending: list[str] = []
 
     def _http(self, path: str, body: str | None = None) -> str:
-        request = urllib.request.Request(self.url + path, data=None if body is None else body.encode(),
-                                         method="GET" if body is None else "POST",
-                                         headers={"Content-Type": "text/plain;charset=UTF-8"})
+        request = urllib.request.Request(
+            self.url + path,
+            data=None if body is None else body.encode(),
+            method="GET" if body is None else "POST",
+            headers={"Content-Type": "text/plain;charset=UTF-8"},
+        )
         with urllib.request.urlopen(request, timeout=20) as response:
             return response.read().decode()
 
@@ -131,7 +144,7 @@ class Polling:
             while self.pending:
                 packet = self.pending.pop(0)
                 if packet.startswith(prefix):
-                    return packet[len(prefix):]
+                    return packet[len(prefix) :]
             self.pending = self._http(self.path).split("\x1e")
 
 
@@ -139,11 +152,11 @@ class Polling:
 def test_frames_that_cannot_be_read_get_a_refusal_and_no_traceback(database_url, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1)
     frames = {
-        "deep": "421[\"vote\"," + "[" * 100_000 + "]" * 100_000 + "]",
-        "digits": "422[\"vote\",{\"id\":\"x\",\"round\":" + "9" * 10_000 + ",\"alias\":null}]",
-        "json": "423[\"vote\",{\"id\":",
-        "type": "496[\"vote\"]",  # no such packet type
-        "binary": "451-5[\"vote\",{\"_placeholder\":true,\"num\":0}]",
+        "deep": '421["vote",' + "[" * 100_000 + "]" * 100_000 + "]",
+        "digits": '422["vote",{"id":"x","round":' + "9" * 10_000 + ',"alias":null}]',
+        "json": '423["vote",{"id":',
+        "type": '496["vote"]',  # no such packet type
+        "binary": '451-5["vote",{"_placeholder":true,"num":0}]',
     }
     with ServedApp({"DATABASE_URL": database_url}) as served:
         juror = Polling(served.url)
@@ -154,15 +167,17 @@ def test_frames_that_cannot_be_read_get_a_refusal_and_no_traceback(database_url,
             juror.send(frame)
             ack = {"type": "6", "binary": "5"}.get(name, frame[2])
             replies[name] = json.loads(juror.next_starting("43" + ack))[0]
-        juror.send("424[\"clock\"]")  # the connection is still there and still answers
+        juror.send('424["clock"]')  # the connection is still there and still answers
         assert json.loads(juror.next_starting("434"))[0]["ok"] is True
-        juror.send("45[\"vote\",{\"id\":")  # one that asks for no answer: the connection is closed
+        juror.send('45["vote",{"id":')  # one that asks for no answer: the connection is closed
         juror.next_starting("41")
         stranger = Polling(served.url)
-        stranger.send("40{\"token\":")
+        stranger.send('40{"token":')
         refused = json.loads(stranger.next_starting("44"))
-    assert replies["deep"]["error"] == {"code": "malformed",
-                                        "message": "this message cannot be read: its JSON is nested too deeply"}
+    assert replies["deep"]["error"] == {
+        "code": "malformed",
+        "message": "this message cannot be read: its JSON is nested too deeply",
+    }
     assert replies["digits"]["error"]["message"].endswith("a number in it is too large")
     assert "not valid JSON" in replies["json"]["error"]["message"]
     assert replies["type"]["error"]["message"].endswith("packet type 9 is not accepted from clients")
@@ -183,4 +198,6 @@ def test_a_form_field_with_a_nul_is_refused_before_any_view_writes(client, db_fa
         from vtt.models import Juror
 
         assert db.scalar(select(func.count()).select_from(Juror)) == 0
-    assert client.post(f"/join/{people.code}", data={"nickname": "Kim", "csrf_token": token.group(1)}).status_code == 302
+    assert (
+        client.post(f"/join/{people.code}", data={"nickname": "Kim", "csrf_token": token.group(1)}).status_code == 302
+    )

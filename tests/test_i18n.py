@@ -23,10 +23,15 @@ def test_every_message_in_the_code_is_in_the_korean_catalog_and_translated():
 
     with (ROOT / "babel.cfg").open(encoding="utf-8") as handle:
         method_map, options_map = parse_mapping_cfg(handle)
-    found = {message if isinstance(message, str) else message[0]
-             for _file, _line, message, _comments, _context in extract_from_dir(
-                 str(ROOT), method_map, options_map, keywords={"_": None, "gettext": None, "_l": None,
-                                                                 "ngettext": (1, 2), "lazy_gettext": None})}
+    found = {
+        message if isinstance(message, str) else message[0]
+        for _file, _line, message, _comments, _context in extract_from_dir(
+            str(ROOT),
+            method_map,
+            options_map,
+            keywords={"_": None, "gettext": None, "_l": None, "ngettext": (1, 2), "lazy_gettext": None},
+        )
+    }
     catalog = korean_catalog()
     known = {m.id if isinstance(m.id, str) else m.id[0] for m in catalog if m.id}
     assert sorted(found - known) == [], "run `make messages`, then translate the new messages"
@@ -36,8 +41,20 @@ def test_every_message_in_the_code_is_in_the_korean_catalog_and_translated():
 
 
 def test_the_catalog_compiles(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "babel.messages.frontend", "compile", "-i", str(CATALOG),
-                           "-o", str(tmp_path / "messages.mo")], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "babel.messages.frontend",
+            "compile",
+            "-i",
+            str(CATALOG),
+            "-o",
+            str(tmp_path / "messages.mo"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0 and (tmp_path / "messages.mo").stat().st_size > 100, done.stderr
 
 

@@ -15,20 +15,49 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-ENGINE = ("vtt.engine.rules", "vtt.engine.state", "vtt.engine.audiences", "vtt.engine.tells", "vtt.kinds",
-          "vtt.protocol.text", "vtt.protocol.vocabulary")
-CLIENTS = ("vtt.client.connection", "vtt.client.view", "vtt.client.cast", "vtt.bots.simulate", "vtt.bots.roles",
-           "vtt.agents.runner", "vtt.agents.backends", "vtt.agents.schemas", "vtt.protocol.messages")
+ENGINE = (
+    "vtt.engine.rules",
+    "vtt.engine.state",
+    "vtt.engine.audiences",
+    "vtt.engine.tells",
+    "vtt.kinds",
+    "vtt.protocol.text",
+    "vtt.protocol.vocabulary",
+)
+CLIENTS = (
+    "vtt.client.connection",
+    "vtt.client.view",
+    "vtt.client.cast",
+    "vtt.bots.simulate",
+    "vtt.bots.roles",
+    "vtt.agents.runner",
+    "vtt.agents.backends",
+    "vtt.agents.schemas",
+    "vtt.protocol.messages",
+)
 WEB_AND_DATA = ("flask", "flask_socketio", "pandas", "sqlalchemy")  # a client may use socketio's client
-SERVER = ("vtt.engine", "vtt.realtime", "vtt.persistence", "vtt.models", "vtt.sessions", "vtt.views", "vtt.app",
-          "vtt.db", "vtt.extensions", "vtt.results")
+SERVER = (
+    "vtt.engine",
+    "vtt.realtime",
+    "vtt.persistence",
+    "vtt.models",
+    "vtt.sessions",
+    "vtt.views",
+    "vtt.app",
+    "vtt.db",
+    "vtt.extensions",
+    "vtt.results",
+)
 
 
 def loaded_after_importing(modules: tuple[str, ...]) -> dict[str, list[str]]:
-    probe = (f"import importlib, json, sys\nfor name in {modules!r}: importlib.import_module(name)\n"
-             "print(json.dumps(sorted(sys.modules)))")
-    done = subprocess.run([sys.executable, "-c", probe], check=False, cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+    probe = (
+        f"import importlib, json, sys\nfor name in {modules!r}: importlib.import_module(name)\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], check=False, cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 

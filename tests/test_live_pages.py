@@ -9,11 +9,21 @@ import re
 import pytest
 import socketio
 
+from tests.browser_helpers import (
+    LAPTOP,
+    PHONE,
+    PLAYERS,
+    WAIT_MS,
+    host_console,
+    host_step,
+    no_sideways_scroll,
+    page_text,
+    screenshot_dir,
+)
 from tests.live_helpers import make_session
-from tests.browser_helpers import screenshot_dir
-from tests.browser_helpers import LAPTOP, PHONE, PLAYERS, WAIT_MS, host_console, host_step, no_sideways_scroll, page_text
 
 pytestmark = pytest.mark.browser
+
 
 def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory, tmp_path):  # noqa: F811
     people = make_session(db_factory, rounds=1, per_round=1, jurors=2, players=PLAYERS)
@@ -52,8 +62,9 @@ def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory,
         question = agent_questions[-1]
         assert question["qid"]  # players (agents) get the bank's qid
         # The agent fails: its error is on the host's Agents panel; the host types its answer there (on a phone too).
-        failed = agent.call("agent", {"id": "agent-status-1", "status": "error", "message": "model server down"},
-                            timeout=10)
+        failed = agent.call(
+            "agent", {"id": "agent-status-1", "status": "error", "message": "model server down"}, timeout=10
+        )
         assert failed["ok"] is True
         host.wait_for_selector("#agents .agent-error", timeout=WAIT_MS)
         assert "model server down" in host.inner_text("#agents .agent-error")
@@ -95,21 +106,27 @@ def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory,
 
         host_step(host, "Open the vote")
         stage.wait_for_selector("#count:not([hidden])", timeout=WAIT_MS)
-        for label, page in jurors.items():
+        for page in jurors.values():
             page.wait_for_selector("#vote:not([hidden]) input[name=slot-1]:not([disabled])", timeout=WAIT_MS)
             page.locator("#vote-form .suspects .pill").filter(has=page.locator(f"input[value='{first}']")).click()
             page.locator("#vote-form .likeness .pill").nth(3).click()
             page.get_by_role("button", name="Cast my vote").click()
-            page.wait_for_function("document.getElementById('vote-state').textContent.startsWith('Your vote is in')",
-                                   timeout=WAIT_MS)
+            page.wait_for_function(
+                "document.getElementById('vote-state').textContent.startsWith('Your vote is in')", timeout=WAIT_MS
+            )
         host.wait_for_function("document.getElementById('votes').textContent.startsWith('2 of 2')", timeout=WAIT_MS)
-        stage.wait_for_function("document.getElementById('vote-count').textContent.startsWith('2 of 2')",
-                                timeout=WAIT_MS)
+        stage.wait_for_function(
+            "document.getElementById('vote-count').textContent.startsWith('2 of 2')", timeout=WAIT_MS
+        )
         host_step(host, "Close the vote")
         host_step(host, "Show the tally")
         phone.wait_for_selector(".tally .bars li", timeout=WAIT_MS)
-        votes = dict(zip(phone.locator(".tally .bar-alias").all_inner_texts(),
-                         phone.locator(".tally .bar-votes").all_inner_texts()))
+        votes = dict(
+            zip(
+                phone.locator(".tally .bar-alias").all_inner_texts(),
+                phone.locator(".tally .bar-votes").all_inner_texts(),
+            )
+        )
         assert votes[first] == "2" and sum(int(v) for v in votes.values()) == 2
         stage.wait_for_selector(".tally .bars li", timeout=WAIT_MS)
         assert not stage.locator("#join").is_visible()  # the join QR is for the lobby (and open joins) only
@@ -155,8 +172,10 @@ def test_opening_a_join_link_creates_nothing_until_the_person_presses_join(brows
     from vtt.models import Juror
 
     people = make_session(db_factory, rounds=1, per_round=1, jurors=0, players=PLAYERS, open_join=True)
-    count = lambda: db_factory().scalar(select(func.count()).select_from(Juror)  # noqa: E731
-                                        .where(Juror.session_id == people.session_id))
+
+    def count() -> int:
+        return db_factory().scalar(select(func.count()).select_from(Juror).where(Juror.session_id == people.session_id))
+
     page = browser.new_page(viewport=PHONE)
     page.goto(f"{served.url}/join/{people.code}")
     assert count() == 0
@@ -167,8 +186,12 @@ def test_opening_a_join_link_creates_nothing_until_the_person_presses_join(brows
     assert count() == 1
 
 
-def test_the_host_is_warned_before_the_reveal_about_players_without_an_answer(browser, served, db_factory,  # noqa: F811
-                                                                             tmp_path):
+def test_the_host_is_warned_before_the_reveal_about_players_without_an_answer(
+    browser,
+    served,
+    db_factory,  # noqa: F811
+    tmp_path,
+):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
     host = host_console(browser, served.url, people)
     for label in ("Open the lobby", "Start round 1", "Show question 1", "Open answering"):
@@ -189,8 +212,9 @@ def test_the_host_is_warned_before_the_reveal_about_players_without_an_answer(br
     else:
         form.locator("textarea").fill("She is scared of the dark.")
     host.get_by_role("button", name="Enter this answer").click()
-    host.wait_for_function("!document.querySelector('#answers .missing').textContent.includes('Agent (AI)')",
-                           timeout=WAIT_MS)
+    host.wait_for_function(
+        "!document.querySelector('#answers .missing').textContent.includes('Agent (AI)')", timeout=WAIT_MS
+    )
     assert "Mina" in host.inner_text("#answers .missing")
 
 
@@ -217,8 +241,9 @@ def test_each_juror_page_saves_only_at_its_own_save_slots(browser, served, db_fa
         for label in ("Open the lobby", "Start round 1", "Show question 1", "Open answering"):
             host_step(host, label)
         for number, player in enumerate(players):
-            ack = player.call("answer", {"id": f"answer-{number}", "question": player.questions[-1]["id"],
-                                         "choice": 1}, timeout=10)
+            ack = player.call(
+                "answer", {"id": f"answer-{number}", "question": player.questions[-1]["id"], "choice": 1}, timeout=10
+            )
             assert ack["ok"] is True, ack
         host_step(host, "Close answering")
         host_step(host, "Reveal the answers to the jury")
@@ -258,6 +283,9 @@ def test_each_juror_page_saves_only_at_its_own_save_slots(browser, served, db_fa
     from vtt.models import Juror, SheetEntry
 
     with db_factory() as db:
-        notes = db.execute(select(Juror.label, SheetEntry.note).join(SheetEntry, SheetEntry.juror_id == Juror.id)
-                           .where(Juror.session_id == people.session_id)).all()
+        notes = db.execute(
+            select(Juror.label, SheetEntry.note)
+            .join(SheetEntry, SheetEntry.juror_id == Juror.id)
+            .where(Juror.session_id == people.session_id)
+        ).all()
     assert sorted(notes) == [("J1", "types on and on 3750"), ("J2", "types on and on 3750")]

@@ -43,8 +43,9 @@ def host_cookie(url: str) -> str:
     with requests.Session() as http:
         page = http.get(f"{url}/host/login", timeout=5).text
         csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-        signed_in = http.post(f"{url}/host/login", data={"password": HOST_PASSWORD, "csrf_token": csrf},
-                              allow_redirects=False, timeout=5)
+        signed_in = http.post(
+            f"{url}/host/login", data={"password": HOST_PASSWORD, "csrf_token": csrf}, allow_redirects=False, timeout=5
+        )
         assert signed_in.status_code == 302, signed_in.text
         return "; ".join(f"{name}={value}" for name, value in http.cookies.items())
 
@@ -66,8 +67,9 @@ class Peer:
         self._news.set()
 
     async def connect(self) -> Peer:
-        await self.client.connect(self.url, auth=self.auth, headers=self.headers, transports=["websocket"],
-                                  wait_timeout=10)
+        await self.client.connect(
+            self.url, auth=self.auth, headers=self.headers, transports=["websocket"], wait_timeout=10
+        )
         return self
 
     async def close(self) -> None:
@@ -83,8 +85,7 @@ class Peer:
         assert reply["ok"], (action, reply)
         return reply
 
-    async def wait_for(self, event: str, test: Callable[[Any], bool] = lambda _p: True,
-                       timeout: float = 10) -> Any:
+    async def wait_for(self, event: str, test: Callable[[Any], bool] = lambda _p: True, timeout: float = 10) -> Any:
         """The first ``event`` message that passes ``test``, waiting for it up to ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         while True:
@@ -123,6 +124,7 @@ def count(db_factory, model, *where) -> int:
 
 # --- a: 50 jurors vote at once ----------------------------------------------------------------
 
+
 def test_fifty_jurors_vote_at_once_on_a_gevent_server(database_url, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=50)
 
@@ -132,9 +134,12 @@ def test_fifty_jurors_vote_at_once_on_a_gevent_server(database_url, db_factory):
         for move in TO_JUDGING:
             await host.host(move)
         opened = (await host.host("open_vote"))["state_version"]
-        replies = await asyncio.gather(*(
-            juror.call("vote", {"id": new_id("v"), "round": 1, "alias": "ABC"[i % 3], "confidence": 3})
-            for i, juror in enumerate(jurors)))
+        replies = await asyncio.gather(
+            *(
+                juror.call("vote", {"id": new_id("v"), "round": 1, "alias": "ABC"[i % 3], "confidence": 3})
+                for i, juror in enumerate(jurors)
+            )
+        )
         opening = [await juror.wait_for("status", lambda s: s["state_version"] == opened) for juror in jurors]
         counted = await host.wait_for("votes", lambda v: v["voted"] == 50)
         await asyncio.gather(*(peer.close() for peer in [host, *jurors]))
@@ -147,8 +152,11 @@ def test_fifty_jurors_vote_at_once_on_a_gevent_server(database_url, db_factory):
             loop = json.load(response)["loop"]
         written = database_file.stat().st_mtime_ns
         # the writer is quiet: the server copies its WAL into the database file by itself
-        wait_until(lambda: database_file.stat().st_mtime_ns > written, timeout=20,
-                   message="the server to checkpoint its WAL into the database file")
+        wait_until(
+            lambda: database_file.stat().st_mtime_ns > written,
+            timeout=20,
+            message="the server to checkpoint its WAL into the database file",
+        )
     assert [reply["ok"] for reply in replies] == [True] * 50, [r for r in replies if not r["ok"]][:3]
     assert not any(reply.get("duplicate") for reply in replies)
     assert all(status["phase"] == "voting" and status["round"] == 1 for status in opening)
@@ -161,6 +169,7 @@ def test_fifty_jurors_vote_at_once_on_a_gevent_server(database_url, db_factory):
 
 # --- b: a restart in the middle of a round ----------------------------------------------------
 
+
 def test_a_server_killed_mid_round_resumes_on_a_new_server(database_url, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=4)
     tokens = list(people.jurors.values())
@@ -172,17 +181,24 @@ def test_a_server_killed_mid_round_resumes_on_a_new_server(database_url, db_fact
             await host.host(move)
         question = (await jurors[0].wait_for("answers"))["question"]
         for juror, (alias, note) in zip(jurors[:2], [("A", "too quick"), ("B", "hesitates")]):
-            for line in ({"alias": alias, "note": note, "human_likeness": 2, "looks_like_ai": True},
-                         {"alias": "C", "note": "", "human_likeness": 5, "looks_like_ai": False}):
+            for line in (
+                {"alias": alias, "note": note, "human_likeness": 2, "looks_like_ai": True},
+                {"alias": "C", "note": "", "human_likeness": 5, "looks_like_ai": False},
+            ):
                 assert (await juror.call("sheet", {"id": new_id("s"), "question": question, **line}))["ok"]
         await host.host("open_vote")
         first_vote = {"id": "j1-vote", "round": 1, "alias": "C", "confidence": 5, "reason": "too fluent"}
-        for juror, vote in zip(jurors, [first_vote, {"id": new_id("v"), "round": 1, "alias": "A"},
-                                        {"id": new_id("v"), "round": 1, "alias": None}]):
+        for juror, vote in zip(
+            jurors,
+            [first_vote, {"id": new_id("v"), "round": 1, "alias": "A"}, {"id": new_id("v"), "round": 1, "alias": None}],
+        ):
             assert (await juror.call("vote", vote))["ok"]
         await asyncio.to_thread(crash)  # no goodbyes: the server dies under the connections
-        await wait_until_async(lambda: not any(peer.client.connected for peer in [host, *jurors]), timeout=20,
-                               message="every client to notice the server is gone")
+        await wait_until_async(
+            lambda: not any(peer.client.connected for peer in [host, *jurors]),
+            timeout=20,
+            message="every client to notice the server is gone",
+        )
         return question, first_vote
 
     async def after_restart(url: str, question: int, first_vote: dict[str, Any]):
@@ -192,7 +208,8 @@ def test_a_server_killed_mid_round_resumes_on_a_new_server(database_url, db_fact
         assert snapshot["votes"] == [{"round": 1, "slot": 1, "alias": "C", "confidence": 5, "reason": "too fluent"}]
         assert sorted(snapshot["sheet"], key=lambda row: row["alias"]) == [
             {"question": question, "alias": "A", "note": "too quick", "human_likeness": 2, "looks_like_ai": True},
-            {"question": question, "alias": "C", "note": "", "human_likeness": 5, "looks_like_ai": False}]
+            {"question": question, "alias": "C", "note": "", "human_likeness": 5, "looks_like_ai": False},
+        ]
         assert (await juror.call("vote", first_vote))["duplicate"] is True  # its ack was lost in the crash
         last = await Peer(url, {"token": tokens[3]}).connect()
         assert (await last.call("vote", {"id": new_id("v"), "round": 1, "alias": "C"}))["ok"]
@@ -224,7 +241,8 @@ HOLD_LOCK = """
 import sqlite3, sys, time
 db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
 db.execute("BEGIN IMMEDIATE")
-db.execute("INSERT INTO event (session_id, at, kind, actor, payload) VALUES (NULL, '2026-11-23', 'lock.test', 'cli', '{}')")
+db.execute("INSERT INTO event (session_id, at, kind, actor, payload) "
+           "VALUES (NULL, '2026-11-23', 'lock.test', 'cli', '{}')")
 print("locked", time.monotonic(), flush=True)
 sys.stdin.readline()  # held until the test says so (or, should it die, its end closes the pipe)
 print("releasing", time.monotonic(), flush=True)
@@ -307,8 +325,9 @@ def test_a_cli_writing_to_the_sqlite_file_does_not_freeze_the_server(database_ur
         """Change the vote every ~50 ms until the other processes are done and this juror has voted since the
         lock was released (bounded by count, and by SCENARIO_TIMEOUT)."""
         for n in range(2000):
-            if others_done.is_set() and any(ack[0] == label and ack[4] >= lock.get("releasing", float("inf"))
-                                            for ack in acks):
+            if others_done.is_set() and any(
+                ack[0] == label and ack[4] >= lock.get("releasing", float("inf")) for ack in acks
+            ):
                 return
             await vote(juror, label, n)
             await asyncio.sleep(0.05)  # a juror's pace of changing their mind
@@ -317,18 +336,30 @@ def test_a_cli_writing_to_the_sqlite_file_does_not_freeze_the_server(database_ur
         """Every juror's vote is waiting for the lock (a vote sent before it that still waits this long after
         is held by it too), and the heartbeat was answered meanwhile."""
         since = lock["locked"]
-        return (time.monotonic() - since >= MIN_LOCK_SECONDS and set(waiting) == set(labels)
-                and heartbeat.answered(since) >= 10)
+        return (
+            time.monotonic() - since >= MIN_LOCK_SECONDS
+            and set(waiting) == set(labels)
+            and heartbeat.answered(since) >= 10
+        )
 
     async def hold_the_lock(late: list[Peer]) -> None:
-        holding = await asyncio.create_subprocess_exec(sys.executable, "-c", HOLD_LOCK, db_file,
-                                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                                       stderr=subprocess.STDOUT)
+        holding = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            HOLD_LOCK,
+            db_file,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
         try:
             lock["locked"] = await reported(holding, "locked")
             late_votes = asyncio.gather(*(vote(juror, label, 0) for juror, label in zip(late, latecomers)))
-            await wait_until_async(held_long_enough, timeout=30,
-                                   message="every juror's vote waiting for the lock, and 10 heartbeats meanwhile")
+            await wait_until_async(
+                held_long_enough,
+                timeout=30,
+                message="every juror's vote waiting for the lock, and 10 heartbeats meanwhile",
+            )
             holding.stdin.write(b"release\n")
             await holding.stdin.drain()
             lock["releasing"] = await reported(holding, "releasing")
@@ -341,13 +372,22 @@ def test_a_cli_writing_to_the_sqlite_file_does_not_freeze_the_server(database_ur
 
     async def import_a_bank() -> str:
         importing = await asyncio.create_subprocess_exec(
-            str(Path(sys.executable).parent / "vtt"), "questions", "import", str(bank), "--bank", "Load test",
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            str(Path(sys.executable).parent / "vtt"),
+            "questions",
+            "import",
+            str(bank),
+            "--bank",
+            "Load test",
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
         return (await asyncio.wait_for(importing.communicate(), 40))[0].decode()
 
     async def other_processes(late: list[Peer], done: asyncio.Event) -> str:
-        await wait_until_async(lambda: {ack[0] for ack in acks} == set(voters), timeout=30,
-                               message="every voter's first vote acknowledged")  # votes are flowing
+        await wait_until_async(
+            lambda: {ack[0] for ack in acks} == set(voters), timeout=30, message="every voter's first vote acknowledged"
+        )  # votes are flowing
         try:
             _held, imported = await asyncio.gather(hold_the_lock(late), import_a_bank())
         finally:
@@ -362,8 +402,7 @@ def test_a_cli_writing_to_the_sqlite_file_does_not_freeze_the_server(database_ur
         await host.host("open_vote")
         done = asyncio.Event()
         voting = [keep_voting(jurors[label], label, done) for label in voters]
-        imported = (await asyncio.gather(other_processes([jurors[label] for label in latecomers], done),
-                                         *voting))[0]
+        imported = (await asyncio.gather(other_processes([jurors[label] for label in latecomers], done), *voting))[0]
         await asyncio.gather(*(peer.close() for peer in [host, *jurors.values()]))
         return imported
 
@@ -400,6 +439,7 @@ def test_a_cli_writing_to_the_sqlite_file_does_not_freeze_the_server(database_ur
 
 
 # --- d: the audit log ------------------------------------------------------------------------------
+
 
 def test_the_audit_log_has_every_message_and_the_jury_lines_are_blind(database_url, db_factory, tmp_path):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=2)
@@ -449,8 +489,9 @@ def test_the_audit_log_has_every_message_and_the_jury_lines_are_blind(database_u
         logged = [(line["event"], line["payload"]) for line in mine]
         sent = [(event, payload) for event, payload in peer.seen]
         assert [entry for entry in logged if not entry[0].startswith("ack:")] == sent
-        assert [(event.removeprefix("ack:"), payload) for event, payload in logged if event.startswith("ack:")] \
-            == peer.acks
+        assert [
+            (event.removeprefix("ack:"), payload) for event, payload in logged if event.startswith("ack:")
+        ] == peer.acks
     jury = [line for line in lines if line["audience"] in ("juror", "stage")]
     assert {"snapshot", "status", "round", "question", "answers", "tally", "identities"} <= {j["event"] for j in jury}
     for line in jury:

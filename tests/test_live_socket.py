@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import gc
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import Connection, func, select, text
 
 from tests.conftest import login
-from tests.live_helpers import TO_JUDGING, client_id, connect_all, identity_leaks, make_session, Role
+from tests.live_helpers import TO_JUDGING, Role, client_id, connect_all, identity_leaks, make_session
 from tests.waiting import wait_until
 from vtt.app import create_app
-from vtt.db import make_engine, make_db_factory, upgrade
+from vtt.db import make_db_factory, make_engine, upgrade
 from vtt.extensions import socketio
 from vtt.models import Answer, Event, SessionQuestion, SheetEntry, Vote
 
@@ -39,23 +39,33 @@ def test_a_two_round_session_for_every_role(backend):
             assert question["position"] == position and "answer_index" not in question
             host.host("open_answering")
             for name, player in players.items():
-                answer = ({"choice": 1} if question["type"] == "mcq" else {"text": f"she looks sad ({len(name)})"})
+                answer = {"choice": 1} if question["type"] == "mcq" else {"text": f"she looks sad ({len(name)})"}
                 reply = player.send("answer", {"id": client_id(), "question": question["id"], **answer})
                 assert reply["ok"], reply
             host.host("close_answering")
-            late = players["Mina"].send("answer", {"id": client_id(), "question": question["id"], "choice": 0,
-                                                   "text": "late"})
+            late = players["Mina"].send(
+                "answer", {"id": client_id(), "question": question["id"], "choice": 0, "text": "late"}
+            )
             assert late["ok"] is False and late["error"]["code"] == "answering_closed"
             host.host("reveal")
             shown = jurors["J2"].last("answers")
             assert shown["question"] == question["id"] and len(shown["answers"]) == 3
             assert sorted(a["alias"] for a in shown["answers"]) == ["A", "B", "C"]
-            for label, juror in jurors.items():
-                reply = juror.send("sheet", {"id": client_id(), "question": question["id"], "alias": "A",
-                                             "note": "too fast", "human_likeness": 2, "looks_like_ai": True})
+            for juror in jurors.values():
+                reply = juror.send(
+                    "sheet",
+                    {
+                        "id": client_id(),
+                        "question": question["id"],
+                        "alias": "A",
+                        "note": "too fast",
+                        "human_likeness": 2,
+                        "looks_like_ai": True,
+                    },
+                )
                 assert reply["ok"], reply
         host.host("open_vote")
-        for index, (label, juror) in enumerate(jurors.items()):
+        for index, juror in enumerate(jurors.values()):
             alias = None if index == 3 else ("B" if index == 0 else "A")
             reply = juror.send("vote", {"id": client_id(), "round": number, "alias": alias, "confidence": 4})
             assert reply["ok"], reply
@@ -142,13 +152,17 @@ def test_a_page_saves_several_sheet_lines_in_one_message_all_or_none(app, client
         host.host(move)
     juror = jurors["J1"]
     question = juror.last("answers")["question"]
-    lines = [{"question": question, "alias": "A", "note": "too quick", "human_likeness": 2},
-             {"question": question, "alias": "B", "looks_like_ai": True}]
+    lines = [
+        {"question": question, "alias": "A", "note": "too quick", "human_likeness": 2},
+        {"question": question, "alias": "B", "looks_like_ai": True},
+    ]
     refused = juror.send("sheet", {"id": "s1", "lines": [*lines, {"question": question, "alias": "Q"}]})
     assert refused["ok"] is False and refused["error"]["code"] == "unknown_alias"
     mixed = juror.send("sheet", {"id": "s2", "question": question, "alias": "A", "lines": lines})
-    assert mixed["error"] == {"code": "invalid", "message": "field 'message': Value error, give either one line "
-                              "(question, alias, ...) or lines, not both"}
+    assert mixed["error"] == {
+        "code": "invalid",
+        "message": "field 'message': Value error, give either one line (question, alias, ...) or lines, not both",
+    }
     typo = juror.send("sheet", {"id": "s3", "lines": [{"question": question, "alais": "A"}]})
     assert "field 'lines.0.alias': Field required" in typo["error"]["message"]
     assert juror.fresh_snapshot()["sheet"] == []  # nothing of the refused saves
@@ -156,7 +170,8 @@ def test_a_page_saves_several_sheet_lines_in_one_message_all_or_none(app, client
     assert juror.send("sheet", {"id": "s4", "lines": lines})["duplicate"] is True
     assert juror.fresh_snapshot()["sheet"] == [
         {"question": question, "alias": "A", "note": "too quick", "human_likeness": 2, "looks_like_ai": False},
-        {"question": question, "alias": "B", "note": "", "human_likeness": None, "looks_like_ai": True}]
+        {"question": question, "alias": "B", "note": "", "human_likeness": None, "looks_like_ai": True},
+    ]
 
 
 def test_a_new_app_on_the_same_database_resumes_where_the_session_was(app, client, db_factory, database_url):
@@ -178,8 +193,9 @@ def test_a_new_app_on_the_same_database_resumes_where_the_session_was(app, clien
         snapshot = juror.last("snapshot")
         assert snapshot["status"]["phase"] == "voting" and snapshot["status"]["round"] == 1
         assert snapshot["votes"] == [{"round": 1, "slot": 1, "alias": "C", "confidence": 5, "reason": ""}]
-        assert snapshot["sheet"] == [{"question": question, "alias": "C", "note": "odd", "human_likeness": None,
-                                      "looks_like_ai": False}]
+        assert snapshot["sheet"] == [
+            {"question": question, "alias": "C", "note": "odd", "human_likeness": None, "looks_like_ai": False}
+        ]
         assert sorted(a["alias"] for a in snapshot["revealed"][0]["answers"]) == ["A", "B", "C"]
         assert juror.send("vote", {"id": "v1", "round": 1, "alias": "C", "confidence": 5})["duplicate"] is True
         host_client = restarted.test_client()
@@ -227,8 +243,12 @@ def test_the_writer_carries_on_when_its_database_connection_is_lost(postgres_url
         host, _stage, _players, jurors = connect_all(app, app.test_client(), people)
         host.host("open_lobby")
         with engine.connect() as admin:  # the writer's connection is cut, as by a restarted server
-            cut = admin.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                                     "WHERE datname = current_database() AND pid <> pg_backend_pid()")).all()
+            cut = admin.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+            ).all()
         assert cut and all(ok for (ok,) in cut)
         assert host.host("start_round")["round"] == 1
         for move in TO_JUDGING[2:]:
@@ -245,8 +265,11 @@ def test_an_expired_deadline_closes_answering_by_itself(app, client, db_factory)
     for move in ("open_lobby", "start_round", "show_question", "open_answering"):
         host.host(move)
     assert stage.last("status")["phase"] == "answering" and stage.last("status")["deadline"]
-    wait_until(lambda: stage.last("status")["phase"] == "answers_closed", timeout=15,
-               message="the expired deadline to close answering")
+    wait_until(
+        lambda: stage.last("status")["phase"] == "answers_closed",
+        timeout=15,
+        message="the expired deadline to close answering",
+    )
     question = players["Mina"].last("question")
     late = players["Mina"].send("answer", {"id": "late", "question": question["id"], "choice": 0, "text": "x"})
     assert late["error"]["code"] == "answering_closed"
@@ -254,12 +277,28 @@ def test_an_expired_deadline_closes_answering_by_itself(app, client, db_factory)
 
 
 def test_several_ai_players_take_one_vote_per_slot(app, client, db_factory):
-    people = make_session(db_factory, rounds=1, per_round=1, ai_votes=2, players=[
-        {"name": "Mina", "kind": "human", "age": 10}, {"name": "Grace", "kind": "human", "age": 31},
-        {"name": "Agent", "kind": "ai"}, {"name": "Bot", "kind": "ai"}])
+    people = make_session(
+        db_factory,
+        rounds=1,
+        per_round=1,
+        ai_votes=2,
+        players=[
+            {"name": "Mina", "kind": "human", "age": 10},
+            {"name": "Grace", "kind": "human", "age": 31},
+            {"name": "Agent", "kind": "ai"},
+            {"name": "Bot", "kind": "ai"},
+        ],
+    )
     host, stage, _players, jurors = connect_all(app, client, people)
-    for move in ("open_lobby", "start_round", "show_question", "open_answering", "close_answering", "reveal",
-                 "open_vote"):
+    for move in (
+        "open_lobby",
+        "start_round",
+        "show_question",
+        "open_answering",
+        "close_answering",
+        "reveal",
+        "open_vote",
+    ):
         host.host(move)
     assert stage.last("status")["vote_slots"] == 2
     juror = jurors["J1"]
@@ -323,8 +362,9 @@ def test_a_question_whose_key_is_withheld_is_played_like_any_other(app, client, 
 
     people = make_session(db_factory, rounds=1, per_round=1)
     with db_factory() as db:  # as imported from a test split with --allow-missing-keys
-        question = db.scalar(select(Question).join(SessionQuestion).where(
-            SessionQuestion.session_id == people.session_id))
+        question = db.scalar(
+            select(Question).join(SessionQuestion).where(SessionQuestion.session_id == people.session_id)
+        )
         question.answer_index, question.reference_answer = None, ""
         db.commit()
     host, _stage, players, jurors = connect_all(app, client, people)
@@ -350,7 +390,7 @@ def test_the_plain_reading_of_votes_and_sheets_agrees_with_the_models():
     import json
     import random
 
-    from vtt.protocol.messages import CLIENT_MESSAGES, Invalid, _PLAIN, parse, parse_action
+    from vtt.protocol.messages import _PLAIN, CLIENT_MESSAGES, Invalid, parse, parse_action
 
     rng = random.Random(5)
     odd = [None, True, False, 0, -1, 1, 5, 6, 2**70, 1.0, "", "A", "ABCDEFGHI", "x" * 4001, [], {}, "1"]
@@ -359,18 +399,27 @@ def test_the_plain_reading_of_votes_and_sheets_agrees_with_the_models():
         return rng.choice(odd) if rng.random() < 0.25 else good()
 
     def line(top=False):
-        fields = {"question": lambda: rng.randint(1, 9), "alias": lambda: rng.choice("ABC"),
-                  "note": lambda: rng.choice(["", "hm", None, "n" * 4000]), "human_likeness": lambda: rng.randint(1, 5),
-                  "looks_like_ai": lambda: rng.random() < 0.5}
+        fields = {
+            "question": lambda: rng.randint(1, 9),
+            "alias": lambda: rng.choice("ABC"),
+            "note": lambda: rng.choice(["", "hm", None, "n" * 4000]),
+            "human_likeness": lambda: rng.randint(1, 5),
+            "looks_like_ai": lambda: rng.random() < 0.5,
+        }
         made = {key: value(make) for key, make in fields.items() if rng.random() < 0.85}
         if rng.random() < 0.05:
             made["extra"] = 1
         return made
 
     def vote():
-        fields = {"id": lambda: rng.choice(["v1", "x" * 64, "x" * 65, ""]), "round": lambda: rng.randint(1, 3),
-                  "slot": lambda: rng.randint(1, 2), "alias": lambda: rng.choice(["A", "B", None]),
-                  "confidence": lambda: rng.randint(1, 5), "reason": lambda: rng.choice(["", "fluent", None])}
+        fields = {
+            "id": lambda: rng.choice(["v1", "x" * 64, "x" * 65, ""]),
+            "round": lambda: rng.randint(1, 3),
+            "slot": lambda: rng.randint(1, 2),
+            "alias": lambda: rng.choice(["A", "B", None]),
+            "confidence": lambda: rng.randint(1, 5),
+            "reason": lambda: rng.choice(["", "fluent", None]),
+        }
         made = {key: value(make) for key, make in fields.items() if rng.random() < 0.9}
         if rng.random() < 0.05:
             made["extra"] = 1
@@ -405,15 +454,16 @@ def test_the_plain_reading_of_votes_and_sheets_agrees_with_the_models():
     assert parse_action("host", {"id": "h1", "action": "open_vote"})[0] == "open_vote"
 
 
-def test_the_host_s_screening_reaches_every_page_and_answering_opens_when_the_clip_has_played(app, client,
-                                                                                             db_factory):
+def test_the_host_s_screening_reaches_every_page_and_answering_opens_when_the_clip_has_played(app, client, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, answer_seconds=30)
     host, stage, players, jurors = connect_all(app, client, people)
     for move in ("open_lobby", "start_round", "show_question"):
         host.host(move)
-    before = datetime.now(timezone.utc)
+    before = datetime.now(UTC)
     clock = stage.send("clock", None)
-    assert clock["ok"] and abs(datetime.fromisoformat(clock["now"].replace("Z", "+00:00")) - before) < timedelta(seconds=1)
+    assert clock["ok"] and abs(datetime.fromisoformat(clock["now"].replace("Z", "+00:00")) - before) < timedelta(
+        seconds=1
+    )
     played = host.host("play_clip", duration=0.4)
     starts = datetime.fromisoformat(played["starts_at"].replace("Z", "+00:00"))
     assert timedelta(seconds=1.4) <= starts - before <= timedelta(seconds=2)  # the lead before everyone starts
@@ -424,8 +474,9 @@ def test_the_host_s_screening_reaches_every_page_and_answering_opens_when_the_cl
     late = Role(socketio, app, {"token": people.players["Grace"]})
     assert late.last("snapshot")["status"]["screening"]["starts_at"] == played["starts_at"]
     # the clip has played (1.5 s lead + 0.4 s): the writer's clock opens answering
-    wait_until(lambda: stage.last("status")["phase"] == "answering", timeout=15,
-               message="the writer's clock to open answering")
+    wait_until(
+        lambda: stage.last("status")["phase"] == "answering", timeout=15, message="the writer's clock to open answering"
+    )
     assert stage.last("status")["deadline"]
     with db_factory() as db:  # on disk: what a restarted server tells the pages
         stamped = db.scalar(select(SessionQuestion.clip_started_at).where(SessionQuestion.id == question))

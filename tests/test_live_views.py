@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from tests.conftest import form_token
-from tests.live_helpers import connect_all, make_session, Role
+from tests.live_helpers import Role, connect_all, make_session
 from tests.waiting import wait_until
 from vtt.extensions import socketio
 from vtt.models import Juror
@@ -51,8 +51,10 @@ def test_open_joins_are_rate_limited_and_refused_when_closed(client, db_factory)
     assert "does not take open joins" in client.get(f"/join/{closed.code}").get_data(as_text=True)
     people = make_session(db_factory, rounds=1, per_round=1, jurors=0, open_join=True)
     token = form_token(client, f"/join/{people.code}")
-    codes = [client.post(f"/join/{people.code}", data={"csrf_token": token, "nickname": f"n{i}"}).status_code
-             for i in range(22)]
+    codes = [
+        client.post(f"/join/{people.code}", data={"csrf_token": token, "nickname": f"n{i}"}).status_code
+        for i in range(22)
+    ]
     assert codes[:20] == [302] * 20 and codes[20:] == [429, 429]
     assert len(jurors_of(db_factory, people.session_id)) == 20
 

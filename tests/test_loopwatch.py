@@ -69,8 +69,12 @@ def test_full_collections_wait_for_a_quiet_writer():
         assert not gc.isenabled()  # no automatic collection: the collector's own, in small steps
         keep_busy(busy, 1.5, 0.1)
         assert collector.collections == 0
-        wait_until(lambda: collector.collections >= 1, timeout=10, interval=0.02,
-                   message="a full collection once the writer is quiet for 0.6 s")
+        wait_until(
+            lambda: collector.collections >= 1,
+            timeout=10,
+            interval=0.02,
+            message="a full collection once the writer is quiet for 0.6 s",
+        )
 
 
 def test_a_server_that_is_never_quiet_still_collects_at_the_upper_bound():

@@ -38,11 +38,17 @@ def probe(path: Path) -> dict:
         video = clip.streams.video[0]
         greys = [frame.to_ndarray(format="gray").mean() for frame in clip.decode(video)]
         audio = clip.streams.audio[0] if clip.streams.audio else None
-        return {"seconds": float(video.duration * video.time_base), "frames": len(greys), "codec": video.name,
-                "size": (video.width, video.height), "pix_fmt": video.codec_context.pix_fmt,
-                "audio": audio.name if audio else None,
-                "audio_seconds": float(audio.duration * audio.time_base) if audio else None,
-                "first": greys[0], "last": greys[-1]}
+        return {
+            "seconds": float(video.duration * video.time_base),
+            "frames": len(greys),
+            "codec": video.name,
+            "size": (video.width, video.height),
+            "pix_fmt": video.codec_context.pix_fmt,
+            "audio": audio.name if audio else None,
+            "audio_seconds": float(audio.duration * audio.time_base) if audio else None,
+            "first": greys[0],
+            "last": greys[-1],
+        }
 
 
 def index_first(path: Path) -> bool:
@@ -64,8 +70,21 @@ def media(tmp_path, monkeypatch) -> Path:
 
 
 def tvqa_line(qid: int, vid: str, ts: str) -> str:
-    return json.dumps({"qid": qid, "q": f"Question {qid}?", "a0": "a", "a1": "b", "a2": "c", "a3": "d", "a4": "e",
-                       "answer_idx": 0, "ts": ts, "vid_name": vid, "show_name": "a show"})
+    return json.dumps(
+        {
+            "qid": qid,
+            "q": f"Question {qid}?",
+            "a0": "a",
+            "a1": "b",
+            "a2": "c",
+            "a3": "d",
+            "a4": "e",
+            "answer_idx": 0,
+            "ts": ts,
+            "vid_name": vid,
+            "show_name": "a show",
+        }
+    )
 
 
 def import_tvqa(run, tmp_path, lines: list[str], bank: str = "TVQA val") -> None:
@@ -86,9 +105,15 @@ def test_tvqa_frames_become_clips_cut_to_ts_and_the_bank_plays_them(run, db, med
     frames = tmp_path / "tvqa_frames"
     make_frames(frames / "bbt_frames" / "s01e02_seg02_clip_00", 30)  # 10 s at 3 fps
     make_frames(frames / "castle_frames" / "castle_s01e02_seg02_clip_00", 45, shade=60)  # 15 s
-    import_tvqa(run, tmp_path, [tvqa_line(1, "s01e02_seg02_clip_00", "1.21-8.49"),
-                                tvqa_line(2, "castle_s01e02_seg02_clip_00", "NaN-NaN"),
-                                tvqa_line(3, "s01e02_seg02_clip_00", "1.21-8.49")])
+    import_tvqa(
+        run,
+        tmp_path,
+        [
+            tvqa_line(1, "s01e02_seg02_clip_00", "1.21-8.49"),
+            tvqa_line(2, "castle_s01e02_seg02_clip_00", "NaN-NaN"),
+            tvqa_line(3, "s01e02_seg02_clip_00", "1.21-8.49"),
+        ],
+    )
 
     result = run("media", "prepare", "--bank", "TVQA val", "--from", str(frames))
     assert result.exit_code == 0, result.output
@@ -96,11 +121,17 @@ def test_tvqa_frames_become_clips_cut_to_ts_and_the_bank_plays_them(run, db, med
     assert result.output.splitlines() == [
         f"TVQA val: 2 clips for 3 questions (tvqa at 3 fps from {frames}) in {out}: 2 made, 0 already prepared, "
         "0 failed",
-        "3 of 3 questions play a prepared clip (3 repointed now)"]
+        "3 of 3 questions play a prepared clip (3 repointed now)",
+    ]
     cut = probe(out / "s01e02_seg02_clip_00_1.21-8.49.mp4")
     # frames 5 to 25 (the ones showing from 1.21 s to 8.49 s, to the nearest frame): 21 frames, 7 s
-    assert (cut["frames"], cut["codec"], cut["pix_fmt"], cut["size"], cut["audio"]) == (21, "h264", "yuv420p",
-                                                                                         SIZE, None)
+    assert (cut["frames"], cut["codec"], cut["pix_fmt"], cut["size"], cut["audio"]) == (
+        21,
+        "h264",
+        "yuv420p",
+        SIZE,
+        None,
+    )
     assert abs(cut["seconds"] - (8.49 - 1.21)) <= 1 / 3 and cut["seconds"] == pytest.approx(7.0, abs=1e-3)
     assert cut["first"] == pytest.approx(4 * 4, abs=3) and cut["last"] == pytest.approx(4 * 24, abs=3)
     whole = probe(out / "castle_s01e02_seg02_clip_00.mp4")
@@ -109,11 +140,19 @@ def test_tvqa_frames_become_clips_cut_to_ts_and_the_bank_plays_them(run, db, med
     assert probe(phone)["frames"] == 45 and index_first(phone) and index_first(out / "castle_s01e02_seg02_clip_00.mp4")
 
     clips = bank_clips(db, "TVQA val")
-    assert clips["1"] == ("TVQA-val/s01e02_seg02_clip_00_1.21-8.49.mp4", None, None,
-                          {"source": "s01e02_seg02_clip_00", "start": 1.21, "end": 8.49})
+    assert clips["1"] == (
+        "TVQA-val/s01e02_seg02_clip_00_1.21-8.49.mp4",
+        None,
+        None,
+        {"source": "s01e02_seg02_clip_00", "start": 1.21, "end": 8.49},
+    )
     assert clips["3"][0] == clips["1"][0]  # the same clip and span: one clip for both
-    assert clips["2"] == ("TVQA-val/castle_s01e02_seg02_clip_00.mp4", None, None,
-                          {"source": "castle_s01e02_seg02_clip_00", "start": None, "end": None})
+    assert clips["2"] == (
+        "TVQA-val/castle_s01e02_seg02_clip_00.mp4",
+        None,
+        None,
+        {"source": "castle_s01e02_seg02_clip_00", "start": None, "end": None},
+    )
     assert db.scalar(select(Question.source).where(Question.qid == "2"))["ts"] == "NaN-NaN"  # the record's own
     check = run("media", "check", "--bank", "TVQA val")
     assert check.exit_code == 0 and check.output.startswith("TVQA val: 3 questions: 3 clips ready"), check.output
@@ -131,8 +170,11 @@ def test_a_changed_frame_or_rate_makes_that_clip_again(run, media, tmp_path):
     frames = tmp_path / "frames"
     changed = make_frames(frames / "bbt_frames" / "s01e01_seg01_clip_00", 12)
     make_frames(frames / "grey_frames" / "grey_s01e01_seg01_clip_00", 9)
-    import_tvqa(run, tmp_path, [tvqa_line(1, "s01e01_seg01_clip_00", "NaN-NaN"),
-                                tvqa_line(2, "grey_s01e01_seg01_clip_00", "NaN-NaN")])
+    import_tvqa(
+        run,
+        tmp_path,
+        [tvqa_line(1, "s01e01_seg01_clip_00", "NaN-NaN"), tvqa_line(2, "grey_s01e01_seg01_clip_00", "NaN-NaN")],
+    )
     assert run("media", "prepare", "--bank", "TVQA val", "--from", str(frames)).exit_code == 0
     make_frames(changed, 1, shade=200)  # frame 1 replaced
     again = run("media", "prepare", "--bank", "TVQA val", "--from", str(frames))
@@ -152,22 +194,43 @@ def test_dramaqa_shots_and_scenes_of_several_shots(run, db, media, tmp_path):
     make_frames(scene / "0013", 4, shade=160, name="IMAGE_{:010d}.jpg", first=4180)  # after the scene's last shot
 
     def item(qid, vid, kind, shots):
-        return {"qid": qid, "que": f"Question {qid}?", "answers": list("abcde"), "correct_idx": 1, "vid": vid,
-                "videoType": kind, "shot_contained": shots, "q_level_mem": 2, "q_level_logic": 3}
+        return {
+            "qid": qid,
+            "que": f"Question {qid}?",
+            "answers": list("abcde"),
+            "correct_idx": 1,
+            "vid": vid,
+            "videoType": kind,
+            "shot_contained": shots,
+            "q_level_mem": 2,
+            "q_level_logic": 3,
+        }
+
     bank = tmp_path / "AnotherMissOhQA_val_set.json"
-    bank.write_text(json.dumps([item(11, "AnotherMissOh14_001_0010", "shot", [10]),
-                                item(12, "AnotherMissOh14_001_0000", "scene", [10, 12]),
-                                item(13, "AnotherMissOh14_001_0010", "shot", [10]),
-                                item(14, "AnotherMissOh14_002_0000", "scene", [1, 3])]), encoding="utf-8")
+    bank.write_text(
+        json.dumps(
+            [
+                item(11, "AnotherMissOh14_001_0010", "shot", [10]),
+                item(12, "AnotherMissOh14_001_0000", "scene", [10, 12]),
+                item(13, "AnotherMissOh14_001_0010", "shot", [10]),
+                item(14, "AnotherMissOh14_002_0000", "scene", [1, 3]),
+            ]
+        ),
+        encoding="utf-8",
+    )
     assert run("questions", "import", str(bank), "--bank", "DramaQA val").exit_code == 0
 
     result = run("media", "prepare", "--bank", "DramaQA val", "--from", str(images))
     assert result.exit_code == 1  # question 14's scene is not in the folder
     out = media / "DramaQA-val"
-    assert result.output.splitlines()[0] == (f"DramaQA val: 2 clips for 3 questions (dramaqa at 3 fps from {images}) "
-                                             f"in {out}: 2 made, 0 already prepared, 0 failed")
-    assert (f"  DramaQA val: question 14: field 'clip': no frame folder <episode>/<scene>/<shot> in {images}: give "
-            "--from DramaQA's AnotherMissOh_images folder (the one that holds AnotherMissOh01, ...)") in result.output
+    assert result.output.splitlines()[0] == (
+        f"DramaQA val: 2 clips for 3 questions (dramaqa at 3 fps from {images}) "
+        f"in {out}: 2 made, 0 already prepared, 0 failed"
+    )
+    assert (
+        f"  DramaQA val: question 14: field 'clip': no frame folder <episode>/<scene>/<shot> in {images}: give "
+        "--from DramaQA's AnotherMissOh_images folder (the one that holds AnotherMissOh01, ...)"
+    ) in result.output
     shot = probe(out / "AnotherMissOh14_001_0010.mp4")
     assert shot["frames"] == 7 and shot["seconds"] == pytest.approx(7 / 3, abs=1e-3)
     whole_scene = probe(out / "AnotherMissOh14_001_0000.mp4")  # shots 10, 11 and 12 in order; not 13
@@ -185,14 +248,19 @@ def test_video_files_are_cut_to_the_span_with_their_sound(run, db, media, tmp_pa
     make_clip(videos / "two.webm", "vp9", seconds=3, fps=30)
     make_clip(videos / "big.mp4", "h264", seconds=1, fps=5, size=(1920, 1080))
     bank = tmp_path / "films.csv"
-    bank.write_text("qid,question,answer,video,start,end\ncut,Q?,a,films/one.mp4,2.5,7.5\n"
-                    "webm,Q?,a,two.webm,,\nbig,Q?,a,big.mp4,,\nnone,Q?,a,,,\n", encoding="utf-8")
+    bank.write_text(
+        "qid,question,answer,video,start,end\ncut,Q?,a,films/one.mp4,2.5,7.5\n"
+        "webm,Q?,a,two.webm,,\nbig,Q?,a,big.mp4,,\nnone,Q?,a,,,\n",
+        encoding="utf-8",
+    )
     assert run("questions", "import", str(bank), "--bank", "Films").exit_code == 0
 
     result = run("media", "prepare", "--bank", "Films", "--from", str(videos), "--out", str(media / "venue"))
     assert result.exit_code == 0, result.output
-    assert ("3 of 4 questions play a prepared clip (3 repointed now); 1 without a clip (nothing to prepare)"
-            in result.output)
+    assert (
+        "3 of 4 questions play a prepared clip (3 repointed now); 1 without a clip (nothing to prepare)"
+        in result.output
+    )
     cut = probe(media / "venue" / "films-one_2.5-7.5.mp4")
     assert (cut["frames"], cut["audio"]) == (125, "aac")  # 2.5 s to 7.5 s at 25 fps
     assert cut["seconds"] == pytest.approx(5.0, abs=0.04) and cut["audio_seconds"] == pytest.approx(5.0, abs=0.03)
@@ -203,8 +271,12 @@ def test_video_files_are_cut_to_the_span_with_their_sound(run, db, media, tmp_pa
     assert (webm["codec"], webm["audio"], webm["frames"]) == ("h264", "aac", 90)
     assert probe(media / "venue" / "big.mp4")["size"] == (1280, 720)
     assert probe(media / "venue" / "big.phone.mp4")["size"] == (640, 360)
-    assert bank_clips(db, "Films")["cut"] == ("venue/films-one_2.5-7.5.mp4", None, None,
-                                              {"source": "films/one.mp4", "start": 2.5, "end": 7.5})
+    assert bank_clips(db, "Films")["cut"] == (
+        "venue/films-one_2.5-7.5.mp4",
+        None,
+        None,
+        {"source": "films/one.mp4", "start": 2.5, "end": 7.5},
+    )
     assert run("media", "check", "--bank", "Films").exit_code == 0
 
 
@@ -214,12 +286,18 @@ def test_each_question_that_fails_is_named_and_the_others_are_made(run, db, medi
     broken = make_frames(frames / "house_frames" / "house_s01e01_seg01_clip_00", 9)
     (broken / "00004.jpg").write_bytes(b"\xff\xd8 not a jpeg")
     (frames / "met_frames" / "met_s01e01_seg01_clip_00").mkdir(parents=True)
-    import_tvqa(run, tmp_path, [tvqa_line(1, "s01e01_seg01_clip_00", "0-2"),
-                                tvqa_line(2, "house_s01e01_seg01_clip_00", "NaN-NaN"),
-                                tvqa_line(3, "met_s01e01_seg01_clip_00", "NaN-NaN"),
-                                tvqa_line(4, "friends_s01e01_seg01_clip_00", "NaN-NaN"),
-                                tvqa_line(5, "s01e01_seg01_clip_00", "1-9"),
-                                tvqa_line(6, "clips/q6.mp4", "NaN-NaN")])
+    import_tvqa(
+        run,
+        tmp_path,
+        [
+            tvqa_line(1, "s01e01_seg01_clip_00", "0-2"),
+            tvqa_line(2, "house_s01e01_seg01_clip_00", "NaN-NaN"),
+            tvqa_line(3, "met_s01e01_seg01_clip_00", "NaN-NaN"),
+            tvqa_line(4, "friends_s01e01_seg01_clip_00", "NaN-NaN"),
+            tvqa_line(5, "s01e01_seg01_clip_00", "1-9"),
+            tvqa_line(6, "clips/q6.mp4", "NaN-NaN"),
+        ],
+    )
     problems = tmp_path / "problems.csv"
     result = run("media", "prepare", "--bank", "TVQA val", "--from", str(frames), "--problems-out", str(problems))
     assert result.exit_code == 1
@@ -237,15 +315,22 @@ def test_each_question_that_fails_is_named_and_the_others_are_made(run, db, medi
         "  TVQA val: question 5: field 'clip': the span ends at 9 s but the clip is only 3.00 s long: check the "
         "span, or the file",
         "  TVQA val: question 6: field 'clip': not a TVQA vid_name (like castle_s01e02_seg02_clip_00): give --format "
-        "for this bank's clips"]
+        "for this bank's clips",
+    ]
     with problems.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert [(row["row"], row["value"]) for row in rows] == [
-        ("2", "house_frames/house_s01e01_seg01_clip_00/00004.jpg"), ("3", "met_frames/met_s01e01_seg01_clip_00"),
-        ("4", "friends_frames/friends_s01e01_seg01_clip_00"), ("5", "bbt_frames/s01e01_seg01_clip_00"),
-        ("6", "clips/q6.mp4")]
+        ("2", "house_frames/house_s01e01_seg01_clip_00/00004.jpg"),
+        ("3", "met_frames/met_s01e01_seg01_clip_00"),
+        ("4", "friends_frames/friends_s01e01_seg01_clip_00"),
+        ("5", "bbt_frames/s01e01_seg01_clip_00"),
+        ("6", "clips/q6.mp4"),
+    ]
     assert sorted(path.name for path in (media / "TVQA-val").iterdir()) == [
-        ".prepared.json", "s01e01_seg01_clip_00_0-2.mp4", "s01e01_seg01_clip_00_0-2.phone.mp4"]  # no partial file
+        ".prepared.json",
+        "s01e01_seg01_clip_00_0-2.mp4",
+        "s01e01_seg01_clip_00_0-2.phone.mp4",
+    ]  # no partial file
     clips = bank_clips(db, "TVQA val")
     assert clips["1"][0] == "TVQA-val/s01e01_seg01_clip_00_0-2.mp4"
     assert clips["2"] == ("house_s01e01_seg01_clip_00", None, None, None)
@@ -257,12 +342,13 @@ def test_the_clips_must_go_inside_the_media_folder_of_a_bank_that_exists(run, me
     import_tvqa(run, tmp_path, [tvqa_line(1, "s01e01_seg01_clip_00", "NaN-NaN")])
     outside = run("media", "prepare", "--bank", "TVQA val", "--from", str(frames), "--out", str(tmp_path / "clips"))
     assert outside.exit_code == 1 and not (tmp_path / "clips").exists()
-    assert outside.output == (f"error: --out {tmp_path / 'clips'} is outside the media folder ({media}), and the "
-                              "server serves clips only from there: give a folder inside it, or set VTT_MEDIA_DIR\n")
+    assert outside.output == (
+        f"error: --out {tmp_path / 'clips'} is outside the media folder ({media}), and the "
+        "server serves clips only from there: give a folder inside it, or set VTT_MEDIA_DIR\n"
+    )
     missing = run("media", "prepare", "--bank", "Nope", "--from", str(frames))
     assert missing.exit_code == 1 and "no question bank named 'Nope'" in missing.output
-    video_rate = run("media", "prepare", "--bank", "TVQA val", "--from", str(frames), "--format", "video",
-                     "--fps", "3")
+    video_rate = run("media", "prepare", "--bank", "TVQA val", "--from", str(frames), "--format", "video", "--fps", "3")
     assert video_rate.exit_code == 2 and "--fps is for frame folders" in video_rate.output
 
 
@@ -271,9 +357,11 @@ def test_video_files_that_cannot_be_cut_are_named(run, media, tmp_path):
     make_clip(videos / "short.mp4", "h264", seconds=2)
     (videos / "notes.mp4").write_bytes(b"not a video at all " * 20)
     bank = tmp_path / "films.csv"
-    bank.write_text("qid,question,answer,video,start,end\nlong,Q?,a,short.mp4,1,8\ngone,Q?,a,gone.mp4,,\n"
-                    "text,Q?,a,notes.mp4,,\nup,Q?,a,../secret.mp4,,\nweb,Q?,a,https://example.org/a.mp4,,\n",
-                    encoding="utf-8")
+    bank.write_text(
+        "qid,question,answer,video,start,end\nlong,Q?,a,short.mp4,1,8\ngone,Q?,a,gone.mp4,,\n"
+        "text,Q?,a,notes.mp4,,\nup,Q?,a,../secret.mp4,,\nweb,Q?,a,https://example.org/a.mp4,,\n",
+        encoding="utf-8",
+    )
     assert run("questions", "import", str(bank), "--bank", "Films").exit_code == 0
     result = run("media", "prepare", "--bank", "Films", "--from", str(videos))
     assert result.exit_code == 1
@@ -284,7 +372,9 @@ def test_video_files_that_cannot_be_cut_are_named(run, media, tmp_path):
         messages[2],  # FFmpeg's own words, checked below
         "the clip's path leaves the --from folder (an absolute path or '..'): give its path inside that folder",
         "an online clip is not prepared: download it into the --from folder and give the question that file's path "
-        "(--format video)"]
+        "(--format video)",
+    ]
     assert messages[2].startswith("could not be read or encoded (") and messages[2].endswith(
-        "): check the file, or give --format for this bank's clips")
+        "): check the file, or give --format for this bank's clips"
+    )
     assert list((media / "Films").iterdir()) == []  # nothing made, nothing half-written

@@ -35,10 +35,17 @@ def test_a_clip_comes_whole_with_its_type_and_caching_headers(client, media):
     assert unchanged.status_code == 304
 
 
-@pytest.mark.parametrize("name, mimetype", [
-    ("clip.mp4", "video/mp4"), ("clip.M4V", "video/mp4"), ("clip.webm", "video/webm"), ("sound.m4a", "audio/mp4"),
-    ("notes.xyz", "application/octet-stream"), ("no-suffix", "application/octet-stream"),
-])
+@pytest.mark.parametrize(
+    "name, mimetype",
+    [
+        ("clip.mp4", "video/mp4"),
+        ("clip.M4V", "video/mp4"),
+        ("clip.webm", "video/webm"),
+        ("sound.m4a", "audio/mp4"),
+        ("notes.xyz", "application/octet-stream"),
+        ("no-suffix", "application/octet-stream"),
+    ],
+)
 def test_types_are_named_by_vtt_not_guessed_from_the_machine(client, media, monkeypatch, name, mimetype):
     import mimetypes
 
@@ -70,12 +77,23 @@ def test_the_phone_rendition_when_there_is_one(client, media):
     assert plain.data == (media / "clips" / "q2.webm").read_bytes()
 
 
-@pytest.mark.parametrize("path", [
-    "/media/../secret.txt", "/media/%2e%2e/secret.txt", "/media/%2e%2e%2fsecret.txt", "/media/clips/../../secret.txt",
-    "/media//etc/passwd", "/media/%2Fetc%2Fpasswd", "/media/..%5csecret.txt", "/media/clips%5c..%5c..%5csecret.txt",
-    "/media/clips/q1.mp4%00.txt", "/media/clips/../../secret.txt?rendition=phone", "/media/link/secret.txt",
-    "/media/nothing.mp4",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/media/../secret.txt",
+        "/media/%2e%2e/secret.txt",
+        "/media/%2e%2e%2fsecret.txt",
+        "/media/clips/../../secret.txt",
+        "/media//etc/passwd",
+        "/media/%2Fetc%2Fpasswd",
+        "/media/..%5csecret.txt",
+        "/media/clips%5c..%5c..%5csecret.txt",
+        "/media/clips/q1.mp4%00.txt",
+        "/media/clips/../../secret.txt?rendition=phone",
+        "/media/link/secret.txt",
+        "/media/nothing.mp4",
+    ],
+)
 def test_nothing_outside_the_media_folder(client, media, tmp_path, path):
     os.symlink(tmp_path, media / "link")  # a link inside that points out
     response = client.get(path, follow_redirects=True)  # "//" redirects to a single slash, inside the folder

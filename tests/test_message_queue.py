@@ -34,8 +34,9 @@ def test_a_broadcast_from_another_process_reaches_a_websocket_client(database_ur
         client = socketio_client.Client(reconnection=False)
         heard = threading.Event()
         client.on("hello", lambda data: heard.set() if data == {"from": "worker 2"} else None)
-        client.connect(served.url, auth={"code": people.code, "role": "stage"}, transports=["websocket"],
-                       wait_timeout=10)
+        client.connect(
+            served.url, auth={"code": people.code, "role": "stage"}, transports=["websocket"], wait_timeout=10
+        )
         try:
             other_process = SocketIO(message_queue=redis_url)
             deadline = time.monotonic() + 10

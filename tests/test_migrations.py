@@ -2,21 +2,37 @@
 
 from __future__ import annotations
 
-import pytest
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.util import CommandError
 from sqlalchemy import inspect, select, text
 from sqlalchemy.exc import DatabaseError, IntegrityError
 
-from vtt.db import current_revision, downgrade, make_engine, make_db_factory, upgrade
+from vtt.db import current_revision, downgrade, make_db_factory, make_engine, upgrade
 from vtt.models import Base, Event, Phase, Vote, VttSession
 
-TABLES = {"question_bank", "question", "question_tag", "vtt_session", "session_round", "session_question",
-          "player", "round_alias", "juror", "answer", "grade", "grader_mark", "sheet_entry", "vote", "identity_reveal",
-          "event", "alembic_version"}
+TABLES = {
+    "question_bank",
+    "question",
+    "question_tag",
+    "vtt_session",
+    "session_round",
+    "session_question",
+    "player",
+    "round_alias",
+    "juror",
+    "answer",
+    "grade",
+    "grader_mark",
+    "sheet_entry",
+    "vote",
+    "identity_reveal",
+    "event",
+    "alembic_version",
+}
 HEAD = "0008"
 
 
@@ -57,8 +73,10 @@ def test_postgresql_from_empty(postgres_url):
 
 # --- 0001 -> 0002 with data -----------------------------------------------------------------
 
-SESSION_COLUMNS = ("rounds, questions_per_round, seed, reveal_policy, pass_rule, pass_alpha, pass_threshold_pct, "
-                   "ai_votes_per_juror, scoring_method, state_version, created_at")
+SESSION_COLUMNS = (
+    "rounds, questions_per_round, seed, reveal_policy, pass_rule, pass_alpha, pass_threshold_pct, "
+    "ai_votes_per_juror, scoring_method, state_version, created_at"
+)
 SESSION_VALUES = "2, 1, 7, 'end', 'human-tie', 0.05, 70, 1, 'cogsci2024', 3, :at"
 # status -> the phase 0002 derives from it
 SESSIONS = {1: ("running", "round"), 2: ("lobby", "lobby"), 3: ("draft", "draft"), 4: ("finished", "finished")}
@@ -72,9 +90,11 @@ def insert_0001_data(url: str) -> None:
         "VALUES (1, 'bank', '', 'csv', :at)",
         "INSERT INTO question (id, bank_id, qid, text, type, choices, answer_index, reference_answer, source) "
         "VALUES (1, 1, 'q1', 'Who?', 'mcq', '[\"a\", \"b\"]', 0, '', '{}')",
-        *(f"INSERT INTO vtt_session (id, name, join_code, status, {SESSION_COLUMNS}) "
-          f"VALUES ({n}, 'session {n}', 'CODE{n}', '{status}', {SESSION_VALUES})"
-          for n, (status, _) in SESSIONS.items()),
+        *(
+            f"INSERT INTO vtt_session (id, name, join_code, status, {SESSION_COLUMNS}) "
+            f"VALUES ({n}, 'session {n}', 'CODE{n}', '{status}', {SESSION_VALUES})"
+            for n, (status, _) in SESSIONS.items()
+        ),
         "INSERT INTO session_round (id, session_id, number, status) VALUES (1, 1, 1, 'closed'), (2, 1, 2, 'pending')",
         "INSERT INTO session_question (id, session_id, question_id, round, position, shown_at) "
         "VALUES (1, 1, 1, 1, 1, :at)",
@@ -111,8 +131,21 @@ def query(url: str, sql: str) -> list[tuple]:
 
 
 def row_counts(url: str) -> dict[str, int]:
-    tables = ("question_bank", "question", "vtt_session", "session_round", "session_question", "player", "juror",
-              "round_alias", "answer", "grade", "sheet_entry", "vote", "event")
+    tables = (
+        "question_bank",
+        "question",
+        "vtt_session",
+        "session_round",
+        "session_question",
+        "player",
+        "juror",
+        "round_alias",
+        "answer",
+        "grade",
+        "sheet_entry",
+        "vote",
+        "event",
+    )
     return {table: query(url, f"SELECT COUNT(*) FROM {table}")[0][0] for table in tables}
 
 
@@ -129,9 +162,12 @@ def assert_event_log_append_only(url: str) -> None:
 
 def assert_0002_data(url: str) -> None:
     assert query(url, "SELECT id, session_id, client_key, redacted, edited_at FROM answer ORDER BY id") == [
-        (1, 1, "legacy-1", False, None), (2, 1, "k-ai", False, None)]
+        (1, 1, "legacy-1", False, None),
+        (2, 1, "k-ai", False, None),
+    ]
     assert query(url, "SELECT id, session_id, juror_id, player_id, client_key, note FROM sheet_entry") == [
-        (1, 1, 1, 2, "legacy-1", "too fast")]
+        (1, 1, 1, 2, "legacy-1", "too fast")
+    ]
     assert query(url, "SELECT id, round, player_id, client_key FROM vote") == [(1, 1, 2, "legacy-1")]
     assert query(url, "SELECT participants, tally FROM session_round WHERE id = 1") == [(None, None)]
     assert query(url, "SELECT juror_group FROM juror") == [(None,)]
@@ -143,10 +179,15 @@ def assert_0002_data(url: str) -> None:
             assert {n: s.phase for n, s in sessions.items()} == {n: Phase(p) for n, (_, p) in SESSIONS.items()}
             for s in sessions.values():
                 assert (s.open_join, s.design, s.design_hash, s.audience_versions, s.phase_deadline_at) == (
-                    False, {}, "", {}, None)
+                    False,
+                    {},
+                    "",
+                    {},
+                    None,
+                )
                 assert s.seed == 7 and s.state_version == 3
             # timestamps come back timezone-aware UTC on both backends
-            expected = datetime(2024, 5, 1, 10, 0, tzinfo=timezone.utc)
+            expected = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
             assert db.scalar(select(Event.at).where(Event.id == 1)) == expected
             assert db.scalar(select(Event.at).where(Event.id == 1)).utcoffset().total_seconds() == 0
             assert db.scalar(select(Vote.cast_at)) == expected
@@ -231,9 +272,13 @@ def refuse_rows_the_new_keys_would_break(url: str) -> None:
     with pytest.raises(CommandError) as refused:
         upgrade(url)
     message = str(refused.value)
-    for named in ("vote id=2 (session 1, round 3)", "round_alias id=3 (session 1, round 3)",
-                  "answer id=3 (session question of session 1, player of session 2)",
-                  "vote id=1 (juror_id 1, client_key 'legacy-1')", "vote id=3 (juror_id 1, client_key 'legacy-1')"):
+    for named in (
+        "vote id=2 (session 1, round 3)",
+        "round_alias id=3 (session 1, round 3)",
+        "answer id=3 (session question of session 1, player of session 2)",
+        "vote id=1 (juror_id 1, client_key 'legacy-1')",
+        "vote id=3 (juror_id 1, client_key 'legacy-1')",
+    ):
         assert named in message
     assert "vote id=1 (session" not in message  # round 1 exists
     assert current_revision(url) == "0001"
@@ -262,6 +307,7 @@ def test_sqlite_connections_use_wal_foreign_keys_and_busy_timeout(database_url):
 
 # --- 0003: questions without keys -------------------------------------------------------------
 
+
 def keyless_questions_and_back(url: str) -> None:
     from vtt.models import Question, QuestionBank, QuestionType
 
@@ -271,8 +317,11 @@ def keyless_questions_and_back(url: str) -> None:
         bank = QuestionBank(name="TVQA test")
         db.add(bank)
         db.flush()
-        db.add(Question(bank_id=bank.id, qid="7", text="Why?", type=QuestionType.MCQ, choices=["a", "b"],
-                        answer_index=None))
+        db.add(
+            Question(
+                bank_id=bank.id, qid="7", text="Why?", type=QuestionType.MCQ, choices=["a", "b"], answer_index=None
+            )
+        )
     engine.dispose()
     downgrade(url, "0003")
     with pytest.raises(CommandError, match=r"question id=1 \(qid '7'\)"):
@@ -310,11 +359,14 @@ def upgraded_with_0001_data(url: str) -> str:
 
 # --- 0004: a sheet message's lines share its client id -----------------------------------------
 
+
 def shared_client_keys_and_back(url: str) -> None:
     at = upgraded_with_0001_data(url)
-    second_line = ("INSERT INTO sheet_entry (id, session_id, juror_id, session_question_id, player_id, alias, note, "
-                   "looks_like_ai, updated_at, client_key) SELECT 2, session_id, juror_id, session_question_id, 1, "
-                   "'B', 'also', looks_like_ai, :at, client_key FROM sheet_entry WHERE id = 1")
+    second_line = (
+        "INSERT INTO sheet_entry (id, session_id, juror_id, session_question_id, player_id, alias, note, "
+        "looks_like_ai, updated_at, client_key) SELECT 2, session_id, juror_id, session_question_id, 1, "
+        "'B', 'also', looks_like_ai, :at, client_key FROM sheet_entry WHERE id = 1"
+    )
     engine = make_engine(url)
     with engine.begin() as connection:  # two lines of one message: accepted
         connection.execute(text(second_line), {"at": at})
@@ -349,22 +401,29 @@ def test_postgresql_sheet_lines_share_a_client_key_and_the_way_back(postgres_url
 
 # --- 0005: each grader's own marks ----------------------------------------------------------------
 
+
 def grader_marks_and_back(url: str) -> None:
     at = upgraded_with_0001_data(url)
-    mark = ("INSERT INTO grader_mark (answer_id, grader, correct, graded_at, depth) "
-            "VALUES (2, :grader, :correct, :at, :depth)")
+    mark = (
+        "INSERT INTO grader_mark (answer_id, grader, correct, graded_at, depth) "
+        "VALUES (2, :grader, :correct, :at, :depth)"
+    )
     engine = make_engine(url)
     with engine.begin() as connection:
         connection.execute(text(mark), {"grader": "Ana", "correct": True, "at": at, "depth": 5})
         connection.execute(text(mark), {"grader": "Ben", "correct": False, "at": at, "depth": None})
-    for refused in ({"grader": "Ana", "correct": False, "at": at, "depth": None},  # Ana marked answer 2 already
-                    {"grader": "Cy", "correct": False, "at": at, "depth": 6},      # the rubric is 0-5
-                    {"grader": "", "correct": False, "at": at, "depth": None}):    # a mark names its grader
+    for refused in (
+        {"grader": "Ana", "correct": False, "at": at, "depth": None},  # Ana marked answer 2 already
+        {"grader": "Cy", "correct": False, "at": at, "depth": 6},  # the rubric is 0-5
+        {"grader": "", "correct": False, "at": at, "depth": None},
+    ):  # a mark names its grader
         with pytest.raises(IntegrityError), engine.begin() as connection:
             connection.execute(text(mark), refused)
     engine.dispose()
     assert query(url, "SELECT grader, correct, depth FROM grader_mark ORDER BY grader") == [
-        ("Ana", True, 5), ("Ben", False, None)]
+        ("Ana", True, 5),
+        ("Ben", False, None),
+    ]
 
     downgrade(url, "0004")
     engine = make_engine(url)
@@ -388,6 +447,7 @@ def test_postgresql_grader_marks_and_the_way_back(postgres_url):
 
 # --- 0006: answers' provenance and answers the host entered ---------------------------------------
 
+
 def provenance_and_back(url: str) -> None:
     upgrade(url, "0001")
     insert_0001_data(url)
@@ -396,7 +456,9 @@ def provenance_and_back(url: str) -> None:
     assert_schema_matches_models(url)
     # existing answers: no provenance, not entered by the host
     assert query(url, "SELECT id, provenance, entered_by_host FROM answer ORDER BY id") == [
-        (1, None, False), (2, None, False)]
+        (1, None, False),
+        (2, None, False),
+    ]
     engine = make_engine(url)
     with make_db_factory(engine)() as db, db.begin():
         from vtt.models import Answer
@@ -422,7 +484,9 @@ def provenance_and_back(url: str) -> None:
     upgrade(url)
     assert_schema_matches_models(url)
     assert query(url, "SELECT id, provenance, entered_by_host FROM answer ORDER BY id") == [
-        (1, None, False), (2, None, False)]
+        (1, None, False),
+        (2, None, False),
+    ]
 
 
 def test_sqlite_answer_provenance_and_the_way_back(tmp_path):
@@ -436,6 +500,7 @@ def test_postgresql_answer_provenance_and_the_way_back(postgres_url):
 
 # --- 0007: when the host's screening of a question's clip starts ------------------------------------
 
+
 def clip_screening_and_back(url: str) -> None:
     upgrade(url, "0001")
     insert_0001_data(url)
@@ -444,9 +509,11 @@ def clip_screening_and_back(url: str) -> None:
     upgrade(url)
     assert_schema_matches_models(url)
     # questions placed before: never screened by the host
-    assert query(url, "SELECT id, clip_started_at FROM session_question ORDER BY id") == [(pid, None) for pid, _ in placed]
+    assert query(url, "SELECT id, clip_started_at FROM session_question ORDER BY id") == [
+        (pid, None) for pid, _ in placed
+    ]
     engine = make_engine(url)
-    moment = datetime(2026, 11, 25, 10, 0, 1, 500000, tzinfo=timezone.utc)
+    moment = datetime(2026, 11, 25, 10, 0, 1, 500000, tzinfo=UTC)
     with make_db_factory(engine)() as db, db.begin():
         from vtt.models import SessionQuestion
 
@@ -479,6 +546,7 @@ def test_postgresql_clip_screening_and_the_way_back(postgres_url):
 
 # --- 0008: open join rules and removed jurors --------------------------------------------------------
 
+
 def join_rules_and_back(url: str) -> None:
     upgrade(url, "0001")
     insert_0001_data(url)
@@ -489,7 +557,8 @@ def join_rules_and_back(url: str) -> None:
     assert_schema_matches_models(url)
     # sessions before: no cap, no door code; jurors before: none removed
     assert query(url, "SELECT id, open_join_cap, join_door FROM vtt_session ORDER BY id") == [
-        (sid, None, False) for sid, _ in sessions]
+        (sid, None, False) for sid, _ in sessions
+    ]
     assert query(url, "SELECT id, removed_at FROM juror ORDER BY id") == [(jid, None) for jid, _ in jurors]
     downgrade(url, "0007")
     assert query(url, "SELECT id, open_join FROM vtt_session ORDER BY id") == sessions

@@ -69,8 +69,9 @@ def test_a_session_that_needs_the_door_code_and_a_cap(app, client, db_factory):
     status = host.fresh_snapshot()["status"]
     assert status["join_door"] is True and host.fresh_snapshot()["open_join_cap"] == 3
     assert not joiner(app, people, "no door").connected
-    assert not joiner(app, people, "wrong door", door="0000" if door_code(secret(), people.session_id) != "0000"
-                      else "1111").connected
+    assert not joiner(
+        app, people, "wrong door", door="0000" if door_code(secret(), people.session_id) != "0000" else "1111"
+    ).connected
     door = door_code(secret(), people.session_id)
     assert [joiner(app, people, f"in{i}", door=door).connected for i in range(4)] == [True, True, True, False]
     host.host("set_open_join", open=True, cap=0)  # no cap; the door rule stays
@@ -88,9 +89,11 @@ def test_only_the_host_and_a_keyed_stage_see_the_door_code(app, client, db_facto
     assert door["ok"] and door["door"] == door_code(secret(), people.session_id) and door["changes_at"].endswith("Z")
     keyed = Role(socketio, app, {"code": people.code, "role": "stage", "key": stage_key(secret(), people.session_id)})
     assert keyed.send("door", None)["door"] == door["door"]
-    for someone in (Role(socketio, app, {"code": people.code, "role": "stage"}),
-                    Role(socketio, app, {"code": people.code, "role": "stage", "key": "guessed"}),
-                    Role(socketio, app, {"token": people.jurors["J1"]})):
+    for someone in (
+        Role(socketio, app, {"code": people.code, "role": "stage"}),
+        Role(socketio, app, {"code": people.code, "role": "stage", "key": "guessed"}),
+        Role(socketio, app, {"token": people.jurors["J1"]}),
+    ):
         assert someone.send("door", None)["error"]["code"] == "not_allowed"
     # the stage page opened with the key connects with it; the QR code carries the door code it is given
     page = client.get(f"/stage/{people.code}?key={stage_key(secret(), people.session_id)}").get_data(as_text=True)
@@ -133,10 +136,14 @@ def test_the_host_removes_a_juror_whose_votes_leave_the_tally(app, client, db_fa
     assert [row for row in host.fresh_snapshot()["jurors"] if row["label"] == "stranger"][0]["removed"] is True
     assert not stranger.connected and told_before_closing(stranger, "link_revoked") == {"reason": "remove_juror"}
     assert not Role(socketio, app, {"token": old_token}).connected
-    assert host.send("host", {"id": client_id(), "action": "remove_juror", "juror": "stranger"})["error"]["code"] == \
-        "already_removed"
-    assert host.send("host", {"id": client_id(), "action": "remove_juror", "juror": "nobody"})["error"]["code"] == \
-        "unknown_juror"
+    assert (
+        host.send("host", {"id": client_id(), "action": "remove_juror", "juror": "stranger"})["error"]["code"]
+        == "already_removed"
+    )
+    assert (
+        host.send("host", {"id": client_id(), "action": "remove_juror", "juror": "nobody"})["error"]["code"]
+        == "unknown_juror"
+    )
     host.host("close_vote")
     tally = host.fresh_snapshot()["rounds"][0]["tally"]
     assert tally["cast"] == 1 and tally["voters"] == 1
@@ -181,8 +188,13 @@ def test_the_same_juror_in_two_tabs_sees_every_change_in_both(app, client, db_fa
     question = snapshot["revealed"][0]["question"]
     assert tab1.send("vote", {"id": client_id(), "round": 1, "alias": first, "reason": "first"})["ok"]
     assert tab2.send("vote", {"id": client_id(), "round": 1, "alias": second, "reason": "changed"})["ok"]
-    assert tab2.send("sheet", {"id": client_id(), "lines": [{"question": question, "alias": first,
-                                                             "note": "from tab 2", "human_likeness": 2}]})["ok"]
+    assert tab2.send(
+        "sheet",
+        {
+            "id": client_id(),
+            "lines": [{"question": question, "alias": first, "note": "from tab 2", "human_likeness": 2}],
+        },
+    )["ok"]
     mine = [m["args"][0] for m in tab1.received() if m["name"] == "mine"]
     assert [(m["action"], m.get("alias")) for m in mine] == [("vote", first), ("vote", second), ("sheet", None)]
     assert mine[1]["reason"] == "changed" and mine[2]["lines"][0]["note"] == "from tab 2"
@@ -198,9 +210,11 @@ def test_refusals_reach_a_client_as_socket_io_clients_read_them(database_url, db
     people = make_session(db_factory, rounds=1, per_round=1, jurors=0, open_join=True)
     refusals = {}
     with ServedApp({"DATABASE_URL": database_url}) as served:
-        for name, auth in {"bad_token": {"token": "nope"},
-                           "invalid": {"code": people.code, "role": "juror", "nickname": "n", "door": "9" * 9},
-                           "not_host": {"code": people.code, "role": "host"}}.items():
+        for name, auth in {
+            "bad_token": {"token": "nope"},
+            "invalid": {"code": people.code, "role": "juror", "nickname": "n", "door": "9" * 9},
+            "not_host": {"code": people.code, "role": "host"},
+        }.items():
             sio = python_socketio.Client(reconnection=False)
             got = []
             sio.on("connect_error", lambda data, got=got: got.append(data))
@@ -209,11 +223,12 @@ def test_refusals_reach_a_client_as_socket_io_clients_read_them(database_url, db
             except python_socketio.exceptions.ConnectionError:
                 pass
             try:
-                refusals[name] = wait_until(lambda: got, timeout=15, message=f"the {name} refusal")[0]
+                refusals[name] = wait_until(lambda got=got: got, timeout=15, message=f"the {name} refusal")[0]
             finally:
                 sio.disconnect()
-    assert refusals["bad_token"] == {"message": "this link is not valid (no player or juror has that token)",
-                                     "data": {"code": "bad_token",
-                                              "message": "this link is not valid (no player or juror has that token)"}}
+    assert refusals["bad_token"] == {
+        "message": "this link is not valid (no player or juror has that token)",
+        "data": {"code": "bad_token", "message": "this link is not valid (no player or juror has that token)"},
+    }
     assert refusals["not_host"]["data"]["code"] == "not_host"
     assert refusals["invalid"]["data"]["code"] == "invalid" and "door" in refusals["invalid"]["message"]

@@ -10,9 +10,9 @@ import shutil
 import pytest
 import socketio
 
+from tests.browser_helpers import LAPTOP, PHONE, PLAYERS, WAIT_MS, host_step, no_sideways_scroll, screenshot_dir
 from tests.conftest import HOST_PASSWORD, ServedApp
 from tests.live_helpers import make_session
-from tests.browser_helpers import LAPTOP, PHONE, PLAYERS, WAIT_MS, host_step, no_sideways_scroll, screenshot_dir
 
 pytestmark = pytest.mark.browser
 
@@ -41,12 +41,15 @@ def host_console(browser, url: str, people):  # noqa: F811
 
 def in_viewport(page, selector: str) -> bool:
     """Whether the top of ``selector`` (shown) is on screen."""
-    return page.evaluate("""(selector) => {
+    return page.evaluate(
+        """(selector) => {
       const node = document.querySelector(selector);
       if (!node || node.closest('[hidden]')) return false;
       const box = node.getBoundingClientRect();
       return box.height > 0 && box.top >= -2 && box.top < window.innerHeight - 40;
-    }""", selector)
+    }""",
+        selector,
+    )
 
 
 def visible(page, selector: str) -> bool:
@@ -68,8 +71,7 @@ def test_after_the_questions_every_page_says_what_happens(browser, served, db_fa
 
     mina = new_page(browser, PHONE)
     mina.goto(f"{url}/play/{people.players['Mina']}")
-    jurors = {"J1": new_page(browser, PHONE), "J2": new_page(browser, LAPTOP),
-              "J3": new_page(browser, PHONE)}
+    jurors = {"J1": new_page(browser, PHONE), "J2": new_page(browser, LAPTOP), "J3": new_page(browser, PHONE)}
     for label, page in jurors.items():
         page.goto(f"{url}/jury/{people.jurors[label]}" + ("?lang=ko" if label == "J3" else ""))
         page.wait_for_function("document.getElementById('me').textContent !== ''", timeout=WAIT_MS)
@@ -86,8 +88,7 @@ def test_after_the_questions_every_page_says_what_happens(browser, served, db_fa
     try:
         host_step(host, "Open the lobby")
         host_step(host, "Start round 1")
-        stage.wait_for_function("document.getElementById('phase').textContent.includes('is starting')",
-                                timeout=WAIT_MS)
+        stage.wait_for_function("document.getElementById('phase').textContent.includes('is starting')", timeout=WAIT_MS)
         assert stage.inner_text("#phase") == "Round 1 of 2 is starting."  # said once
         host_step(host, "Show question 1")
         host_step(host, "Open answering")
@@ -96,8 +97,9 @@ def test_after_the_questions_every_page_says_what_happens(browser, served, db_fa
         mina.get_by_role("button", name="Send my answer").click()
         mina.wait_for_selector("#answer-state.received", timeout=WAIT_MS)
         for number, client in enumerate(others):
-            ack = client.call("answer", {"id": f"a-{number}", "question": client.questions[-1]["id"], "choice": 0},
-                              timeout=10)
+            ack = client.call(
+                "answer", {"id": f"a-{number}", "question": client.questions[-1]["id"], "choice": 0}, timeout=10
+            )
             assert ack["ok"] is True, ack
         host_step(host, "Close answering")
         host_step(host, "Reveal the answers to the jury")
@@ -131,7 +133,8 @@ def test_after_the_questions_every_page_says_what_happens(browser, served, db_fa
             assert page.inner_text("#vote-submit") == ("투표하기" if page is j3 else "Cast my vote")
         assert phone.inner_text("#vote-hint") == "You can change it until the vote closes."
         assert "Question" not in phone.inner_text("#phase") and phone.inner_text("#phase").startswith(
-            "Round 1 of 2 — vote: who is the AI?")
+            "Round 1 of 2 — vote: who is the AI?"
+        )
         shoot(phone, shots, "juror-vote-390.png")
         shoot(jurors["J2"], shots, "juror-vote-1366.png")
         no_sideways_scroll(phone)
@@ -152,9 +155,11 @@ def test_after_the_questions_every_page_says_what_happens(browser, served, db_fa
         for page in jurors.values():
             page.locator("#vote-form .suspects .pill").first.click()
             page.locator("#vote-form #vote-submit").click()
-            page.wait_for_function("document.getElementById('vote-state').textContent.includes('Your vote is in')"
-                                   " || document.getElementById('vote-state').textContent.includes('접수')",
-                                   timeout=WAIT_MS)
+            page.wait_for_function(
+                "document.getElementById('vote-state').textContent.includes('Your vote is in')"
+                " || document.getElementById('vote-state').textContent.includes('접수')",
+                timeout=WAIT_MS,
+            )
             assert page.inner_text("#vote-submit") == ("투표 바꾸기" if page is j3 else "Change my vote")
             assert not visible(page, "#vote-hint")
         shoot(phone, shots, "juror-voted-390.png")
@@ -166,8 +171,9 @@ def test_after_the_questions_every_page_says_what_happens(browser, served, db_fa
         assert phone.inner_text("#vote .vote-closed") == "The vote is closed."
         assert j3.inner_text("#vote .vote-closed") == "투표가 마감되었습니다."
         assert phone.inner_text("#vote-state").startswith("Your vote: ")
-        stage.wait_for_function("document.getElementById('phase').textContent.includes('the vote is closed')",
-                                timeout=WAIT_MS)
+        stage.wait_for_function(
+            "document.getElementById('phase').textContent.includes('the vote is closed')", timeout=WAIT_MS
+        )
         assert "Question" not in stage.inner_text("#phase")
 
         host_step(host, "Show the tally")
@@ -180,8 +186,9 @@ def test_after_the_questions_every_page_says_what_happens(browser, served, db_fa
         shoot(jurors["J2"], shots, "juror-tally-1366.png")
         stage.wait_for_selector(".tally .bars li", timeout=WAIT_MS)
         assert stage.inner_text("#phase") == "Round 1 — the votes"
-        mina.wait_for_function("document.getElementById('notice-text').textContent.includes('Round 1 is over')",
-                               timeout=WAIT_MS)
+        mina.wait_for_function(
+            "document.getElementById('notice-text').textContent.includes('Round 1 is over')", timeout=WAIT_MS
+        )
         assert not visible(mina, "#question")
 
         host_step(host, "Reveal identities")
@@ -190,8 +197,9 @@ def test_after_the_questions_every_page_says_what_happens(browser, served, db_fa
         assert stage.inner_text("#phase") == "Round 1 — who was who"
 
         host.get_by_role("button", name="Stop the session now").click()
-        mina.wait_for_function("document.getElementById('notice-text').textContent.includes('has finished')",
-                               timeout=WAIT_MS)
+        mina.wait_for_function(
+            "document.getElementById('notice-text').textContent.includes('has finished')", timeout=WAIT_MS
+        )
         assert not visible(mina, "#question") and not visible(mina, "#answer-form") and not visible(mina, ".clip-join")
         shoot(mina, shots, "player-finished-390.png")
     finally:
@@ -250,8 +258,11 @@ def test_host_forms_and_console_fit_a_phone(browser, served, db_factory, tmp_pat
     finally:
         agent.disconnect()
     for viewport in (PHONE, LAPTOP):
-        for path, name in ((f"/host/sessions/{people.session_id}/live", "host-console"), ("/host/", "host-dashboard"),
-                           ("/host/sessions/new", "host-new-session")):
+        for path, name in (
+            (f"/host/sessions/{people.session_id}/live", "host-console"),
+            ("/host/", "host-dashboard"),
+            ("/host/sessions/new", "host-new-session"),
+        ):
             host.set_viewport_size(viewport)
             host.goto(f"{served.url}{path}")
             if name == "host-console":

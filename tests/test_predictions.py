@@ -13,9 +13,13 @@ from vtt.cli import main
 
 SPEC = str(DATA / "spec_examples.csv")  # q1, q2 multiple choice; q3-q5 open
 NATIVE_MCQ = "player,qid,answer\nModel-X,q1,1\nModel-X,q2,Kyungsu\n"  # wrong on q1, right on q2
-MOVIECORE_QUESTIONS = {"movies/v1.mp4": [{"question": "Why does she leave?", "answer": "She is hurt."},
-                                         {"question": "What does he feel?", "answer": "Regret."}],
-                       "movies/v2.mp4": [{"question": "Who calls?", "answer": "Her mother."}]}
+MOVIECORE_QUESTIONS = {
+    "movies/v1.mp4": [
+        {"question": "Why does she leave?", "answer": "She is hurt."},
+        {"question": "What does he feel?", "answer": "Regret."},
+    ],
+    "movies/v2.mp4": [{"question": "Who calls?", "answer": "Her mother."}],
+}
 
 
 def analyze(*args: str):
@@ -35,11 +39,14 @@ def native(tmp_path):
     return profile(analyze("--questions", SPEC, "--answers", str(path)))
 
 
-@pytest.mark.parametrize("name, content", [
-    ("submission.json", json.dumps({"q1": 1, "q2": 0})),  # a leaderboard submission: qid -> option index
-    ("preds.jsonl", '{"qid": "q1", "prediction": "B"}\n{"qid": "q2", "prediction": "A"}\n'),  # letters
-    ("preds.csv", "qid,pred\nq1,A black dress\nq2,Kyungsu\n"),  # option text
-])
+@pytest.mark.parametrize(
+    "name, content",
+    [
+        ("submission.json", json.dumps({"q1": 1, "q2": 0})),  # a leaderboard submission: qid -> option index
+        ("preds.jsonl", '{"qid": "q1", "prediction": "B"}\n{"qid": "q2", "prediction": "A"}\n'),  # letters
+        ("preds.csv", "qid,pred\nq1,A black dress\nq2,Kyungsu\n"),  # option text
+    ],
+)
 def test_each_mcq_prediction_shape_gives_the_native_profile(tmp_path, native, name, content):
     path = tmp_path / name
     path.write_text(content, encoding="utf-8")
@@ -60,24 +67,43 @@ def test_predictions_outside_the_set_are_counted_and_named(tmp_path):
     path.write_text(json.dumps({"q1": 1, "q2": 0, "q77": 3, "q78": 1}), encoding="utf-8")
     result = analyze("--questions", SPEC, "--answers", str(path), "--player", "Model-X")
     assert result.exit_code == 0, result.output
-    assert ("warning: 2 predictions in submission.json name questions not in the 5-question set, left out: "
-            "'q77', 'q78'") in result.stderr
+    assert (
+        "warning: 2 predictions in submission.json name questions not in the 5-question set, left out: 'q77', 'q78'"
+    ) in result.stderr
 
 
 def test_moviecore_predictions_are_open_answers_graded_by_their_classification(tmp_path):
     questions = tmp_path / "moviecore_test.json"
     questions.write_text(json.dumps(MOVIECORE_QUESTIONS), encoding="utf-8")
     native = tmp_path / "answers.csv"
-    native.write_text("player,qid,answer,correct\nM,v1-01,She was hurt,1\nM,v1-02,Anger,0\nM,v2-01,Her mother,1\n",
-                      encoding="utf-8")
+    native.write_text(
+        "player,qid,answer,correct\nM,v1-01,She was hurt,1\nM,v1-02,Anger,0\nM,v2-01,Her mother,1\n", encoding="utf-8"
+    )
     predictions = tmp_path / "moviecore_preds.json"
-    predictions.write_text(json.dumps({
-        "movies/v1.mp4": [{"question": "Why does she leave?", "answer": "She is hurt.", "pred": "She was hurt",
-                           "classification": "correct"},
-                          {"question": "What does he feel?", "answer": "Regret.", "pred": "Anger",
-                           "classification": "incorrect"}],
-        "movies/v2.mp4": [{"question": "Who calls?", "answer": "Her mother.", "pred": "Her mother",
-                           "classification": "yes"}]}), encoding="utf-8")
+    predictions.write_text(
+        json.dumps(
+            {
+                "movies/v1.mp4": [
+                    {
+                        "question": "Why does she leave?",
+                        "answer": "She is hurt.",
+                        "pred": "She was hurt",
+                        "classification": "correct",
+                    },
+                    {
+                        "question": "What does he feel?",
+                        "answer": "Regret.",
+                        "pred": "Anger",
+                        "classification": "incorrect",
+                    },
+                ],
+                "movies/v2.mp4": [
+                    {"question": "Who calls?", "answer": "Her mother.", "pred": "Her mother", "classification": "yes"}
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
     expected = profile(analyze("--questions", str(questions), "--answers", str(native)))
     result = analyze("--questions", str(questions), "--answers", str(predictions), "--player", "M")
     assert profile(result) == expected
@@ -101,21 +127,42 @@ def test_player_is_refused_for_an_answers_file_with_a_player_column(tmp_path):
 
 def test_analyze_takes_a_split_without_keys_when_the_answers_say_what_is_correct(tmp_path):
     split = tmp_path / "tvqa_test.jsonl"
-    split.write_text("".join(json.dumps({"qid": n, "q": f"Why ({n})?", "a0": "x", "a1": "y", "a2": "z", "a3": "w",
-                                         "a4": "v", "vid_name": "c", "ts": "1-4"}) + "\n" for n in range(3)),
-                     encoding="utf-8")
+    split.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "qid": n,
+                    "q": f"Why ({n})?",
+                    "a0": "x",
+                    "a1": "y",
+                    "a2": "z",
+                    "a3": "w",
+                    "a4": "v",
+                    "vid_name": "c",
+                    "ts": "1-4",
+                }
+            )
+            + "\n"
+            for n in range(3)
+        ),
+        encoding="utf-8",
+    )
     graded = tmp_path / "graded.csv"
     graded.write_text("qid,pred,correct\n0,x,1\n1,y,0\n2,z,1\n", encoding="utf-8")
     out = tmp_path / "report"
-    result = CliRunner().invoke(main, ["analyze", "--questions", str(split), "--answers", str(graded),
-                                       "--player", "M", "--out", str(out)], catch_exceptions=False)
+    result = CliRunner().invoke(
+        main,
+        ["analyze", "--questions", str(split), "--answers", str(graded), "--player", "M", "--out", str(out)],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     import subprocess
 
     import pandas as pd
 
-    cover = subprocess.run(["pdftotext", "-l", "1", str(out / "report.pdf"), "-"], capture_output=True, text=True,
-                           check=True).stdout
+    cover = subprocess.run(
+        ["pdftotext", "-l", "1", str(out / "report.pdf"), "-"], capture_output=True, text=True, check=True
+    ).stdout
     words = " ".join(cover.split())  # the cover's table wraps its cells
     assert "Questions without a key" in words and "3 (0, 1, 2)" in words
     players = pd.read_csv(out / "profile_players.csv").set_index("player")

@@ -3,9 +3,6 @@ form through the live engine, and the report PDF fixes ("<" glyph, colour-blind-
 
 from __future__ import annotations
 
-from vtt.access.admission import stage_key
-from vtt.config import Settings
-
 import io
 import math
 import re
@@ -20,13 +17,17 @@ from sqlalchemy import select, update
 from analysis import charts
 from tests.conftest import IN_CI, form_token, login
 from tests.live_helpers import TO_JUDGING, Role, make_session
+from vtt.access.admission import stage_key
+from vtt.config import Settings
 from vtt.extensions import socketio
 from vtt.models import Juror, SheetEntry, Vote
 
 BASE = "http://192.168.1.20:5000"
-PLAYERS = [{"name": "지수", "kind": "human", "age": 10, "stage": "concrete"},
-           {"name": "Grace", "kind": "human", "age": 31},
-           {"name": "Agent", "kind": "ai"}]
+PLAYERS = [
+    {"name": "지수", "kind": "human", "age": 10, "stage": "concrete"},
+    {"name": "Grace", "kind": "human", "age": 31},
+    {"name": "Agent", "kind": "ai"},
+]
 
 
 @pytest.fixture(autouse=True)
@@ -49,8 +50,9 @@ def served(app, db_factory):
 def pdf_text(data: bytes, tmp_path: Path) -> str:
     path = tmp_path / "read.pdf"
     path.write_bytes(data)
-    return subprocess.run(["pdftotext", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True,
-                          check=True).stdout
+    return subprocess.run(
+        ["pdftotext", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def page_images(data: bytes, tmp_path: Path, dpi: int = 150) -> list[Image.Image]:
@@ -65,8 +67,10 @@ def qr_codes(data: bytes, tmp_path: Path) -> list[list[str]]:
     """The QR codes' texts, page by page."""
     import zxingcpp
 
-    return [[code.text for code in zxingcpp.read_barcodes(image) if code.format == zxingcpp.BarcodeFormat.QRCode]
-            for image in page_images(data, tmp_path)]
+    return [
+        [code.text for code in zxingcpp.read_barcodes(image) if code.format == zxingcpp.BarcodeFormat.QRCode]
+        for image in page_images(data, tmp_path)
+    ]
 
 
 def cards_by_link(data: bytes, tmp_path: Path, dpi: int = 150) -> dict[str, str]:
@@ -82,12 +86,38 @@ def cards_by_link(data: bytes, tmp_path: Path, dpi: int = 150) -> dict[str, str]
         for code in zxingcpp.read_barcodes(image):
             corner = code.position.top_left
             column, row = int((corner.x - left) // (CARD_W * scale)), int((corner.y - top) // (CARD_H * scale))
-            box = [round(left + column * CARD_W * scale), round(top + row * CARD_H * scale),
-                   round(CARD_W * scale), round(CARD_H * scale)]
+            box = [
+                round(left + column * CARD_W * scale),
+                round(top + row * CARD_H * scale),
+                round(CARD_W * scale),
+                round(CARD_H * scale),
+            ]
             cards[code.text] = subprocess.run(
-                ["pdftotext", "-enc", "UTF-8", "-r", str(dpi), "-f", str(number), "-l", str(number),
-                 "-x", str(box[0]), "-y", str(box[1]), "-W", str(box[2]), "-H", str(box[3]),
-                 str(tmp_path / "pages.pdf"), "-"], capture_output=True, text=True, check=True).stdout
+                [
+                    "pdftotext",
+                    "-enc",
+                    "UTF-8",
+                    "-r",
+                    str(dpi),
+                    "-f",
+                    str(number),
+                    "-l",
+                    str(number),
+                    "-x",
+                    str(box[0]),
+                    "-y",
+                    str(box[1]),
+                    "-W",
+                    str(box[2]),
+                    "-H",
+                    str(box[3]),
+                    str(tmp_path / "pages.pdf"),
+                    "-",
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
     return cards
 
 
@@ -98,6 +128,7 @@ def juror_ids(db_factory, session_id: int) -> dict[str, int]:
 
 # --- join cards -----------------------------------------------------------------------------------
 
+
 def test_join_cards_carry_one_qr_per_person_with_their_own_link(served, db_factory, tmp_path):
     app, client = served
     people = make_session(db_factory, jurors=6, open_join=True, players=PLAYERS, name="Cards 2021")
@@ -106,10 +137,12 @@ def test_join_cards_carry_one_qr_per_person_with_their_own_link(served, db_facto
 
     pages = qr_codes(reply.data, tmp_path)
     stage_link = f"{BASE}/stage/{people.code}?key={stage_key(Settings.from_env().secret_key, people.session_id)}"
-    links = ([f"{BASE}/play/{token}" for name, token in people.players.items() if name != "Agent"]
-             + [f"vtt agent --server {BASE} --token {people.players['Agent']} --backend SPEC"]
-             + [f"{BASE}/jury/{token}" for token in people.jurors.values()]
-             + [stage_link, f"{BASE}/join/{people.code}"])
+    links = (
+        [f"{BASE}/play/{token}" for name, token in people.players.items() if name != "Agent"]
+        + [f"vtt agent --server {BASE} --token {people.players['Agent']} --backend SPEC"]
+        + [f"{BASE}/jury/{token}" for token in people.jurors.values()]
+        + [stage_link, f"{BASE}/join/{people.code}"]
+    )
     assert [len(codes) for codes in pages] == [8, 3]  # 3 players, 6 jurors, the stage, the open join: 8 a page
     assert sorted(code for codes in pages for code in codes) == sorted(links)
     cards = cards_by_link(reply.data, tmp_path)
@@ -129,9 +162,14 @@ def test_an_ai_players_card_says_how_to_run_the_agent(served, db_factory, tmp_pa
     token = people.players["Agent"]
     command = f"vtt agent --server {BASE} --token {token} --backend SPEC"  # docs/agents.md's command line
     for language, role, hint, not_for_ai in (
-            ("en", "AI player · Cards 2021", "Not a page to open: run the agent with the command below.",
-             "laptop or tablet"),
-            ("ko", "AI 참가자 · Cards 2021", "열어 볼 페이지가 아닙니다: 아래 명령으로 에이전트를 실행하세요.", "노트북")):
+        (
+            "en",
+            "AI player · Cards 2021",
+            "Not a page to open: run the agent with the command below.",
+            "laptop or tablet",
+        ),
+        ("ko", "AI 참가자 · Cards 2021", "열어 볼 페이지가 아닙니다: 아래 명령으로 에이전트를 실행하세요.", "노트북"),
+    ):
         reply = client.get(f"/host/sessions/{people.session_id}/join-cards.pdf?lang={language}")
         cards = cards_by_link(reply.data, tmp_path / language)
         assert command in cards and f"{BASE}/play/{token}" not in cards  # the QR code holds the command
@@ -152,6 +190,7 @@ def test_join_cards_need_the_host(app, db_factory):
 
 
 # --- paper judgment sheets ------------------------------------------------------------------------
+
 
 def test_a_paper_sheet_is_laid_out_per_round_with_the_jurors_qr(served, db_factory, tmp_path):
     app, client = served
@@ -181,12 +220,17 @@ def test_paper_sheets_print_the_paper_jurors_else_everyone(served, db_factory, t
     assert [codes[0] for codes in pages] == [f"{BASE}/jury/{token}" for token in people.jurors.values()]
 
     with db_factory() as db:
-        db.execute(update(Juror).where(Juror.session_id == people.session_id, Juror.label.in_(["J1", "J3"]))
-                   .values(juror_group="paper"))
+        db.execute(
+            update(Juror)
+            .where(Juror.session_id == people.session_id, Juror.label.in_(["J1", "J3"]))
+            .values(juror_group="paper")
+        )
         db.commit()
     marked = client.get(f"/host/sessions/{people.session_id}/paper-sheets.pdf")
     assert [code for page in qr_codes(marked.data, tmp_path / "paper") for code in page] == [
-        f"{BASE}/jury/{people.jurors['J1']}", f"{BASE}/jury/{people.jurors['J3']}"]
+        f"{BASE}/jury/{people.jurors['J1']}",
+        f"{BASE}/jury/{people.jurors['J3']}",
+    ]
     assert client.get(f"/host/sessions/{people.session_id}/paper-sheets.pdf?juror=999999").status_code == 404
 
 
@@ -202,6 +246,7 @@ def test_korean_sheets_render_hangul_in_the_embedded_font(served, db_factory, tm
 
 
 # --- the paper jurors' entry form ----------------------------------------------------------------
+
 
 def test_the_host_types_in_a_paper_jurors_sheet_and_vote_through_the_engine(served, db_factory):
     app, client = served
@@ -221,9 +266,16 @@ def test_the_host_types_in_a_paper_jurors_sheet_and_vote_through_the_engine(serv
 
     page = client.get(page_url).get_data(as_text=True)
     entry = re.search(r'name="entry" value="([^"]+)"', page).group(1)
-    form = {"csrf_token": form_token(client, page_url), "juror": paper_juror, "round": 1, "entry": entry,
-            f"line-{first}-A-note": "answers like my nephew", f"line-{first}-A-likeness": "4",
-            f"line-{first}-C-likeness": "1", f"line-{first}-C-ai": "1"}
+    form = {
+        "csrf_token": form_token(client, page_url),
+        "juror": paper_juror,
+        "round": 1,
+        "entry": entry,
+        f"line-{first}-A-note": "answers like my nephew",
+        f"line-{first}-A-likeness": "4",
+        f"line-{first}-C-likeness": "1",
+        f"line-{first}-C-ai": "1",
+    }
     saved = client.post(f"/host/sessions/{people.session_id}/paper", data=form)
     assert saved.status_code == 302
     assert "2 sheet lines" in client.get(saved.location).get_data(as_text=True)
@@ -241,9 +293,15 @@ def test_the_host_types_in_a_paper_jurors_sheet_and_vote_through_the_engine(serv
     host.host("open_vote")
     page = client.get(page_url).get_data(as_text=True)
     assert 'value="answers like my nephew"' in page  # what is saved fills the form again
-    vote = {"csrf_token": form_token(client, page_url), "juror": paper_juror, "round": 1,
-            "entry": re.search(r'name="entry" value="([^"]+)"', page).group(1),
-            "vote-1-alias": "C", "vote-1-confidence": "5", "vote-1-reason": "too quick"}
+    vote = {
+        "csrf_token": form_token(client, page_url),
+        "juror": paper_juror,
+        "round": 1,
+        "entry": re.search(r'name="entry" value="([^"]+)"', page).group(1),
+        "vote-1-alias": "C",
+        "vote-1-confidence": "5",
+        "vote-1-reason": "too quick",
+    }
     assert client.post(f"/host/sessions/{people.session_id}/paper", data=vote).status_code == 302
     assert host.last("votes")["voted"] == 1  # the host's live count moved: the engine took it
     with db_factory() as db:
@@ -267,9 +325,16 @@ def test_a_confidence_without_a_pick_is_named_and_nothing_is_sent(served, db_fac
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1)
     juror = juror_ids(db_factory, people.session_id)["J1"]
     url = f"/host/sessions/{people.session_id}/paper?juror={juror}"
-    reply = client.post(f"/host/sessions/{people.session_id}/paper",
-                        data={"csrf_token": form_token(client, url), "juror": juror, "round": 1, "entry": "x1",
-                              "vote-1-confidence": "3"})
+    reply = client.post(
+        f"/host/sessions/{people.session_id}/paper",
+        data={
+            "csrf_token": form_token(client, url),
+            "juror": juror,
+            "round": 1,
+            "entry": "x1",
+            "vote-1-confidence": "3",
+        },
+    )
     assert reply.status_code == 422
     assert "Vote 1: choose who is the AI (or nobody)" in reply.get_data(as_text=True)
     with db_factory() as db:
@@ -277,6 +342,7 @@ def test_a_confidence_without_a_pick_is_named_and_nothing_is_sent(served, db_fac
 
 
 # --- the report PDFs' fixes -------------------------------------------------------------------------
+
 
 def _drawn(text: str, tmp_path: Path, name: str) -> tuple[str, Image.Image]:
     """``text`` set in the report font: what pdftotext reads back, and how it looks."""
@@ -311,8 +377,11 @@ def _lab(colour) -> tuple[float, float, float]:
         return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
 
     r, g, b = (linear(v) for v in (colour.red, colour.green, colour.blue))
-    x, y, z = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * b, \
-        (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+    x, y, z = (
+        (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
+        0.2126 * r + 0.7152 * g + 0.0722 * b,
+        (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883,
+    )
     return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
 
 
@@ -321,8 +390,9 @@ def _deuteranope(colour):
     from reportlab.lib import colors
 
     matrix = ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413), (-0.011820, 0.042940, 0.968881))
-    linear = [v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
-              for v in (colour.red, colour.green, colour.blue)]
+    linear = [
+        v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in (colour.red, colour.green, colour.blue)
+    ]
     mixed = [min(max(sum(m * v for m, v in zip(row, linear)), 0), 1) for row in matrix]
     return colors.Color(*(12.92 * v if v <= 0.0031308 else 1.055 * v ** (1 / 2.4) - 0.055 for v in mixed))
 

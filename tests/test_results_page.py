@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 from werkzeug.serving import make_server
 
+from tests.browser_helpers import screenshot_dir
 from tests.conftest import HOST_PASSWORD, login
 from tests.review_helpers import play_session
-from tests.browser_helpers import screenshot_dir
 
 CONTROL_VOTES = {1: ["Agent", "Agent", "Agent", "Mina"], 2: ["Mina", "Mina", "Grace", None]}
 
@@ -30,7 +30,7 @@ def wilson(hits: int, n: int) -> str:
 
 
 def p_at_least(hits: int, n: int, chance: float) -> float:
-    return sum(comb(n, k) * chance ** k * (1 - chance) ** (n - k) for k in range(hits, n + 1))
+    return sum(comb(n, k) * chance**k * (1 - chance) ** (n - k) for k in range(hits, n + 1))
 
 
 def round_block(page: str, number: int) -> str:
@@ -42,8 +42,10 @@ def figure(block: str, name: str) -> str:
 
 
 def votes_of(block: str) -> dict[str, int]:
-    return {player: int(votes) for player, votes in re.findall(
-        r'<tr data-player="([^"]+)".*?<td class="num votes">(\d+)</td>', block, re.S)}
+    return {
+        player: int(votes)
+        for player, votes in re.findall(r'<tr data-player="([^"]+)".*?<td class="num votes">(\d+)</td>', block, re.S)
+    }
 
 
 @pytest.fixture
@@ -148,8 +150,9 @@ def test_the_pdf_downloads_speak_the_pages_language(client, played):
     def text(url: str) -> str:
         reply = client.get(url)
         assert reply.status_code == 200 and reply.mimetype == "application/pdf", url
-        return subprocess.run(["pdftotext", "-enc", "UTF-8", "-", "-"], input=reply.data, capture_output=True,
-                              check=True).stdout.decode()
+        return subprocess.run(
+            ["pdftotext", "-enc", "UTF-8", "-", "-"], input=reply.data, capture_output=True, check=True
+        ).stdout.decode()
 
     korean = text(f"{base}/files/report.pdf?lang=ko")
     assert "배심원 투표" in korean and "CogME 프로필" in korean and "Jury votes" not in korean

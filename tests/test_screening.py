@@ -15,8 +15,8 @@ import sys
 import pytest
 from sqlalchemy import select
 
-from tests.conftest import ROOT, ServedApp
 from tests.browser_helpers import FULL_HD, PHONE, WAIT_MS, host_console, host_step, no_sideways_scroll, screenshot_dir
+from tests.conftest import ROOT, ServedApp
 
 pytestmark = pytest.mark.browser
 
@@ -35,10 +35,16 @@ def demo(database_url, tmp_path):
     """`vtt demo load` into a fresh database and media folder; the session's id, code and people's tokens."""
     media = tmp_path / "media"
     env = {"DATABASE_URL": database_url, "VTT_MEDIA_DIR": str(media)}
-    done = subprocess.run([sys.executable, "-m", "vtt.cli", "demo", "load"], cwd=ROOT, capture_output=True,
-                          text=True, env={**os.environ, **env}, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "vtt.cli", "demo", "load"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
-    from vtt.db import make_engine, make_db_factory
+    from vtt.db import make_db_factory, make_engine
     from vtt.models import Juror, Player, VttSession
 
     engine = make_engine(database_url)
@@ -46,21 +52,38 @@ def demo(database_url, tmp_path):
         session = db.scalar(select(VttSession))
         players = {p.name: p.token for p in db.scalars(select(Player).where(Player.session_id == session.id))}
         juror = db.scalar(select(Juror).where(Juror.session_id == session.id, Juror.label == "J01"))
-        people = type("Demo", (), {"session_id": session.id, "code": session.join_code, "players": players,
-                                   "juror": juror.token, "media": media, "env": env})
+        people = type(
+            "Demo",
+            (),
+            {
+                "session_id": session.id,
+                "code": session.join_code,
+                "players": players,
+                "juror": juror.token,
+                "media": media,
+                "env": env,
+            },
+        )
     engine.dispose()
     return people
 
 
 def video_state(page, selector: str) -> dict:
-    return page.eval_on_selector(selector, """(v) => ({t: v.currentTime, paused: v.paused, muted: v.muted,
+    return page.eval_on_selector(
+        selector,
+        """(v) => ({t: v.currentTime, paused: v.paused, muted: v.muted,
         ready: v.readyState, width: v.videoWidth, height: v.videoHeight, src: v.currentSrc, hidden: v.hidden,
-        controls: v.controls})""")
+        controls: v.controls})""",
+    )
 
 
 def wait_playing(page, selector: str) -> None:
-    page.wait_for_function("""(s) => { const v = document.querySelector(s);
-        return v && !v.paused && v.currentTime > 0 && v.readyState >= 2; }""", arg=selector, timeout=WAIT_MS)
+    page.wait_for_function(
+        """(s) => { const v = document.querySelector(s);
+        return v && !v.paused && v.currentTime > 0 && v.readyState >= 2; }""",
+        arg=selector,
+        timeout=WAIT_MS,
+    )
 
 
 # The autoplay rule of a phone or a fresh desktop browser: no sound before the person has touched the page.
@@ -121,8 +144,9 @@ def test_the_host_plays_a_demo_clip_for_the_room(strict_browser, demo, tmp_path)
         juror.goto(f"{app.url}/jury/{demo.juror}")
 
         # The console's preflight: every demo clip is there and plays in browsers.
-        host.wait_for_function("document.getElementById('clips-summary').textContent.includes('30 clips ready')",
-                               timeout=60_000)
+        host.wait_for_function(
+            "document.getElementById('clips-summary').textContent.includes('30 clips ready')", timeout=60_000
+        )
         host_step(host, "Open the lobby")
         host_step(host, "Start round 1")
         host_step(host, "Show question 1")
@@ -147,8 +171,10 @@ def test_the_host_plays_a_demo_clip_for_the_room(strict_browser, demo, tmp_path)
         started = [page.evaluate("window.playingAt[0]") for page in players]
         spread_ms = abs(started[0] - started[1])
         late_ms = [moment - starts_at for moment in started]
-        print(f"\nscreening of {question}: players started {spread_ms:.0f} ms apart, "
-              f"{late_ms[0]:.0f} and {late_ms[1]:.0f} ms after the server's start")
+        print(
+            f"\nscreening of {question}: players started {spread_ms:.0f} ms apart, "
+            f"{late_ms[0]:.0f} and {late_ms[1]:.0f} ms after the server's start"
+        )
         assert spread_ms <= START_SPREAD_MS
         assert all(-100 <= late <= 1000 for late in late_ms), late_ms
 
@@ -188,22 +214,23 @@ def test_the_host_plays_a_demo_clip_for_the_room(strict_browser, demo, tmp_path)
 
         # When the clip has played, answering opens by itself.
         for page in players:
-            page.wait_for_function("document.getElementById('phase').textContent.includes('answering')",
-                                   timeout=30_000)
-            page.wait_for_function("document.getElementById('clip').innerText.includes('has played')",
-                                   timeout=WAIT_MS)
+            page.wait_for_function("document.getElementById('phase').textContent.includes('answering')", timeout=30_000)
+            page.wait_for_function("document.getElementById('clip').innerText.includes('has played')", timeout=WAIT_MS)
             assert video_state(page, "#clip video")["paused"]  # its last frame stays
         assert "Traceback" not in app.output
 
 
 def screening_start(demo) -> float:
     """When the server said the screening starts (ms since the epoch), from the database."""
-    from vtt.db import make_engine, make_db_factory
+    from vtt.db import make_db_factory, make_engine
     from vtt.models import SessionQuestion
 
     engine = make_engine(demo.env["DATABASE_URL"])
     with make_db_factory(engine)() as db:
-        moment = db.scalar(select(SessionQuestion.clip_started_at).where(
-            SessionQuestion.session_id == demo.session_id, SessionQuestion.clip_started_at.is_not(None)))
+        moment = db.scalar(
+            select(SessionQuestion.clip_started_at).where(
+                SessionQuestion.session_id == demo.session_id, SessionQuestion.clip_started_at.is_not(None)
+            )
+        )
     engine.dispose()
     return moment.timestamp() * 1000

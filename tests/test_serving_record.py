@@ -14,11 +14,11 @@ import sys
 
 import pytest
 
-from vtt.serving import record as serving_record
-from vtt.banks import import_bank, read_bank
-from vtt.sessions.demo import BANK_FILE, SESSION_FILE
 from tests.conftest import ServedApp
 from tests.waiting import wait_until
+from vtt.banks import import_bank, read_bank
+from vtt.serving import record as serving_record
+from vtt.sessions.demo import BANK_FILE, SESSION_FILE
 
 
 @pytest.fixture
@@ -60,10 +60,13 @@ def test_a_running_servers_record_gives_the_links(run, demo_code, instance, monk
     assert not any(":5000/" in line for line in show)
     assert login == "Host console: http://127.0.0.1:5101/host/login"
     # An explicit address still wins, and so do --host/--port.
-    assert starts(run("session", "show", demo_code, "--base-url", "http://vtt.lan:9000").output.splitlines(),
-                  f"stage screen: http://vtt.lan:9000/stage/{demo_code}?key=")
+    assert starts(
+        run("session", "show", demo_code, "--base-url", "http://vtt.lan:9000").output.splitlines(),
+        f"stage screen: http://vtt.lan:9000/stage/{demo_code}?key=",
+    )
     assert run("host-login", "--url", "http://vtt.lan:9000").output.startswith(
-        "Host console: http://vtt.lan:9000/host/login")
+        "Host console: http://vtt.lan:9000/host/login"
+    )
     assert run("host-login", "--port", "8081").output.startswith("Host console: http://127.0.0.1:8081/host/login")
 
 
@@ -115,9 +118,18 @@ def test_run_py_records_where_it_serves_and_removes_it_at_a_stop(database_url, i
         assert noted == {"host": "127.0.0.1", "port": served.port, "scheme": "http", "pid": served.process.pid}
         env = {**os.environ, "DATABASE_URL": database_url}
         env.pop("VTT_BASE_URL", None)
-        login = subprocess.run([sys.executable, "-m", "vtt.cli", "host-login"], env=env, capture_output=True,
-                               text=True, timeout=60, check=True).stdout
+        login = subprocess.run(
+            [sys.executable, "-m", "vtt.cli", "host-login"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
         assert login.startswith(f"Host console: {served.url}/host/login")
     # terminated (SIGTERM): the record went with it
-    wait_until(lambda: not (instance / "serving.json").exists(), timeout=15,
-               message="the stopped server to remove serving.json")
+    wait_until(
+        lambda: not (instance / "serving.json").exists(),
+        timeout=15,
+        message="the stopped server to remove serving.json",
+    )

@@ -14,8 +14,8 @@ from tests.conftest import ServedApp, host_api_token
 from tests.live_helpers import make_session
 from vtt.bots.behaviour import Habits
 from vtt.bots.simulate import Run
-from vtt.sessions.simulation import cast_of, recorded
 from vtt.models import Answer, Event, Phase, SheetEntry, Vote, VttSession
+from vtt.sessions.simulation import cast_of, recorded
 
 
 def scalar(db_factory, query):
@@ -43,11 +43,26 @@ def backend_url(request, database_url, monkeypatch):
 
 
 def test_simulate_new_plays_a_whole_session_and_the_record_matches(run, backend_url, tmp_path):
-    from vtt.db import make_engine, make_db_factory
+    from vtt.db import make_db_factory, make_engine
 
     with ServedApp({"DATABASE_URL": backend_url}) as served:
-        figures = simulate_json(run, "--url", served.url, "--new", "--jurors", "20", "--drive", "--pace", "0.1",
-                                "--seed", "3", "--timeout", "60", "--report", str(tmp_path / "report"))
+        figures = simulate_json(
+            run,
+            "--url",
+            served.url,
+            "--new",
+            "--jurors",
+            "20",
+            "--drive",
+            "--pace",
+            "0.1",
+            "--seed",
+            "3",
+            "--timeout",
+            "60",
+            "--report",
+            str(tmp_path / "report"),
+        )
     assert "Traceback" not in served.output, served.output
     assert (figures["jurors"], figures["rounds"], figures["phase"], figures["errors"]) == (20, 2, "finished", 0)
     for kind in ("votes", "sheets", "answers"):
@@ -65,8 +80,9 @@ def test_simulate_new_plays_a_whole_session_and_the_record_matches(run, backend_
         sid = scalar(factory, select(VttSession.id).where(VttSession.join_code == figures["session"]))
         assert scalar(factory, select(VttSession.phase).where(VttSession.id == sid)) is Phase.FINISHED
         # Rows: one vote per juror and round (changes overwrite), one answer per player and question.
-        voters = select(func.count()).select_from(select(Vote.juror_id, Vote.round)
-                                                  .where(Vote.session_id == sid).distinct().subquery())
+        voters = select(func.count()).select_from(
+            select(Vote.juror_id, Vote.round).where(Vote.session_id == sid).distinct().subquery()
+        )
         assert scalar(factory, select(func.count()).select_from(Vote).where(Vote.session_id == sid)) == 40
         assert scalar(factory, voters) == 40
         assert scalar(factory, select(func.count()).select_from(Answer).where(Answer.session_id == sid)) == 30
@@ -81,16 +97,16 @@ def test_simulate_new_plays_a_whole_session_and_the_record_matches(run, backend_
     assert (rounds["voters"] + rounds["abstentions"]).tolist() == [20, 20]  # a juror may abstain
 
 
-def test_bots_seated_in_an_existing_session_survive_reloads_and_dropped_connections(database_url, db_factory,
-                                                                                   capsys):
+def test_bots_seated_in_an_existing_session_survive_reloads_and_dropped_connections(database_url, db_factory, capsys):
     people = make_session(db_factory, rounds=2, per_round=2, jurors=8)
     with db_factory() as db:
         cast = cast_of(db, people.code.lower())
     assert (cast.code, cast.jurors, len(cast.seats), cast.rounds) == (people.code, 8, 11, 2)
     habits = Habits(pace=0.1, refresh=0.5, drop=0.5, change_vote=0.5)
     with ServedApp({"DATABASE_URL": database_url}) as served:
-        simulation = Run(served.url, cast, seed=5, habits=habits, host_token=host_api_token(), timeout=120,
-                         progress=True)
+        simulation = Run(
+            served.url, cast, seed=5, habits=habits, host_token=host_api_token(), timeout=120, progress=True
+        )
         ledger = asyncio.run(simulation.play())
     bar = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]
     assert "2/2" in bar and "round 2/2 finished" in bar and f"{ledger.acked['votes']} votes" in bar, bar
@@ -99,11 +115,15 @@ def test_bots_seated_in_an_existing_session_survive_reloads_and_dropped_connecti
     assert ledger.refreshes > 0 and ledger.reconnects > 0
     with db_factory() as db:
         server = recorded(db, people.session_id, simulation.run)
-        changed = db.scalar(select(func.count()).select_from(Event).where(
-            Event.session_id == people.session_id, Event.kind == "vote"))
+        changed = db.scalar(
+            select(func.count()).select_from(Event).where(Event.session_id == people.session_id, Event.kind == "vote")
+        )
     assert server["phase"] == "finished"
-    assert server["counts"] == {"votes": ledger.acked["votes"], "sheets": ledger.acked["sheets"],
-                                "answers": ledger.acked["answers"]}
+    assert server["counts"] == {
+        "votes": ledger.acked["votes"],
+        "sheets": ledger.acked["sheets"],
+        "answers": ledger.acked["answers"],
+    }
     assert changed > 16  # some jurors changed their vote: every change is in the event log
     assert count_rows(db_factory, Vote, people.session_id) == 16
 
@@ -168,7 +188,10 @@ def test_a_driven_simulation_survives_a_server_killed_and_restarted(database_url
     with db_factory() as db:
         server = recorded(db, people.session_id, simulation.run)
     assert server["phase"] == "finished", (server, ledger.examples)
-    assert server["counts"] == {"votes": ledger.acked["votes"], "sheets": ledger.acked["sheets"],
-                                "answers": ledger.acked["answers"]}
+    assert server["counts"] == {
+        "votes": ledger.acked["votes"],
+        "sheets": ledger.acked["sheets"],
+        "answers": ledger.acked["answers"],
+    }
     assert ledger.acked["votes"] > 0 and not ledger.errors, ledger.examples
     assert "Traceback" not in restarted[0].output, restarted[0].output

@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 import socketio
 
+from tests.browser_helpers import FULL_HD, HD, screenshot_dir
 from tests.conftest import HOST_PASSWORD, ServedApp
-from tests.browser_helpers import screenshot_dir
-from tests.browser_helpers import FULL_HD, HD
 
 pytestmark = pytest.mark.browser
 
@@ -30,12 +29,17 @@ c1,What colour fills the screen at first?,open,,red,clips/colours.webm,0,1.5,1
 c2,What does the missing clip show?,open,,nothing,clips/missing.mp4,,,1
 c3,Which of these is a colour?,mcq,Red|Table|Chair|Window,0,clips/broken.mp4,,,1
 """
-PLAYERS = [{"name": "Mina", "kind": "human", "age": 10}, {"name": "Grace", "kind": "human", "age": 31},
-           {"name": "Agent", "kind": "ai"}]
+PLAYERS = [
+    {"name": "Mina", "kind": "human", "age": 10},
+    {"name": "Grace", "kind": "human", "age": 31},
+    {"name": "Agent", "kind": "ai"},
+]
 # A long answer: the stage shrinks its type to keep every answer on screen, never below 40 %.
-LONG_ANSWER = ("At first the whole screen is a strong, even red, with nothing else in the picture; after about one "
-               "second it turns blue, the same flat blue everywhere, and it stays blue until the clip ends. There "
-               "are no people, no objects and no sound, only the two colours one after the other.")
+LONG_ANSWER = (
+    "At first the whole screen is a strong, even red, with nothing else in the picture; after about one "
+    "second it turns blue, the same flat blue everywhere, and it stays blue until the clip ends. There "
+    "are no people, no objects and no sound, only the two colours one after the other."
+)
 _ids = itertools.count(1)
 
 
@@ -83,16 +87,25 @@ def clip_session(db_factory, tmp_path):
 
     from vtt.banks import import_bank, read_bank
     from vtt.db import transaction
-    from vtt.sessions.create import SessionConfig, create_session
     from vtt.models import Juror, Player
+    from vtt.sessions.create import SessionConfig, create_session
 
     bank = tmp_path / "clips.csv"
     bank.write_text(BANK, encoding="utf-8")
     with transaction(db_factory) as db:
         import_bank(db, read_bank(bank), "Clip bank")
-        config = SessionConfig.from_dict({
-            "name": "Projector night", "bank": "Clip bank", "rounds": 1, "questions_per_round": 3, "seed": 7,
-            "reveal_policy": "per-round", "players": PLAYERS, "open_join": True})
+        config = SessionConfig.from_dict(
+            {
+                "name": "Projector night",
+                "bank": "Clip bank",
+                "rounds": 1,
+                "questions_per_round": 3,
+                "seed": 7,
+                "reveal_policy": "per-round",
+                "players": PLAYERS,
+                "open_join": True,
+            }
+        )
         vtt_session = create_session(db, config)
         for label in ("J1", "J2"):
             db.add(Juror(session_id=vtt_session.id, label=label, token=secrets.token_urlsafe(12)))
@@ -114,8 +127,9 @@ class Driver:
 
     def _client(self, auth: dict, cookie: str | None = None) -> socketio.Client:
         client = socketio.Client()
-        client.connect(self.url, auth=auth, transports=["websocket"], headers={"Cookie": cookie} if cookie else {},
-                       wait_timeout=10)
+        client.connect(
+            self.url, auth=auth, transports=["websocket"], headers={"Cookie": cookie} if cookie else {}, wait_timeout=10
+        )
         return client
 
     def step(self, action: str, **args) -> None:
@@ -123,16 +137,18 @@ class Driver:
         assert reply["ok"], (action, reply)
 
     def answer(self, name: str, question: dict, **given) -> None:
-        reply = self.players[name].call("answer", {"id": action_id("a"), "question": question["id"], **given},
-                                        timeout=10)
+        reply = self.players[name].call(
+            "answer", {"id": action_id("a"), "question": question["id"], **given}, timeout=10
+        )
         assert reply["ok"], reply
 
     def vote(self, label: str, alias: str | None) -> None:
         juror = self._client({"token": self.people["jurors"][label]})
         try:
             round_number = 1
-            reply = juror.call("vote", {"id": action_id("v"), "round": round_number, "alias": alias,
-                                        "confidence": 4}, timeout=10)
+            reply = juror.call(
+                "vote", {"id": action_id("v"), "round": round_number, "alias": alias, "confidence": 4}, timeout=10
+            )
             assert reply["ok"], reply
         finally:
             juror.disconnect()
@@ -170,30 +186,39 @@ def assert_no_sideways_scroll(page) -> None:
 
 def in_view(page, selector: str) -> dict:
     """Where an element is and its type size; ``inside`` when it lies wholly within the viewport."""
-    return page.eval_on_selector(selector, """(node) => { const r = node.getBoundingClientRect();
+    return page.eval_on_selector(
+        selector,
+        """(node) => { const r = node.getBoundingClientRect();
         return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height, width: r.width,
                 font: parseFloat(getComputedStyle(node).fontSize),
-                inside: r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth}; }""")
+                inside: r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth}; }""",
+    )
 
 
 def clip_state(page, container: str) -> str:
     """``missing`` (the notice is shown), ``video`` (a player that loaded) or ``waiting``."""
-    return page.evaluate("""(container) => {
+    return page.evaluate(
+        """(container) => {
         const box = document.querySelector(container);
         if (!box) return "waiting";
         if (box.querySelector(".clip-missing:not([hidden])")) return "missing";
         const video = box.querySelector("video");
-        return video && video.readyState >= 1 ? "video" : "waiting"; }""", container)
+        return video && video.readyState >= 1 ? "video" : "waiting"; }""",
+        container,
+    )
 
 
 def wait_clip(page, container: str, expected: str) -> None:
-    page.wait_for_function("""([container, expected]) => {
+    page.wait_for_function(
+        """([container, expected]) => {
         const box = document.querySelector(container);
         if (!box) return false;
         if (expected === "missing") return !!box.querySelector(".clip-missing:not([hidden])");
         const video = box.querySelector("video");
         return !box.querySelector(".clip-missing:not([hidden])") && video && video.readyState >= 1; }""",
-                           arg=[container, expected], timeout=WAIT_MS)
+        arg=[container, expected],
+        timeout=WAIT_MS,
+    )
 
 
 EXPECTED_CLIP = {"clips/colours.webm": "video", "clips/missing.mp4": "missing", "clips/broken.mp4": "missing"}
@@ -227,8 +252,9 @@ def test_stage_at_1080p_clips_that_fail_and_live_grading(browser, served, clip_s
         grading.fill("#grader-input", "Kim")
         grading.get_by_role("button", name="Start grading").click()
         grading.wait_for_selector("#grader-name", timeout=WAIT_MS)
-        grading.wait_for_function("document.getElementById('live-status').textContent.startsWith('Live')",
-                                  timeout=WAIT_MS)
+        grading.wait_for_function(
+            "document.getElementById('live-status').textContent.startsWith('Live')", timeout=WAIT_MS
+        )
         grading.evaluate("window.notReloaded = true")
 
         drive.step("start_round")
@@ -236,8 +262,9 @@ def test_stage_at_1080p_clips_that_fail_and_live_grading(browser, served, clip_s
         open_question = None
         for position in (1, 2, 3):
             drive.step("show_question")
-            player.wait_for_function(f"document.getElementById('phase').textContent.includes('Question {position}')",
-                                     timeout=WAIT_MS)
+            player.wait_for_function(
+                f"document.getElementById('phase').textContent.includes('Question {position}')", timeout=WAIT_MS
+            )
             question = drive.questions[-1]
             source = question["clip"]["src"]
             expected = EXPECTED_CLIP[source]
@@ -283,8 +310,11 @@ def test_stage_at_1080p_clips_that_fail_and_live_grading(browser, served, clip_s
                 assert grading.locator(f"{count}.arrived").count() >= 1
                 assert grading.locator(f"{count} input[name=correct][value='1']").first.is_checked()
                 drive.answer("Grace", question, text="red at first")  # an edit before answering closes
-                grading.wait_for_function(f"[...document.querySelectorAll('{count} .answer-text')]"
-                                          ".some((node) => node.textContent === 'red at first')", timeout=WAIT_MS)
+                grading.wait_for_function(
+                    f"[...document.querySelectorAll('{count} .answer-text')]"
+                    ".some((node) => node.textContent === 'red at first')",
+                    timeout=WAIT_MS,
+                )
                 assert grading.evaluate("window.notReloaded") is True  # merged in, not reloaded
                 assert "new answer" in grading.inner_text("#live-status")
                 drive.answer("Agent", question, text=LONG_ANSWER)
@@ -312,8 +342,9 @@ def test_stage_at_1080p_clips_that_fail_and_live_grading(browser, served, clip_s
         drive.vote("J1", "A")
         drive.vote("J2", None)
         for page in (stage, small_stage):
-            page.wait_for_function("document.getElementById('vote-count').textContent.startsWith('2 of 2')",
-                                   timeout=WAIT_MS)
+            page.wait_for_function(
+                "document.getElementById('vote-count').textContent.startsWith('2 of 2')", timeout=WAIT_MS
+            )
             assert_no_scrollbars(page)
             count = in_view(page, "#vote-count")
             assert count["inside"] and count["font"] >= 0.04 * page.viewport_size["width"], count

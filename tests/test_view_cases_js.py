@@ -20,8 +20,14 @@ def test_the_pages_view_rules_pass_the_shared_cases():
         if IN_CI:
             pytest.fail("node is needed in CI: it runs the pages' tests (tests/js)")
         pytest.skip("node is not installed")
-    run = subprocess.run([node, "--test", "--test-reporter=tap", "tests/js/"], check=False, cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [node, "--test", "--test-reporter=tap", "tests/js/"],
+        check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     report = run.stdout + run.stderr
     assert run.returncode == 0, report
     counts = {name: int(number) for name, number in re.findall(r"^# (pass|fail) (\d+)$", run.stdout, re.MULTILINE)}

@@ -6,13 +6,15 @@ import re
 
 import pytest
 
+from tests.conftest import DATA, HOST_PASSWORD, form_token, login
 from vtt.banks import import_bank, read_bank
 from vtt.sessions.create import SessionConfig, create_session
-from tests.conftest import DATA, HOST_PASSWORD, form_token, login
 
-PLAYERS = [{"name": "Minjun", "kind": "human", "age": 10, "stage": "middle concrete operational"},
-           {"name": "지수", "kind": "human", "age": 24, "stage": "formal operational"},
-           {"name": "Agent", "kind": "ai", "backends": {"mcq": "mcq-model", "open": "open-model"}}]
+PLAYERS = [
+    {"name": "Minjun", "kind": "human", "age": 10, "stage": "middle concrete operational"},
+    {"name": "지수", "kind": "human", "age": 24, "stage": "formal operational"},
+    {"name": "Agent", "kind": "ai", "backends": {"mcq": "mcq-model", "open": "open-model"}},
+]
 
 
 @pytest.fixture
@@ -49,8 +51,9 @@ def test_logout_needs_the_form_token(host):
 
 
 def test_login_redirects_only_to_local_paths(client):
-    response = client.post("/host/login?next=//evil.example/x",
-                           data={"password": HOST_PASSWORD, "csrf_token": form_token(client)})
+    response = client.post(
+        "/host/login?next=//evil.example/x", data={"password": HOST_PASSWORD, "csrf_token": form_token(client)}
+    )
     assert response.headers["Location"] == "/host/"
 
 
@@ -89,9 +92,18 @@ def test_bank_browser_filters(host, spec_bank):
 
 
 def test_session_page_shows_the_configuration(host, db, spec_bank):
-    config = SessionConfig.from_dict({"name": "Pilot", "bank": "Spec <examples>", "rounds": 1,
-                                      "questions_per_round": 5, "seed": 7, "pass_rule": "chance",
-                                      "reveal_policy": "per-round", "players": PLAYERS})
+    config = SessionConfig.from_dict(
+        {
+            "name": "Pilot",
+            "bank": "Spec <examples>",
+            "rounds": 1,
+            "questions_per_round": 5,
+            "seed": 7,
+            "pass_rule": "chance",
+            "reveal_policy": "per-round",
+            "players": PLAYERS,
+        }
+    )
     vtt = create_session(db, config)
     db.commit()
     page = host.get(f"/host/sessions/{vtt.id}").get_data(as_text=True)
@@ -112,14 +124,18 @@ def test_balance_counted_by_the_database_matches_the_analysis_module(db, spec_ba
     import_bank(db, read_bank(untagged), "Spec <examples>")
     by_sql, by_pandas = bank_composition(db, spec_bank), composition(records_frame(bank_records(db, spec_bank)))
     assert by_sql.element_counts() == by_pandas.element_counts()
-    assert (by_sql.types, by_sql.clips, by_sql.total, by_sql.untagged) == \
-        (by_pandas.types, by_pandas.clips, 6, ["u1"]) == (by_pandas.types, {"shot": 3, "scene": 2, "none": 1}, 6, ["u1"])
+    assert (
+        (by_sql.types, by_sql.clips, by_sql.total, by_sql.untagged)
+        == (by_pandas.types, by_pandas.clips, 6, ["u1"])
+        == (by_pandas.types, {"shot": 3, "scene": 2, "none": 1}, 6, ["u1"])
+    )
 
 
 def test_pagination_and_literal_search(host, db, spec_bank, tmp_path):
     many = tmp_path / "many.csv"
-    many.write_text("qid,question,answer\n" + "".join(f"m{i:03d},Question {i} at {i}%?,yes\n" for i in range(120)),
-                    encoding="utf-8")
+    many.write_text(
+        "qid,question,answer\n" + "".join(f"m{i:03d},Question {i} at {i}%?,yes\n" for i in range(120)), encoding="utf-8"
+    )
     bank_id = import_bank(db, read_bank(many), "Many").id
     db.commit()
 
@@ -129,6 +145,6 @@ def test_pagination_and_literal_search(host, db, spec_bank, tmp_path):
     assert len(qids("")) == 50 and qids("")[0] == "m000"
     assert qids("page=3") == [f"m{i:03d}" for i in range(100, 120)]
     assert qids("page=99999999999999999999") == qids("page=1")  # out of range: first page, not a 500
-    assert qids("page=7") == qids("page=3")                      # past the end: the last page
-    assert qids("q=1%250") == [] and qids("q=_") == []           # "%" and "_" are literal, not wildcards
+    assert qids("page=7") == qids("page=3")  # past the end: the last page
+    assert qids("q=1%250") == [] and qids("q=_") == []  # "%" and "_" are literal, not wildcards
     assert qids("q=100%25") == ["m100"] and len(qids("q=%25")) == 50

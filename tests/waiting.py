@@ -31,8 +31,9 @@ def wait_until(condition: Callable[[], T], timeout: float = 10.0, interval: floa
         time.sleep(interval)
 
 
-async def wait_until_async(condition: Callable[[], T], timeout: float = 10.0, interval: float = 0.05,
-                           message: str = "") -> T:
+async def wait_until_async(
+    condition: Callable[[], T], timeout: float = 10.0, interval: float = 0.05, message: str = ""
+) -> T:
     """``wait_until`` inside an event loop: the loop keeps running between the calls of ``condition``."""
     deadline = time.monotonic() + timeout
     while True:

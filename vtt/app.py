@@ -32,19 +32,23 @@ def register_config(app: Flask, test_config: dict | None) -> None:
 def register_extensions(app: Flask) -> None:
     # The Socket.IO handlers must be declared before the first init_app: Flask-SocketIO re-applies
     # only handlers declared while it had no server, to the server each init_app creates.
-    from .realtime import handlers, wirejson  # noqa: F401
-    from .realtime.frames import Frame
-
     from . import i18n
     from .access import web_guard as security
+    from .realtime import handlers, wirejson  # noqa: F401
+    from .realtime.frames import Frame
 
     database.init_app(app)
     csrf.init_app(app)
     limiter.init_app(app)
     i18n.init_app(app)
     # Same-origin websockets only (the default); REDIS_URL lets several processes share broadcasts.
-    socketio.init_app(app, async_mode=app.config["SOCKETIO_ASYNC_MODE"], message_queue=app.config.get("REDIS_URL"),
-                      json=wirejson, serializer=Frame)
+    socketio.init_app(
+        app,
+        async_mode=app.config["SOCKETIO_ASYNC_MODE"],
+        message_queue=app.config.get("REDIS_URL"),
+        json=wirejson,
+        serializer=Frame,
+    )
     security.init_app(app)  # headers, Secure cookies over HTTPS, VTT_TRUSTED_PROXIES (after SocketIO: outermost)
 
 
@@ -65,9 +69,11 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(setup.bp)
     app.register_blueprint(live.bp)
     from .views import grading, results  # the grading view and the results page (issue 9)
+
     app.register_blueprint(grading.bp)
     app.register_blueprint(results.bp)
     from .views import printouts  # join cards, paper sheets, paper jurors' marks
+
     app.register_blueprint(printouts.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("host.dashboard")))
     app.add_url_rule("/healthz", "healthz", healthz)

@@ -48,8 +48,9 @@ def _proxy_count(value: str | None) -> int:
     if not text:
         return 0
     if not text.isdigit():
-        raise ValueError(f"VTT_TRUSTED_PROXIES must be the number of reverse proxies in front (0, 1, 2 ...), not "
-                         f"{value!r}")
+        raise ValueError(
+            f"VTT_TRUSTED_PROXIES must be the number of reverse proxies in front (0, 1, 2 ...), not {value!r}"
+        )
     return int(text)
 
 

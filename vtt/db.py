@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from typing import Iterator
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
@@ -38,8 +38,9 @@ def make_writer_engine(url: str) -> Engine:
     """
     if not url.startswith("sqlite"):
         return make_engine(url)
-    engine = create_engine(url, connect_args={"timeout": 0, "isolation_level": None, "factory": CommitOffLoop,
-                                              "check_same_thread": False})
+    engine = create_engine(
+        url, connect_args={"timeout": 0, "isolation_level": None, "factory": CommitOffLoop, "check_same_thread": False}
+    )
     event.listen(engine, "connect", _sqlite_pragmas)
     event.listen(engine, "connect", _no_busy_wait)
     event.listen(engine, "connect", _checkpoint_apart)

@@ -9,7 +9,7 @@ from flask_socketio import SocketIO
 from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.orm import Session, sessionmaker
 
-from .db import make_engine, make_db_factory
+from .db import make_db_factory, make_engine
 
 
 class Database:

@@ -44,8 +44,9 @@ def language_links() -> list[dict[str, str | bool]]:
     links = []
     for code, name in LANGUAGES.items():
         args["lang"] = code
-        links.append({"code": code, "name": name, "url": f"{request.path}?{urlencode(args)}",
-                      "current": code == current})
+        links.append(
+            {"code": code, "name": name, "url": f"{request.path}?{urlencode(args)}", "current": code == current}
+        )
     return links
 
 

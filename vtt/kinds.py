@@ -25,8 +25,8 @@ class PlayerKind(enum.StrEnum):
 
 
 class SessionStatus(enum.StrEnum):
-    DRAFT = "draft"        # configured, nobody admitted yet
-    LOBBY = "lobby"        # players and jurors may join
+    DRAFT = "draft"  # configured, nobody admitted yet
+    LOBBY = "lobby"  # players and jurors may join
     RUNNING = "running"
     FINISHED = "finished"
 
@@ -34,28 +34,28 @@ class SessionStatus(enum.StrEnum):
 class Phase(enum.StrEnum):
     """Where the live flow of a session stands (see ``vtt.engine.rules`` for the moves between them)."""
 
-    DRAFT = "draft"                    # configured, nobody admitted yet
-    LOBBY = "lobby"                    # players and jurors join and wait
-    ROUND = "round"                    # a round has begun: aliases dealt, no question on screen yet
-    CLIP = "clip"                      # a question and its clip are shown
-    ANSWERING = "answering"            # players answer (until the deadline, if any)
+    DRAFT = "draft"  # configured, nobody admitted yet
+    LOBBY = "lobby"  # players and jurors join and wait
+    ROUND = "round"  # a round has begun: aliases dealt, no question on screen yet
+    CLIP = "clip"  # a question and its clip are shown
+    ANSWERING = "answering"  # players answer (until the deadline, if any)
     ANSWERS_CLOSED = "answers_closed"  # the host checks the answers before the jury sees them
-    JUDGING = "judging"                # the answers are revealed to the jury, who fill their sheets
-    VOTING = "voting"                  # "who is the AI?" for this round
-    VOTE_CLOSED = "vote_closed"        # the tally is computed, not yet shown
-    TALLY = "tally"                    # the tally is on screen
-    IDENTITIES = "identities"          # identities revealed after the round (per-round reveal policy)
+    JUDGING = "judging"  # the answers are revealed to the jury, who fill their sheets
+    VOTING = "voting"  # "who is the AI?" for this round
+    VOTE_CLOSED = "vote_closed"  # the tally is computed, not yet shown
+    TALLY = "tally"  # the tally is on screen
+    IDENTITIES = "identities"  # identities revealed after the round (per-round reveal policy)
     FINISHED = "finished"
 
 
 class ClipPlayback(enum.StrEnum):
-    HOST = "host"      # the host plays the clip for everyone at once: the stage and every player's page
+    HOST = "host"  # the host plays the clip for everyone at once: the stage and every player's page
     DEVICE = "device"  # each player plays it on their own device
 
 
 class RevealPolicy(enum.StrEnum):
     PER_ROUND = "per-round"  # the most-voted player's identity after each round (2021 public event)
-    END = "end"              # identities only when the session ends
+    END = "end"  # identities only when the session ends
 
 
 class PassRule(enum.StrEnum):
@@ -72,6 +72,6 @@ class ScoringMethod(enum.StrEnum):
 
 class RoundStatus(enum.StrEnum):
     PENDING = "pending"
-    ASKING = "asking"      # questions being shown, answered and judged
+    ASKING = "asking"  # questions being shown, answered and judged
     VOTING = "voting"
     CLOSED = "closed"

@@ -8,7 +8,7 @@ top of these tables, not new tables.
 from __future__ import annotations
 
 import enum
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -28,14 +28,16 @@ from sqlalchemy import (
     false,
     text,
 )
-from sqlalchemy.types import TypeDecorator
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
+
+from analysis.taxonomy import Module
 
 from .kinds import (  # noqa: F401 - re-exported: vtt.models is where the rest of vtt finds them
     ClipKind,
     ClipPlayback,
-    Phase,
     PassRule,
+    Phase,
     PlayerKind,
     QuestionType,
     RevealPolicy,
@@ -43,8 +45,6 @@ from .kinds import (  # noqa: F401 - re-exported: vtt.models is where the rest o
     ScoringMethod,
     SessionStatus,
 )
-
-from analysis.taxonomy import Module
 
 # Alembic autogenerate and batch mode on SQLite need named constraints.
 NAMING_CONVENTION = {
@@ -57,7 +57,7 @@ NAMING_CONVENTION = {
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class UTCDateTime(TypeDecorator):
@@ -74,7 +74,7 @@ class UTCDateTime(TypeDecorator):
     def _in_utc(value: datetime | None) -> datetime | None:
         if value is None:
             return None
-        return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
     def process_bind_param(self, value: datetime | None, _dialect) -> datetime | None:
         return self._in_utc(value)
@@ -90,14 +90,21 @@ class Base(DeclarativeBase):
 
 def _enum(cls: type[enum.Enum], name: str) -> Enum:
     """Enums are stored by value in a VARCHAR with a CHECK, portable across SQLite and PostgreSQL."""
-    return Enum(cls, name=name, native_enum=False, create_constraint=True, length=24,
-                values_callable=lambda members: [m.value for m in members])
+    return Enum(
+        cls,
+        name=name,
+        native_enum=False,
+        create_constraint=True,
+        length=24,
+        values_callable=lambda members: [m.value for m in members],
+    )
 
 
 # The enums live in vtt/kinds.py (pure Python, for the engine too); the columns below store them by value.
 
 
 # --- question banks ---------------------------------------------------------------------------
+
 
 class QuestionBank(Base):
     __tablename__ = "question_bank"
@@ -110,7 +117,8 @@ class QuestionBank(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     questions: Mapped[list[Question]] = relationship(
-        back_populates="bank", cascade="all, delete-orphan", order_by="Question.id")
+        back_populates="bank", cascade="all, delete-orphan", order_by="Question.id"
+    )
 
 
 class Question(Base):
@@ -128,7 +136,7 @@ class Question(Base):
     text: Mapped[str] = mapped_column(Text)
     type: Mapped[QuestionType] = mapped_column(_enum(QuestionType, "question_type"))
     choices: Mapped[list[Any]] = mapped_column(default=list)
-    answer_index: Mapped[int | None]                     # the key of an mcq, 0-based; None: withheld (test split)
+    answer_index: Mapped[int | None]  # the key of an mcq, 0-based; None: withheld (test split)
     reference_answer: Mapped[str] = mapped_column(Text, default="")  # open questions (or the key's text)
     clip_source: Mapped[str | None] = mapped_column(String(1000))  # file path or URL
     clip_start: Mapped[float | None] = mapped_column(Float)
@@ -140,7 +148,8 @@ class Question(Base):
 
     bank: Mapped[QuestionBank] = relationship(back_populates="questions")
     tags: Mapped[list[QuestionTag]] = relationship(
-        back_populates="question", cascade="all, delete-orphan", order_by="QuestionTag.position")
+        back_populates="question", cascade="all, delete-orphan", order_by="QuestionTag.position"
+    )
 
     @property
     def answer_text(self) -> str:
@@ -169,8 +178,13 @@ class QuestionTag(Base):
         CheckConstraint("module IN ('target', 'content', 'thinking')", name="module_known"),
         CheckConstraint("NOT is_key OR module = 'target'", name="key_is_target"),
         # At most one key target per question (a partial unique index works on SQLite and PostgreSQL).
-        Index("uq_question_tag_one_key", "question_id", unique=True,
-              sqlite_where=text("is_key"), postgresql_where=text("is_key")),
+        Index(
+            "uq_question_tag_one_key",
+            "question_id",
+            unique=True,
+            sqlite_where=text("is_key"),
+            postgresql_where=text("is_key"),
+        ),
     )
 
     question_id: Mapped[int] = mapped_column(ForeignKey("question.id", ondelete="CASCADE"), primary_key=True)
@@ -183,6 +197,7 @@ class QuestionTag(Base):
 
 
 # --- a session and what happens in it ---------------------------------------------------------
+
 
 class VttSession(Base):
     """One live Video Turing Test: its configuration and where the flow stands."""
@@ -214,7 +229,8 @@ class VttSession(Base):
     pass_threshold_pct: Mapped[float] = mapped_column(default=70.0)
     ai_votes_per_juror: Mapped[int] = mapped_column(default=1)  # "who is the AI" picks per juror per round
     scoring_method: Mapped[ScoringMethod] = mapped_column(
-        _enum(ScoringMethod, "scoring_method"), default=ScoringMethod.COGSCI2024)
+        _enum(ScoringMethod, "scoring_method"), default=ScoringMethod.COGSCI2024
+    )
     open_join: Mapped[bool] = mapped_column(default=False)  # jurors may join with the code and a nickname
     open_join_cap: Mapped[int | None]  # at most this many jurors join openly; None: no cap
     join_door: Mapped[bool] = mapped_column(default=False, server_default=false())  # open joins need the door code
@@ -236,27 +252,44 @@ class VttSession(Base):
     # passive_deletes: deleting a session leaves its rows to the database's ON DELETE CASCADE, which
     # knows the order the composite keys need (the ORM would delete rounds before their questions).
     questions: Mapped[list[SessionQuestion]] = relationship(
-        back_populates="session", cascade="all, delete-orphan", passive_deletes=True,
-        order_by="(SessionQuestion.round, SessionQuestion.position)")
+        back_populates="session",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by="(SessionQuestion.round, SessionQuestion.position)",
+    )
     round_states: Mapped[list[SessionRound]] = relationship(
-        back_populates="session", cascade="all, delete-orphan", passive_deletes=True, order_by="SessionRound.number")
+        back_populates="session", cascade="all, delete-orphan", passive_deletes=True, order_by="SessionRound.number"
+    )
     players: Mapped[list[Player]] = relationship(
-        back_populates="session", cascade="all, delete-orphan", passive_deletes=True, order_by="Player.id")
+        back_populates="session", cascade="all, delete-orphan", passive_deletes=True, order_by="Player.id"
+    )
     jurors: Mapped[list[Juror]] = relationship(
-        back_populates="session", cascade="all, delete-orphan", passive_deletes=True, order_by="Juror.id")
+        back_populates="session", cascade="all, delete-orphan", passive_deletes=True, order_by="Juror.id"
+    )
 
 
 def _session_keys(table: str, *targets: str) -> tuple[ForeignKeyConstraint, ...]:
-    """Composite foreign keys ``(session_id, X_id) -> X(session_id, id)``: a row can only point at its own session's rows."""
+    """Composite foreign keys ``(session_id, X_id) -> X(session_id, id)``: rows point at their own session's rows."""
     columns = {"player": "player_id", "juror": "juror_id", "session_question": "session_question_id"}
-    return tuple(ForeignKeyConstraint(["session_id", columns[target]], [f"{target}.session_id", f"{target}.id"],
-                                      ondelete="CASCADE", name=f"fk_{table}_session_{target}") for target in targets)
+    return tuple(
+        ForeignKeyConstraint(
+            ["session_id", columns[target]],
+            [f"{target}.session_id", f"{target}.id"],
+            ondelete="CASCADE",
+            name=f"fk_{table}_session_{target}",
+        )
+        for target in targets
+    )
 
 
 def _round_key(table: str) -> ForeignKeyConstraint:
     """``(session_id, round) -> session_round(session_id, number)``: only rounds the session has."""
-    return ForeignKeyConstraint(["session_id", "round"], ["session_round.session_id", "session_round.number"],
-                                ondelete="CASCADE", name=f"fk_{table}_session_round")
+    return ForeignKeyConstraint(
+        ["session_id", "round"],
+        ["session_round.session_id", "session_round.number"],
+        ondelete="CASCADE",
+        name=f"fk_{table}_session_round",
+    )
 
 
 class SessionRound(Base):
@@ -297,15 +330,18 @@ class SessionQuestion(Base):
     shown_at: Mapped[datetime | None]
     clip_started_at: Mapped[datetime | None]  # clip_playback host: when the latest screening of its clip starts
     answers_closed_at: Mapped[datetime | None]
-    revealed_at: Mapped[datetime | None]   # all answers go to the jury at this one moment
+    revealed_at: Mapped[datetime | None]  # all answers go to the jury at this one moment
     reveal_order: Mapped[list[Any] | None]  # the shuffled alias order the jury saw
 
     session: Mapped[VttSession] = relationship(back_populates="questions")
     question: Mapped[Question] = relationship()
     answers: Mapped[list[Answer]] = relationship(
-        back_populates="session_question", cascade="all, delete-orphan", passive_deletes=True,
+        back_populates="session_question",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
         primaryjoin="and_(SessionQuestion.id == foreign(Answer.session_question_id), "
-                    "SessionQuestion.session_id == Answer.session_id)")
+        "SessionQuestion.session_id == Answer.session_id)",
+    )
 
 
 class Player(Base):
@@ -325,8 +361,8 @@ class Player(Base):
     age: Mapped[int | None]
     stage: Mapped[str | None] = mapped_column(String(120))  # developmental stage, e.g. "formal operational"
     backends: Mapped[dict[str, Any]] = mapped_column(default=dict)  # AI: program per question type
-    details: Mapped[dict[str, Any]] = mapped_column(default=dict)   # any further metadata
-    token: Mapped[str] = mapped_column(String(64), unique=True)     # the player's private login
+    details: Mapped[dict[str, Any]] = mapped_column(default=dict)  # any further metadata
+    token: Mapped[str] = mapped_column(String(64), unique=True)  # the player's private login
 
     session: Mapped[VttSession] = relationship(back_populates="players")
 
@@ -351,7 +387,8 @@ class RoundAlias(Base):
     alias: Mapped[str] = mapped_column(String(8))
 
     player: Mapped[Player] = relationship(
-        primaryjoin="and_(Player.id == foreign(RoundAlias.player_id), Player.session_id == RoundAlias.session_id)")
+        primaryjoin="and_(Player.id == foreign(RoundAlias.player_id), Player.session_id == RoundAlias.session_id)"
+    )
 
 
 class Juror(Base):
@@ -399,10 +436,13 @@ class Answer(Base):
     entered_by_host: Mapped[bool] = mapped_column(default=False)  # typed or imported by the host for an AI player
 
     session_question: Mapped[SessionQuestion] = relationship(
-        back_populates="answers", primaryjoin="and_(SessionQuestion.id == foreign(Answer.session_question_id), "
-                                              "SessionQuestion.session_id == Answer.session_id)")
+        back_populates="answers",
+        primaryjoin="and_(SessionQuestion.id == foreign(Answer.session_question_id), "
+        "SessionQuestion.session_id == Answer.session_id)",
+    )
     player: Mapped[Player] = relationship(
-        primaryjoin="and_(Player.id == foreign(Answer.player_id), Player.session_id == Answer.session_id)")
+        primaryjoin="and_(Player.id == foreign(Answer.player_id), Player.session_id == Answer.session_id)"
+    )
     grade: Mapped[Grade | None] = relationship(back_populates="answer", cascade="all, delete-orphan")
 
 
@@ -414,7 +454,8 @@ class Grade(Base):
 
     __tablename__ = "grade"
     __table_args__ = tuple(
-        CheckConstraint(f"{d} IS NULL OR ({d} >= 0 AND {d} <= 5)", name=f"{d}_0_to_5") for d in RUBRIC_DIMENSIONS)
+        CheckConstraint(f"{d} IS NULL OR ({d} >= 0 AND {d} <= 5)", name=f"{d}_0_to_5") for d in RUBRIC_DIMENSIONS
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     answer_id: Mapped[int] = mapped_column(ForeignKey("answer.id", ondelete="CASCADE"), unique=True)
@@ -435,9 +476,11 @@ class GraderMark(Base):
     """One grader's mark of an answer, kept apart from the other graders' (their agreement is measured on these)."""
 
     __tablename__ = "grader_mark"
-    __table_args__ = (UniqueConstraint("answer_id", "grader"), CheckConstraint("grader <> ''", name="grader_named"),
-                      *(CheckConstraint(f"{d} IS NULL OR ({d} >= 0 AND {d} <= 5)", name=f"{d}_0_to_5")
-                        for d in RUBRIC_DIMENSIONS))
+    __table_args__ = (
+        UniqueConstraint("answer_id", "grader"),
+        CheckConstraint("grader <> ''", name="grader_named"),
+        *(CheckConstraint(f"{d} IS NULL OR ({d} >= 0 AND {d} <= 5)", name=f"{d}_0_to_5") for d in RUBRIC_DIMENSIONS),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     answer_id: Mapped[int] = mapped_column(ForeignKey("answer.id", ondelete="CASCADE"))  # indexed by the unique key
@@ -458,8 +501,9 @@ class SheetEntry(Base):
     __table_args__ = (
         UniqueConstraint("juror_id", "session_question_id", "player_id"),
         *_session_keys("sheet_entry", "juror", "session_question", "player"),
-        CheckConstraint("human_likeness IS NULL OR (human_likeness >= 1 AND human_likeness <= 5)",
-                        name="human_likeness_1_to_5"),
+        CheckConstraint(
+            "human_likeness IS NULL OR (human_likeness >= 1 AND human_likeness <= 5)", name="human_likeness_1_to_5"
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -475,12 +519,15 @@ class SheetEntry(Base):
     client_key: Mapped[str] = mapped_column(String(64))  # the latest write's client id (shared by a message's lines)
 
     juror: Mapped[Juror] = relationship(
-        primaryjoin="and_(Juror.id == foreign(SheetEntry.juror_id), Juror.session_id == SheetEntry.session_id)")
+        primaryjoin="and_(Juror.id == foreign(SheetEntry.juror_id), Juror.session_id == SheetEntry.session_id)"
+    )
     session_question: Mapped[SessionQuestion] = relationship(
         primaryjoin="and_(SessionQuestion.id == foreign(SheetEntry.session_question_id), "
-                    "SessionQuestion.session_id == SheetEntry.session_id)")
+        "SessionQuestion.session_id == SheetEntry.session_id)"
+    )
     player: Mapped[Player] = relationship(
-        primaryjoin="and_(Player.id == foreign(SheetEntry.player_id), Player.session_id == SheetEntry.session_id)")
+        primaryjoin="and_(Player.id == foreign(SheetEntry.player_id), Player.session_id == SheetEntry.session_id)"
+    )
 
 
 class Vote(Base):
@@ -514,9 +561,11 @@ class Vote(Base):
     # Both keys include session_id, so a juror of one session cannot vote for a player of another;
     # the relationships write only juror_id / player_id (session_id is the vote's own).
     juror: Mapped[Juror] = relationship(
-        primaryjoin="and_(Juror.id == foreign(Vote.juror_id), Juror.session_id == Vote.session_id)")
+        primaryjoin="and_(Juror.id == foreign(Vote.juror_id), Juror.session_id == Vote.session_id)"
+    )
     player: Mapped[Player | None] = relationship(
-        primaryjoin="and_(Player.id == foreign(Vote.player_id), Player.session_id == Vote.session_id)")
+        primaryjoin="and_(Player.id == foreign(Vote.player_id), Player.session_id == Vote.session_id)"
+    )
 
 
 class IdentityReveal(Base):

@@ -40,5 +40,6 @@ def in_process(module: str, *args: str, database_url: str, timeout: float = 300)
     killed (``subprocess.TimeoutExpired``).
     """
     env = {**os.environ, "DATABASE_URL": database_url}
-    return subprocess.run([sys.executable, "-m", module, *args], env=env, capture_output=True, text=True,
-                          timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", module, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )

@@ -66,8 +66,15 @@ def write_problems_csv(problems: list[Problem], path: Path) -> None:
         writer = csv.writer(handle)
         writer.writerow(["file", "row", "field", "value", "message"])
         for problem in problems:
-            writer.writerow([problem.file, problem.row if problem.row is not None else "", problem.field or "",
-                             problem.value if problem.value is not None else "", problem.message])
+            writer.writerow(
+                [
+                    problem.file,
+                    problem.row if problem.row is not None else "",
+                    problem.field or "",
+                    problem.value if problem.value is not None else "",
+                    problem.message,
+                ]
+            )
 
 
 class InputError(ValueError):

@@ -36,17 +36,17 @@ A downgrade drops what 0001 cannot hold: ``identity_reveal`` rows, the phase and
 redaction flags and edit times of answers, per-round participants and tallies, juror groups, and the
 client keys of events.
 """
-from typing import Sequence, Union
 
+from collections.abc import Sequence
+
+import sqlalchemy as sa
 from alembic import op
 from alembic.util import CommandError
-import sqlalchemy as sa
 
-
-revision: str = '0002'
-down_revision: Union[str, None] = '0001'
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+revision: str = "0002"
+down_revision: str | None = "0001"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 
 # The append-only triggers of 0001 (same names and message, so 0001's downgrade still drops them).
@@ -57,9 +57,21 @@ SQLITE_TRIGGERS = [
     for action in ("UPDATE", "DELETE")
 ]
 
-PHASES = ('draft', 'lobby', 'round', 'clip', 'answering', 'answers_closed', 'judging', 'voting', 'vote_closed',
-          'tally', 'identities', 'finished')
-STATUS_TO_PHASE = {'draft': 'draft', 'lobby': 'lobby', 'running': 'round', 'finished': 'finished'}
+PHASES = (
+    "draft",
+    "lobby",
+    "round",
+    "clip",
+    "answering",
+    "answers_closed",
+    "judging",
+    "voting",
+    "vote_closed",
+    "tally",
+    "identities",
+    "finished",
+)
+STATUS_TO_PHASE = {"draft": "draft", "lobby": "lobby", "running": "round", "finished": "finished"}
 
 LISTED = 20  # offending rows named per kind of problem
 
@@ -86,8 +98,10 @@ def _sqlite_transaction() -> None:
         return
     bind = op.get_bind()
     if bind.exec_driver_sql("PRAGMA foreign_keys").scalar():
-        raise CommandError("SQLite foreign keys must be off while batch migrations copy tables "
-                           "(migrations/env.py turns them off; run migrations outside a transaction)")
+        raise CommandError(
+            "SQLite foreign keys must be off while batch migrations copy tables "
+            "(migrations/env.py turns them off; run migrations outside a transaction)"
+        )
     if not bind.connection.dbapi_connection.in_transaction:
         bind.exec_driver_sql("BEGIN")
 
@@ -116,6 +130,7 @@ def _create_sqlite_triggers() -> None:
 
 # --- rows the new constraints would refuse ----------------------------------------------------
 
+
 def _problems() -> list[str]:
     bind = op.get_bind()
     problems: list[str] = []
@@ -130,36 +145,46 @@ def _problems() -> list[str]:
             problems.append(f"  - ... and {len(rows) - LISTED} more")
 
     for table in ("session_question", "round_alias", "vote"):
-        report(f"{table} row(s) in a round their session has no session_round row for",
-               f"SELECT t.id, t.session_id, t.round FROM {table} t WHERE NOT EXISTS "
-               f"(SELECT 1 FROM session_round r WHERE r.session_id = t.session_id AND r.number = t.round) "
-               f"ORDER BY t.id",
-               lambda row, table=table: f"{table} id={row[0]} (session {row[1]}, round {row[2]})")
+        report(
+            f"{table} row(s) in a round their session has no session_round row for",
+            f"SELECT t.id, t.session_id, t.round FROM {table} t WHERE NOT EXISTS "
+            f"(SELECT 1 FROM session_round r WHERE r.session_id = t.session_id AND r.number = t.round) "
+            f"ORDER BY t.id",
+            lambda row, table=table: f"{table} id={row[0]} (session {row[1]}, round {row[2]})",
+        )
 
-    report("answer(s) whose player and session question are not in one session",
-           "SELECT a.id, sq.session_id, p.session_id FROM answer a "
-           "LEFT JOIN session_question sq ON sq.id = a.session_question_id "
-           "LEFT JOIN player p ON p.id = a.player_id "
-           "WHERE sq.session_id IS NULL OR p.session_id IS NULL OR sq.session_id <> p.session_id ORDER BY a.id",
-           lambda row: f"answer id={row[0]} (session question of session {row[1]}, player of session {row[2]})")
+    report(
+        "answer(s) whose player and session question are not in one session",
+        "SELECT a.id, sq.session_id, p.session_id FROM answer a "
+        "LEFT JOIN session_question sq ON sq.id = a.session_question_id "
+        "LEFT JOIN player p ON p.id = a.player_id "
+        "WHERE sq.session_id IS NULL OR p.session_id IS NULL OR sq.session_id <> p.session_id ORDER BY a.id",
+        lambda row: f"answer id={row[0]} (session question of session {row[1]}, player of session {row[2]})",
+    )
 
-    report("sheet entr(y/ies) whose juror, session question and player are not in one session",
-           "SELECT s.id, j.session_id, sq.session_id, p.session_id FROM sheet_entry s "
-           "LEFT JOIN juror j ON j.id = s.juror_id "
-           "LEFT JOIN session_question sq ON sq.id = s.session_question_id "
-           "LEFT JOIN player p ON p.id = s.player_id "
-           "WHERE j.session_id IS NULL OR sq.session_id IS NULL OR p.session_id IS NULL "
-           "OR sq.session_id <> j.session_id OR p.session_id <> j.session_id ORDER BY s.id",
-           lambda row: f"sheet_entry id={row[0]} (juror of session {row[1]}, session question of session "
-                       f"{row[2]}, player of session {row[3]})")
+    report(
+        "sheet entr(y/ies) whose juror, session question and player are not in one session",
+        "SELECT s.id, j.session_id, sq.session_id, p.session_id FROM sheet_entry s "
+        "LEFT JOIN juror j ON j.id = s.juror_id "
+        "LEFT JOIN session_question sq ON sq.id = s.session_question_id "
+        "LEFT JOIN player p ON p.id = s.player_id "
+        "WHERE j.session_id IS NULL OR sq.session_id IS NULL OR p.session_id IS NULL "
+        "OR sq.session_id <> j.session_id OR p.session_id <> j.session_id ORDER BY s.id",
+        lambda row: (
+            f"sheet_entry id={row[0]} (juror of session {row[1]}, session question of session "
+            f"{row[2]}, player of session {row[3]})"
+        ),
+    )
 
     for table, owner in (("answer", "player_id"), ("sheet_entry", "juror_id"), ("vote", "juror_id")):
         key_a, key_b = (f"COALESCE({alias}.client_key, {_legacy_key(alias)})" for alias in ("a", "b"))
-        report(f"{table} row(s) sharing a client key with another row of the same {owner[:-3]}",
-               f"SELECT a.id, a.{owner}, {key_a} FROM {table} a WHERE EXISTS "
-               f"(SELECT 1 FROM {table} b WHERE b.{owner} = a.{owner} AND b.id <> a.id AND {key_b} = {key_a}) "
-               f"ORDER BY a.id",
-               lambda row, table=table, owner=owner: f"{table} id={row[0]} ({owner} {row[1]}, client_key {row[2]!r})")
+        report(
+            f"{table} row(s) sharing a client key with another row of the same {owner[:-3]}",
+            f"SELECT a.id, a.{owner}, {key_a} FROM {table} a WHERE EXISTS "
+            f"(SELECT 1 FROM {table} b WHERE b.{owner} = a.{owner} AND b.id <> a.id AND {key_b} = {key_a}) "
+            f"ORDER BY a.id",
+            lambda row, table=table, owner=owner: f"{table} id={row[0]} ({owner} {row[1]}, client_key {row[2]!r})",
+        )
     return problems
 
 
@@ -168,129 +193,190 @@ def _refuse_rows_the_new_constraints_would_break() -> None:
     if problems:
         raise CommandError(
             "cannot upgrade to 0002: these rows break the constraints it adds (nothing was changed; fix or "
-            "delete them and upgrade again):\n" + "\n".join(problems))
+            "delete them and upgrade again):\n" + "\n".join(problems)
+        )
 
 
 # --- upgrade ----------------------------------------------------------------------------------
+
 
 def upgrade() -> None:
     _sqlite_transaction()
     _refuse_rows_the_new_constraints_would_break()
 
     # vtt_session: existing rows get defaults through temporary server defaults, removed again below.
-    phase_type = sa.Enum(*PHASES, name='phase', native_enum=False, create_constraint=True, length=24)
-    with op.batch_alter_table('vtt_session', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('open_join', sa.Boolean(), nullable=False, server_default=sa.false()))
-        batch_op.add_column(sa.Column('design', sa.JSON(), nullable=False, server_default=sa.text("'{}'")))
-        batch_op.add_column(sa.Column('design_hash', sa.String(length=64), nullable=False, server_default=''))
-        batch_op.add_column(sa.Column('phase', phase_type, nullable=False, server_default='draft'))
-        batch_op.add_column(sa.Column('phase_deadline_at', sa.DateTime(timezone=True), nullable=True))
-        batch_op.add_column(sa.Column('audience_versions', sa.JSON(), nullable=False,
-                                      server_default=sa.text("'{}'")))
+    phase_type = sa.Enum(*PHASES, name="phase", native_enum=False, create_constraint=True, length=24)
+    with op.batch_alter_table("vtt_session", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("open_join", sa.Boolean(), nullable=False, server_default=sa.false()))
+        batch_op.add_column(sa.Column("design", sa.JSON(), nullable=False, server_default=sa.text("'{}'")))
+        batch_op.add_column(sa.Column("design_hash", sa.String(length=64), nullable=False, server_default=""))
+        batch_op.add_column(sa.Column("phase", phase_type, nullable=False, server_default="draft"))
+        batch_op.add_column(sa.Column("phase_deadline_at", sa.DateTime(timezone=True), nullable=True))
+        batch_op.add_column(sa.Column("audience_versions", sa.JSON(), nullable=False, server_default=sa.text("'{}'")))
     cases = " ".join(f"WHEN '{status}' THEN '{phase}'" for status, phase in STATUS_TO_PHASE.items())
     op.execute(f"UPDATE vtt_session SET phase = CASE status {cases} ELSE 'draft' END")
-    with op.batch_alter_table('vtt_session', schema=None) as batch_op:
-        for column in ('open_join', 'design', 'design_hash', 'phase', 'audience_versions'):
+    with op.batch_alter_table("vtt_session", schema=None) as batch_op:
+        for column in ("open_join", "design", "design_hash", "phase", "audience_versions"):
             batch_op.alter_column(column, server_default=None)
 
-    with op.batch_alter_table('session_round', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('participants', sa.JSON(), nullable=True))
-        batch_op.add_column(sa.Column('tally', sa.JSON(), nullable=True))
+    with op.batch_alter_table("session_round", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("participants", sa.JSON(), nullable=True))
+        batch_op.add_column(sa.Column("tally", sa.JSON(), nullable=True))
 
     # Before the keys that point at them: (session_id, id) of session_question, (session_id, number) of rounds.
-    with op.batch_alter_table('session_question', schema=None) as batch_op:
-        batch_op.create_unique_constraint(batch_op.f('uq_session_question_session_id_id'), ['session_id', 'id'])
-        batch_op.create_foreign_key('fk_session_question_session_round', 'session_round',
-                                    ['session_id', 'round'], ['session_id', 'number'], ondelete='CASCADE')
+    with op.batch_alter_table("session_question", schema=None) as batch_op:
+        batch_op.create_unique_constraint(batch_op.f("uq_session_question_session_id_id"), ["session_id", "id"])
+        batch_op.create_foreign_key(
+            "fk_session_question_session_round",
+            "session_round",
+            ["session_id", "round"],
+            ["session_id", "number"],
+            ondelete="CASCADE",
+        )
 
-    with op.batch_alter_table('round_alias', schema=None) as batch_op:
-        batch_op.create_foreign_key('fk_round_alias_session_round', 'session_round',
-                                    ['session_id', 'round'], ['session_id', 'number'], ondelete='CASCADE')
+    with op.batch_alter_table("round_alias", schema=None) as batch_op:
+        batch_op.create_foreign_key(
+            "fk_round_alias_session_round",
+            "session_round",
+            ["session_id", "round"],
+            ["session_id", "number"],
+            ondelete="CASCADE",
+        )
 
-    with op.batch_alter_table('juror', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('juror_group', sa.String(length=40), nullable=True))
+    with op.batch_alter_table("juror", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("juror_group", sa.String(length=40), nullable=True))
 
     # answer: bound to its session; required, per-player unique client key.
-    with op.batch_alter_table('answer', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('session_id', sa.Integer(), nullable=True))
-        batch_op.add_column(sa.Column('redacted', sa.Boolean(), nullable=False, server_default=sa.false()))
-        batch_op.add_column(sa.Column('edited_at', sa.DateTime(timezone=True), nullable=True))
-    op.execute("UPDATE answer SET session_id = (SELECT sq.session_id FROM session_question sq "
-               "WHERE sq.id = answer.session_question_id)")
+    with op.batch_alter_table("answer", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("session_id", sa.Integer(), nullable=True))
+        batch_op.add_column(sa.Column("redacted", sa.Boolean(), nullable=False, server_default=sa.false()))
+        batch_op.add_column(sa.Column("edited_at", sa.DateTime(timezone=True), nullable=True))
+    op.execute(
+        "UPDATE answer SET session_id = (SELECT sq.session_id FROM session_question sq "
+        "WHERE sq.id = answer.session_question_id)"
+    )
     op.execute(f"UPDATE answer SET client_key = {_legacy_key('answer')} WHERE client_key IS NULL")
-    with op.batch_alter_table('answer', schema=None) as batch_op:
-        batch_op.alter_column('session_id', existing_type=sa.Integer(), nullable=False)
-        batch_op.alter_column('redacted', existing_type=sa.Boolean(), server_default=None)
-        batch_op.alter_column('client_key', existing_type=sa.String(length=64), nullable=False)
-        batch_op.drop_constraint(batch_op.f('fk_answer_player_id_player'), type_='foreignkey')
-        batch_op.drop_constraint(batch_op.f('fk_answer_session_question_id_session_question'), type_='foreignkey')
-        batch_op.create_foreign_key(batch_op.f('fk_answer_session_id_vtt_session'), 'vtt_session',
-                                    ['session_id'], ['id'], ondelete='CASCADE')
-        batch_op.create_foreign_key('fk_answer_session_session_question', 'session_question',
-                                    ['session_id', 'session_question_id'], ['session_id', 'id'], ondelete='CASCADE')
-        batch_op.create_foreign_key('fk_answer_session_player', 'player',
-                                    ['session_id', 'player_id'], ['session_id', 'id'], ondelete='CASCADE')
-        batch_op.create_unique_constraint(batch_op.f('uq_answer_player_id_client_key'), ['player_id', 'client_key'])
-        batch_op.create_index(batch_op.f('ix_answer_session_id'), ['session_id'], unique=False)
-        batch_op.create_index(batch_op.f('ix_answer_session_question_id'), ['session_question_id'], unique=False)
+    with op.batch_alter_table("answer", schema=None) as batch_op:
+        batch_op.alter_column("session_id", existing_type=sa.Integer(), nullable=False)
+        batch_op.alter_column("redacted", existing_type=sa.Boolean(), server_default=None)
+        batch_op.alter_column("client_key", existing_type=sa.String(length=64), nullable=False)
+        batch_op.drop_constraint(batch_op.f("fk_answer_player_id_player"), type_="foreignkey")
+        batch_op.drop_constraint(batch_op.f("fk_answer_session_question_id_session_question"), type_="foreignkey")
+        batch_op.create_foreign_key(
+            batch_op.f("fk_answer_session_id_vtt_session"), "vtt_session", ["session_id"], ["id"], ondelete="CASCADE"
+        )
+        batch_op.create_foreign_key(
+            "fk_answer_session_session_question",
+            "session_question",
+            ["session_id", "session_question_id"],
+            ["session_id", "id"],
+            ondelete="CASCADE",
+        )
+        batch_op.create_foreign_key(
+            "fk_answer_session_player", "player", ["session_id", "player_id"], ["session_id", "id"], ondelete="CASCADE"
+        )
+        batch_op.create_unique_constraint(batch_op.f("uq_answer_player_id_client_key"), ["player_id", "client_key"])
+        batch_op.create_index(batch_op.f("ix_answer_session_id"), ["session_id"], unique=False)
+        batch_op.create_index(batch_op.f("ix_answer_session_question_id"), ["session_question_id"], unique=False)
 
     # sheet_entry: the same, its session being its juror's.
-    with op.batch_alter_table('sheet_entry', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('session_id', sa.Integer(), nullable=True))
-    op.execute("UPDATE sheet_entry SET session_id = (SELECT j.session_id FROM juror j "
-               "WHERE j.id = sheet_entry.juror_id)")
+    with op.batch_alter_table("sheet_entry", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("session_id", sa.Integer(), nullable=True))
+    op.execute(
+        "UPDATE sheet_entry SET session_id = (SELECT j.session_id FROM juror j WHERE j.id = sheet_entry.juror_id)"
+    )
     op.execute(f"UPDATE sheet_entry SET client_key = {_legacy_key('sheet_entry')} WHERE client_key IS NULL")
-    with op.batch_alter_table('sheet_entry', schema=None) as batch_op:
-        batch_op.alter_column('session_id', existing_type=sa.Integer(), nullable=False)
-        batch_op.alter_column('client_key', existing_type=sa.String(length=64), nullable=False)
-        batch_op.drop_constraint(batch_op.f('fk_sheet_entry_juror_id_juror'), type_='foreignkey')
-        batch_op.drop_constraint(batch_op.f('fk_sheet_entry_player_id_player'), type_='foreignkey')
-        batch_op.drop_constraint(batch_op.f('fk_sheet_entry_session_question_id_session_question'),
-                                 type_='foreignkey')
-        batch_op.create_foreign_key(batch_op.f('fk_sheet_entry_session_id_vtt_session'), 'vtt_session',
-                                    ['session_id'], ['id'], ondelete='CASCADE')
-        batch_op.create_foreign_key('fk_sheet_entry_session_juror', 'juror',
-                                    ['session_id', 'juror_id'], ['session_id', 'id'], ondelete='CASCADE')
-        batch_op.create_foreign_key('fk_sheet_entry_session_session_question', 'session_question',
-                                    ['session_id', 'session_question_id'], ['session_id', 'id'], ondelete='CASCADE')
-        batch_op.create_foreign_key('fk_sheet_entry_session_player', 'player',
-                                    ['session_id', 'player_id'], ['session_id', 'id'], ondelete='CASCADE')
-        batch_op.create_unique_constraint(batch_op.f('uq_sheet_entry_juror_id_client_key'), ['juror_id', 'client_key'])
-        batch_op.create_index(batch_op.f('ix_sheet_entry_session_id'), ['session_id'], unique=False)
-        batch_op.create_index(batch_op.f('ix_sheet_entry_juror_id'), ['juror_id'], unique=False)
-        batch_op.create_index(batch_op.f('ix_sheet_entry_player_id'), ['player_id'], unique=False)
+    with op.batch_alter_table("sheet_entry", schema=None) as batch_op:
+        batch_op.alter_column("session_id", existing_type=sa.Integer(), nullable=False)
+        batch_op.alter_column("client_key", existing_type=sa.String(length=64), nullable=False)
+        batch_op.drop_constraint(batch_op.f("fk_sheet_entry_juror_id_juror"), type_="foreignkey")
+        batch_op.drop_constraint(batch_op.f("fk_sheet_entry_player_id_player"), type_="foreignkey")
+        batch_op.drop_constraint(batch_op.f("fk_sheet_entry_session_question_id_session_question"), type_="foreignkey")
+        batch_op.create_foreign_key(
+            batch_op.f("fk_sheet_entry_session_id_vtt_session"),
+            "vtt_session",
+            ["session_id"],
+            ["id"],
+            ondelete="CASCADE",
+        )
+        batch_op.create_foreign_key(
+            "fk_sheet_entry_session_juror",
+            "juror",
+            ["session_id", "juror_id"],
+            ["session_id", "id"],
+            ondelete="CASCADE",
+        )
+        batch_op.create_foreign_key(
+            "fk_sheet_entry_session_session_question",
+            "session_question",
+            ["session_id", "session_question_id"],
+            ["session_id", "id"],
+            ondelete="CASCADE",
+        )
+        batch_op.create_foreign_key(
+            "fk_sheet_entry_session_player",
+            "player",
+            ["session_id", "player_id"],
+            ["session_id", "id"],
+            ondelete="CASCADE",
+        )
+        batch_op.create_unique_constraint(batch_op.f("uq_sheet_entry_juror_id_client_key"), ["juror_id", "client_key"])
+        batch_op.create_index(batch_op.f("ix_sheet_entry_session_id"), ["session_id"], unique=False)
+        batch_op.create_index(batch_op.f("ix_sheet_entry_juror_id"), ["juror_id"], unique=False)
+        batch_op.create_index(batch_op.f("ix_sheet_entry_player_id"), ["player_id"], unique=False)
 
     op.execute(f"UPDATE vote SET client_key = {_legacy_key('vote')} WHERE client_key IS NULL")
-    with op.batch_alter_table('vote', schema=None) as batch_op:
-        batch_op.alter_column('client_key', existing_type=sa.String(length=64), nullable=False)
-        batch_op.create_unique_constraint(batch_op.f('uq_vote_juror_id_client_key'), ['juror_id', 'client_key'])
-        batch_op.create_foreign_key('fk_vote_session_round', 'session_round',
-                                    ['session_id', 'round'], ['session_id', 'number'], ondelete='CASCADE')
+    with op.batch_alter_table("vote", schema=None) as batch_op:
+        batch_op.alter_column("client_key", existing_type=sa.String(length=64), nullable=False)
+        batch_op.create_unique_constraint(batch_op.f("uq_vote_juror_id_client_key"), ["juror_id", "client_key"])
+        batch_op.create_foreign_key(
+            "fk_vote_session_round",
+            "session_round",
+            ["session_id", "round"],
+            ["session_id", "number"],
+            ondelete="CASCADE",
+        )
 
-    op.create_table('identity_reveal',
-    sa.Column('id', sa.Integer(), nullable=False),
-    sa.Column('session_id', sa.Integer(), nullable=False),
-    sa.Column('round', sa.Integer(), nullable=False),
-    sa.Column('player_id', sa.Integer(), nullable=False),
-    sa.Column('revealed_at', sa.DateTime(timezone=True), nullable=False),
-    sa.ForeignKeyConstraint(['session_id', 'player_id'], ['player.session_id', 'player.id'],
-                            name='fk_identity_reveal_session_player', ondelete='CASCADE'),
-    sa.ForeignKeyConstraint(['session_id', 'round'], ['session_round.session_id', 'session_round.number'],
-                            name='fk_identity_reveal_session_round', ondelete='CASCADE'),
-    sa.ForeignKeyConstraint(['session_id'], ['vtt_session.id'], name=op.f('fk_identity_reveal_session_id_vtt_session'),
-                            ondelete='CASCADE'),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_identity_reveal')),
-    sa.UniqueConstraint('session_id', 'round', 'player_id', name=op.f('uq_identity_reveal_session_id_round_player_id'))
+    op.create_table(
+        "identity_reveal",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("session_id", sa.Integer(), nullable=False),
+        sa.Column("round", sa.Integer(), nullable=False),
+        sa.Column("player_id", sa.Integer(), nullable=False),
+        sa.Column("revealed_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["session_id", "player_id"],
+            ["player.session_id", "player.id"],
+            name="fk_identity_reveal_session_player",
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["session_id", "round"],
+            ["session_round.session_id", "session_round.number"],
+            name="fk_identity_reveal_session_round",
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["session_id"],
+            ["vtt_session.id"],
+            name=op.f("fk_identity_reveal_session_id_vtt_session"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_identity_reveal")),
+        sa.UniqueConstraint(
+            "session_id", "round", "player_id", name=op.f("uq_identity_reveal_session_id_round_player_id")
+        ),
     )
-    with op.batch_alter_table('identity_reveal', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_identity_reveal_player_id'), ['player_id'], unique=False)
+    with op.batch_alter_table("identity_reveal", schema=None) as batch_op:
+        batch_op.create_index(batch_op.f("ix_identity_reveal_player_id"), ["player_id"], unique=False)
 
     # event: SQLite recreates the table, which drops its triggers (and UPDATE/DELETE must stay refused).
     _drop_sqlite_triggers()
-    with op.batch_alter_table('event', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('client_key', sa.String(length=64), nullable=True))
-        batch_op.create_unique_constraint(batch_op.f('uq_event_session_id_actor_client_key'),
-                                          ['session_id', 'actor', 'client_key'])
+    with op.batch_alter_table("event", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("client_key", sa.String(length=64), nullable=True))
+        batch_op.create_unique_constraint(
+            batch_op.f("uq_event_session_id_actor_client_key"), ["session_id", "actor", "client_key"]
+        )
     _create_sqlite_triggers()
 
     _sqlite_foreign_key_check()
@@ -298,82 +384,96 @@ def upgrade() -> None:
 
 # --- downgrade --------------------------------------------------------------------------------
 
+
 def downgrade() -> None:
     _sqlite_transaction()
 
     _drop_sqlite_triggers()
-    with op.batch_alter_table('event', schema=None) as batch_op:
-        batch_op.drop_constraint(batch_op.f('uq_event_session_id_actor_client_key'), type_='unique')
-        batch_op.drop_column('client_key')
+    with op.batch_alter_table("event", schema=None) as batch_op:
+        batch_op.drop_constraint(batch_op.f("uq_event_session_id_actor_client_key"), type_="unique")
+        batch_op.drop_column("client_key")
     _create_sqlite_triggers()
 
-    with op.batch_alter_table('identity_reveal', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_identity_reveal_player_id'))
-    op.drop_table('identity_reveal')
+    with op.batch_alter_table("identity_reveal", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_identity_reveal_player_id"))
+    op.drop_table("identity_reveal")
 
-    with op.batch_alter_table('vote', schema=None) as batch_op:
-        batch_op.drop_constraint('fk_vote_session_round', type_='foreignkey')
-        batch_op.drop_constraint(batch_op.f('uq_vote_juror_id_client_key'), type_='unique')
-        batch_op.alter_column('client_key', existing_type=sa.String(length=64), nullable=True)
+    with op.batch_alter_table("vote", schema=None) as batch_op:
+        batch_op.drop_constraint("fk_vote_session_round", type_="foreignkey")
+        batch_op.drop_constraint(batch_op.f("uq_vote_juror_id_client_key"), type_="unique")
+        batch_op.alter_column("client_key", existing_type=sa.String(length=64), nullable=True)
     op.execute(f"UPDATE vote SET client_key = NULL WHERE client_key = {_legacy_key('vote')}")
 
-    with op.batch_alter_table('sheet_entry', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_sheet_entry_player_id'))
-        batch_op.drop_index(batch_op.f('ix_sheet_entry_juror_id'))
-        batch_op.drop_index(batch_op.f('ix_sheet_entry_session_id'))
-        batch_op.drop_constraint(batch_op.f('uq_sheet_entry_juror_id_client_key'), type_='unique')
-        batch_op.drop_constraint('fk_sheet_entry_session_player', type_='foreignkey')
-        batch_op.drop_constraint('fk_sheet_entry_session_session_question', type_='foreignkey')
-        batch_op.drop_constraint('fk_sheet_entry_session_juror', type_='foreignkey')
-        batch_op.drop_constraint(batch_op.f('fk_sheet_entry_session_id_vtt_session'), type_='foreignkey')
-        batch_op.create_foreign_key(batch_op.f('fk_sheet_entry_juror_id_juror'), 'juror',
-                                    ['juror_id'], ['id'], ondelete='CASCADE')
-        batch_op.create_foreign_key(batch_op.f('fk_sheet_entry_session_question_id_session_question'),
-                                    'session_question', ['session_question_id'], ['id'], ondelete='CASCADE')
-        batch_op.create_foreign_key(batch_op.f('fk_sheet_entry_player_id_player'), 'player',
-                                    ['player_id'], ['id'], ondelete='CASCADE')
-        batch_op.alter_column('client_key', existing_type=sa.String(length=64), nullable=True)
-        batch_op.drop_column('session_id')
+    with op.batch_alter_table("sheet_entry", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_sheet_entry_player_id"))
+        batch_op.drop_index(batch_op.f("ix_sheet_entry_juror_id"))
+        batch_op.drop_index(batch_op.f("ix_sheet_entry_session_id"))
+        batch_op.drop_constraint(batch_op.f("uq_sheet_entry_juror_id_client_key"), type_="unique")
+        batch_op.drop_constraint("fk_sheet_entry_session_player", type_="foreignkey")
+        batch_op.drop_constraint("fk_sheet_entry_session_session_question", type_="foreignkey")
+        batch_op.drop_constraint("fk_sheet_entry_session_juror", type_="foreignkey")
+        batch_op.drop_constraint(batch_op.f("fk_sheet_entry_session_id_vtt_session"), type_="foreignkey")
+        batch_op.create_foreign_key(
+            batch_op.f("fk_sheet_entry_juror_id_juror"), "juror", ["juror_id"], ["id"], ondelete="CASCADE"
+        )
+        batch_op.create_foreign_key(
+            batch_op.f("fk_sheet_entry_session_question_id_session_question"),
+            "session_question",
+            ["session_question_id"],
+            ["id"],
+            ondelete="CASCADE",
+        )
+        batch_op.create_foreign_key(
+            batch_op.f("fk_sheet_entry_player_id_player"), "player", ["player_id"], ["id"], ondelete="CASCADE"
+        )
+        batch_op.alter_column("client_key", existing_type=sa.String(length=64), nullable=True)
+        batch_op.drop_column("session_id")
     op.execute(f"UPDATE sheet_entry SET client_key = NULL WHERE client_key = {_legacy_key('sheet_entry')}")
 
-    with op.batch_alter_table('answer', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_answer_session_question_id'))
-        batch_op.drop_index(batch_op.f('ix_answer_session_id'))
-        batch_op.drop_constraint(batch_op.f('uq_answer_player_id_client_key'), type_='unique')
-        batch_op.drop_constraint('fk_answer_session_player', type_='foreignkey')
-        batch_op.drop_constraint('fk_answer_session_session_question', type_='foreignkey')
-        batch_op.drop_constraint(batch_op.f('fk_answer_session_id_vtt_session'), type_='foreignkey')
-        batch_op.create_foreign_key(batch_op.f('fk_answer_session_question_id_session_question'),
-                                    'session_question', ['session_question_id'], ['id'], ondelete='CASCADE')
-        batch_op.create_foreign_key(batch_op.f('fk_answer_player_id_player'), 'player',
-                                    ['player_id'], ['id'], ondelete='CASCADE')
-        batch_op.alter_column('client_key', existing_type=sa.String(length=64), nullable=True)
-        batch_op.drop_column('edited_at')
-        batch_op.drop_column('redacted')
-        batch_op.drop_column('session_id')
+    with op.batch_alter_table("answer", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_answer_session_question_id"))
+        batch_op.drop_index(batch_op.f("ix_answer_session_id"))
+        batch_op.drop_constraint(batch_op.f("uq_answer_player_id_client_key"), type_="unique")
+        batch_op.drop_constraint("fk_answer_session_player", type_="foreignkey")
+        batch_op.drop_constraint("fk_answer_session_session_question", type_="foreignkey")
+        batch_op.drop_constraint(batch_op.f("fk_answer_session_id_vtt_session"), type_="foreignkey")
+        batch_op.create_foreign_key(
+            batch_op.f("fk_answer_session_question_id_session_question"),
+            "session_question",
+            ["session_question_id"],
+            ["id"],
+            ondelete="CASCADE",
+        )
+        batch_op.create_foreign_key(
+            batch_op.f("fk_answer_player_id_player"), "player", ["player_id"], ["id"], ondelete="CASCADE"
+        )
+        batch_op.alter_column("client_key", existing_type=sa.String(length=64), nullable=True)
+        batch_op.drop_column("edited_at")
+        batch_op.drop_column("redacted")
+        batch_op.drop_column("session_id")
     op.execute(f"UPDATE answer SET client_key = NULL WHERE client_key = {_legacy_key('answer')}")
 
-    with op.batch_alter_table('juror', schema=None) as batch_op:
-        batch_op.drop_column('juror_group')
+    with op.batch_alter_table("juror", schema=None) as batch_op:
+        batch_op.drop_column("juror_group")
 
-    with op.batch_alter_table('round_alias', schema=None) as batch_op:
-        batch_op.drop_constraint('fk_round_alias_session_round', type_='foreignkey')
+    with op.batch_alter_table("round_alias", schema=None) as batch_op:
+        batch_op.drop_constraint("fk_round_alias_session_round", type_="foreignkey")
 
-    with op.batch_alter_table('session_question', schema=None) as batch_op:
-        batch_op.drop_constraint('fk_session_question_session_round', type_='foreignkey')
-        batch_op.drop_constraint(batch_op.f('uq_session_question_session_id_id'), type_='unique')
+    with op.batch_alter_table("session_question", schema=None) as batch_op:
+        batch_op.drop_constraint("fk_session_question_session_round", type_="foreignkey")
+        batch_op.drop_constraint(batch_op.f("uq_session_question_session_id_id"), type_="unique")
 
-    with op.batch_alter_table('session_round', schema=None) as batch_op:
-        batch_op.drop_column('tally')
-        batch_op.drop_column('participants')
+    with op.batch_alter_table("session_round", schema=None) as batch_op:
+        batch_op.drop_column("tally")
+        batch_op.drop_column("participants")
 
-    with op.batch_alter_table('vtt_session', schema=None) as batch_op:
-        batch_op.drop_constraint(batch_op.f('ck_vtt_session_phase'), type_='check')
-        batch_op.drop_column('audience_versions')
-        batch_op.drop_column('phase_deadline_at')
-        batch_op.drop_column('phase')
-        batch_op.drop_column('design_hash')
-        batch_op.drop_column('design')
-        batch_op.drop_column('open_join')
+    with op.batch_alter_table("vtt_session", schema=None) as batch_op:
+        batch_op.drop_constraint(batch_op.f("ck_vtt_session_phase"), type_="check")
+        batch_op.drop_column("audience_versions")
+        batch_op.drop_column("phase_deadline_at")
+        batch_op.drop_column("phase")
+        batch_op.drop_column("design_hash")
+        batch_op.drop_column("design")
+        batch_op.drop_column("open_join")
 
     _sqlite_foreign_key_check()

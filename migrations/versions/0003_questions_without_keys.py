@@ -12,17 +12,17 @@ first (only the research team knows which).
 
 SQLite: batch mode recreates ``question``; ``migrations/env.py`` turns foreign keys off for the run.
 """
-from typing import Sequence, Union
 
+from collections.abc import Sequence
+
+import sqlalchemy as sa
 from alembic import op
 from alembic.util import CommandError
-import sqlalchemy as sa
 
-
-revision: str = '0003'
-down_revision: Union[str, None] = '0002'
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+revision: str = "0003"
+down_revision: str | None = "0002"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 CHECK = "ck_question_mcq_has_key"
 
@@ -33,12 +33,17 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    unkeyed = op.get_bind().execute(sa.text(
-        "SELECT id, qid FROM question WHERE type = 'mcq' AND answer_index IS NULL ORDER BY id")).all()
+    unkeyed = (
+        op.get_bind()
+        .execute(sa.text("SELECT id, qid FROM question WHERE type = 'mcq' AND answer_index IS NULL ORDER BY id"))
+        .all()
+    )
     if unkeyed:
         named = ", ".join(f"question id={row.id} (qid {row.qid!r})" for row in unkeyed[:20])
         more = f" and {len(unkeyed) - 20} more" if len(unkeyed) > 20 else ""
-        raise CommandError(f"revision 0002 needs a key on every multiple-choice question; these have none: "
-                           f"{named}{more}. Key or delete them, then downgrade again.")
+        raise CommandError(
+            f"revision 0002 needs a key on every multiple-choice question; these have none: "
+            f"{named}{more}. Key or delete them, then downgrade again."
+        )
     with op.batch_alter_table("question") as batch:
         batch.create_check_constraint(op.f(CHECK), "type <> 'mcq' OR answer_index IS NOT NULL")

@@ -12,17 +12,17 @@ client id: in the 0003 schema only one of them could exist.
 
 SQLite: batch mode recreates ``sheet_entry``; ``migrations/env.py`` turns foreign keys off for the run.
 """
-from typing import Sequence, Union
 
+from collections.abc import Sequence
+
+import sqlalchemy as sa
 from alembic import op
 from alembic.util import CommandError
-import sqlalchemy as sa
 
-
-revision: str = '0004'
-down_revision: Union[str, None] = '0003'
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+revision: str = "0004"
+down_revision: str | None = "0003"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 UNIQUE = "uq_sheet_entry_juror_id_client_key"
 
@@ -33,14 +33,24 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    shared = op.get_bind().execute(sa.text(
-        "SELECT juror_id, client_key, COUNT(*) AS lines FROM sheet_entry GROUP BY juror_id, client_key "
-        "HAVING COUNT(*) > 1 ORDER BY juror_id, client_key")).all()
+    shared = (
+        op.get_bind()
+        .execute(
+            sa.text(
+                "SELECT juror_id, client_key, COUNT(*) AS lines FROM sheet_entry GROUP BY juror_id, client_key "
+                "HAVING COUNT(*) > 1 ORDER BY juror_id, client_key"
+            )
+        )
+        .all()
+    )
     if shared:
-        named = ", ".join(f"juror id={row.juror_id} (client_key {row.client_key!r}, {row.lines} lines)"
-                          for row in shared[:20])
+        named = ", ".join(
+            f"juror id={row.juror_id} (client_key {row.client_key!r}, {row.lines} lines)" for row in shared[:20]
+        )
         more = f" and {len(shared) - 20} more" if len(shared) > 20 else ""
-        raise CommandError(f"revision 0003 allows one sheet entry per client id and juror; these share one: "
-                           f"{named}{more}. Export the session first, then delete all but one, or stay on 0004.")
+        raise CommandError(
+            f"revision 0003 allows one sheet entry per client id and juror; these share one: "
+            f"{named}{more}. Export the session first, then delete all but one, or stay on 0004."
+        )
     with op.batch_alter_table("sheet_entry") as batch:
         batch.create_unique_constraint(op.f(UNIQUE), ["juror_id", "client_key"])

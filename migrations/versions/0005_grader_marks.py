@@ -11,38 +11,41 @@ when the graders disagree, or from their agreement).
 A downgrade drops ``grader_mark`` and with it the graders' own marks; the final marks in ``grade``
 are kept.  A new table needs no batch mode on SQLite.
 """
-from typing import Sequence, Union
 
-from alembic import op
+from collections.abc import Sequence
+
 import sqlalchemy as sa
+from alembic import op
 
-
-revision: str = '0005'
-down_revision: Union[str, None] = '0004'
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+revision: str = "0005"
+down_revision: str | None = "0004"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 RUBRIC_DIMENSIONS = ("accuracy", "comprehensiveness", "depth", "evidence", "coherence")  # as in vtt.models, frozen
 
 
 def upgrade() -> None:
     op.create_table(
-        'grader_mark',
-        sa.Column('id', sa.Integer(), nullable=False),
-        sa.Column('answer_id', sa.Integer(), nullable=False),
-        sa.Column('grader', sa.String(length=120), nullable=False),
-        sa.Column('correct', sa.Boolean(), nullable=False),
-        sa.Column('graded_at', sa.DateTime(timezone=True), nullable=False),
+        "grader_mark",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("answer_id", sa.Integer(), nullable=False),
+        sa.Column("grader", sa.String(length=120), nullable=False),
+        sa.Column("correct", sa.Boolean(), nullable=False),
+        sa.Column("graded_at", sa.DateTime(timezone=True), nullable=False),
         *(sa.Column(dimension, sa.Integer(), nullable=True) for dimension in RUBRIC_DIMENSIONS),
-        sa.CheckConstraint("grader <> ''", name=op.f('ck_grader_mark_grader_named')),
-        *(sa.CheckConstraint(f"{d} IS NULL OR ({d} >= 0 AND {d} <= 5)", name=op.f(f'ck_grader_mark_{d}_0_to_5'))
-          for d in RUBRIC_DIMENSIONS),
-        sa.ForeignKeyConstraint(['answer_id'], ['answer.id'], name=op.f('fk_grader_mark_answer_id_answer'),
-                                ondelete='CASCADE'),
-        sa.PrimaryKeyConstraint('id', name=op.f('pk_grader_mark')),
-        sa.UniqueConstraint('answer_id', 'grader', name=op.f('uq_grader_mark_answer_id_grader')),
+        sa.CheckConstraint("grader <> ''", name=op.f("ck_grader_mark_grader_named")),
+        *(
+            sa.CheckConstraint(f"{d} IS NULL OR ({d} >= 0 AND {d} <= 5)", name=op.f(f"ck_grader_mark_{d}_0_to_5"))
+            for d in RUBRIC_DIMENSIONS
+        ),
+        sa.ForeignKeyConstraint(
+            ["answer_id"], ["answer.id"], name=op.f("fk_grader_mark_answer_id_answer"), ondelete="CASCADE"
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_grader_mark")),
+        sa.UniqueConstraint("answer_id", "grader", name=op.f("uq_grader_mark_answer_id_grader")),
     )
 
 
 def downgrade() -> None:
-    op.drop_table('grader_mark')
+    op.drop_table("grader_mark")

@@ -17,27 +17,27 @@ An agent's last status report lives in ``player.details["agent"]`` (an existing 
 A downgrade drops both columns and with them the provenance of every answer (the event log keeps what each
 ``answer`` and ``enter_answer`` action carried).  SQLite: batch mode recreates ``answer``.
 """
-from typing import Sequence, Union
 
-from alembic import op
+from collections.abc import Sequence
+
 import sqlalchemy as sa
+from alembic import op
 
-
-revision: str = '0006'
-down_revision: Union[str, None] = '0005'
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+revision: str = "0006"
+down_revision: str | None = "0005"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('answer') as batch:
-        batch.add_column(sa.Column('provenance', sa.JSON(), nullable=True))
-        batch.add_column(sa.Column('entered_by_host', sa.Boolean(), nullable=False, server_default=sa.false()))
-    with op.batch_alter_table('answer') as batch:
-        batch.alter_column('entered_by_host', existing_type=sa.Boolean(), server_default=None)
+    with op.batch_alter_table("answer") as batch:
+        batch.add_column(sa.Column("provenance", sa.JSON(), nullable=True))
+        batch.add_column(sa.Column("entered_by_host", sa.Boolean(), nullable=False, server_default=sa.false()))
+    with op.batch_alter_table("answer") as batch:
+        batch.alter_column("entered_by_host", existing_type=sa.Boolean(), server_default=None)
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('answer') as batch:
-        batch.drop_column('entered_by_host')
-        batch.drop_column('provenance')
+    with op.batch_alter_table("answer") as batch:
+        batch.drop_column("entered_by_host")
+        batch.drop_column("provenance")

@@ -12,23 +12,23 @@ NULL for a clip never played by the host (and for every question placed before t
 A downgrade drops the column: a session's screenings are forgotten (the event log keeps each ``play_clip``).
 SQLite: batch mode recreates ``session_question``.
 """
-from typing import Sequence, Union
 
-from alembic import op
+from collections.abc import Sequence
+
 import sqlalchemy as sa
+from alembic import op
 
-
-revision: str = '0007'
-down_revision: Union[str, None] = '0006'
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+revision: str = "0007"
+down_revision: str | None = "0006"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('session_question') as batch:
-        batch.add_column(sa.Column('clip_started_at', sa.DateTime(timezone=True), nullable=True))
+    with op.batch_alter_table("session_question") as batch:
+        batch.add_column(sa.Column("clip_started_at", sa.DateTime(timezone=True), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('session_question') as batch:
-        batch.drop_column('clip_started_at')
+    with op.batch_alter_table("session_question") as batch:
+        batch.drop_column("clip_started_at")

@@ -12,29 +12,29 @@ stage screen shows (it changes every two minutes: a remote script cannot read it
 A downgrade drops the three columns: caps and door codes are forgotten, removed jurors count again (their
 deleted votes stay deleted; the ``remove_juror`` events hold them).  SQLite: batch mode recreates both tables.
 """
-from typing import Sequence, Union
 
-from alembic import op
+from collections.abc import Sequence
+
 import sqlalchemy as sa
+from alembic import op
 
-
-revision: str = '0008'
-down_revision: Union[str, None] = '0007'
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+revision: str = "0008"
+down_revision: str | None = "0007"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('vtt_session') as batch:
-        batch.add_column(sa.Column('open_join_cap', sa.Integer(), nullable=True))
-        batch.add_column(sa.Column('join_door', sa.Boolean(), nullable=False, server_default=sa.false()))
-    with op.batch_alter_table('juror') as batch:
-        batch.add_column(sa.Column('removed_at', sa.DateTime(timezone=True), nullable=True))
+    with op.batch_alter_table("vtt_session") as batch:
+        batch.add_column(sa.Column("open_join_cap", sa.Integer(), nullable=True))
+        batch.add_column(sa.Column("join_door", sa.Boolean(), nullable=False, server_default=sa.false()))
+    with op.batch_alter_table("juror") as batch:
+        batch.add_column(sa.Column("removed_at", sa.DateTime(timezone=True), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('juror') as batch:
-        batch.drop_column('removed_at')
-    with op.batch_alter_table('vtt_session') as batch:
-        batch.drop_column('join_door')
-        batch.drop_column('open_join_cap')
+    with op.batch_alter_table("juror") as batch:
+        batch.drop_column("removed_at")
+    with op.batch_alter_table("vtt_session") as batch:
+        batch.drop_column("join_door")
+        batch.drop_column("open_join_cap")

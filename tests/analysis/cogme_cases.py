@@ -9,21 +9,23 @@ from analysis.frames import QUESTION_COLUMNS
 
 def questions_frame(rows: list[tuple]) -> pd.DataFrame:
     """A questions frame from ``(qid, targets, key_target, contents, thinking)`` rows (mcq, 5 options, answer A)."""
-    frame = pd.DataFrame({
-        "qid": [r[0] for r in rows],
-        "question": [f"question {r[0]}" for r in rows],
-        "type": "mcq",
-        "choices": [["alpha", "beta", "gamma", "delta", "epsilon"] for _ in rows],
-        "answer": "alpha",
-        "answer_index": pd.array([0] * len(rows), dtype="Int64"),
-        "clip": "shot",
-        "category": None,
-        "round": pd.array([1] * len(rows), dtype="Int64"),
-        "targets": [tuple(r[1]) for r in rows],
-        "key_target": [r[2] for r in rows],
-        "contents": [tuple(r[3]) for r in rows],
-        "thinking": [r[4] for r in rows],
-    })
+    frame = pd.DataFrame(
+        {
+            "qid": [r[0] for r in rows],
+            "question": [f"question {r[0]}" for r in rows],
+            "type": "mcq",
+            "choices": [["alpha", "beta", "gamma", "delta", "epsilon"] for _ in rows],
+            "answer": "alpha",
+            "answer_index": pd.array([0] * len(rows), dtype="Int64"),
+            "clip": "shot",
+            "category": None,
+            "round": pd.array([1] * len(rows), dtype="Int64"),
+            "targets": [tuple(r[1]) for r in rows],
+            "key_target": [r[2] for r in rows],
+            "contents": [tuple(r[3]) for r in rows],
+            "thinking": [r[4] for r in rows],
+        }
+    )
     return frame[list(QUESTION_COLUMNS)]
 
 
@@ -44,10 +46,12 @@ def worked_questions() -> pd.DataFrame:
 def worked_answers() -> pd.DataFrame:
     """Player A (human) right on 1, 2, 4 and wrong on 3, 5; player B (ai) right on 1, 3, wrong on 5,
     no answer to 2 and 4."""
-    return pd.DataFrame({
-        "player": ["A"] * 5 + ["B"] * 3,
-        "qid": ["1", "2", "3", "4", "5", "1", "3", "5"],
-        "answer": ["alpha"] * 8,
-        "correct": [True, True, False, True, False, True, True, False],
-        "kind": ["human"] * 5 + ["ai"] * 3,
-    })
+    return pd.DataFrame(
+        {
+            "player": ["A"] * 5 + ["B"] * 3,
+            "qid": ["1", "2", "3", "4", "5", "1", "3", "5"],
+            "answer": ["alpha"] * 8,
+            "correct": [True, True, False, True, False, True, True, False],
+            "kind": ["human"] * 5 + ["ai"] * 3,
+        }
+    )

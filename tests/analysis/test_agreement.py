@@ -26,12 +26,15 @@ def test_grant_applications_textbook_table():
     assert result.defined
 
 
-@pytest.mark.parametrize(("cells", "expected_kappa"), [
-    # same agreement (60 %), different marginals: p_e = 0.6 * 0.7 + 0.4 * 0.3 = 0.54 -> 0.06 / 0.46
-    ((45, 15, 25, 15), 0.06 / 0.46),
-    # p_e = 0.6 * 0.3 + 0.4 * 0.7 = 0.46 -> 0.14 / 0.54
-    ((25, 35, 5, 35), 0.14 / 0.54),
-])
+@pytest.mark.parametrize(
+    ("cells", "expected_kappa"),
+    [
+        # same agreement (60 %), different marginals: p_e = 0.6 * 0.7 + 0.4 * 0.3 = 0.54 -> 0.06 / 0.46
+        ((45, 15, 25, 15), 0.06 / 0.46),
+        # p_e = 0.6 * 0.3 + 0.4 * 0.7 = 0.46 -> 0.14 / 0.54
+        ((25, 35, 5, 35), 0.14 / 0.54),
+    ],
+)
 def test_equal_agreement_other_marginals(cells, expected_kappa):
     assert cohen_kappa(*table(*cells)).kappa == pytest.approx(expected_kappa)
     assert round(expected_kappa, 4) in (0.1304, 0.2593)
@@ -69,15 +72,29 @@ def test_unequal_lengths_and_missing_labels_are_refused():
 
 
 def test_pairwise_on_shared_items_only():
-    marks = pd.DataFrame([
-        # Ana and Ben share answers 1-4: agree on 1, 2, 4 -> p_o 3/4; Ana yes 2/4, Ben yes 1/4 -> p_e 0.5
-        (1, "Ana", True), (2, "Ana", False), (3, "Ana", True), (4, "Ana", False), (5, "Ana", True),
-        (1, "Ben", True), (2, "Ben", False), (3, "Ben", False), (4, "Ben", False),
-        (5, "Cy", True), (6, "Cy", False),
-    ], columns=["item", "rater", "label"])
+    marks = pd.DataFrame(
+        [
+            # Ana and Ben share answers 1-4: agree on 1, 2, 4 -> p_o 3/4; Ana yes 2/4, Ben yes 1/4 -> p_e 0.5
+            (1, "Ana", True),
+            (2, "Ana", False),
+            (3, "Ana", True),
+            (4, "Ana", False),
+            (5, "Ana", True),
+            (1, "Ben", True),
+            (2, "Ben", False),
+            (3, "Ben", False),
+            (4, "Ben", False),
+            (5, "Cy", True),
+            (6, "Cy", False),
+        ],
+        columns=["item", "rater", "label"],
+    )
     pairs = pairwise_kappas(marks)
     assert list(zip(pairs["rater_a"], pairs["rater_b"], pairs["items"])) == [
-        ("Ana", "Ben", 4), ("Ana", "Cy", 1), ("Ben", "Cy", 0)]
+        ("Ana", "Ben", 4),
+        ("Ana", "Cy", 1),
+        ("Ben", "Cy", 0),
+    ]
     assert pairs["kappa"].iloc[0] == pytest.approx(0.5)
     assert list(pairs["reason"]) == [None, ONE_CATEGORY, NO_ITEMS]
 

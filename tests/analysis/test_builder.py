@@ -13,10 +13,25 @@ from analysis.composition import composition
 from analysis.frames import QUESTION_COLUMNS
 
 # DramaQA-like skew: Character on most questions, Identity and Recall dominate, Commonsense and Means rare.
-TARGET_WEIGHTS = {"Behavior": 30, "Object": 20, "Conversation": 12, "Place": 10, "Emotion": 10, "Event": 8,
-                  "Commonsense": 3}
-CONTENT_WEIGHTS = {"Identity": 45, "Feature": 15, "Context": 10, "Sequence": 8, "Motivation": 8,
-                   "Relationship": 5, "Causality": 5, "Means": 4}
+TARGET_WEIGHTS = {
+    "Behavior": 30,
+    "Object": 20,
+    "Conversation": 12,
+    "Place": 10,
+    "Emotion": 10,
+    "Event": 8,
+    "Commonsense": 3,
+}
+CONTENT_WEIGHTS = {
+    "Identity": 45,
+    "Feature": 15,
+    "Context": 10,
+    "Sequence": 8,
+    "Motivation": 8,
+    "Relationship": 5,
+    "Causality": 5,
+    "Means": 4,
+}
 THINKING_WEIGHTS = {"Recall": 60, "Recognition": 25, "Reasoning": 15}
 
 
@@ -26,15 +41,30 @@ def _draw(rng: np.random.Generator, weights: dict[str, int], size: int) -> list[
     return [str(n) for n in rng.choice(names, size=size, replace=False, p=p / p.sum())]
 
 
-def question(qid: str, type_: str = "mcq", clip: str | None = "shot", targets: tuple[str, ...] = ("Character",),
-             contents: tuple[str, ...] = ("Identity",), thinking: str | None = "Recall") -> dict:
+def question(
+    qid: str,
+    type_: str = "mcq",
+    clip: str | None = "shot",
+    targets: tuple[str, ...] = ("Character",),
+    contents: tuple[str, ...] = ("Identity",),
+    thinking: str | None = "Recall",
+) -> dict:
     """One row of the questions frame (``analysis.frames``)."""
     choices = [f"option {i}" for i in range(5)] if type_ == "mcq" else []
     return {
-        "qid": qid, "question": f"question {qid}?", "type": type_, "choices": choices,
-        "answer": choices[0] if choices else "reference", "answer_index": 0 if choices else pd.NA,
-        "clip": clip, "category": None, "round": pd.NA, "targets": targets,
-        "key_target": targets[0] if targets else None, "contents": contents, "thinking": thinking,
+        "qid": qid,
+        "question": f"question {qid}?",
+        "type": type_,
+        "choices": choices,
+        "answer": choices[0] if choices else "reference",
+        "answer_index": 0 if choices else pd.NA,
+        "clip": clip,
+        "category": None,
+        "round": pd.NA,
+        "targets": targets,
+        "key_target": targets[0] if targets else None,
+        "contents": contents,
+        "thinking": thinking,
     }
 
 
@@ -49,14 +79,16 @@ def skewed_bank(size: int = 200, seed: int = 7) -> pd.DataFrame:
     for n in range(size):
         others = _draw(rng, TARGET_WEIGHTS, int(rng.integers(0, 3)))
         targets = (["Character"] if rng.random() < 0.85 or not others else []) + others
-        rows.append(question(
-            f"q{n:03d}",
-            type_="mcq" if rng.random() < 0.5 else "open",
-            clip="shot" if rng.random() < 0.55 else "scene",
-            targets=tuple(targets),
-            contents=tuple(_draw(rng, CONTENT_WEIGHTS, int(rng.integers(1, 3)))),
-            thinking=_draw(rng, THINKING_WEIGHTS, 1)[0],
-        ))
+        rows.append(
+            question(
+                f"q{n:03d}",
+                type_="mcq" if rng.random() < 0.5 else "open",
+                clip="shot" if rng.random() < 0.55 else "scene",
+                targets=tuple(targets),
+                contents=tuple(_draw(rng, CONTENT_WEIGHTS, int(rng.integers(1, 3)))),
+                thinking=_draw(rng, THINKING_WEIGHTS, 1)[0],
+            )
+        )
     return frame(rows)
 
 
@@ -109,12 +141,14 @@ def test_different_seeds_give_different_sets(bank):
     assert len(sets) == 3
 
 
-@pytest.mark.parametrize(("count", "rounds", "mcq", "shot"), [(30, 5, 15, 17), (31, 5, 14, 18), (29, 4, 20, 9),
-                                                              (12, 5, 7, 5)])
+@pytest.mark.parametrize(
+    ("count", "rounds", "mcq", "shot"), [(30, 5, 15, 17), (31, 5, 14, 18), (29, 4, 20, 9), (12, 5, 7, 5)]
+)
 def test_rounds_get_an_even_share_of_size_types_and_clips(bank, count, rounds, mcq, shot):
     dealt = build_set(bank, count, rounds, mcq=mcq, shot=shot, seed=11).questions
     per_round = dealt.groupby("round").agg(
-        size=("qid", "size"), mcq=("type", lambda t: (t == "mcq").sum()), shot=("clip", lambda c: (c == "shot").sum()))
+        size=("qid", "size"), mcq=("type", lambda t: (t == "mcq").sum()), shot=("clip", lambda c: (c == "shot").sum())
+    )
     assert list(per_round.index) == list(range(1, rounds + 1))
     for column, total in (("size", count), ("mcq", mcq), ("shot", shot)):
         even = total / rounds
@@ -156,9 +190,11 @@ def test_missing_scene_clips_are_named(bank):
 
 def test_quotas_that_cannot_hold_together_are_named():
     # Enough mcq and enough shot questions, but the mcq questions are all on scene clips.
-    rows = ([question(f"mc{n}", "mcq", "scene") for n in range(15)]
-            + [question(f"os{n}", "open", "shot") for n in range(20)]
-            + [question(f"oc{n}", "open", "scene") for n in range(5)])
+    rows = (
+        [question(f"mc{n}", "mcq", "scene") for n in range(15)]
+        + [question(f"os{n}", "open", "shot") for n in range(20)]
+        + [question(f"oc{n}", "open", "scene") for n in range(5)]
+    )
     with pytest.raises(ValueError, match=r"cannot meet both quotas \(15 mcq and 17 shot of 30\).*0 mcq/shot"):
         build_set(frame(rows), 30, 5, mcq=15, shot=17)
 
@@ -168,12 +204,15 @@ def test_a_set_larger_than_the_bank_is_refused(bank):
         build_set(bank, 201, 5)
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"rounds": 0}, "rounds must be between 1 and the set size"),
-    ({"rounds": 31}, "rounds must be between 1 and the set size"),
-    ({"rounds": 5, "mcq": 31}, "mcq quota must be between 0 and 30"),
-    ({"rounds": 5, "shot": -1}, "shot quota must be between 0 and 30"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"rounds": 0}, "rounds must be between 1 and the set size"),
+        ({"rounds": 31}, "rounds must be between 1 and the set size"),
+        ({"rounds": 5, "mcq": 31}, "mcq quota must be between 0 and 30"),
+        ({"rounds": 5, "shot": -1}, "shot quota must be between 0 and 30"),
+    ],
+)
 def test_impossible_arguments_are_refused(bank, kwargs, message):
     with pytest.raises(ValueError, match=message):
         build_set(bank, 30, **kwargs)
@@ -219,9 +258,14 @@ def test_comparison_puts_the_set_beside_the_bank(bank, case_study_set):
 
 
 def test_element_skew_is_zero_for_a_perfectly_even_set():
-    rows = [question(f"q{n}", targets=(t,), contents=(c,), thinking=k)
-            for n, (t, c, k) in enumerate(zip(
+    rows = [
+        question(f"q{n}", targets=(t,), contents=(c,), thinking=k)
+        for n, (t, c, k) in enumerate(
+            zip(
                 ["Character", "Object", "Place", "Conversation", "Behavior", "Event", "Emotion", "Commonsense"] * 3,
                 ["Identity", "Feature", "Relationship", "Means", "Context", "Sequence", "Causality", "Motivation"] * 3,
-                ["Recall", "Recognition", "Reasoning"] * 8))]
+                ["Recall", "Recognition", "Reasoning"] * 8,
+            )
+        )
+    ]
     assert element_skew(frame(rows)) == pytest.approx(0.0)

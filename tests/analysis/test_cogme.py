@@ -8,10 +8,10 @@ import statistics
 import numpy as np
 import pandas as pd
 import pytest
-from tests.analysis.cogme_cases import questions_frame, worked_answers, worked_questions
 
 from analysis.cogme import METHODS, element_frequencies, profiles, question_weights
 from analysis.taxonomy import element_order
+from tests.analysis.cogme_cases import questions_frame, worked_answers, worked_questions
 
 # Thinking weights per question of the worked examples:
 #   q  thinking     cogsci2024 W   frontiers2022 W_R
@@ -27,11 +27,17 @@ from analysis.taxonomy import element_order
 #   4: SC = 2 x 1.5 = 3, T_sum 3: Character 1, Event* 2
 #   5: SC = 3 x 2   = 6, T_sum 4: Character 1.5, Conversation* 3, Emotion 1.5
 FRONTIERS_TARGET_WEIGHTS = {
-    ("1", "Character"): 2 / 3, ("1", "Object"): 4 / 3,
-    ("2", "Character"): 2, ("2", "Behavior"): 1,
-    ("3", "Character"): 4 / 3, ("3", "Emotion"): 8 / 3,
-    ("4", "Character"): 1, ("4", "Event"): 2,
-    ("5", "Conversation"): 3, ("5", "Character"): 1.5, ("5", "Emotion"): 1.5,
+    ("1", "Character"): 2 / 3,
+    ("1", "Object"): 4 / 3,
+    ("2", "Character"): 2,
+    ("2", "Behavior"): 1,
+    ("3", "Character"): 4 / 3,
+    ("3", "Emotion"): 8 / 3,
+    ("4", "Character"): 1,
+    ("4", "Event"): 2,
+    ("5", "Conversation"): 3,
+    ("5", "Character"): 1.5,
+    ("5", "Emotion"): 1.5,
 }
 
 # Expected profiles: element -> (questions, correct, accuracy, cogsci2024 score, frontiers2022 score).
@@ -40,19 +46,19 @@ EXPECTED_A = {
     # Character on 1-5: right 1, 2, 4.  cogsci (1 + 2 + 2) / (1 + 2 + 3 + 2 + 3) = 5/11;
     # frontiers (2/3 + 2 + 1) / (2/3 + 2 + 4/3 + 1 + 1.5) = (11/3) / 6.5
     "Character": (5, 3, 60.0, 100 * 5 / 11, 100 * (11 / 3) / 6.5),
-    "Object": (1, 1, 100.0, 100.0, 100.0),        # q1 right
-    "Conversation": (1, 0, 0.0, 0.0, 0.0),        # q5 wrong
-    "Behavior": (1, 1, 100.0, 100.0, 100.0),      # q2 right
-    "Event": (1, 1, 100.0, 100.0, 100.0),         # q4 right
-    "Emotion": (2, 0, 0.0, 0.0, 0.0),             # q3, q5 wrong
-    "Identity": (2, 2, 100.0, 100.0, 100.0),      # q1, q2 right
-    "Feature": (1, 0, 0.0, 0.0, 0.0),             # q3 wrong
-    "Context": (1, 0, 0.0, 0.0, 0.0),             # q5 wrong
-    "Sequence": (1, 1, 100.0, 100.0, 100.0),      # q4 right
-    "Motivation": (1, 0, 0.0, 0.0, 0.0),          # q5 wrong
-    "Recall": (1, 1, 100.0, 100.0, 100.0),        # q1 right
-    "Recognition": (2, 2, 100.0, 100.0, 100.0),   # q2, q4 right
-    "Reasoning": (2, 0, 0.0, 0.0, 0.0),           # q3, q5 wrong
+    "Object": (1, 1, 100.0, 100.0, 100.0),  # q1 right
+    "Conversation": (1, 0, 0.0, 0.0, 0.0),  # q5 wrong
+    "Behavior": (1, 1, 100.0, 100.0, 100.0),  # q2 right
+    "Event": (1, 1, 100.0, 100.0, 100.0),  # q4 right
+    "Emotion": (2, 0, 0.0, 0.0, 0.0),  # q3, q5 wrong
+    "Identity": (2, 2, 100.0, 100.0, 100.0),  # q1, q2 right
+    "Feature": (1, 0, 0.0, 0.0, 0.0),  # q3 wrong
+    "Context": (1, 0, 0.0, 0.0, 0.0),  # q5 wrong
+    "Sequence": (1, 1, 100.0, 100.0, 100.0),  # q4 right
+    "Motivation": (1, 0, 0.0, 0.0, 0.0),  # q5 wrong
+    "Recall": (1, 1, 100.0, 100.0, 100.0),  # q1 right
+    "Recognition": (2, 2, 100.0, 100.0, 100.0),  # q2, q4 right
+    "Reasoning": (2, 0, 0.0, 0.0, 0.0),  # q3, q5 wrong
 }
 # Player B: right on 1, 3; wrong on 5; no answer to 2 and 4 (= wrong).
 EXPECTED_B = {
@@ -151,7 +157,14 @@ def test_every_element_matches_the_hand_computation(worked_examples, worked_answ
     result = profiles(worked_examples, worked_answers, method)
     assert result.method == method
     assert list(result.elements.columns) == [
-        "player", "kind", "module", "element", "questions", "correct", "accuracy_pct", "score_pct",
+        "player",
+        "kind",
+        "module",
+        "element",
+        "questions",
+        "correct",
+        "accuracy_pct",
+        "score_pct",
     ]
     for player, kind, expected in (("A", "human", EXPECTED_A), ("B", "ai", EXPECTED_B)):
         rows = result.elements[result.elements["player"] == player]
@@ -197,9 +210,21 @@ def test_element_sd_is_nan_with_a_single_element():
 
 
 def test_missing_answer_is_the_same_as_a_wrong_one(worked_examples, worked_answers):
-    explicit = pd.concat([worked_answers, pd.DataFrame({
-        "player": ["B", "B"], "qid": ["2", "4"], "answer": ["", ""], "correct": [False, False], "kind": ["ai", "ai"],
-    })], ignore_index=True)
+    explicit = pd.concat(
+        [
+            worked_answers,
+            pd.DataFrame(
+                {
+                    "player": ["B", "B"],
+                    "qid": ["2", "4"],
+                    "answer": ["", ""],
+                    "correct": [False, False],
+                    "kind": ["ai", "ai"],
+                }
+            ),
+        ],
+        ignore_index=True,
+    )
     for method in METHODS:
         implicit_result = profiles(worked_examples, worked_answers, method)
         explicit_result = profiles(worked_examples, explicit, method)
@@ -209,9 +234,21 @@ def test_missing_answer_is_the_same_as_a_wrong_one(worked_examples, worked_answe
 
 def test_untagged_question_counts_for_overall_accuracy_only(worked_examples, worked_answers):
     questions = pd.concat([worked_examples, questions_frame([("6", [], None, [], None)])], ignore_index=True)
-    answers = pd.concat([worked_answers, pd.DataFrame({
-        "player": ["A"], "qid": ["6"], "answer": ["alpha"], "correct": [True], "kind": ["human"],
-    })], ignore_index=True)
+    answers = pd.concat(
+        [
+            worked_answers,
+            pd.DataFrame(
+                {
+                    "player": ["A"],
+                    "qid": ["6"],
+                    "answer": ["alpha"],
+                    "correct": [True],
+                    "kind": ["human"],
+                }
+            ),
+        ],
+        ignore_index=True,
+    )
     result = profiles(questions, answers)
     a = result.players.set_index("player").loc["A"]
     assert (a["questions"], a["correct"], a["accuracy_pct"]) == (6, 4, pytest.approx(400 / 6))
@@ -257,32 +294,41 @@ def test_element_frequencies_split_correct_and_missed_per_player(worked_examples
         rows = frequencies[frequencies["player"] == player].set_index("element")
         for element, (questions, correct, *_) in expected.items():
             assert (rows.loc[element, "questions"], rows.loc[element, "correct"], rows.loc[element, "missed"]) == (
-                questions, correct, questions - correct,
+                questions,
+                correct,
+                questions - correct,
             )
         assert rows.loc["Place", ["questions", "correct", "missed"]].tolist() == [0, 0, 0]
 
 
 # ------------------------------------------------------------------------------- review fixes
 
-@pytest.mark.parametrize("values", [["1", "0", "1", "1", "0"], ["yes", "no", "yes", "yes", "no"],
-                                    [1.0, 0.0, 1.0, 1.0, 0.0], [1, 0, 2, 1, 0]])
+
+@pytest.mark.parametrize(
+    "values", [["1", "0", "1", "1", "0"], ["yes", "no", "yes", "yes", "no"], [1.0, 0.0, 1.0, 1.0, 0.0], [1, 0, 2, 1, 0]]
+)
 def test_correct_must_be_bool_or_zero_one_integers(worked_examples, values):
-    answers = pd.DataFrame({"player": "A", "qid": worked_examples["qid"], "answer": "x", "correct": values,
-                            "kind": "human"})
+    answers = pd.DataFrame(
+        {"player": "A", "qid": worked_examples["qid"], "answer": "x", "correct": values, "kind": "human"}
+    )
     with pytest.raises(ValueError, match="column 'correct' must be bool or 0/1 integers"):
         profiles(worked_examples, answers)
 
 
-@pytest.mark.parametrize("values", [
-    [True, True, False, True, False],
-    [1, 1, 0, 1, 0],
-    pd.array([True, True, False, True, False], dtype="boolean"),
-    pd.array([1, 1, 0, 1, 0], dtype="Int64"),
-    np.array([True, True, False, True, False], dtype=object),
-])
+@pytest.mark.parametrize(
+    "values",
+    [
+        [True, True, False, True, False],
+        [1, 1, 0, 1, 0],
+        pd.array([True, True, False, True, False], dtype="boolean"),
+        pd.array([1, 1, 0, 1, 0], dtype="Int64"),
+        np.array([True, True, False, True, False], dtype=object),
+    ],
+)
 def test_bool_like_correct_columns_are_accepted(worked_examples, values):
-    answers = pd.DataFrame({"player": "A", "qid": worked_examples["qid"], "answer": "x", "correct": values,
-                            "kind": "human"})
+    answers = pd.DataFrame(
+        {"player": "A", "qid": worked_examples["qid"], "answer": "x", "correct": values, "kind": "human"}
+    )
     players = profiles(worked_examples, answers).players
     assert (players.loc[0, "correct"], players.loc[0, "accuracy_pct"]) == (3, 60.0)
 
@@ -290,8 +336,15 @@ def test_bool_like_correct_columns_are_accepted(worked_examples, values):
 @pytest.mark.parametrize("method", METHODS)
 def test_all_right_or_all_wrong_is_exactly_100_or_0(worked_examples, method):
     """frontiers2022 gave Object (weight 4/3) 99.99999999999999 for a player right on every question."""
-    answers = pd.DataFrame({"player": ["Right"] * 5 + ["Wrong"] * 5, "qid": list(worked_examples["qid"]) * 2,
-                            "answer": "x", "correct": [True] * 5 + [False] * 5, "kind": "human"})
+    answers = pd.DataFrame(
+        {
+            "player": ["Right"] * 5 + ["Wrong"] * 5,
+            "qid": list(worked_examples["qid"]) * 2,
+            "answer": "x",
+            "correct": [True] * 5 + [False] * 5,
+            "kind": "human",
+        }
+    )
     elements = profiles(worked_examples, answers, method).elements
     right = elements[elements["player"] == "Right"]
     wrong = elements[elements["player"] == "Wrong"]

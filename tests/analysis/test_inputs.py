@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from tests.analysis.cogme_cases import WORKED_EXAMPLES, questions_frame
 
 from analysis.frames import ANSWER_COLUMNS, VOTE_COLUMNS
-from analysis.options import chosen_options
 from analysis.inputs import SHEET_COLUMNS, InputError, read_answers, read_sheet, read_votes
+from analysis.options import chosen_options
 from analysis.votes import vote_stats
+from tests.analysis.cogme_cases import WORKED_EXAMPLES, questions_frame
 
 KOREAN = "김민지"
 
@@ -39,19 +39,26 @@ def problems_of(excinfo) -> list[str]:
 
 
 def test_answers_are_read_graded_and_kinded(tmp_path, questions):
-    path = write(tmp_path, "answers.csv", "\n".join([
-        "Player,QID,Answer,correct,kind",
-        f"{KOREAN},1,  alpha ,,",          # option text, case and space-insensitive -> right
-        f"{KOREAN},2,B,,",                 # letter B = option 1 -> wrong
-        f"{KOREAN},3,she is sad,1,",       # open-ended, graded by hand
-        "Bot,1,0,,",                       # 0-based index 0 -> right
-        "Bot,2,a,,",                       # letter a -> right
-        "Bot,4,I do not know,,",           # not an option -> wrong
-        "Bot,5,gamma,true,",               # given correct wins over the key
-        "Bot,3,,,",                        # no answer -> wrong, no judgement needed
-        "Kid,1,alpha,,ai",                 # the file's kind wins over --ai ...
-        "Kid,2,alpha,,",                   # ... and holds for the player's other rows
-    ]) + "\n")
+    path = write(
+        tmp_path,
+        "answers.csv",
+        "\n".join(
+            [
+                "Player,QID,Answer,correct,kind",
+                f"{KOREAN},1,  alpha ,,",  # option text, case and space-insensitive -> right
+                f"{KOREAN},2,B,,",  # letter B = option 1 -> wrong
+                f"{KOREAN},3,she is sad,1,",  # open-ended, graded by hand
+                "Bot,1,0,,",  # 0-based index 0 -> right
+                "Bot,2,a,,",  # letter a -> right
+                "Bot,4,I do not know,,",  # not an option -> wrong
+                "Bot,5,gamma,true,",  # given correct wins over the key
+                "Bot,3,,,",  # no answer -> wrong, no judgement needed
+                "Kid,1,alpha,,ai",  # the file's kind wins over --ai ...
+                "Kid,2,alpha,,",  # ... and holds for the player's other rows
+            ]
+        )
+        + "\n",
+    )
     answers = read_answers(path, questions, ai_names=["bot"])
     assert list(answers.columns) == list(ANSWER_COLUMNS)
     assert answers["player"].tolist() == [KOREAN] * 3 + ["Bot"] * 5 + ["Kid"] * 2
@@ -85,17 +92,24 @@ def test_open_answers_without_correct_are_listed(tmp_path, questions):
 
 
 def test_every_answer_problem_is_collected(tmp_path, questions):
-    path = write(tmp_path, "answers.csv", "\n".join([
-        "player,qid,answer,correct,kind",
-        "A,1,alpha,,",
-        "A,99,alpha,,",          # row 3: unknown qid
-        "B,1,alpha,,robot",      # row 4: bad kind
-        "B,2,alpha,maybe,",      # row 5: bad correct
-        "A,1,beta,,",            # row 6: duplicate of row 2
-        ",2,alpha,,",            # row 7: no player
-        "C,1,alpha,,human",      # row 8 and 9: C is human and ai
-        "C,2,alpha,,ai",
-    ]) + "\n")
+    path = write(
+        tmp_path,
+        "answers.csv",
+        "\n".join(
+            [
+                "player,qid,answer,correct,kind",
+                "A,1,alpha,,",
+                "A,99,alpha,,",  # row 3: unknown qid
+                "B,1,alpha,,robot",  # row 4: bad kind
+                "B,2,alpha,maybe,",  # row 5: bad correct
+                "A,1,beta,,",  # row 6: duplicate of row 2
+                ",2,alpha,,",  # row 7: no player
+                "C,1,alpha,,human",  # row 8 and 9: C is human and ai
+                "C,2,alpha,,ai",
+            ]
+        )
+        + "\n",
+    )
     with pytest.raises(InputError) as excinfo:
         read_answers(path, questions, ai_names=["Ghost"])
     assert problems_of(excinfo) == [
@@ -142,14 +156,21 @@ PLAYERS = pd.DataFrame({"name": [KOREAN, "Kid", "AI"], "kind": ["human", "human"
 
 
 def test_votes_are_read(tmp_path):
-    path = write(tmp_path, "votes.csv", "\n".join([
-        "round,juror,vote,confidence,group",
-        f"1,j1,{KOREAN},3,expert",
-        "1,j2,ai,5,",
-        "1,j3,,,",
-        "2,j1,AI,4.0,expert",
-        "2,j2,Kid,,",
-    ]) + "\n")
+    path = write(
+        tmp_path,
+        "votes.csv",
+        "\n".join(
+            [
+                "round,juror,vote,confidence,group",
+                f"1,j1,{KOREAN},3,expert",
+                "1,j2,ai,5,",
+                "1,j3,,,",
+                "2,j1,AI,4.0,expert",
+                "2,j2,Kid,,",
+            ]
+        )
+        + "\n",
+    )
     votes = read_votes(path, PLAYERS)
     assert list(votes.columns) == [*VOTE_COLUMNS, "group"]  # the facet columns the file has
     assert votes["round"].tolist() == [1, 1, 1, 2, 2]
@@ -169,28 +190,37 @@ def test_slots_let_a_juror_name_several_players(tmp_path):
 
 
 def test_every_vote_problem_is_collected(tmp_path):
-    path = write(tmp_path, "votes.csv", "\n".join([
-        "round,juror,vote,confidence,group,slot",
-        "0,j1,AI,,,",           # row 2: round below 1
-        ",j2,AI,,,",            # row 3: no round
-        "1,,AI,,,",             # row 4: no juror
-        "1,j3,Robot,,,",        # row 5: unknown player
-        "1,j4,AI,6,,",          # row 6: confidence out of range
-        "1,j5,AI,2.5,,",        # row 7: confidence not whole
-        "1,j6,AI,,,x",          # row 8: bad slot
-        "2,j7,AI,,,",           # rows 9, 10: same slot twice
-        "2,j7,Kid,,,",
-        "3,j8,AI,,a,1",         # rows 11, 12: AI named twice; j8 in groups a and b
-        "3,j8,AI,,b,2",
-    ]) + "\n")
+    path = write(
+        tmp_path,
+        "votes.csv",
+        "\n".join(
+            [
+                "round,juror,vote,confidence,group,slot",
+                "0,j1,AI,,,",  # row 2: round below 1
+                ",j2,AI,,,",  # row 3: no round
+                "1,,AI,,,",  # row 4: no juror
+                "1,j3,Robot,,,",  # row 5: unknown player
+                "1,j4,AI,6,,",  # row 6: confidence out of range
+                "1,j5,AI,2.5,,",  # row 7: confidence not whole
+                "1,j6,AI,,,x",  # row 8: bad slot
+                "2,j7,AI,,,",  # rows 9, 10: same slot twice
+                "2,j7,Kid,,,",
+                "3,j8,AI,,a,1",  # rows 11, 12: AI named twice; j8 in groups a and b
+                "3,j8,AI,,b,2",
+            ]
+        )
+        + "\n",
+    )
     with pytest.raises(InputError) as excinfo:
         read_votes(path, PLAYERS)
     assert problems_of(excinfo) == [
         f"{path}: row 2, round: must be a whole number >= 1, not '0'",
         f"{path}: row 3, round: is empty",
         f"{path}: row 4, juror: is empty",
-        (f"{path}: row 5, vote: unknown player 'Robot' (no row in the answers file; a player who answered nothing "
-         "needs rows with an empty answer)"),
+        (
+            f"{path}: row 5, vote: unknown player 'Robot' (no row in the answers file; a player who answered nothing "
+            "needs rows with an empty answer)"
+        ),
         f"{path}: row 6, confidence: must be a whole number 1-5, not '6'",
         f"{path}: row 7, confidence: must be a whole number 1-5, not '2.5'",
         f"{path}: row 8, slot: must be a whole number >= 1, not 'x'",
@@ -201,6 +231,7 @@ def test_every_vote_problem_is_collected(tmp_path):
 
 
 # ------------------------------------------------------------------------------- review fixes
+
 
 def test_ai_option_contradicting_the_files_kind_is_a_problem(tmp_path, questions):
     path = write(tmp_path, "answers.csv", "player,qid,answer,kind\nBot,1,alpha,human\nBot,2,alpha,\nKid,1,alpha,\n")
@@ -213,13 +244,16 @@ def test_ai_option_contradicting_the_files_kind_is_a_problem(tmp_path, questions
 
 
 def test_names_that_differ_only_by_case_are_a_problem(tmp_path, questions):
-    path = write(tmp_path, "answers.csv", "player,qid,answer\nMinjun,1,alpha\nJisu,1,alpha\nminjun,2,alpha\n"
-                                          "MINJUN,4,alpha\n")
+    path = write(
+        tmp_path, "answers.csv", "player,qid,answer\nMinjun,1,alpha\nJisu,1,alpha\nminjun,2,alpha\nMINJUN,4,alpha\n"
+    )
     with pytest.raises(InputError) as excinfo:
         read_answers(path, questions)
     assert problems_of(excinfo) == [
-        (f"{path}: rows 2, 4, 5, player: 'Minjun' and 'minjun' and 'MINJUN' differ only by case (votes and sheets "
-         "match names case-insensitively)"),
+        (
+            f"{path}: rows 2, 4, 5, player: 'Minjun' and 'minjun' and 'MINJUN' differ only by case (votes and sheets "
+            "match names case-insensitively)"
+        ),
     ]
 
 
@@ -260,32 +294,51 @@ def test_juror_facets_are_read_from_the_case_study_file():
     groups = vote_stats(votes, players).groups
     # experts J01-J06 25 of 30 votes on the AI, the others 10 of 43; by age band see tests/analysis/test_votes.py
     assert groups[["facet", "group", "jurors", "votes", "ai_votes"]].values.tolist() == [
-        ["expert", "expert", 6, 30, 25], ["expert", "non-expert", 10, 43, 10],
-        ["age_band", "20s", 5, 23, 9], ["age_band", "30s", 5, 23, 13], ["age_band", "40s", 6, 27, 13],
+        ["expert", "expert", 6, 30, 25],
+        ["expert", "non-expert", 10, 43, 10],
+        ["age_band", "20s", 5, 23, 9],
+        ["age_band", "30s", 5, 23, 13],
+        ["age_band", "40s", 6, 27, 13],
     ]
 
 
 def test_every_facet_column_is_read_and_checked(tmp_path):
-    path = write(tmp_path, "votes.csv", "\n".join([
-        "round,juror,vote,Sex,Age_Band,expert,group",
-        "1,j1,AI,F,20s,Yes,panel",
-        "2,j1,Kid,,,TRUE,",          # blank cells take j1's labels; Yes and TRUE are one label
-        "1,j2,AI,,30s,0,online",
-        "2,j2,AI,,,non-expert,",
-    ]) + "\n")
+    path = write(
+        tmp_path,
+        "votes.csv",
+        "\n".join(
+            [
+                "round,juror,vote,Sex,Age_Band,expert,group",
+                "1,j1,AI,F,20s,Yes,panel",
+                "2,j1,Kid,,,TRUE,",  # blank cells take j1's labels; Yes and TRUE are one label
+                "1,j2,AI,,30s,0,online",
+                "2,j2,AI,,,non-expert,",
+            ]
+        )
+        + "\n",
+    )
     votes = read_votes(path, PLAYERS)
     assert list(votes.columns) == [*VOTE_COLUMNS, "group", "expert", "age_band", "sex"]  # the report order
     assert votes[["group", "expert", "age_band", "sex"]].values.tolist() == [
-        ["panel", "expert", "20s", "F"], ["panel", "expert", "20s", "F"],
-        ["online", "non-expert", "30s", None], ["online", "non-expert", "30s", None],
+        ["panel", "expert", "20s", "F"],
+        ["panel", "expert", "20s", "F"],
+        ["online", "non-expert", "30s", None],
+        ["online", "non-expert", "30s", None],
     ]
-    bad = write(tmp_path, "bad.csv", "\n".join([
-        "round,juror,vote,expert,age_band",
-        "1,j1,AI,maybe,20s",         # row 2: not a yes/no
-        "2,j1,Kid,,30s",             # rows 2, 3: j1 in two age bands
-        "1,j2,AI,yes,",              # rows 4, 5: j2 both expert and not
-        "2,j2,AI,no,",
-    ]) + "\n")
+    bad = write(
+        tmp_path,
+        "bad.csv",
+        "\n".join(
+            [
+                "round,juror,vote,expert,age_band",
+                "1,j1,AI,maybe,20s",  # row 2: not a yes/no
+                "2,j1,Kid,,30s",  # rows 2, 3: j1 in two age bands
+                "1,j2,AI,yes,",  # rows 4, 5: j2 both expert and not
+                "2,j2,AI,no,",
+            ]
+        )
+        + "\n",
+    )
     with pytest.raises(InputError) as excinfo:
         read_votes(bad, PLAYERS)
     assert problems_of(excinfo) == [
@@ -299,13 +352,20 @@ SHEET_PLAYERS = PLAYERS["name"].tolist()
 
 
 def test_sheets_are_read(tmp_path, questions):
-    path = write(tmp_path, "sheet.csv", "\n".join([
-        "Juror,QID,Player,looks_like_ai",
-        "j1,1,ai,1",
-        f"j1,1,{KOREAN},false",
-        "j2,1,Kid,",             # no mark
-        "j2,2,AI,TRUE",
-    ]) + "\n")
+    path = write(
+        tmp_path,
+        "sheet.csv",
+        "\n".join(
+            [
+                "Juror,QID,Player,looks_like_ai",
+                "j1,1,ai,1",
+                f"j1,1,{KOREAN},false",
+                "j2,1,Kid,",  # no mark
+                "j2,2,AI,TRUE",
+            ]
+        )
+        + "\n",
+    )
     sheet = read_sheet(path, questions, PLAYERS)
     assert list(sheet.columns) == list(SHEET_COLUMNS)
     assert sheet["player"].tolist() == ["AI", KOREAN, "Kid", "AI"]  # the players' spelling
@@ -315,22 +375,31 @@ def test_sheets_are_read(tmp_path, questions):
 
 
 def test_every_sheet_problem_is_collected(tmp_path, questions):
-    path = write(tmp_path, "sheet.csv", "\n".join([
-        "juror,qid,player,looks_like_ai",
-        ",1,AI,1",              # row 2: no juror
-        "j1,99,AI,1",           # row 3: unknown question
-        "j1,1,H2,1",            # row 4: unknown player
-        "j1,1,AI,yes",          # row 5: bad mark
-        "j2,2,AI,1",            # rows 6, 7: same juror, question and player
-        "j2,2,ai,0",
-    ]) + "\n")
+    path = write(
+        tmp_path,
+        "sheet.csv",
+        "\n".join(
+            [
+                "juror,qid,player,looks_like_ai",
+                ",1,AI,1",  # row 2: no juror
+                "j1,99,AI,1",  # row 3: unknown question
+                "j1,1,H2,1",  # row 4: unknown player
+                "j1,1,AI,yes",  # row 5: bad mark
+                "j2,2,AI,1",  # rows 6, 7: same juror, question and player
+                "j2,2,ai,0",
+            ]
+        )
+        + "\n",
+    )
     with pytest.raises(InputError) as excinfo:
         read_sheet(path, questions, PLAYERS)
     assert problems_of(excinfo) == [
         f"{path}: row 2, juror: is empty",
         f"{path}: row 3, qid: unknown question '99'",
-        (f"{path}: row 4, player: unknown player 'H2' (no row in the answers file; a player who answered nothing "
-         "needs rows with an empty answer)"),
+        (
+            f"{path}: row 4, player: unknown player 'H2' (no row in the answers file; a player who answered nothing "
+            "needs rows with an empty answer)"
+        ),
         f"{path}: row 5, looks_like_ai: must be 0/1/true/false (or empty: no mark), not 'yes'",
         f"{path}: rows 6, 7, juror/qid/player: more than one row for j2 on 2 / AI",
     ]
@@ -341,8 +410,9 @@ def test_every_sheet_problem_is_collected(tmp_path, questions):
 
 
 def test_chosen_options_text_letter_index_and_range():
-    questions = pd.DataFrame({"qid": ["m", "bare", "o"], "type": ["mcq", "mcq", "open"],
-                              "choices": [["Kyungsu", "Deogi", "b"], [], []]})
+    questions = pd.DataFrame(
+        {"qid": ["m", "bare", "o"], "type": ["mcq", "mcq", "open"], "choices": [["Kyungsu", "Deogi", "b"], [], []]}
+    )
     qids = pd.Series(["m", "m", "m", "m", "m", "m", "bare", "o"])
     answers = pd.Series(["deogi", "B", "2", "c", "3", "someone else", "D", "B"])
     chosen, out_of_range = chosen_options(qids, answers, questions)

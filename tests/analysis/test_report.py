@@ -31,34 +31,99 @@ if not shutil.which("pdftotext"):
 
 KOREAN_PLAYER = "민준"
 MARKUP_ANSWER = "<b>bold</b> & co"
-PLAYERS = pd.DataFrame({"name": [KOREAN_PLAYER, "Kim & Lee", "Adult", "VTT agent"],
-                        "kind": ["human", "human", "human", "ai"]})
+PLAYERS = pd.DataFrame(
+    {"name": [KOREAN_PLAYER, "Kim & Lee", "Adult", "VTT agent"], "kind": ["human", "human", "human", "ai"]}
+)
 VOTE_CSVS = {"rounds.csv", "tally.csv", "ai_rounds.csv", "groups.csv", "jurors.csv", "vote_summary.csv"}
 SHEET_CSVS = {"exposure.csv"}
 PDFS = {"profiles.pdf", "tallies.pdf", "report.pdf"}
 
 
 def _question(qid, text, kind, answer, clip, round_, targets, key, contents, thinking):
-    return {"qid": qid, "question": text, "type": kind, "choices": ["A", "B", "C", "D", "E"] if kind == "mcq" else [],
-            "answer": answer, "answer_index": 0 if kind == "mcq" else None, "clip": clip, "category": None,
-            "round": round_, "targets": targets, "key_target": key, "contents": contents, "thinking": thinking}
+    return {
+        "qid": qid,
+        "question": text,
+        "type": kind,
+        "choices": ["A", "B", "C", "D", "E"] if kind == "mcq" else [],
+        "answer": answer,
+        "answer_index": 0 if kind == "mcq" else None,
+        "clip": clip,
+        "category": None,
+        "round": round_,
+        "targets": targets,
+        "key_target": key,
+        "contents": contents,
+        "thinking": thinking,
+    }
 
 
 @pytest.fixture(scope="module")
 def session():
-    questions = pd.DataFrame([
-        _question("q1", "What is Haeyoung1 wearing?", "mcq", "A", "shot", 1, ("Character", "Object"), "Object",
-                  ("Identity",), "Recall"),
-        _question("q2", "Who is looking at Dokyung? " + "A very long question that has to wrap. " * 6, "mcq", "A",
-                  "shot", 1, ("Character", "Behavior"), "Character", ("Identity",), "Recognition"),
-        _question("q3", "민준이는 왜 울었나요?", "open", "엄마가 보고 싶어서", "scene", 1, ("Character", "Emotion"),
-                  "Emotion", ("Feature",), "Reasoning"),
-        _question("q4", "What does <b>Dokyung</b> do after standing up?", "open", "He leaves & cries", "scene", 2,
-                  ("Character", "Event"), "Event", ("Sequence",), "Recognition"),
-        _question("q5", "Why does Heeran envy Haeyoung1?", "open", "Jealousy", None, 2,
-                  ("Character", "Conversation", "Emotion"), "Conversation", ("Context", "Motivation"), "Reasoning"),
-        _question("q6", "An untagged question", "mcq", "A", "shot", 2, (), None, (), None),
-    ]).astype({"answer_index": "Int64", "round": "Int64"})[list(QUESTION_COLUMNS)]
+    questions = pd.DataFrame(
+        [
+            _question(
+                "q1",
+                "What is Haeyoung1 wearing?",
+                "mcq",
+                "A",
+                "shot",
+                1,
+                ("Character", "Object"),
+                "Object",
+                ("Identity",),
+                "Recall",
+            ),
+            _question(
+                "q2",
+                "Who is looking at Dokyung? " + "A very long question that has to wrap. " * 6,
+                "mcq",
+                "A",
+                "shot",
+                1,
+                ("Character", "Behavior"),
+                "Character",
+                ("Identity",),
+                "Recognition",
+            ),
+            _question(
+                "q3",
+                "민준이는 왜 울었나요?",
+                "open",
+                "엄마가 보고 싶어서",
+                "scene",
+                1,
+                ("Character", "Emotion"),
+                "Emotion",
+                ("Feature",),
+                "Reasoning",
+            ),
+            _question(
+                "q4",
+                "What does <b>Dokyung</b> do after standing up?",
+                "open",
+                "He leaves & cries",
+                "scene",
+                2,
+                ("Character", "Event"),
+                "Event",
+                ("Sequence",),
+                "Recognition",
+            ),
+            _question(
+                "q5",
+                "Why does Heeran envy Haeyoung1?",
+                "open",
+                "Jealousy",
+                None,
+                2,
+                ("Character", "Conversation", "Emotion"),
+                "Conversation",
+                ("Context", "Motivation"),
+                "Reasoning",
+            ),
+            _question("q6", "An untagged question", "mcq", "A", "shot", 2, (), None, (), None),
+        ]
+    ).astype({"answer_index": "Int64", "round": "Int64"})[list(QUESTION_COLUMNS)]
     right = {KOREAN_PLAYER: "1100", "Kim & Lee": "101011", "Adult": "111101", "VTT agent": "110100"}
     rows = []
     for player, kind in zip(PLAYERS["name"], PLAYERS["kind"]):
@@ -66,13 +131,21 @@ def session():
             said = MARKUP_ANSWER if (player, qid) == ("VTT agent", "q3") else f"{player} says {qid}"
             rows.append({"player": player, "qid": qid, "answer": said, "correct": mark == "1", "kind": kind})
     answers = pd.DataFrame(rows)
-    votes = pd.DataFrame([
-        {"round": round_, "juror": juror, "vote": vote, "slot": 1, "confidence": confidence, "group": group}
-        for round_, round_votes in ((1, ["VTT agent", "VTT agent", KOREAN_PLAYER, None]),
-                                    (2, ["Adult", "VTT agent", "Adult", "Adult"]))
-        for juror, vote, confidence, group in zip(["J1", "J2", "J3", "J4"], round_votes, [5.0, 4.0, 2.0, np.nan],
-                                                  ["expert", "expert", "non-expert", "non-expert"])
-    ])
+    votes = pd.DataFrame(
+        [
+            {"round": round_, "juror": juror, "vote": vote, "slot": 1, "confidence": confidence, "group": group}
+            for round_, round_votes in (
+                (1, ["VTT agent", "VTT agent", KOREAN_PLAYER, None]),
+                (2, ["Adult", "VTT agent", "Adult", "Adult"]),
+            )
+            for juror, vote, confidence, group in zip(
+                ["J1", "J2", "J3", "J4"],
+                round_votes,
+                [5.0, 4.0, 2.0, np.nan],
+                ["expert", "expert", "non-expert", "non-expert"],
+            )
+        ]
+    )
     return questions, answers, votes
 
 
@@ -86,8 +159,15 @@ def results(session):
 def written(session, results, tmp_path_factory):
     questions, answers, _ = session
     profile, stats = results
-    return write_reports(tmp_path_factory.mktemp("reports"), questions=questions, answers=answers, profiles=profile,
-                         stats=stats, title="Case study <2021> & co", session_info={"drama": "또 오해영"})
+    return write_reports(
+        tmp_path_factory.mktemp("reports"),
+        questions=questions,
+        answers=answers,
+        profiles=profile,
+        stats=stats,
+        title="Case study <2021> & co",
+        session_info={"drama": "또 오해영"},
+    )
 
 
 def pdf_text(path: Path) -> str:
@@ -102,8 +182,9 @@ def page_count(path: Path) -> int:
 
 
 def page_size(path: Path, page: int) -> tuple[float, float]:
-    info = subprocess.run(["pdfinfo", "-f", str(page), "-l", str(page), str(path)], capture_output=True, text=True,
-                          check=True).stdout
+    info = subprocess.run(
+        ["pdfinfo", "-f", str(page), "-l", str(page), str(path)], capture_output=True, text=True, check=True
+    ).stdout
     width, height = re.search(rf"^Page\s+{page} size:\s+([\d.]+) x ([\d.]+)", info, re.M).groups()
     return float(width), float(height)
 
@@ -113,6 +194,7 @@ def read_csv(written, name) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------------------ files
+
 
 def test_every_pdf_and_csv_is_written(written):
     assert set(written) == PDFS | (set(CSV_FILES) - SHEET_CSVS)  # exposure.csv only with a judgment sheet
@@ -140,6 +222,7 @@ def test_vendored_fonts_and_licence_ship_with_the_package():
 
 
 # ------------------------------------------------------------------------------------------ pages
+
 
 def test_page_counts_follow_the_layout(written, results):
     profile, _ = results
@@ -186,8 +269,9 @@ def radars_per_page(monkeypatch, session, results, tmp_path, session_info) -> di
 
 
 @pytest.mark.parametrize("cover_rows, overview_page", [(1, 1), (12, 1), (40, 2)])
-def test_radars_share_pages_and_the_overview_is_never_split(monkeypatch, session, results, tmp_path, cover_rows,
-                                                            overview_page):
+def test_radars_share_pages_and_the_overview_is_never_split(
+    monkeypatch, session, results, tmp_path, cover_rows, overview_page
+):
     """A long cover (a live session's) once pushed the overview's third radar alone onto page 2."""
     info = {f"key {n}": f"value {n} " + "words " * (4 if cover_rows < 40 else 12) for n in range(cover_rows)}
     drawn = radars_per_page(monkeypatch, session, results, tmp_path, info)
@@ -215,8 +299,9 @@ def test_headings_are_bookmarks_to_their_own_pages(written, results):
 
 def test_every_font_is_embedded_nanum(written):
     for name in PDFS:
-        listing = subprocess.run(["pdffonts", str(written[name])], capture_output=True, text=True,
-                                 check=True).stdout.splitlines()[2:]
+        listing = subprocess.run(
+            ["pdffonts", str(written[name])], capture_output=True, text=True, check=True
+        ).stdout.splitlines()[2:]
         assert listing, name
         fonts = {line.split()[0].split("+")[-1]: line.split() for line in listing}
         assert set(fonts) == {"NanumGothic", "NanumGothicBold"}, f"{name}: {sorted(fonts)}"  # no Helvetica
@@ -226,14 +311,16 @@ def test_every_font_is_embedded_nanum(written):
 
 # ------------------------------------------------------------------------------------------- text
 
+
 def test_profiles_pdf_names_players_and_method(written, results):
     text = pdf_text(written["profiles.pdf"])
     assert "Case study <2021> & co" in text
     assert "또 오해영" in text
     assert KOREAN_PLAYER in text and "Kim & Lee" in text and "VTT agent (AI)" in text
     assert "Scoring method: frontiers2022" in text
-    assert ("CONTENT and THINKING tags weighted by W_R (our reading of the paper, which defines TARGET weights "
-            "only)") in text
+    assert (
+        "CONTENT and THINKING tags weighted by W_R (our reading of the paper, which defines TARGET weights only)"
+    ) in text
     assert "Player: 민준" in text
     accuracy = results[0].players.set_index("player").loc["Adult", "accuracy_pct"]
     assert f"overall accuracy {accuracy:.1f} %" in text
@@ -243,8 +330,9 @@ def test_profiles_pdf_names_players_and_method(written, results):
 
 def test_uniform_profiles_do_not_carry_the_frontiers_note(session, tmp_path):
     questions, answers, _ = session
-    written = write_reports(tmp_path, questions=questions, answers=answers,
-                            profiles=profiles(questions, answers, "uniform"))
+    written = write_reports(
+        tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers, "uniform")
+    )
     text = pdf_text(written["profiles.pdf"])
     assert "Scoring method: uniform" in text
     assert "our reading of the paper" not in text
@@ -288,6 +376,7 @@ def test_markup_escapes_user_text():
 
 
 # ------------------------------------------------------------------------------------------- CSVs
+
 
 def test_profile_csvs_match_the_profiles(written, results):
     profile, _ = results
@@ -353,15 +442,18 @@ def test_qa_sheet_csv_lists_every_answer(written, session):
 
 # ----------------------------------------------------------------------------------- odd sessions
 
+
 def test_reports_survive_abstaining_rounds_and_two_ai_players(session, tmp_path):
     questions, answers, votes = session
     answers = answers.assign(kind=np.where(answers["player"] == "Adult", "ai", answers["kind"]))
     players = PLAYERS.assign(kind=np.where(PLAYERS["name"] == "Adult", "ai", PLAYERS["kind"]))
-    silent = pd.DataFrame({"round": 3, "juror": ["J1", "J2"], "vote": [None, None], "slot": 1,
-                           "confidence": np.nan, "group": None})
+    silent = pd.DataFrame(
+        {"round": 3, "juror": ["J1", "J2"], "vote": [None, None], "slot": 1, "confidence": np.nan, "group": None}
+    )
     stats = vote_stats(pd.concat([votes, silent], ignore_index=True), players, "threshold", threshold_pct=70)
-    written = write_reports(tmp_path, questions=questions, answers=answers,
-                            profiles=profiles(questions, answers, "cogsci2024"), stats=stats)
+    written = write_reports(
+        tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers, "cogsci2024"), stats=stats
+    )
     text = pdf_text(written["tallies.pdf"])
     assert "no votes" in text and "Adult (AI)" in text and "threshold 70 %" in text
 
@@ -371,11 +463,20 @@ def test_large_sessions_split_the_qa_sheet_and_cut_the_juror_list(session, tmp_p
     clones = [answers[answers["player"] == "Adult"].assign(player=f"Clone {i}") for i in range(1, 5)]
     answers = pd.concat([answers, *clones], ignore_index=True)  # 8 players
     players = pd.concat([PLAYERS, pd.DataFrame({"name": [f"Clone {i}" for i in range(1, 5)], "kind": "human"})])
-    crowd = pd.DataFrame({"round": 1, "juror": [f"S{i:03d}" for i in range(report.MAX_JUROR_ROWS)],
-                          "vote": "VTT agent", "slot": 1, "confidence": np.nan, "group": "stream"})
+    crowd = pd.DataFrame(
+        {
+            "round": 1,
+            "juror": [f"S{i:03d}" for i in range(report.MAX_JUROR_ROWS)],
+            "vote": "VTT agent",
+            "slot": 1,
+            "confidence": np.nan,
+            "group": "stream",
+        }
+    )
     stats = vote_stats(pd.concat([votes, crowd], ignore_index=True), players, "human-tie")
-    written = write_reports(tmp_path, questions=questions, answers=answers,
-                            profiles=profiles(questions, answers, "uniform"), stats=stats)
+    written = write_reports(
+        tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers, "uniform"), stats=stats
+    )
     text = pdf_text(written["report.pdf"])
     assert "Players 1–4 of 8" in text and "Players 5–8 of 8" in text
     assert f"First {report.MAX_JUROR_ROWS} of {report.MAX_JUROR_ROWS + 4} jurors; all are in jurors.csv." in text
@@ -384,6 +485,7 @@ def test_large_sessions_split_the_qa_sheet_and_cut_the_juror_list(session, tmp_p
 
 
 # ----------------------------------------------------------------------------------------- charts
+
 
 def test_player_styles_set_ai_players_apart():
     styles = charts.player_styles([("a", "human"), ("b", "human"), ("bot", "ai"), ("a", "human")])
@@ -396,8 +498,15 @@ def test_player_styles_set_ai_players_apart():
 @pytest.mark.parametrize("axes", [["Recall"], ["Recall", "Reasoning"], ["Recall", "Recognition", "Reasoning"]])
 def test_radar_is_round_and_bounded_for_any_number_of_axes(axes):
     style = charts.player_styles([("p", "human")])["p"]
-    drawing = charts.radar_chart("THINKING", axes, [charts.RadarSeries("p", [50.0] * len(axes), style)],
-                                 width=240, height=400, legend=False, axis_notes=["n = 1"] * len(axes))
+    drawing = charts.radar_chart(
+        "THINKING",
+        axes,
+        [charts.RadarSeries("p", [50.0] * len(axes), style)],
+        width=240,
+        height=400,
+        legend=False,
+        axis_notes=["n = 1"] * len(axes),
+    )
     assert drawing.height < 400  # shrinks to the plot instead of leaving an empty band
     x0, y0, x1, y1 = drawing.getBounds()
     assert x0 >= 0 and y0 >= 0 and x1 <= drawing.width + 1 and y1 <= drawing.height + 1
@@ -411,20 +520,23 @@ EMOJI_PLAYER = "Agent_😀"
 def test_characters_the_font_cannot_show_are_listed_and_returned(session, tmp_path):
     questions, answers, votes = session
     rename = {"VTT agent": EMOJI_PLAYER}
-    questions = questions.assign(question=questions["question"].replace(
-        {"An untagged question": "An untagged question about ά"}))
+    questions = questions.assign(
+        question=questions["question"].replace({"An untagged question": "An untagged question about ά"})
+    )
     answers = answers.replace({"player": rename})
     players = PLAYERS.replace({"name": rename})
     stats = vote_stats(votes.replace({"vote": rename}), players, "chance")
-    written = write_reports(tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers),
-                            stats=stats)
+    written = write_reports(
+        tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers), stats=stats
+    )
     assert written.missing_characters == ("ά", "😀")
     assert written["report.pdf"] == tmp_path / "report.pdf"  # still a {name: path} dict
     note = "characters the embedded font cannot show:"
     for name in ("profiles.pdf", "tallies.pdf"):  # the Greek question is in report.pdf only
         assert f"{note} U+1F600 GRINNING FACE." in pdf_text(written[name])
     assert f"{note} U+03AC GREEK SMALL LETTER ALPHA WITH TONOS, U+1F600 GRINNING FACE." in pdf_text(
-        written["report.pdf"])
+        written["report.pdf"]
+    )
 
 
 def test_reports_without_such_characters_carry_no_note(written):
@@ -443,17 +555,21 @@ def test_profiles_pdf_says_how_many_questions_are_untagged(written, session, tmp
 
 def test_tallies_pdf_says_the_pooled_test_treats_votes_as_independent(written):
     text = pdf_text(written["tallies.pdf"])
-    assert ("both pool the rounds and treat the votes as independent, which one juror's votes are not, so read "
-            "them as approximate") in text
+    assert (
+        "both pool the rounds and treat the votes as independent, which one juror's votes are not, so read "
+        "them as approximate"
+    ) in text
 
 
 def test_rounds_without_votes_are_not_counted_as_passed_or_without_majority(session, tmp_path):
     questions, answers, votes = session
-    silent = pd.DataFrame({"round": 3, "juror": ["J1", "J2"], "vote": [None, None], "slot": 1,
-                           "confidence": np.nan, "group": None})
+    silent = pd.DataFrame(
+        {"round": 3, "juror": ["J1", "J2"], "vote": [None, None], "slot": 1, "confidence": np.nan, "group": None}
+    )
     stats = vote_stats(pd.concat([votes, silent], ignore_index=True), PLAYERS, "chance")
-    written = write_reports(tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers),
-                            stats=stats)
+    written = write_reports(
+        tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers), stats=stats
+    )
     text = pdf_text(written["tallies.pdf"])
     # round 1: 2 of 3 on the AI (p = 0.26, passed); round 2: 1 of 4 (passed); round 3: nobody voted
     assert "The AI passed 2 of 2 rounds (1 round without votes)." in text
@@ -486,15 +602,19 @@ def test_element_frequencies_csv(written, session):
 
 def test_exposure_table_and_csv_with_a_judgment_sheet(session, results, tmp_path):
     questions, answers, _ = session
-    sheet = pd.DataFrame({
-        "juror": ["J1", "J2", "J1", "J2", "J3"], "qid": ["q1", "q1", "q2", "q2", "q2"],
-        "player": ["VTT agent", "Adult", "VTT agent", "VTT agent", KOREAN_PLAYER],
-        "looks_like_ai": [True, True, True, True, False],
-    })
+    sheet = pd.DataFrame(
+        {
+            "juror": ["J1", "J2", "J1", "J2", "J3"],
+            "qid": ["q1", "q1", "q2", "q2", "q2"],
+            "player": ["VTT agent", "Adult", "VTT agent", "VTT agent", KOREAN_PLAYER],
+            "looks_like_ai": [True, True, True, True, False],
+        }
+    )
     table = exposure(sheet, PLAYERS, answers)
     profile, stats = results
-    written = write_reports(tmp_path / "with", questions=questions, answers=answers, profiles=profile, stats=stats,
-                            exposure=table)
+    written = write_reports(
+        tmp_path / "with", questions=questions, answers=answers, profiles=profile, stats=stats, exposure=table
+    )
     csv = read_csv(written, "exposure.csv")
     assert list(csv.columns) == ["qid", "marks", "ai_marks", "exposure_pct", "chance_pct"]
     assert csv["marks"].tolist() == [2, 2] and csv["ai_marks"].tolist() == [1, 2]
@@ -511,18 +631,35 @@ def test_exposure_table_and_csv_with_a_judgment_sheet(session, results, tmp_path
 
 def test_qa_sheet_shows_the_chosen_option_and_the_no_answer_mark(tmp_path):
     choices = ["Kyungsu", "Deogi", "Haeyoung1", "Heeran", "Jinsang"]
-    questions = pd.DataFrame([
-        {**_question("q1", "Who is looking at Dokyung?", "mcq", "Kyungsu", "shot", 1, ("Character",), None,
-                     ("Identity",), "Recognition"), "choices": choices},
-        _question("q2", "Why?", "open", "Because", "scene", 1, ("Character",), None, ("Motivation",), "Reasoning"),
-    ]).astype({"answer_index": "Int64", "round": "Int64"})[list(QUESTION_COLUMNS)]
-    answers = pd.DataFrame({
-        "player": ["P1", "P1", "P2", "P2", "P3", "P3"],
-        "qid": ["q1", "q2", "q1", "q2", "q1", "q2"],
-        "answer": ["1", "", "a", "Because", "deogi", "  "],
-        "correct": [False, False, True, True, False, False],
-        "kind": ["human", "human", "human", "human", "ai", "ai"],
-    })
+    questions = pd.DataFrame(
+        [
+            {
+                **_question(
+                    "q1",
+                    "Who is looking at Dokyung?",
+                    "mcq",
+                    "Kyungsu",
+                    "shot",
+                    1,
+                    ("Character",),
+                    None,
+                    ("Identity",),
+                    "Recognition",
+                ),
+                "choices": choices,
+            },
+            _question("q2", "Why?", "open", "Because", "scene", 1, ("Character",), None, ("Motivation",), "Reasoning"),
+        ]
+    ).astype({"answer_index": "Int64", "round": "Int64"})[list(QUESTION_COLUMNS)]
+    answers = pd.DataFrame(
+        {
+            "player": ["P1", "P1", "P2", "P2", "P3", "P3"],
+            "qid": ["q1", "q2", "q1", "q2", "q1", "q2"],
+            "answer": ["1", "", "a", "Because", "deogi", "  "],
+            "correct": [False, False, True, True, False, False],
+            "kind": ["human", "human", "human", "human", "ai", "ai"],
+        }
+    )
     written = write_reports(tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers))
     sheet = read_csv(written, "qa_sheet.csv").set_index(["qid", "player"])
     assert sheet.loc[("q1", "P1"), "option"] == "B · Deogi"
@@ -532,7 +669,7 @@ def test_qa_sheet_shows_the_chosen_option_and_the_no_answer_mark(tmp_path):
     assert sheet.loc[("q1", "P1"), "answer"] == "1" and sheet.loc[("q1", "P1"), "answered"]  # raw answer kept
     assert not sheet.loc[("q2", "P1"), "answered"] and not sheet.loc[("q2", "P3"), "answered"]  # empty = no answer
     text = pdf_text(written["report.pdf"])
-    qa = text[text.index("Q&A sheet"):]
+    qa = text[text.index("Q&A sheet") :]
     assert f"{report.WRONG_MARK} B · Deogi" in qa and f"{report.CORRECT_MARK} A · Kyungsu" in qa
     # q2: P1 and P3 said nothing -> the no-answer mark alone, P2 right
     assert re.search(rf"Th: Reasoning {report.NO_ANSWER} {report.CORRECT_MARK} Because {report.NO_ANSWER} ", qa)
@@ -540,21 +677,31 @@ def test_qa_sheet_shows_the_chosen_option_and_the_no_answer_mark(tmp_path):
 
 
 def test_qa_sheet_marks_open_answers_not_graded_yet_apart_from_no_answer(tmp_path):
-    questions = pd.DataFrame([
-        _question("q1", "Why?", "open", "Because", "scene", 1, ("Character",), None, ("Motivation",), "Reasoning"),
-        _question("q2", "How?", "open", "Slowly", "scene", 1, ("Character",), None, ("Motivation",), "Reasoning"),
-    ]).astype({"answer_index": "Int64", "round": "Int64"})[list(QUESTION_COLUMNS)]
-    answers = pd.DataFrame({"player": ["P1", "P2"], "qid": ["q1", "q1"], "answer": ["Because", "no idea"],
-                            "correct": [True, False], "kind": ["human", "ai"]})
+    questions = pd.DataFrame(
+        [
+            _question("q1", "Why?", "open", "Because", "scene", 1, ("Character",), None, ("Motivation",), "Reasoning"),
+            _question("q2", "How?", "open", "Slowly", "scene", 1, ("Character",), None, ("Motivation",), "Reasoning"),
+        ]
+    ).astype({"answer_index": "Int64", "round": "Int64"})[list(QUESTION_COLUMNS)]
+    answers = pd.DataFrame(
+        {
+            "player": ["P1", "P2"],
+            "qid": ["q1", "q1"],
+            "answer": ["Because", "no idea"],
+            "correct": [True, False],
+            "kind": ["human", "ai"],
+        }
+    )
     ungraded = pd.DataFrame({"player": ["P1"], "qid": ["q2"], "round": [1], "answer": ["she was late"]})
-    written = write_reports(tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers),
-                            ungraded=ungraded)
+    written = write_reports(
+        tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers), ungraded=ungraded
+    )
     sheet = read_csv(written, "qa_sheet.csv").set_index(["qid", "player"])
     assert sheet.loc[("q2", "P1"), "ungraded"] and sheet.loc[("q2", "P1"), "answer"] == "she was late"
     assert not sheet.loc[("q2", "P2"), "ungraded"] and not sheet.loc[("q2", "P2"), "answered"]  # no answer at all
     assert not sheet.loc[("q1", "P1"), "ungraded"] and sheet.loc[("q1", "P1"), "correct"]
     qa = pdf_text(written["report.pdf"])
-    qa = qa[qa.index("Q&A sheet"):]
+    qa = qa[qa.index("Q&A sheet") :]
     assert f"{report.UNGRADED_MARK} not graded yet" in qa
     assert re.search(rf"{re.escape(report.UNGRADED_MARK)} she was late {report.NO_ANSWER}", qa)
 
@@ -563,10 +710,21 @@ def test_several_slots_are_explained_in_the_tallies(session, tmp_path):
     questions, answers, _ = session
     players = PLAYERS.assign(kind=np.where(PLAYERS["name"] == "Adult", "ai", PLAYERS["kind"]))
     answers = answers.assign(kind=np.where(answers["player"] == "Adult", "ai", answers["kind"]))
-    votes = pd.DataFrame({"round": 1, "juror": ["J1", "J1", "J2", "J2"], "vote": ["Adult", "VTT agent", "Adult", "민준"],
-                          "slot": [1, 2, 1, 2]})
-    written = write_reports(tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers),
-                            stats=vote_stats(votes, players))
+    votes = pd.DataFrame(
+        {
+            "round": 1,
+            "juror": ["J1", "J1", "J2", "J2"],
+            "vote": ["Adult", "VTT agent", "Adult", "민준"],
+            "slot": [1, 2, 1, 2],
+        }
+    )
+    written = write_reports(
+        tmp_path,
+        questions=questions,
+        answers=answers,
+        profiles=profiles(questions, answers),
+        stats=vote_stats(votes, players),
+    )
     text = pdf_text(written["tallies.pdf"])
     assert "a player's share and the majority are counted out of the jurors who voted" in text
     assert "2 (100.0 %)" in text  # Adult: named by both jurors
@@ -575,35 +733,56 @@ def test_several_slots_are_explained_in_the_tallies(session, tmp_path):
 
 # ------------------------------------------------------------------------------ facets, several AIs
 
+
 def pdf_rows(path: Path) -> list[str]:
     """The PDF's lines as laid out (table rows stay rows), runs of whitespace folded to one space."""
-    text = subprocess.run(["pdftotext", "-layout", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True,
-                          check=True).stdout
+    text = subprocess.run(
+        ["pdftotext", "-layout", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
     return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
 
 
 def test_groups_and_jurors_by_every_facet(session, tmp_path):
     """J1 1 of 2 votes on the AI, J2 2 of 2, J3 0 of 2, J4 0 of 1 (abstained in round 1)."""
     questions, answers, votes = session
-    votes = votes.assign(expert=["yes", "1", "no", ""] + ["true", "yes", "0", "No"],  # J4 blank, then No
-                         age_band=["20s", "30s", "20s", None] * 2)
+    votes = votes.assign(
+        expert=["yes", "1", "no", ""] + ["true", "yes", "0", "No"],  # J4 blank, then No
+        age_band=["20s", "30s", "20s", None] * 2,
+    )
     stats = vote_stats(votes, PLAYERS, "chance")
-    written = write_reports(tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers),
-                            stats=stats)
+    written = write_reports(
+        tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers), stats=stats
+    )
     groups = read_csv(written, "groups.csv")
-    assert list(groups.columns) == ["facet", "group", "jurors", "votes", "ai_votes", "detection_pct", "ci_low",
-                                    "ci_high"]
+    assert list(groups.columns) == [
+        "facet",
+        "group",
+        "jurors",
+        "votes",
+        "ai_votes",
+        "detection_pct",
+        "ci_low",
+        "ci_high",
+    ]
     assert groups[["facet", "group", "jurors", "votes", "ai_votes", "detection_pct"]].values.tolist() == [
-        ["group", "expert", 2, 4, 3, 75.0], ["group", "non-expert", 2, 3, 0, 0.0],
-        ["expert", "expert", 2, 4, 3, 75.0], ["expert", "non-expert", 2, 3, 0, 0.0],
-        ["age_band", "20s", 2, 4, 1, 25.0], ["age_band", "30s", 1, 2, 2, 100.0],
+        ["group", "expert", 2, 4, 3, 75.0],
+        ["group", "non-expert", 2, 3, 0, 0.0],
+        ["expert", "expert", 2, 4, 3, 75.0],
+        ["expert", "non-expert", 2, 3, 0, 0.0],
+        ["age_band", "20s", 2, 4, 1, 25.0],
+        ["age_band", "30s", 1, 2, 2, 100.0],
     ]
     jurors = read_csv(written, "jurors.csv")
     assert list(jurors.columns) == ["juror", "group", "expert", "age_band", "rounds", "votes", "hits", "hit_rate_pct"]
     assert jurors["expert"].tolist() == ["expert", "expert", "non-expert", "non-expert"]
     rows = pdf_rows(written["tallies.pdf"])
-    for row in ("Group expert 2 4 3 75.0 ", "non-expert 2 3 0 0.0 ", "Expertise expert 2 4 3 75.0 ",
-                "Age band 20s 2 4 1 25.0 ", "30s 1 2 2 100.0 "):
+    for row in (
+        "Group expert 2 4 3 75.0 ",
+        "non-expert 2 3 0 0.0 ",
+        "Expertise expert 2 4 3 75.0 ",
+        "Age band 20s 2 4 1 25.0 ",
+        "30s 1 2 2 100.0 ",
+    ):
         assert any(line.startswith(row) for line in rows), row
     assert "Juror Group Expertise Age band Rounds Votes Hits Hit rate %" in rows
     assert "J4 non-expert non-expert 1 1 0 0.0" in rows  # no age band
@@ -619,23 +798,34 @@ def test_verdict_per_ai_player_with_two_ai_players(session, tmp_path):
     answers = answers.assign(kind=np.where(answers["player"] == "Adult", "ai", answers["kind"]))
     players = PLAYERS.assign(kind=np.where(PLAYERS["name"] == "Adult", "ai", PLAYERS["kind"]))
     stats = vote_stats(votes, players, "threshold", threshold_pct=70)
-    written = write_reports(tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers),
-                            stats=stats)
+    written = write_reports(
+        tmp_path, questions=questions, answers=answers, profiles=profiles(questions, answers), stats=stats
+    )
     ai_rounds = read_csv(written, "ai_rounds.csv")
     assert list(ai_rounds.columns) == ["round", "player", "votes", "share_pct", "detection_pct", "passed"]
     assert ai_rounds[["round", "player", "votes", "passed"]].values.tolist() == [
-        [1, "Adult", 0, True], [1, "VTT agent", 2, True], [2, "Adult", 3, False], [2, "VTT agent", 1, True]]
+        [1, "Adult", 0, True],
+        [1, "VTT agent", 2, True],
+        [2, "Adult", 3, False],
+        [2, "VTT agent", 1, True],
+    ]
     assert ai_rounds["detection_pct"].tolist() == pytest.approx([0.0, 200 / 3, 75.0, 25.0])
     assert read_csv(written, "rounds.csv")["ai_passed"].tolist() == [True, False]
     rows = pdf_rows(written["tallies.pdf"])
-    table = rows[rows.index("Verdict per AI player"):]
-    assert table[1:6] == ["Round AI player Votes Share % Detection % Result", "1 Adult (AI) 0 0.0 0.0 passed",
-                          "VTT agent (AI) 2 66.7 66.7 passed", "2 Adult (AI) 3 75.0 75.0 detected",
-                          "VTT agent (AI) 1 25.0 25.0 passed"]
+    table = rows[rows.index("Verdict per AI player") :]
+    assert table[1:6] == [
+        "Round AI player Votes Share % Detection % Result",
+        "1 Adult (AI) 0 0.0 0.0 passed",
+        "VTT agent (AI) 2 66.7 66.7 passed",
+        "2 Adult (AI) 3 75.0 75.0 detected",
+        "VTT agent (AI) 1 25.0 25.0 passed",
+    ]
     assert "it passes a round when its detection ≤ 70 %." in pdf_text(written["tallies.pdf"])
 
 
 def test_one_ai_player_gets_ai_rounds_csv_but_no_verdict_table(written):
     assert read_csv(written, "ai_rounds.csv")[["round", "player", "votes"]].values.tolist() == [
-        [1, "VTT agent", 2], [2, "VTT agent", 1]]
+        [1, "VTT agent", 2],
+        [2, "VTT agent", 1],
+    ]
     assert "Verdict per AI player" not in pdf_text(written["tallies.pdf"])

@@ -19,7 +19,7 @@ def t_templates(path: Path) -> list[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "t" and node.args:
             arg = node.args[0]
-            for case in ([arg.body, arg.orelse] if isinstance(arg, ast.IfExp) else [arg]):
+            for case in [arg.body, arg.orelse] if isinstance(arg, ast.IfExp) else [arg]:
                 if isinstance(case, ast.Constant) and isinstance(case.value, str):
                     found.append(case.value)
     return found

@@ -23,7 +23,10 @@ def test_profiles_only():
     assert round_trip(result) == result
     assert list(result) == ["method", "pass_rule", "players", "rounds", "mean_detection_pct"]
     assert (result["method"], result["pass_rule"], result["rounds"], result["mean_detection_pct"]) == (
-        "frontiers2022", None, [], None,
+        "frontiers2022",
+        None,
+        [],
+        None,
     )
     a, b = result["players"]
     assert list(a) == ["name", "kind", "questions", "correct", "accuracy_pct", "element_sd", "elements"]
@@ -47,10 +50,13 @@ def test_undefined_numbers_become_null():
 
 
 def test_with_votes():
-    votes = pd.concat([
-        case_study_votes(),
-        pd.DataFrame({"round": 6, "juror": ["J01", "J02"], "vote": [None, None], "slot": 1}),
-    ], ignore_index=True)
+    votes = pd.concat(
+        [
+            case_study_votes(),
+            pd.DataFrame({"round": 6, "juror": ["J01", "J02"], "vote": [None, None], "slot": 1}),
+        ],
+        ignore_index=True,
+    )
     answers = worked_answers().replace({"player": {"A": "Kid4", "B": "AI"}})
     result = analysis_json(profiles(worked_questions(), answers), vote_stats(votes, PLAYERS, pass_rule="chance"))
     assert round_trip(result) == result
@@ -58,7 +64,15 @@ def test_with_votes():
     assert result["mean_detection_pct"] == pytest.approx((62.5 + 75 + 37.5 + 500 / 9 + 12.5) / 5)
     first, *_, fourth, fifth, empty = result["rounds"]
     assert list(first) == [
-        "round", "votes", "abstentions", "tally", "detection_pct", "majority", "ai_passed", "p_value", "ci95",
+        "round",
+        "votes",
+        "abstentions",
+        "tally",
+        "detection_pct",
+        "majority",
+        "ai_passed",
+        "p_value",
+        "ci95",
     ]
     assert (first["round"], first["votes"], first["abstentions"], first["detection_pct"]) == (1, 16, 0, 62.5)
     assert first["tally"] == {"Kid4": 0, "Kid10": 0, "Teen14": 2, "Adult20": 4, "AI": 10}
@@ -67,7 +81,14 @@ def test_with_votes():
     assert (fourth["votes"], fourth["abstentions"], fourth["ai_passed"]) == (9, 7, False)
     assert fifth["ai_passed"] is True
     assert empty == {
-        "round": 6, "votes": 0, "abstentions": 2, "tally": {name: 0 for name in PLAYERS["name"]},
-        "detection_pct": None, "majority": False, "ai_passed": None, "p_value": None, "ci95": [None, None],
+        "round": 6,
+        "votes": 0,
+        "abstentions": 2,
+        "tally": {name: 0 for name in PLAYERS["name"]},
+        "detection_pct": None,
+        "majority": False,
+        "ai_passed": None,
+        "p_value": None,
+        "ci95": [None, None],
     }
     assert all(type(r["majority"]) is bool and type(r["round"]) is int for r in result["rounds"])

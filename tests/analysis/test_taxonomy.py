@@ -20,10 +20,26 @@ from analysis.taxonomy import (
 
 
 def test_modules_and_elements_are_the_papers():
-    assert ELEMENTS[Module.TARGET] == ("Character", "Object", "Place", "Conversation", "Behavior", "Event",
-                                       "Emotion", "Commonsense")
-    assert ELEMENTS[Module.CONTENT] == ("Identity", "Feature", "Relationship", "Means", "Context", "Sequence",
-                                        "Causality", "Motivation")
+    assert ELEMENTS[Module.TARGET] == (
+        "Character",
+        "Object",
+        "Place",
+        "Conversation",
+        "Behavior",
+        "Event",
+        "Emotion",
+        "Commonsense",
+    )
+    assert ELEMENTS[Module.CONTENT] == (
+        "Identity",
+        "Feature",
+        "Relationship",
+        "Means",
+        "Context",
+        "Sequence",
+        "Causality",
+        "Motivation",
+    )
     assert ELEMENTS[Module.THINKING] == ("Recall", "Recognition", "Reasoning")
     assert all_elements(Module.TARGET)[-2:] == ("Time", "Humor")
     assert all_elements(Module.TARGET, extensions=False) == ELEMENTS[Module.TARGET]
@@ -47,11 +63,15 @@ def test_other_spellings_and_wrong_modules():
 
 def test_a_valid_tag_set_with_key_target():
     tags = parse_tags("Character;Conversation*;emotion", "Context|Motivation", "reasoning")
-    assert tags == TagSet(("Character", "Conversation", "Emotion"), "Conversation", ("Context", "Motivation"),
-                          "Reasoning")
+    assert tags == TagSet(
+        ("Character", "Conversation", "Emotion"), "Conversation", ("Context", "Motivation"), "Reasoning"
+    )
     assert tags.problems == ()
-    assert tags.as_text() == {"targets": "Character;Conversation*;Emotion", "contents": "Context;Motivation",
-                              "thinking": "Reasoning"}
+    assert tags.as_text() == {
+        "targets": "Character;Conversation*;Emotion",
+        "contents": "Context;Motivation",
+        "thinking": "Reasoning",
+    }
     assert parse_tags(["Place", "Character"], ["Identity"], "Recall", key_target="place").key_target == "Place"
 
 
@@ -64,16 +84,21 @@ def test_annotation_rules():
     assert problems("Character", "", "Recall") == (TagProblem(content, "needs 1-3 CONTENT tags, has 0"),)
     assert problems("", "Identity", "Recall") == (TagProblem(target, "needs 1-3 TARGET tags, has 0"),)
     assert problems("Character;Object;Place;Event", "Identity", "Recall") == (
-        TagProblem(target, "needs 1-3 TARGET tags, has 4"),)
+        TagProblem(target, "needs 1-3 TARGET tags, has 4"),
+    )
     assert problems("Character", "Identity;Feature;Means;Context", "Recall") == (
-        TagProblem(content, "needs 1-3 CONTENT tags, has 4"),)
+        TagProblem(content, "needs 1-3 CONTENT tags, has 4"),
+    )
     assert problems("Character", "Identity", "") == (TagProblem(thinking, "needs exactly one THINKING tag, has 0"),)
     assert problems("Character", "Identity", "Recall;Grasping") == (
-        TagProblem(thinking, "needs exactly one THINKING tag, has 2 (keep only the highest: Recognition)"),)
+        TagProblem(thinking, "needs exactly one THINKING tag, has 2 (keep only the highest: Recognition)"),
+    )
     assert problems("Character*;Object*", "Identity", "Recall") == (
-        TagProblem(target, "more than one key target (Character, Object); mark at most one with '*'"),)
+        TagProblem(target, "more than one key target (Character, Object); mark at most one with '*'"),
+    )
     assert problems("Character", "Identity", "Recall", key_target="Object") == (
-        TagProblem(target, "key target Object is not among the TARGET tags"),)
+        TagProblem(target, "key target Object is not among the TARGET tags"),
+    )
     assert problems("Character;character", "Identity", "Recall") == (TagProblem(target, "Character is tagged twice"),)
 
 

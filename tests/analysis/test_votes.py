@@ -12,10 +12,12 @@ from scipy.stats import binomtest
 
 from analysis.votes import PASS_RULES, exposure, vote_stats
 
-PLAYERS = pd.DataFrame({
-    "name": ["Kid4", "Kid10", "Teen14", "Adult20", "AI"],
-    "kind": ["human", "human", "human", "human", "ai"],
-})
+PLAYERS = pd.DataFrame(
+    {
+        "name": ["Kid4", "Kid10", "Teen14", "Adult20", "AI"],
+        "kind": ["human", "human", "human", "human", "ai"],
+    }
+)
 JURORS = [f"J{n:02d}" for n in range(1, 17)]
 EXPERTS = set(JURORS[:6])  # 6 of the 16 jurors were AI experts
 
@@ -66,8 +68,21 @@ def case_study():
 def test_case_study_rounds(case_study):
     rounds = case_study.rounds
     assert list(rounds.columns) == [
-        "round", "players", "votes", "voters", "abstentions", "ai_votes", "detection_pct", "chance_pct", "majority",
-        "majority_player", "top_player", "ai_passed", "p_value", "ci_low", "ci_high",
+        "round",
+        "players",
+        "votes",
+        "voters",
+        "abstentions",
+        "ai_votes",
+        "detection_pct",
+        "chance_pct",
+        "majority",
+        "majority_player",
+        "top_player",
+        "ai_passed",
+        "p_value",
+        "ci_low",
+        "ci_high",
     ]
     assert rounds["round"].tolist() == [1, 2, 3, 4, 5]
     assert rounds["players"].tolist() == [5] * 5
@@ -118,14 +133,17 @@ def test_wilson_interval_matches_the_formula(case_study):
     assert (round(low, 1), round(high, 1)) == (38.6, 81.5)
 
 
-@pytest.mark.parametrize(("rule", "passed"), [
-    # human-tie: some human >= the AI only in round 3 (Teen14 7 vs 6) and round 5 (Kid4 14 vs 2)
-    ("human-tie", [False, False, True, False, True]),
-    # chance: p >= 0.05 in round 3 (0.082) and round 5 (0.86); round 4's p = 0.0196 is significant
-    ("chance", [False, False, True, False, True]),
-    # threshold 70 %: only round 2 (75 %) is above
-    ("threshold", [True, False, True, True, True]),
-])
+@pytest.mark.parametrize(
+    ("rule", "passed"),
+    [
+        # human-tie: some human >= the AI only in round 3 (Teen14 7 vs 6) and round 5 (Kid4 14 vs 2)
+        ("human-tie", [False, False, True, False, True]),
+        # chance: p >= 0.05 in round 3 (0.082) and round 5 (0.86); round 4's p = 0.0196 is significant
+        ("chance", [False, False, True, False, True]),
+        # threshold 70 %: only round 2 (75 %) is above
+        ("threshold", [True, False, True, True, True]),
+    ],
+)
 def test_pass_rules_on_the_case_study(rule, passed):
     stats = vote_stats(case_study_votes(), PLAYERS, pass_rule=rule)
     assert stats.pass_rule == rule
@@ -170,7 +188,14 @@ def test_juror_hit_rates(case_study):
 
 def test_detection_by_juror_group(case_study):
     assert list(case_study.groups.columns) == [
-        "facet", "group", "jurors", "votes", "ai_votes", "detection_pct", "ci_low", "ci_high",
+        "facet",
+        "group",
+        "jurors",
+        "votes",
+        "ai_votes",
+        "detection_pct",
+        "ci_low",
+        "ci_high",
     ]
     assert case_study.groups["facet"].tolist() == ["group", "group"]  # a plain group column is facet "group"
     groups = case_study.groups.set_index("group")
@@ -215,11 +240,23 @@ def two_ai_votes() -> pd.DataFrame:
     return pd.DataFrame(
         [
             # round 1: AI1 3, AI2 1, H1 2, H2 1, one abstained slot
-            (1, "J1", "AI1", 1), (1, "J1", "AI2", 2), (1, "J2", "AI1", 1), (1, "J2", "H1", 2),
-            (1, "J3", "H1", 1), (1, "J3", "H2", 2), (1, "J4", "AI1", 1), (1, "J4", None, 2),
+            (1, "J1", "AI1", 1),
+            (1, "J1", "AI2", 2),
+            (1, "J2", "AI1", 1),
+            (1, "J2", "H1", 2),
+            (1, "J3", "H1", 1),
+            (1, "J3", "H2", 2),
+            (1, "J4", "AI1", 1),
+            (1, "J4", None, 2),
             # round 2: AI1 1, AI2 2, H1 3, H2 2
-            (2, "J1", "H1", 1), (2, "J1", "H2", 2), (2, "J2", "H1", 1), (2, "J2", "AI2", 2),
-            (2, "J3", "H1", 1), (2, "J3", "H2", 2), (2, "J4", "AI1", 1), (2, "J4", "AI2", 2),
+            (2, "J1", "H1", 1),
+            (2, "J1", "H2", 2),
+            (2, "J2", "H1", 1),
+            (2, "J2", "AI2", 2),
+            (2, "J3", "H1", 1),
+            (2, "J3", "H2", 2),
+            (2, "J4", "AI1", 1),
+            (2, "J4", "AI2", 2),
         ],
         columns=["round", "juror", "vote", "slot"],
     )
@@ -253,10 +290,13 @@ def test_several_ai_players_and_slots():
 
 
 def test_round_where_everyone_abstained_is_undefined_not_an_error():
-    votes = pd.concat([
-        case_study_votes(),
-        pd.DataFrame({"round": 6, "juror": JURORS, "vote": [None] * 8 + [""] * 8, "slot": 1}),
-    ], ignore_index=True)
+    votes = pd.concat(
+        [
+            case_study_votes(),
+            pd.DataFrame({"round": 6, "juror": JURORS, "vote": [None] * 8 + [""] * 8, "slot": 1}),
+        ],
+        ignore_index=True,
+    )
     stats = vote_stats(votes, PLAYERS, pass_rule="chance")
     empty = stats.rounds.iloc[-1]
     assert (empty["round"], empty["votes"], empty["abstentions"], empty["ai_votes"]) == (6, 0, 16, 0)
@@ -303,12 +343,14 @@ def test_bad_input_is_refused():
 
 
 def test_exposure_of_looks_like_ai_marks():
-    sheet = pd.DataFrame({
-        "juror": ["J1", "J1", "J2", "J2", "J1", "J2", "J1"],
-        "qid": ["q1", "q1", "q1", "q1", "q2", "q2", "q3"],
-        "player": ["AI", "Kid4", "AI", "Kid10", "Kid4", "Teen14", "AI"],
-        "looks_like_ai": [True, True, True, None, True, False, False],
-    })
+    sheet = pd.DataFrame(
+        {
+            "juror": ["J1", "J1", "J2", "J2", "J1", "J2", "J1"],
+            "qid": ["q1", "q1", "q1", "q1", "q2", "q2", "q3"],
+            "player": ["AI", "Kid4", "AI", "Kid10", "Kid4", "Teen14", "AI"],
+            "looks_like_ai": [True, True, True, None, True, False, False],
+        }
+    )
     result = exposure(sheet, PLAYERS)
     assert list(result.columns) == ["qid", "marks", "ai_marks", "exposure_pct"]
     assert result["qid"].tolist() == ["q1", "q2", "q3"]
@@ -319,6 +361,7 @@ def test_exposure_of_looks_like_ai_marks():
 
 
 # ------------------------------------------------------------------------------- review fixes
+
 
 def test_a_session_without_an_ai_player_is_refused():
     humans = PLAYERS.assign(kind="human")
@@ -339,10 +382,17 @@ def test_one_slot_shares_are_shares_of_the_votes(case_study):
 def test_several_slots_majority_counts_jurors_not_slot_votes():
     """3 jurors, 2 slots: AI1 named by 2 of 3 jurors is a majority although it has 2 of 6 slot votes."""
     players = pd.DataFrame({"name": ["H1", "H2", "AI1", "AI2"], "kind": ["human", "human", "ai", "ai"]})
-    votes = pd.DataFrame([
-        (1, "J1", "AI1", 1), (1, "J1", "H1", 2), (1, "J2", "AI1", 1), (1, "J2", "H2", 2),
-        (1, "J3", "H1", 1), (1, "J3", "AI2", 2),
-    ], columns=["round", "juror", "vote", "slot"])
+    votes = pd.DataFrame(
+        [
+            (1, "J1", "AI1", 1),
+            (1, "J1", "H1", 2),
+            (1, "J2", "AI1", 1),
+            (1, "J2", "H2", 2),
+            (1, "J3", "H1", 1),
+            (1, "J3", "AI2", 2),
+        ],
+        columns=["round", "juror", "vote", "slot"],
+    )
     stats = vote_stats(votes, players)
     row = stats.rounds.iloc[0]
     assert (row["votes"], row["voters"], row["ai_votes"]) == (6, 3, 3)
@@ -359,10 +409,14 @@ def test_a_player_named_twice_by_one_juror_in_a_round_is_refused():
 
 
 def test_a_blank_group_cell_takes_the_jurors_label():
-    votes = pd.DataFrame({
-        "round": [1, 1, 2, 2], "juror": ["J1", "J2", "J1", "J2"], "vote": ["AI", "Kid4", "AI", "AI"],
-        "group": ["expert", None, "", "lay"],
-    })
+    votes = pd.DataFrame(
+        {
+            "round": [1, 1, 2, 2],
+            "juror": ["J1", "J2", "J1", "J2"],
+            "vote": ["AI", "Kid4", "AI", "AI"],
+            "group": ["expert", None, "", "lay"],
+        }
+    )
     stats = vote_stats(votes, PLAYERS)
     groups = stats.groups.set_index("group")
     # J1 voted twice (group given in round 1 only), J2 twice (group given in round 2 only)
@@ -382,21 +436,28 @@ def test_p_value_is_an_exact_tail_without_scipy_stats():
     votes = pd.DataFrame({"round": [1, 1, 2], "juror": ["J1", "J2", "J1"], "vote": ["Kid4", "Kid10", "AI"]})
     rounds = vote_stats(votes, PLAYERS).rounds
     assert rounds["p_value"].tolist() == [1.0, pytest.approx(0.2, rel=1e-12)]
-    big = pd.DataFrame({"round": 1, "juror": [f"J{i}" for i in range(600)],
-                        "vote": ["AI"] * 140 + ["Kid4"] * 460})
+    big = pd.DataFrame({"round": 1, "juror": [f"J{i}" for i in range(600)], "vote": ["AI"] * 140 + ["Kid4"] * 460})
     assert vote_stats(big, PLAYERS).rounds["p_value"][0] == pytest.approx(binomial_tail(140, 600, 0.2), rel=1e-9)
     import subprocess
     import sys
-    loaded = subprocess.run([sys.executable, "-c", "import sys, analysis.votes; print('scipy.stats' in sys.modules)"],
-                            capture_output=True, text=True, check=True).stdout.strip()
+
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, analysis.votes; print('scipy.stats' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert loaded == "False"  # scipy.stats costs ~0.6 s at start-up; scipy.special is enough
 
 
 def test_rounds_without_votes_are_counted_apart():
-    votes = pd.concat([
-        case_study_votes(),
-        pd.DataFrame({"round": [6, 7], "juror": ["J01", "J01"], "vote": [None, None], "slot": 1}),
-    ], ignore_index=True)
+    votes = pd.concat(
+        [
+            case_study_votes(),
+            pd.DataFrame({"round": [6, 7], "juror": ["J01", "J01"], "vote": [None, None], "slot": 1}),
+        ],
+        ignore_index=True,
+    )
     summary = vote_stats(votes, PLAYERS).summary
     assert (summary["rounds"], summary["rounds_with_votes"], summary["rounds_without_votes"]) == (7, 5, 2)
     assert (summary["rounds_passed"], summary["majority_rounds"]) == (2, 4)
@@ -414,14 +475,21 @@ def test_summary_mean_hit_rate_and_confidence_votes(case_study):
 
 
 def test_exposure_baseline_is_the_share_of_ai_answers():
-    sheet = pd.DataFrame({
-        "juror": ["J1", "J2", "J1"], "qid": ["q1", "q1", "q2"], "player": ["AI", "Kid4", "AI"],
-        "looks_like_ai": [True, True, True],
-    })
-    answers = pd.DataFrame({
-        "player": ["AI", "Kid4", "Kid10", "AI", "Kid4"], "qid": ["q1", "q1", "q1", "q2", "q2"],
-        "answer": ["x", "y", "z", "", "w"],  # the AI said nothing on q2: 0 of 1 answers shown
-    })
+    sheet = pd.DataFrame(
+        {
+            "juror": ["J1", "J2", "J1"],
+            "qid": ["q1", "q1", "q2"],
+            "player": ["AI", "Kid4", "AI"],
+            "looks_like_ai": [True, True, True],
+        }
+    )
+    answers = pd.DataFrame(
+        {
+            "player": ["AI", "Kid4", "Kid10", "AI", "Kid4"],
+            "qid": ["q1", "q1", "q1", "q2", "q2"],
+            "answer": ["x", "y", "z", "", "w"],  # the AI said nothing on q2: 0 of 1 answers shown
+        }
+    )
     result = exposure(sheet, PLAYERS, answers)
     assert list(result.columns) == ["qid", "marks", "ai_marks", "exposure_pct", "chance_pct"]
     assert result["exposure_pct"].tolist() == [50.0, 100.0]
@@ -434,8 +502,11 @@ def test_exposure_baseline_is_the_share_of_ai_answers():
 #   20s J01 J07 J08 J13 J14: 5 + 5 + 5 + 4 + 4 = 23 votes, 5 + 2 + 2 + 0 + 0 = 9 hits
 #   30s J02 J03 J09 J10 J15: 5 + 5 + 5 + 4 + 4 = 23 votes, 5 + 4 + 2 + 2 + 0 = 13 hits
 #   40s J04 J05 J06 J11 J12 J16: 5 + 5 + 5 + 4 + 4 + 4 = 27 votes, 4 + 4 + 3 + 1 + 1 + 0 = 13 hits
-AGE_BANDS = {"20s": ["J01", "J07", "J08", "J13", "J14"], "30s": ["J02", "J03", "J09", "J10", "J15"],
-             "40s": ["J04", "J05", "J06", "J11", "J12", "J16"]}
+AGE_BANDS = {
+    "20s": ["J01", "J07", "J08", "J13", "J14"],
+    "30s": ["J02", "J03", "J09", "J10", "J15"],
+    "40s": ["J04", "J05", "J06", "J11", "J12", "J16"],
+}
 AGE_BAND_OF = {juror: band for band, jurors in AGE_BANDS.items() for juror in jurors}
 
 
@@ -447,8 +518,10 @@ def case_study_with_facets() -> pd.DataFrame:
     """
     votes = case_study_votes().drop(columns=["group"])
     expert_spellings = {True: [True, "YES", 1, 1.0, "true", "expert"], False: [False, "no", 0, "0", "Non-Expert"]}
-    expert = [expert_spellings[juror in EXPERTS][i % len(expert_spellings[juror in EXPERTS])]
-              for i, juror in enumerate(votes["juror"])]
+    expert = [
+        expert_spellings[juror in EXPERTS][i % len(expert_spellings[juror in EXPERTS])]
+        for i, juror in enumerate(votes["juror"])
+    ]
     return votes.assign(
         sex=votes["juror"].map({"J01": "F", "J13": "F", "J02": "M"}),
         age_band=np.where(votes["round"] == 1, votes["juror"].map(AGE_BAND_OF), ""),
@@ -461,31 +534,67 @@ def test_detection_by_every_juror_facet():
     stats = vote_stats(case_study_with_facets(), PLAYERS)
     assert stats.facets == ("group", "expert", "age_band", "sex")
     groups = stats.groups
-    assert list(groups.columns) == ["facet", "group", "jurors", "votes", "ai_votes", "detection_pct", "ci_low",
-                                    "ci_high"]
+    assert list(groups.columns) == [
+        "facet",
+        "group",
+        "jurors",
+        "votes",
+        "ai_votes",
+        "detection_pct",
+        "ci_low",
+        "ci_high",
+    ]
     # group: panel J01-J08 8 x 5 = 40 votes, 5 + 5 + 4 + 4 + 4 + 3 + 2 + 2 = 29 hits;
     #        online J09-J16 5 + 7 x 4 = 33 votes, 2 + 2 + 1 + 1 = 6 hits
     # expert as in test_detection_by_juror_group; sex: F = J01 (5 of 5) and J13 (0 of 4), M = J02 (5 of 5)
     assert groups[["facet", "group", "jurors", "votes", "ai_votes"]].values.tolist() == [
-        ["group", "online", 8, 33, 6], ["group", "panel", 8, 40, 29],
-        ["expert", "expert", 6, 30, 25], ["expert", "non-expert", 10, 43, 10],
-        ["age_band", "20s", 5, 23, 9], ["age_band", "30s", 5, 23, 13], ["age_band", "40s", 6, 27, 13],
-        ["sex", "F", 2, 9, 5], ["sex", "M", 1, 5, 5],
+        ["group", "online", 8, 33, 6],
+        ["group", "panel", 8, 40, 29],
+        ["expert", "expert", 6, 30, 25],
+        ["expert", "non-expert", 10, 43, 10],
+        ["age_band", "20s", 5, 23, 9],
+        ["age_band", "30s", 5, 23, 13],
+        ["age_band", "40s", 6, 27, 13],
+        ["sex", "F", 2, 9, 5],
+        ["sex", "M", 1, 5, 5],
     ]
     assert groups["detection_pct"].tolist() == pytest.approx(
-        [100 * 6 / 33, 100 * 29 / 40, 100 * 25 / 30, 100 * 10 / 43, 100 * 9 / 23, 100 * 13 / 23, 100 * 13 / 27,
-         100 * 5 / 9, 100.0])
+        [
+            100 * 6 / 33,
+            100 * 29 / 40,
+            100 * 25 / 30,
+            100 * 10 / 43,
+            100 * 9 / 23,
+            100 * 13 / 23,
+            100 * 13 / 27,
+            100 * 5 / 9,
+            100.0,
+        ]
+    )
     twenties = groups.iloc[4]
     assert (twenties["ci_low"], twenties["ci_high"]) == pytest.approx(wilson_by_hand(9, 23))
     # p = 9/23, z² = 3.8415: centre (p + z²/46) / (1 + z²/23) = 0.4069, half-width 0.1853
     assert (round(twenties["ci_low"], 1), round(twenties["ci_high"], 1)) == (22.2, 59.2)
     # every facet pools all 73 cast votes, except sex, which 13 of the 16 jurors left blank
     assert groups.groupby("facet", sort=False)["votes"].sum().to_dict() == {
-        "group": 73, "expert": 73, "age_band": 73, "sex": 14}
+        "group": 73,
+        "expert": 73,
+        "age_band": 73,
+        "sex": 14,
+    }
 
     jurors = stats.jurors.set_index("juror")
-    assert list(stats.jurors.columns) == ["juror", "group", "expert", "age_band", "sex", "rounds", "votes", "hits",
-                                          "hit_rate_pct"]
+    assert list(stats.jurors.columns) == [
+        "juror",
+        "group",
+        "expert",
+        "age_band",
+        "sex",
+        "rounds",
+        "votes",
+        "hits",
+        "hit_rate_pct",
+    ]
     assert jurors.loc["J01", ["group", "expert", "age_band", "sex"]].tolist() == ["panel", "expert", "20s", "F"]
     assert jurors.loc["J16", ["group", "expert", "age_band", "sex"]].tolist() == ["online", "non-expert", "40s", None]
     for facet in stats.facets:  # groups and jurors count the same jurors and votes
@@ -507,14 +616,24 @@ def test_a_facet_without_any_label_has_no_block():
 
 def test_expert_cells_must_be_a_yes_or_no():
     votes = pd.DataFrame({"round": 1, "juror": ["J1", "J2"], "vote": ["AI", "Kid4"], "expert": ["yes", "maybe"]})
-    with pytest.raises(ValueError, match=r"juror 'J2': expert must be yes/no, true/false, 1/0 or expert/non-expert, "
-                                         r"not 'maybe'"):
+    with pytest.raises(
+        ValueError,
+        match=r"juror 'J2': expert must be yes/no, true/false, 1/0 or expert/non-expert, "
+        r"not 'maybe'",
+    ):
         vote_stats(votes, PLAYERS)
 
 
 def test_a_juror_with_two_labels_of_a_facet_is_refused():
-    votes = pd.DataFrame({"round": [1, 2, 1, 2], "juror": ["J1", "J1", "J2", "J2"], "vote": ["AI", "Kid4", "AI", "AI"],
-                          "expert": [True, "yes", "no", None], "age_band": ["20s", None, "30s", "40s"]})
+    votes = pd.DataFrame(
+        {
+            "round": [1, 2, 1, 2],
+            "juror": ["J1", "J1", "J2", "J2"],
+            "vote": ["AI", "Kid4", "AI", "AI"],
+            "expert": [True, "yes", "no", None],
+            "age_band": ["20s", None, "30s", "40s"],
+        }
+    )
     with pytest.raises(ValueError, match="juror 'J2' is in more than one age_band group"):
         vote_stats(votes, PLAYERS)
     with pytest.raises(ValueError, match="juror 'J1' is in more than one expert group"):
@@ -523,18 +642,26 @@ def test_a_juror_with_two_labels_of_a_facet_is_refused():
     # True and "yes" are one label; J2's blank expert cell takes "non-expert"
     assert fine.jurors[["expert", "age_band"]].values.tolist() == [["expert", "20s"], ["non-expert", "30s"]]
     assert fine.groups[["facet", "group", "votes", "ai_votes"]].values.tolist() == [
-        ["expert", "expert", 2, 1], ["expert", "non-expert", 2, 2], ["age_band", "20s", 2, 1],
-        ["age_band", "30s", 2, 2]]
+        ["expert", "expert", 2, 1],
+        ["expert", "non-expert", 2, 2],
+        ["age_band", "20s", 2, 1],
+        ["age_band", "30s", 2, 2],
+    ]
 
 
 # -------------------------------------------------------------------------------- several AIs
+
 
 def test_ai_rounds_judge_each_ai_alone():
     stats = vote_stats(two_ai_votes(), TWO_AI_PLAYERS)
     ai_rounds = stats.ai_rounds
     assert list(ai_rounds.columns) == ["round", "player", "votes", "share_pct", "detection_pct", "passed"]
     assert ai_rounds[["round", "player", "votes"]].values.tolist() == [
-        [1, "AI1", 3], [1, "AI2", 1], [2, "AI1", 1], [2, "AI2", 2]]
+        [1, "AI1", 3],
+        [1, "AI2", 1],
+        [2, "AI1", 1],
+        [2, "AI2", 2],
+    ]
     # shares of the 4 voting jurors; detection out of the 7 and 8 cast votes
     assert ai_rounds["share_pct"].tolist() == [75.0, 25.0, 25.0, 50.0]
     assert ai_rounds["detection_pct"].tolist() == pytest.approx([300 / 7, 100 / 7, 12.5, 25.0])

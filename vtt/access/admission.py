@@ -52,8 +52,9 @@ def door_valid(given: str | None, secret_key: str, session_id: int, at: float | 
     """``given`` is this window's door code or the last one's (a phone that scanned just before it changed)."""
     now = time.time() if at is None else at
     given = (given or "").strip()
-    return len(given) == 4 and any(hmac.compare_digest(given, door_code(secret_key, session_id, moment))
-                                   for moment in (now, now - DOOR_SECONDS))
+    return len(given) == 4 and any(
+        hmac.compare_digest(given, door_code(secret_key, session_id, moment)) for moment in (now, now - DOOR_SECONDS)
+    )
 
 
 def stage_key(secret_key: str, session_id: int) -> str:
@@ -71,9 +72,10 @@ def admit(address: str, session_id: int, door: str | None) -> bool:
     door_ok = door_valid(door, current_app.config["SECRET_KEY"], session_id)
     rates = limiter.limiter
     if not rates.hit(JOINS_PER_SESSION, "open-join-session", str(session_id)):
-        raise Refusal("too_many_joins", "too many jurors are joining this session right now: try again in a "
-                                        "minute")
+        raise Refusal("too_many_joins", "too many jurors are joining this session right now: try again in a minute")
     if not door_ok and not rates.hit(JOINS_PER_ADDRESS, "open-join-address", address):
-        raise Refusal("too_many_joins", "too many joins from your network: try again in a minute, or enter the "
-                                        "door code shown on the stage screen")
+        raise Refusal(
+            "too_many_joins",
+            "too many joins from your network: try again in a minute, or enter the door code shown on the stage screen",
+        )
     return door_ok

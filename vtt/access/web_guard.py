@@ -37,19 +37,21 @@ def content_security_policy(host: str | None = None) -> str:
     connect = ["'self'"]
     if host and _HOST.fullmatch(host):
         connect += [f"ws://{host}", f"wss://{host}"]
-    return "; ".join([
-        "default-src 'self'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' data: blob:",
-        "media-src 'self' blob: https: http:",
-        "font-src 'self'",
-        f"connect-src {' '.join(connect)}",
-        "object-src 'none'",
-        "base-uri 'self'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-    ])
+    return "; ".join(
+        [
+            "default-src 'self'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "img-src 'self' data: blob:",
+            "media-src 'self' blob: https: http:",
+            "font-src 'self'",
+            f"connect-src {' '.join(connect)}",
+            "object-src 'none'",
+            "base-uri 'self'",
+            "form-action 'self'",
+            "frame-ancestors 'none'",
+        ]
+    )
 
 
 def security_headers(response: Response) -> Response:
@@ -77,8 +79,12 @@ class SecureCookies:
             return self.wsgi_app(environ, start_response)
 
         def secure_start_response(status, headers, exc_info=None):
-            return start_response(status, [(name, secure_cookie(value) if name.lower() == "set-cookie" else value)
-                                           for name, value in headers], exc_info)
+            return start_response(
+                status,
+                [(name, secure_cookie(value) if name.lower() == "set-cookie" else value) for name, value in headers],
+                exc_info,
+            )
+
         return self.wsgi_app(environ, secure_start_response)
 
 
@@ -100,8 +106,13 @@ def refuse_unstorable_input() -> None:
     for name, value in fields:
         name, value = name or "", value or ""  # a multipart part may come without a name
         if "\x00" in name or "\x00" in value:
-            abort(400, description=_("The field %(field)s contains a NUL character, which cannot be stored.",
-                                     field=name.replace("\x00", "\\0")))
+            abort(
+                400,
+                description=_(
+                    "The field %(field)s contains a NUL character, which cannot be stored.",
+                    field=name.replace("\x00", "\\0"),
+                ),
+            )
 
 
 def init_app(app: Flask) -> None:

@@ -32,8 +32,10 @@ from .frames import ClipError, clip_url, data_url, sample_frames
 
 ON_UNPARSED = ("skip", "first", "random", "text")
 ROUTES = ("mcq", "open")
-DEFAULT_SYSTEM = ("You are a player in a quiz about short video clips. Answer each question briefly and "
-                  "naturally, the way a person who has just watched the clip would.")
+DEFAULT_SYSTEM = (
+    "You are a player in a quiz about short video clips. Answer each question briefly and "
+    "naturally, the way a person who has just watched the clip would."
+)
 
 
 class BackendError(RuntimeError):
@@ -151,6 +153,7 @@ class Backend:
 
 # --- answers given as data (replay, python) -------------------------------------------------------
 
+
 def reply_from(value: Any, asked: Asked, provenance: dict[str, Any], source: str) -> Reply:
     """A backend's value as an answer: mcq an option index, letter or text (as ``vtt analyze`` reads them),
     open a text; a dict ``{"choice": ...}`` or ``{"text": ...}`` is taken as it says."""
@@ -208,8 +211,11 @@ class ReplayBackend(Backend):
         self.sha256 = file_sha256(path)
 
     def provenance(self) -> dict[str, Any]:
-        return {"backend": "replay", "model": self.path.name,
-                "settings": {"file": self.path.name, "sha256": self.sha256, "predictions": len(self.predictions)}}
+        return {
+            "backend": "replay",
+            "model": self.path.name,
+            "settings": {"file": self.path.name, "sha256": self.sha256, "predictions": len(self.predictions)},
+        }
 
     async def answer(self, asked: Asked) -> Reply:
         if not asked.qid:
@@ -285,6 +291,7 @@ def load_callable(target: str) -> tuple[Callable[..., Any], str, Path | None]:
 
 # --- an OpenAI-compatible chat-completions endpoint -------------------------------------------------
 
+
 def endpoint_of(url: str) -> str:
     url = url.rstrip("/")
     return url if url.endswith("/chat/completions") else f"{url}/chat/completions"
@@ -323,9 +330,15 @@ class HttpBackend(Backend):
 
     def provenance(self) -> dict[str, Any]:
         o = self.options
-        settings = {"endpoint": public_url(self.url), "temperature": o.temperature, "frames": o.frames,
-                    "system": self.system, "system_sha256": hashlib.sha256(self.system.encode()).hexdigest(),
-                    "timeout": o.timeout, "on_unparsed": o.on_unparsed}
+        settings = {
+            "endpoint": public_url(self.url),
+            "temperature": o.temperature,
+            "frames": o.frames,
+            "system": self.system,
+            "system_sha256": hashlib.sha256(self.system.encode()).hexdigest(),
+            "timeout": o.timeout,
+            "on_unparsed": o.on_unparsed,
+        }
         if o.frames:
             settings.update(frame_size=o.frame_size, frame_format=o.frame_format)
         if o.max_tokens is not None:
@@ -358,8 +371,9 @@ class HttpBackend(Backend):
         try:
             path = await self.services.clips.local(url, asked.timeout)
             clip = asked.question.get("clip") or {}
-            return await asyncio.to_thread(sample_frames, path, o.frames, clip.get("start"), clip.get("end"),
-                                           size=o.frame_size, fmt=o.frame_format)
+            return await asyncio.to_thread(
+                sample_frames, path, o.frames, clip.get("start"), clip.get("end"), size=o.frame_size, fmt=o.frame_format
+            )
         except ClipError as error:
             raise BackendError(str(error)) from None
 
@@ -367,11 +381,14 @@ class HttpBackend(Backend):
         text = self.prompt(asked, len(frames))
         if frames:
             content: Any = [{"type": "text", "text": text}] + [
-                {"type": "image_url", "image_url": {"url": data_url(mime, data)}} for mime, data in frames]
+                {"type": "image_url", "image_url": {"url": data_url(mime, data)}} for mime, data in frames
+            ]
         else:
             content = text
-        body: dict[str, Any] = {"model": self.options.model, "messages": [
-            {"role": "system", "content": self.system}, {"role": "user", "content": content}]}
+        body: dict[str, Any] = {
+            "model": self.options.model,
+            "messages": [{"role": "system", "content": self.system}, {"role": "user", "content": content}],
+        }
         if self.options.temperature is not None:
             body["temperature"] = self.options.temperature
         if self.options.max_tokens is not None:
@@ -386,8 +403,9 @@ class HttpBackend(Backend):
         headers = {"Authorization": f"Bearer {self.options.api_key}"} if self.options.api_key else {}
         where = public_url(self.url)
         try:
-            async with self.services.http.post(self.url, json=body, headers=headers,
-                                               timeout=aiohttp.ClientTimeout(total=asked.timeout)) as response:
+            async with self.services.http.post(
+                self.url, json=body, headers=headers, timeout=aiohttp.ClientTimeout(total=asked.timeout)
+            ) as response:
                 raw = await response.text()
                 if response.status != 200:
                     raise BackendError(f"{where} answered HTTP {response.status}: {' '.join(raw.split())[:300]}")
@@ -404,8 +422,12 @@ class HttpBackend(Backend):
         provenance = self.provenance()
         if frames:  # what the model saw: the players' clip and span (the question as the server sent it)
             clip = asked.question.get("clip") or {}
-            provenance["settings"]["clip"] = {"src": clip.get("src"), "start": clip.get("start"),
-                                              "end": clip.get("end"), "frames_sent": len(frames)}
+            provenance["settings"]["clip"] = {
+                "src": clip.get("src"),
+                "start": clip.get("start"),
+                "end": clip.get("end"),
+                "frames_sent": len(frames),
+            }
         served = data.get("model") if isinstance(data, dict) else None
         if served and served != self.options.model:
             provenance["settings"]["served_model"] = str(served)[:200]
@@ -431,8 +453,10 @@ class HttpBackend(Backend):
             chosen = random.Random(f"{self.options.seed}:{asked.id}").randrange(len(asked.choices))
         else:  # text: the option whose text is most like the reply
             said_text = normalised(said)
-            chosen = max(range(len(asked.choices)), key=lambda index: difflib.SequenceMatcher(
-                None, said_text, normalised(asked.choices[index])).ratio())
+            chosen = max(
+                range(len(asked.choices)),
+                key=lambda index: difflib.SequenceMatcher(None, said_text, normalised(asked.choices[index])).ratio(),
+            )
         provenance["settings"]["unparsed_reply"] = how
         return Reply(chosen, None, provenance, note=f"the reply {shown} names no option: answered as {how}")
 
@@ -450,6 +474,7 @@ def _seconds(value: Any) -> str:
 
 
 # --- one player, a backend per question type ------------------------------------------------------
+
 
 class Composite(Backend):
     """Routes mcq and open questions to different backends; plays as one player."""
@@ -484,8 +509,11 @@ class Composite(Backend):
         return backend
 
     def provenance(self) -> dict[str, Any]:
-        return {"backend": "composite", "model": None,
-                "settings": {kind: backend.provenance() for kind, backend in self.routes.items()}}
+        return {
+            "backend": "composite",
+            "model": None,
+            "settings": {kind: backend.provenance() for kind, backend in self.routes.items()},
+        }
 
     async def answer(self, asked: Asked) -> Reply:
         reply = await self.route(asked).answer(asked)
@@ -495,6 +523,7 @@ class Composite(Backend):
 
 # --- --backend SPEC ... ----------------------------------------------------------------------------
 
+
 def backend_from(spec: str, options: Options) -> Backend:
     kind, _, rest = spec.partition(":")
     if kind == "replay" and rest:
@@ -503,8 +532,9 @@ def backend_from(spec: str, options: Options) -> Backend:
         return HttpBackend(spec, rest, options)
     if kind == "python" and rest:
         return PythonBackend(spec, rest)
-    raise SpecError(f"unknown backend {spec!r}: give replay:FILE, http:URL or python:MODULE:FUNCTION "
-                    "(or mcq=SPEC and open=SPEC)")
+    raise SpecError(
+        f"unknown backend {spec!r}: give replay:FILE, http:URL or python:MODULE:FUNCTION (or mcq=SPEC and open=SPEC)"
+    )
 
 
 def build(specs: list[str] | tuple[str, ...], options: Options) -> Backend:
@@ -540,8 +570,11 @@ def build(specs: list[str] | tuple[str, ...], options: Options) -> Backend:
 def fit(provenance: dict[str, Any]) -> dict[str, Any]:
     """The provenance within the protocol's bounds (backend <= 60 characters, JSON <= 4,000): long settings are
     shortened, never dropped silently (``truncated`` says so)."""
-    result = {"backend": str(provenance.get("backend") or "?")[:MAX_BACKEND], "model": provenance.get("model"),
-              "settings": dict(provenance.get("settings") or {})}
+    result = {
+        "backend": str(provenance.get("backend") or "?")[:MAX_BACKEND],
+        "model": provenance.get("model"),
+        "settings": dict(provenance.get("settings") or {}),
+    }
     if result["model"] is not None:
         result["model"] = str(result["model"])[:200]
     limit = 1000
@@ -564,5 +597,18 @@ def _shorten(value: Any, limit: int) -> Any:
     return value
 
 
-__all__ = ["Asked", "Backend", "BackendError", "Composite", "HttpBackend", "Options", "PythonBackend", "Reply",
-           "ReplayBackend", "Services", "SpecError", "build", "fit"]
+__all__ = [
+    "Asked",
+    "Backend",
+    "BackendError",
+    "Composite",
+    "HttpBackend",
+    "Options",
+    "PythonBackend",
+    "Reply",
+    "ReplayBackend",
+    "Services",
+    "SpecError",
+    "build",
+    "fit",
+]

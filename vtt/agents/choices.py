@@ -85,8 +85,11 @@ def option_in_reply(reply: str, choices: Sequence[str]) -> int | None:
     number = re.fullmatch(r"\W*(\d+)\W*", text)
     if number and 1 <= int(number.group(1)) <= count:
         return int(number.group(1)) - 1
-    inside = {index for index, choice in enumerate(choices)
-              if normalised(choice) and re.search(rf"(?<!\w){re.escape(normalised(choice))}(?!\w)", normalised(text))}
+    inside = {
+        index
+        for index, choice in enumerate(choices)
+        if normalised(choice) and re.search(rf"(?<!\w){re.escape(normalised(choice))}(?!\w)", normalised(text))
+    }
     if len(inside) == 1:
         return inside.pop()
     return None

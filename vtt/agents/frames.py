@@ -74,8 +74,9 @@ class Clips:
         self._folder.cleanup()
 
 
-def sample_frames(path: Path, count: int, start: float | None, end: float | None, *, size: int = 768,
-                  fmt: str = "jpeg") -> list[tuple[str, bytes]]:
+def sample_frames(
+    path: Path, count: int, start: float | None, end: float | None, *, size: int = 768, fmt: str = "jpeg"
+) -> list[tuple[str, bytes]]:
     """``count`` frames evenly spread over ``start``-``end`` seconds of the video at ``path``, each scaled to
     fit ``size`` x ``size`` and encoded (``jpeg`` or ``png``): a list of (MIME type, bytes)."""
     import av

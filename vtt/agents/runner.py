@@ -25,7 +25,7 @@ import secrets
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from ..client.connection import Connection, Ledger, Refused
@@ -34,8 +34,7 @@ from .delay import HumanTyping
 
 SEND_MARGIN = 1.0  # seconds kept before the deadline to send the answer
 LOOK_EVERY = 0.5  # seconds between looks at the view when nothing happens
-ANSWER_REFUSALS = frozenset({"answering_closed", "wrong_question", "not_playing", "invalid", "not_ai",
-                             "host_answered"})
+ANSWER_REFUSALS = frozenset({"answering_closed", "wrong_question", "not_playing", "invalid", "not_ai", "host_answered"})
 NOT_AI = "the token is a human player's: an agent plays with an AI player's token"
 PLAYING_PHASES = ("clip", "answering")
 
@@ -73,8 +72,16 @@ def stderr_log(line: str) -> None:
 
 
 class Agent:
-    def __init__(self, server: str, token: str, backend: Backend, *, timeout: float = 60.0,
-                 typing: HumanTyping | None = None, log: Callable[[str], None] = stderr_log):
+    def __init__(
+        self,
+        server: str,
+        token: str,
+        backend: Backend,
+        *,
+        timeout: float = 60.0,
+        typing: HumanTyping | None = None,
+        log: Callable[[str], None] = stderr_log,
+    ):
         self.server = server.rstrip("/")
         self.token, self.backend, self.timeout, self.typing, self.log = token, backend, timeout, typing, log
         self.connection = AgentConnection(self.server, {"token": token}, Ledger(), f"agent-{secrets.token_hex(4)}")
@@ -130,8 +137,9 @@ class Agent:
         try:
             await self.connection.open()
         except Refused as refused:
-            raise AgentError(f"the server refused the token: {refused.error.get('message')} "
-                             f"({refused.error.get('code')})") from None
+            raise AgentError(
+                f"the server refused the token: {refused.error.get('message')} ({refused.error.get('code')})"
+            ) from None
         except socketio.exceptions.ConnectionError as failure:
             raise AgentError(f"cannot connect to {self.server}: {failure}") from None
         give_up = time.monotonic() + 5
@@ -176,8 +184,10 @@ class Agent:
             return
         self.handled.add(number)
         if (data.get("answer") or {}).get("question") == number:
-            self.log(f"qid={question.get('qid')} question={number}: already answered (before a restart, or by "
-                     "the host): skipped")
+            self.log(
+                f"qid={question.get('qid')} question={number}: already answered (before a restart, or by "
+                "the host): skipped"
+            )
             return
         task = asyncio.create_task(self._question(question))
         self.tasks.add(task)
@@ -209,7 +219,7 @@ class Agent:
             self.status("error", f"question {self._name(question)}: {problem}")
             return
         except asyncio.CancelledError:
-            self.log(f"{label} backend={kind} error=\"stopped: the session has finished\"")
+            self.log(f'{label} backend={kind} error="stopped: the session has finished"')
             raise
         if ack is None:
             return
@@ -247,7 +257,7 @@ class Agent:
             return work.result()
         except BackendError:
             raise
-        except (TimeoutError, asyncio.TimeoutError):
+        except TimeoutError:
             raise BackendError(f"{backend.describe()} gave no answer in time") from None
         except Exception as error:  # noqa: BLE001 - a backend's failure is the host's news, not the agent's end
             raise BackendError(f"{backend.describe()} failed: {type(error).__name__}: {error}") from None
@@ -299,8 +309,9 @@ class Agent:
             if error.get("code") == "not_ai":
                 self.fatal = NOT_AI
                 self.connection.pulse()
-            raise BackendError(f"the server did not take the answer: {error.get('message', 'no reply')} "
-                               f"({error.get('code', '?')})")
+            raise BackendError(
+                f"the server did not take the answer: {error.get('message', 'no reply')} ({error.get('code', '?')})"
+            )
         return ack
 
     # --- the host's view of the agent ---------------------------------------------------------------------
@@ -313,16 +324,22 @@ class Agent:
         while True:
             status, message = await self._statuses.get()
             try:
-                ack = await self.connection.send("agent", {"status": status, "message": message}, record=False,
-                                                 expected=frozenset({"unknown_event", "invalid", "not_ai"}))
+                ack = await self.connection.send(
+                    "agent",
+                    {"status": status, "message": message},
+                    record=False,
+                    expected=frozenset({"unknown_event", "invalid", "not_ai"}),
+                )
                 if ack is None and (self.connection.last_error or {}).get("code") == "not_ai":
                     self.fatal = NOT_AI
                     self.connection.pulse()
                 elif ack is None and not self._status_warned:
                     self._status_warned = True
                     error = self.connection.last_error or {}
-                    self.log(f"the server did not take the agent's status for the host: {error.get('message')} "
-                             f"({error.get('code')})")
+                    self.log(
+                        f"the server did not take the agent's status for the host: {error.get('message')} "
+                        f"({error.get('code')})"
+                    )
             finally:
                 self._statuses.task_done()
 
@@ -334,7 +351,7 @@ class Agent:
         if not deadline or self.view.phase != "answering":
             return None
         moment = datetime.fromisoformat(deadline.replace("Z", "+00:00"))
-        return (moment - datetime.now(timezone.utc)).total_seconds()
+        return (moment - datetime.now(UTC)).total_seconds()
 
     @staticmethod
     def _name(question: dict[str, Any]) -> str:

@@ -28,8 +28,22 @@ from ..problems import InputError, Problem, load_json
 from .records import QuestionRecord
 
 FORMATS = ("csv", "json", "dramaqa", "tvqa", "cinepile", "moviecore")
-NATIVE_COLUMNS = ("qid", "question", "type", "choices", "answer", "video", "start", "end", "clip",
-                  "targets", "contents", "thinking", "category", "round")
+NATIVE_COLUMNS = (
+    "qid",
+    "question",
+    "type",
+    "choices",
+    "answer",
+    "video",
+    "start",
+    "end",
+    "clip",
+    "targets",
+    "contents",
+    "thinking",
+    "category",
+    "round",
+)
 TAG_FIELDS = ("targets", "contents", "thinking", "key_target")
 # Readers may add private native fields: _error (the item cannot be read), _extra (a CSV row's surplus
 # values) and _answer_text (the text of the correct option, given beside its index).
@@ -41,8 +55,11 @@ FIELD_OF_MODULE = {Module.TARGET: "targets", Module.CONTENT: "contents", Module.
 
 # The database's column limits, so that `check` refuses what `import` would fail on.
 _QUESTION_COLUMNS = Question.__table__.c
-MAX_LENGTHS = {"qid": _QUESTION_COLUMNS.qid.type.length, "category": _QUESTION_COLUMNS.category.type.length,
-               "video": _QUESTION_COLUMNS.clip_source.type.length}
+MAX_LENGTHS = {
+    "qid": _QUESTION_COLUMNS.qid.type.length,
+    "category": _QUESTION_COLUMNS.category.type.length,
+    "video": _QUESTION_COLUMNS.clip_source.type.length,
+}
 MAX_INTEGER = 2**31 - 1  # an INTEGER column on PostgreSQL
 
 # Native field -> the benchmark's own field that a converter only renames ...
@@ -50,8 +67,12 @@ RENAMED_FIELDS: dict[str, dict[str, str]] = {
     "dramaqa": {"question": "que", "choices": "answers", "answer": "correct_idx", "video": "vid", "clip": "videoType"},
     "tvqa": {"question": "q", "answer": "answer_idx", "video": "vid_name", "category": "show_name"},
     # CinePile names the key twice, by position and by text; the validator checks that they agree.
-    "cinepile": {"answer": "answer_key_position", "_answer_text": "answer_key", "video": "yt_clip_link",
-                 "category": "question_category"},
+    "cinepile": {
+        "answer": "answer_key_position",
+        "_answer_text": "answer_key",
+        "video": "yt_clip_link",
+        "category": "question_category",
+    },
     "moviecore": {"category": "classification"},
 }
 # ... or derives from one of its own; together they name the fields in problems as the file does.
@@ -81,11 +102,11 @@ class ReadResult:
     @property
     def unkeyed(self) -> list[str]:
         """Questions without a key (imported with --allow-missing-keys): graded by hand or left out."""
-        return [r.qid for r in self.records
-                if (r.answer_index is None if r.type == "mcq" else not r.reference_answer)]
+        return [r.qid for r in self.records if (r.answer_index is None if r.type == "mcq" else not r.reference_answer)]
 
 
 # --- format detection -------------------------------------------------------------------------
+
 
 def detect_format(path: Path) -> str:
     """Guess a file's format from its extension and first record."""
@@ -112,8 +133,13 @@ def detect_format(path: Path) -> str:
         if "answer_key" in first:
             return "cinepile"
         return "json"
-    raise InputError([Problem(path.name, None, None,
-                             f"cannot tell the format from the extension {suffix or '(none)'}; pass --format")])
+    raise InputError(
+        [
+            Problem(
+                path.name, None, None, f"cannot tell the format from the extension {suffix or '(none)'}; pass --format"
+            )
+        ]
+    )
 
 
 def _delimiter(path: Path) -> str:
@@ -133,6 +159,7 @@ def _first_jsonl(path: Path) -> dict:
 
 
 # --- raw items per format: (row, native fields) -------------------------------------------------
+
 
 def _table_rows(path: Path, required: tuple[str, ...], known: tuple[str, ...] = ()) -> Iterator[tuple[int, dict]]:
     """The rows of a CSV/TSV file or an .xlsx workbook's first sheet, as the same ``(row, fields)`` pairs."""
@@ -188,7 +215,7 @@ def _xlsx_rows(path: Path, required: tuple[str, ...], known: tuple[str, ...]) ->
         raise InputError(header_problems)
     for number, texts in table:
         row = dict(zip(header, texts + [""] * (len(header) - len(texts))))
-        extra = texts[len(header):]
+        extra = texts[len(header) :]
         yield number, ({"_extra": extra, **row} if extra else row)
 
 
@@ -215,24 +242,37 @@ def _csv_rows(path: Path, required: tuple[str, ...], known: tuple[str, ...] = ()
                     yield row_number, row
                 first_line = reader.line_num + 1
         except csv.Error as exc:
-            message = ("a quoted value in the row starting on this line is never closed (a stray '\"'?)"
-                       if str(exc) == "unexpected end of data" else f"is not valid CSV: {exc}")
+            message = (
+                "a quoted value in the row starting on this line is never closed (a stray '\"'?)"
+                if str(exc) == "unexpected end of data"
+                else f"is not valid CSV: {exc}"
+            )
             raise InputError([Problem(path.name, first_line, None, message, unit="line")]) from None
 
 
-def _header_problems(file: str, header: list[str], delimiter: str, required: tuple[str, ...],
-                     known: tuple[str, ...]) -> list[Problem]:
+def _header_problems(
+    file: str, header: list[str], delimiter: str, required: tuple[str, ...], known: tuple[str, ...]
+) -> list[Problem]:
     problems = []
     missing = [c for c in required if c not in header]
     if missing:
         line = delimiter.join(header)
         for other, name in DELIMITER_NAMES.items():
             if other != delimiter and set(required) <= {cell.strip() for cell in line.split(other)}:
-                problems.append(Problem(file, 1, None, f"the header looks {name}-separated; "
-                                                       "vtt reads comma-separated .csv and tab-separated .tsv"))
+                problems.append(
+                    Problem(
+                        file,
+                        1,
+                        None,
+                        f"the header looks {name}-separated; vtt reads comma-separated .csv and tab-separated .tsv",
+                    )
+                )
         problems += [Problem(file, 1, c, "required column is missing") for c in missing]
-    problems += [Problem(file, 1, column, f"column appears {count} times")
-                 for column, count in Counter(header).items() if column and count > 1]
+    problems += [
+        Problem(file, 1, column, f"column appears {count} times")
+        for column, count in Counter(header).items()
+        if column and count > 1
+    ]
     absent = [c for c in known if c not in header]
     for column in (c for c in header if known and c not in known):
         typo_of = difflib.get_close_matches(column, absent, n=1, cutoff=TYPO_CUTOFF)
@@ -267,7 +307,10 @@ def _renamed(item: dict, fmt: str) -> dict:
 
 def _dramaqa(item: dict) -> dict:
     return {
-        **_renamed(item, "dramaqa"), "qid": item.get("qid"), "type": "mcq", "category": _levels(item),
+        **_renamed(item, "dramaqa"),
+        "qid": item.get("qid"),
+        "type": "mcq",
+        "category": _levels(item),
         "source": {k: item.get(k) for k in ("shot_contained", "q_level_mem", "q_level_logic")},
     }
 
@@ -283,18 +326,28 @@ def _tvqa(item: dict) -> dict:
     if ts:
         start, _, end = ts.partition("-")
     return {
-        **_renamed(item, "tvqa"), "qid": item.get("qid"), "type": "mcq",
-        "choices": [item.get(f"a{i}") for i in range(5) if f"a{i}" in item], "start": start, "end": end,
+        **_renamed(item, "tvqa"),
+        "qid": item.get("qid"),
+        "type": "mcq",
+        "choices": [item.get(f"a{i}") for i in range(5) if f"a{i}" in item],
+        "start": start,
+        "end": end,
         "source": {"ts": ts},
     }
 
 
 def _cinepile(item: dict, number: int) -> dict:
     return {
-        **_renamed(item, "cinepile"), "qid": item.get("qid") or item.get("question_id") or f"cinepile-{number:06d}",
-        "question": item.get("question"), "type": "mcq", "choices": item.get("choices"),
-        "source": {k: item.get(k) for k in ("movie_name", "answer_key", "hard_split", "visual_reliance")
-                   if item.get(k) not in (None, "")},
+        **_renamed(item, "cinepile"),
+        "qid": item.get("qid") or item.get("question_id") or f"cinepile-{number:06d}",
+        "question": item.get("question"),
+        "type": "mcq",
+        "choices": item.get("choices"),
+        "source": {
+            k: item.get(k)
+            for k in ("movie_name", "answer_key", "hard_split", "visual_reliance")
+            if item.get(k) not in (None, "")
+        },
     }
 
 
@@ -314,10 +367,20 @@ def _moviecore(path: Path) -> Iterator[tuple[int, dict]]:
             if not isinstance(item, dict):
                 yield number, {"_error": "expected a question object"}
                 continue
-            yield number, _passed_through({
-                **_renamed(item, "moviecore"), "qid": item.get("qid") or f"{stem}-{index:02d}",
-                "question": item.get("question"), "type": "open", "answer": item.get("answer"), "video": video,
-            }, item)
+            yield (
+                number,
+                _passed_through(
+                    {
+                        **_renamed(item, "moviecore"),
+                        "qid": item.get("qid") or f"{stem}-{index:02d}",
+                        "question": item.get("question"),
+                        "type": "open",
+                        "answer": item.get("answer"),
+                        "video": video,
+                    },
+                    item,
+                ),
+            )
 
 
 def _passed_through(native: dict, item: dict) -> dict:
@@ -338,8 +401,12 @@ def _items(path: Path, fmt: str) -> tuple[Iterator[tuple[int, dict]], str]:
         rows = _table_rows(path, CINEPILE_REQUIRED)
         return ((n, _passed_through(_cinepile(row, n), row)) for n, row in rows), "row"
     source, unit = (_jsonl_items(path), "line") if path.suffix.lower() == ".jsonl" else (_json_items(path), "item")
-    convert = {"json": lambda item, n: item, "dramaqa": lambda item, n: _dramaqa(item),
-               "tvqa": lambda item, n: _tvqa(item), "cinepile": _cinepile}[fmt]
+    convert = {
+        "json": lambda item, n: item,
+        "dramaqa": lambda item, n: _dramaqa(item),
+        "tvqa": lambda item, n: _tvqa(item),
+        "cinepile": _cinepile,
+    }[fmt]
 
     def native() -> Iterator[tuple[int, dict]]:
         for number, item in source:
@@ -347,10 +414,12 @@ def _items(path: Path, fmt: str) -> tuple[Iterator[tuple[int, dict]], str]:
                 yield number, {"_error": item.get("_error") if isinstance(item, dict) else "expected an object"}
             else:
                 yield number, _passed_through(convert(item, number), item)
+
     return native(), unit
 
 
 # --- validation of native fields ---------------------------------------------------------------
+
 
 @dataclass
 class _FileCheck:
@@ -391,8 +460,11 @@ class _RowCheck:
             return
         source_name = self.file.source_names.get(field_name, field_name) if field_name else None
         raw = self.fields.get(field_name) if field_name else None
-        self.file.warnings.append(Problem(self.file.name, self.row, source_name, message, self.file.unit,
-                                          None if raw is None else str(raw)[:200]))
+        self.file.warnings.append(
+            Problem(
+                self.file.name, self.row, source_name, message, self.file.unit, None if raw is None else str(raw)[:200]
+            )
+        )
 
     def record(self, fields: dict) -> QuestionRecord | None:
         self.fields = fields
@@ -424,9 +496,20 @@ class _RowCheck:
         if len(self.file.problems) > before:
             return None
         return QuestionRecord(
-            qid=qid, text=question, type=qtype, choices=choices, answer_index=answer_index,
-            reference_answer=reference, video=video, start=start, end=end, clip=clip, category=category,
-            round=round_number, tags=tags, source=_jsonable(fields.get("source") or {}),
+            qid=qid,
+            text=question,
+            type=qtype,
+            choices=choices,
+            answer_index=answer_index,
+            reference_answer=reference,
+            video=video,
+            start=start,
+            end=end,
+            clip=clip,
+            category=category,
+            round=round_number,
+            tags=tags,
+            source=_jsonable(fields.get("source") or {}),
         )
 
     def span(self, fields: dict) -> tuple[float | None, float | None]:
@@ -470,8 +553,12 @@ class _RowCheck:
         return qid
 
     def tags(self, fields: dict) -> TagSet:
-        tags = parse_tags(fields.get("targets"), fields.get("contents"), fields.get("thinking"),
-                          value_text(fields.get("key_target")) or None)
+        tags = parse_tags(
+            fields.get("targets"),
+            fields.get("contents"),
+            fields.get("thinking"),
+            value_text(fields.get("key_target")) or None,
+        )
         for tag_problem in tags.problems:
             self.problem(FIELD_OF_MODULE[tag_problem.module], tag_problem.message)
         return tags
@@ -505,7 +592,9 @@ class _RowCheck:
     def question_type(self, value: Any, choices: list[str] | None) -> str:
         # unreadable options are still options
         qtype = value_text(value).lower() or ("open" if choices == [] else "mcq")
-        qtype = {"multiple-choice": "mcq", "multiple choice": "mcq", "mc": "mcq", "open-ended": "open"}.get(qtype, qtype)
+        qtype = {"multiple-choice": "mcq", "multiple choice": "mcq", "mc": "mcq", "open-ended": "open"}.get(
+            qtype, qtype
+        )
         if qtype not in ("mcq", "open"):
             self.problem("type", f"must be 'mcq' or 'open', not {qtype!r}")
         elif choices is not None:  # unreadable options are reported already
@@ -637,10 +726,16 @@ def _one_line_for_a_keyless_file(check: _FileCheck, count: int) -> None:
     keyless = set(check.missing_keys)
     check.problems[:] = [problem for problem in check.problems if problem not in keyless]
     key_name = check.missing_keys[0].field
-    check.problems.append(Problem(
-        check.name, None, key_name, f"no question has a key ({count:,} {check.unit}s; a test split?): "
-        "--allow-missing-keys imports them without keys, and their answers are then graded by hand or left "
-        "out of accuracy"))
+    check.problems.append(
+        Problem(
+            check.name,
+            None,
+            key_name,
+            f"no question has a key ({count:,} {check.unit}s; a test split?): "
+            "--allow-missing-keys imports them without keys, and their answers are then graded by hand or left "
+            "out of accuracy",
+        )
+    )
 
 
 def read_tag_file(path: str | Path) -> dict[str, tuple[int, TagSet]]:
@@ -664,8 +759,13 @@ def read_tag_file(path: str | Path) -> dict[str, tuple[int, TagSet]]:
     return tags
 
 
-def read_bank(path: str | Path, fmt: str = "auto", progress: Progress | None = None,
-              strict: bool = False, allow_missing_keys: bool = False) -> ReadResult:
+def read_bank(
+    path: str | Path,
+    fmt: str = "auto",
+    progress: Progress | None = None,
+    strict: bool = False,
+    allow_missing_keys: bool = False,
+) -> ReadResult:
     """Read and validate a whole bank file; raise :class:`InputError` with every problem found.
 
     Known quirks of published files (NaN or zero-length spans, options with stray whitespace, integer
@@ -683,8 +783,9 @@ def read_bank(path: str | Path, fmt: str = "auto", progress: Progress | None = N
         if fmt not in FORMATS:
             raise InputError([Problem(path.name, None, None, f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")])
         items, unit = _items(path, fmt)
-        check = _FileCheck(path.name, unit, problems, SOURCE_NAMES[fmt], strict=strict,
-                           allow_missing_keys=allow_missing_keys)
+        check = _FileCheck(
+            path.name, unit, problems, SOURCE_NAMES[fmt], strict=strict, allow_missing_keys=allow_missing_keys
+        )
         count = 0
         for count, (row, fields) in enumerate(items, start=1):
             record = check.item(row).record(fields)

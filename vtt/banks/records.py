@@ -37,11 +37,23 @@ class QuestionRecord:
 
 def records_frame(records: list[QuestionRecord]) -> pd.DataFrame:
     """The ``questions`` frame of ``analysis.frames`` for these records."""
-    rows = [{
-        "qid": r.qid, "question": r.text, "type": r.type, "choices": list(r.choices), "answer": r.answer_text,
-        "answer_index": r.answer_index, "clip": r.clip, "category": r.category, "round": r.round,
-        "targets": r.tags.targets, "key_target": r.tags.key_target, "contents": r.tags.contents,
-        "thinking": r.tags.thinking,
-    } for r in records]
+    rows = [
+        {
+            "qid": r.qid,
+            "question": r.text,
+            "type": r.type,
+            "choices": list(r.choices),
+            "answer": r.answer_text,
+            "answer_index": r.answer_index,
+            "clip": r.clip,
+            "category": r.category,
+            "round": r.round,
+            "targets": r.tags.targets,
+            "key_target": r.tags.key_target,
+            "contents": r.tags.contents,
+            "thinking": r.tags.thinking,
+        }
+        for r in records
+    ]
     frame = pd.DataFrame(rows, columns=list(QUESTION_COLUMNS))
     return frame.astype({"answer_index": "Int64", "round": "Int64", "qid": str})

@@ -17,8 +17,9 @@ from .readers import ReadResult
 from .records import QuestionRecord
 
 
-def import_bank(db: Session, result: ReadResult, bank_name: str, *, description: str = "",
-                actor: str = "cli") -> QuestionBank:
+def import_bank(
+    db: Session, result: ReadResult, bank_name: str, *, description: str = "", actor: str = "cli"
+) -> QuestionBank:
     """Add every record of ``result`` to the bank ``bank_name`` (created when new).
 
     Raises :class:`InputError` (and adds nothing) when a qid is already in the bank.  The caller
@@ -27,20 +28,32 @@ def import_bank(db: Session, result: ReadResult, bank_name: str, *, description:
     """
     bank = db.scalar(select(QuestionBank).where(QuestionBank.name == bank_name))
     if bank is None:
-        bank = QuestionBank(name=bank_name, description=description, source_format=result.format,
-                            source_file=result.path.name)
+        bank = QuestionBank(
+            name=bank_name, description=description, source_format=result.format, source_file=result.path.name
+        )
         db.add(bank)
         db.flush()
     else:
         existing = set(db.scalars(select(Question.qid).where(Question.bank_id == bank.id)))
         clashes = [r.qid for r in result.records if r.qid in existing]
         if clashes:
-            raise InputError([Problem(result.path.name, None, "qid", f"{qid!r} is already in bank {bank_name!r}")
-                             for qid in clashes])
+            raise InputError(
+                [Problem(result.path.name, None, "qid", f"{qid!r} is already in bank {bank_name!r}") for qid in clashes]
+            )
     _insert_questions(db, bank, result.records)
-    db.add(Event(kind="bank.imported", actor=actor, payload={
-        "bank": bank_name, "file": result.path.name, "format": result.format,
-        "questions": len(result.records), "untagged": len(result.untagged)}))
+    db.add(
+        Event(
+            kind="bank.imported",
+            actor=actor,
+            payload={
+                "bank": bank_name,
+                "file": result.path.name,
+                "format": result.format,
+                "questions": len(result.records),
+                "untagged": len(result.untagged),
+            },
+        )
+    )
     db.flush()
     return bank
 
@@ -56,11 +69,20 @@ def _insert_questions(db: Session, bank: QuestionBank, records: list[QuestionRec
 
 def question_row(bank_id: int, record: QuestionRecord) -> dict:
     return {
-        "bank_id": bank_id, "qid": record.qid, "text": record.text, "type": QuestionType(record.type),
-        "choices": record.choices, "answer_index": record.answer_index, "reference_answer": record.reference_answer,
-        "clip_source": record.video, "clip_start": record.start, "clip_end": record.end,
-        "clip_kind": ClipKind(record.clip) if record.clip else None, "category": record.category,
-        "suggested_round": record.round, "source": record.source,
+        "bank_id": bank_id,
+        "qid": record.qid,
+        "text": record.text,
+        "type": QuestionType(record.type),
+        "choices": record.choices,
+        "answer_index": record.answer_index,
+        "reference_answer": record.reference_answer,
+        "clip_source": record.video,
+        "clip_start": record.start,
+        "clip_end": record.end,
+        "clip_kind": ClipKind(record.clip) if record.clip else None,
+        "category": record.category,
+        "suggested_round": record.round,
+        "source": record.source,
     }
 
 
@@ -70,10 +92,15 @@ def apply_tags(db: Session, bank: QuestionBank, tags: dict[str, tuple[int, TagSe
     Raises :class:`InputError` naming every row whose qid is not in the bank.  Returns how many
     questions were (re)tagged.  The caller owns the transaction.
     """
-    questions = {q.qid: q for q in db.scalars(select(Question).where(Question.bank_id == bank.id)
-                                              .options(selectinload(Question.tags)))}
-    unknown = [Problem(file_name, row, "qid", f"{qid!r} is not in bank {bank.name!r}")
-               for qid, (row, _) in tags.items() if qid not in questions]
+    questions = {
+        q.qid: q
+        for q in db.scalars(select(Question).where(Question.bank_id == bank.id).options(selectinload(Question.tags)))
+    }
+    unknown = [
+        Problem(file_name, row, "qid", f"{qid!r} is not in bank {bank.name!r}")
+        for qid, (row, _) in tags.items()
+        if qid not in questions
+    ]
     if unknown:
         raise InputError(unknown)
     for qid, (_, tagset) in tags.items():
@@ -81,27 +108,45 @@ def apply_tags(db: Session, bank: QuestionBank, tags: dict[str, tuple[int, TagSe
         question.tags.clear()
         db.flush()  # the old rows go before the new ones reuse their keys
         question.tags.extend(QuestionTag(**row) for row in _tag_rows(tagset))
-    db.add(Event(kind="bank.tagged", actor="cli", payload={"bank": bank.name, "file": file_name,
-                                                          "questions": len(tags)}))
+    db.add(
+        Event(kind="bank.tagged", actor="cli", payload={"bank": bank.name, "file": file_name, "questions": len(tags)})
+    )
     db.flush()
     return len(tags)
 
 
 def _tag_rows(tags: TagSet) -> list[dict]:
-    return [{"module": module.value, "element": element, "position": position,
-             "is_key": module is Module.TARGET and element == tags.key_target}
-            for position, (module, element) in enumerate(tags.elements())]
+    return [
+        {
+            "module": module.value,
+            "element": element,
+            "position": position,
+            "is_key": module is Module.TARGET and element == tags.key_target,
+        }
+        for position, (module, element) in enumerate(tags.elements())
+    ]
 
 
 def question_record(question: Question) -> QuestionRecord:
     return QuestionRecord(
-        qid=question.qid, text=question.text, type=question.type.value, choices=list(question.choices),
-        answer_index=question.answer_index, reference_answer=question.reference_answer,
-        video=question.clip_source, start=question.clip_start, end=question.clip_end,
-        clip=question.clip_kind.value if question.clip_kind else None, category=question.category,
+        qid=question.qid,
+        text=question.text,
+        type=question.type.value,
+        choices=list(question.choices),
+        answer_index=question.answer_index,
+        reference_answer=question.reference_answer,
+        video=question.clip_source,
+        start=question.clip_start,
+        end=question.clip_end,
+        clip=question.clip_kind.value if question.clip_kind else None,
+        category=question.category,
         round=question.suggested_round,
-        tags=TagSet(tuple(question.tag_names(Module.TARGET)), question.key_target,
-                    tuple(question.tag_names(Module.CONTENT)), question.thinking),
+        tags=TagSet(
+            tuple(question.tag_names(Module.TARGET)),
+            question.key_target,
+            tuple(question.tag_names(Module.CONTENT)),
+            question.thinking,
+        ),
         source=dict(question.source),
     )
 
@@ -144,18 +189,28 @@ def bank_by_name(db: Session, name: str) -> QuestionBank | None:
 def bank_composition(db: Session, bank: QuestionBank) -> Composition:
     """The bank's CogME balance, counted by the database (a 16k-question bank must not block a page)."""
     in_bank = Question.bank_id == bank.id
-    tag_counts = db.execute(select(QuestionTag.module, QuestionTag.element, func.count())
-                            .join(Question).where(in_bank).group_by(QuestionTag.module, QuestionTag.element)).all()
+    tag_counts = db.execute(
+        select(QuestionTag.module, QuestionTag.element, func.count())
+        .join(Question)
+        .where(in_bank)
+        .group_by(QuestionTag.module, QuestionTag.element)
+    ).all()
     element_counts = pd.Series({(module, element): n for module, element, n in tag_counts}, dtype=int)
-    types = {kind.value: n for kind, n in db.execute(select(Question.type, func.count()).where(in_bank)
-                                                     .group_by(Question.type))}
-    clips = {kind.value: n for kind, n in db.execute(select(Question.clip_kind, func.count()).where(in_bank)
-                                                     .group_by(Question.clip_kind)) if kind is not None}
+    types = {
+        kind.value: n
+        for kind, n in db.execute(select(Question.type, func.count()).where(in_bank).group_by(Question.type))
+    }
+    clips = {
+        kind.value: n
+        for kind, n in db.execute(select(Question.clip_kind, func.count()).where(in_bank).group_by(Question.clip_kind))
+        if kind is not None
+    }
     untagged = list(db.scalars(select(Question.qid).where(in_bank, ~Question.tags.any()).order_by(Question.id)))
     return Composition.from_counts(element_counts, types, clips, sum(types.values()), untagged)
 
 
 def bank_records(db: Session, bank: QuestionBank) -> list[QuestionRecord]:
-    questions = db.scalars(select(Question).where(Question.bank_id == bank.id)
-                           .options(selectinload(Question.tags)).order_by(Question.id))
+    questions = db.scalars(
+        select(Question).where(Question.bank_id == bank.id).options(selectinload(Question.tags)).order_by(Question.id)
+    )
     return [question_record(q) for q in questions]

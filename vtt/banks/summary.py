@@ -10,8 +10,12 @@ BAR_WIDTH = 30
 
 def balance_lines(comp: Composition) -> list[str]:
     total = comp.total
-    lines = [f"{total} questions: " + ", ".join(f"{n} {t}" for t, n in comp.types.items())
-             + "; clips: " + ", ".join(f"{n} {c}" for c, n in comp.clips.items() if n or c != "none")]
+    lines = [
+        f"{total} questions: "
+        + ", ".join(f"{n} {t}" for t, n in comp.types.items())
+        + "; clips: "
+        + ", ".join(f"{n} {c}" for c, n in comp.clips.items() if n or c != "none")
+    ]
     lines.append(f"untagged: {len(comp.untagged)}" + (f" ({_short(comp.untagged)})" if comp.untagged else ""))
     counts = comp.element_counts()
     peak = max(counts.values(), default=0) or 1

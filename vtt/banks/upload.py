@@ -1,13 +1,13 @@
-"""A bank file uploaded through the host console: read it as ``vtt questions import`` would, store it whole or not at all.
+"""A bank file uploaded through the host console: read as ``vtt questions import`` would, stored whole or not at all.
 
 The console's upload runs :func:`run_upload` beside the event loop (:func:`import_beside_loop`): reading and
 checking a 40,000-row file is seconds of Python, and on the loop every live socket would wait for it.  A small file
 is read in a native thread (:func:`vtt.offloop.off_loop`); a file over :data:`IN_THREAD_BYTES` in a worker process
 (``python -m vtt.banks.upload``), since a thread that runs Python for seconds still takes the loop's GIL from it
-every few milliseconds (healthz stalls of 100-1,000 ms on a busy 2-core machine, against ~15 ms from a process).  The work is
-bounded (:data:`MAX_UPLOAD_BYTES`, :data:`MAX_UPLOAD_ITEMS`, an .xlsx's unpacked size, one upload at a time), and
-the database is written on a connection of the thread's own, in one transaction that holds SQLite's write lock
-only for the copy into the real tables (:func:`_write_sqlite`), so the live writer waits for that, not for the
+every few milliseconds (healthz stalls of 100-1,000 ms on a busy 2-core machine, against ~15 ms from a process).
+The work is bounded (:data:`MAX_UPLOAD_BYTES`, :data:`MAX_UPLOAD_ITEMS`, an .xlsx's unpacked size, one upload at a
+time), and the database is written on a connection of the thread's own, in one transaction that holds SQLite's write
+lock only for the copy into the real tables (:func:`_write_sqlite`), so the live writer waits for that, not for the
 checking.
 """
 
@@ -87,8 +87,7 @@ def upload_name(filename: str | None) -> str:
     return name if name not in ("", ".", "..") else "upload"
 
 
-def import_beside_loop(database_url: str, stream: IO[bytes], filename: str, bank_name: str,
-                       **options) -> UploadOutcome:
+def import_beside_loop(database_url: str, stream: IO[bytes], filename: str, bank_name: str, **options) -> UploadOutcome:
     """:func:`run_upload` off the event loop: in a native thread for a small file, else in a worker process."""
     from ..offloop import off_loop
 
@@ -103,14 +102,25 @@ def import_beside_loop(database_url: str, stream: IO[bytes], filename: str, bank
     with tempfile.TemporaryDirectory(prefix="vtt-upload-") as folder:
         saved = Path(folder) / "upload"
         off_loop(_copy, stream, saved)
-        job = {"database_url": database_url, "path": str(saved), "filename": filename, "bank_name": bank_name,
-               "options": options}
+        job = {
+            "database_url": database_url,
+            "path": str(saved),
+            "filename": filename,
+            "bank_name": bank_name,
+            "options": options,
+        }
         try:  # gevent's subprocess under `vtt serve`: the loop goes on while the worker runs
-            done = subprocess.run([sys.executable, "-m", "vtt.banks.upload"], input=json.dumps(job),
-                                  capture_output=True, text=True, timeout=WORKER_SECONDS)
+            done = subprocess.run(
+                [sys.executable, "-m", "vtt.banks.upload"],
+                input=json.dumps(job),
+                capture_output=True,
+                text=True,
+                timeout=WORKER_SECONDS,
+            )
         except subprocess.TimeoutExpired:
-            raise UploadError([Problem(name, None, None, f"took longer than {WORKER_SECONDS} s to import; "
-                                                         "nothing was imported")]) from None
+            raise UploadError(
+                [Problem(name, None, None, f"took longer than {WORKER_SECONDS} s to import; nothing was imported")]
+            ) from None
     lines = done.stdout.strip().splitlines()
     reply = json.loads(lines[-1]) if done.returncode == 0 and lines else None
     if reply is None:
@@ -143,8 +153,17 @@ def _worker_main() -> int:
     return 0
 
 
-def run_upload(database_url: str, stream: IO[bytes], filename: str, bank_name: str, *, fmt: str = "auto",
-               strict: bool = False, allow_missing_keys: bool = False, actor: str = "host") -> UploadOutcome:
+def run_upload(
+    database_url: str,
+    stream: IO[bytes],
+    filename: str,
+    bank_name: str,
+    *,
+    fmt: str = "auto",
+    strict: bool = False,
+    allow_missing_keys: bool = False,
+    actor: str = "host",
+) -> UploadOutcome:
     """Read, check and import an uploaded bank file on a database connection of this thread's own; committed.
 
     Meant for :func:`vtt.offloop.off_loop` (a native thread under gevent): it touches neither the request's
@@ -173,13 +192,23 @@ def run_upload(database_url: str, stream: IO[bytes], filename: str, bank_name: s
                     raise UploadError([Problem(path.name, None, None, "is nested too deeply to store")]) from None
         finally:
             engine.dispose()
-    return UploadOutcome(bank_id, bank_name, result.format, len(result.records), len(result.untagged),
-                         list(result.warnings))
+    return UploadOutcome(
+        bank_id, bank_name, result.format, len(result.records), len(result.untagged), list(result.warnings)
+    )
 
 
-def import_upload(db: Session, stream: IO[bytes], filename: str, bank_name: str, *, fmt: str = "auto",
-                  strict: bool = False, allow_missing_keys: bool = False, actor: str = "host") -> ReadResult:
-    """Read an uploaded bank file and add it to ``bank_name`` in ``db``; raise :class:`UploadError` naming every problem.
+def import_upload(
+    db: Session,
+    stream: IO[bytes],
+    filename: str,
+    bank_name: str,
+    *,
+    fmt: str = "auto",
+    strict: bool = False,
+    allow_missing_keys: bool = False,
+    actor: str = "host",
+) -> ReadResult:
+    """Read an uploaded bank file and add it to ``bank_name`` in ``db``; :class:`UploadError` names every problem.
 
     The caller owns the transaction (the console uses :func:`run_upload` instead, beside the loop). The error of a
     text file saved in Korean Excel's encoding names it (``encoding``).  ``actor``: who uploaded it.
@@ -198,7 +227,9 @@ def _saved(stream: IO[bytes], filename: str) -> Iterator[Path]:
     """The upload in a file of its own name (readers name the file in problems and pick by suffix), size-checked."""
     name = upload_name(filename)
     if PurePath(name).suffix.lower() not in UPLOAD_SUFFIXES:
-        raise UploadError([Problem(name, None, None, f"is not a bank file; upload one of {', '.join(UPLOAD_SUFFIXES)}")])
+        raise UploadError(
+            [Problem(name, None, None, f"is not a bank file; upload one of {', '.join(UPLOAD_SUFFIXES)}")]
+        )
     with tempfile.TemporaryDirectory(prefix="vtt-upload-") as folder:
         path = Path(folder) / name
         with path.open("wb") as out:
@@ -217,14 +248,25 @@ def too_large(name: str) -> Problem:
 
 def _read(path: Path, fmt: str, strict: bool, allow_missing_keys: bool) -> ReadResult:
     if fmt not in ("auto", *FORMATS):
-        raise UploadError([Problem(path.name, None, None, f"unknown format {fmt!r}; one of auto, {', '.join(FORMATS)}")])
+        raise UploadError(
+            [Problem(path.name, None, None, f"unknown format {fmt!r}; one of auto, {', '.join(FORMATS)}")]
+        )
     if path.suffix.lower() == ".xlsx":
         _check_workbook(path)
 
     def bounded(count: int) -> None:  # read_bank reports progress every 500 items
         if count > MAX_UPLOAD_ITEMS:
-            raise InputError([Problem(path.name, None, None, f"is too large: more than {MAX_UPLOAD_ITEMS:,} "
-                                                             "questions; split it into several banks")])
+            raise InputError(
+                [
+                    Problem(
+                        path.name,
+                        None,
+                        None,
+                        f"is too large: more than {MAX_UPLOAD_ITEMS:,} questions; split it into several banks",
+                    )
+                ]
+            )
+
     try:
         return read_bank(path, fmt, progress=bounded, strict=strict, allow_missing_keys=allow_missing_keys)
     except InputError as error:
@@ -239,8 +281,17 @@ def _check_workbook(path: Path) -> None:
     except (zipfile.BadZipFile, OSError):
         return  # the reader says it is not a workbook
     if unpacked > MAX_XLSX_UNPACKED_BYTES:
-        raise UploadError([Problem(path.name, None, None, f"is too large: the workbook unpacks to {unpacked // 2**20:,} "
-                                                          f"MB (at most {MAX_XLSX_UNPACKED_BYTES // 2**20} MB)")])
+        raise UploadError(
+            [
+                Problem(
+                    path.name,
+                    None,
+                    None,
+                    f"is too large: the workbook unpacks to {unpacked // 2**20:,} "
+                    f"MB (at most {MAX_XLSX_UNPACKED_BYTES // 2**20} MB)",
+                )
+            ]
+        )
 
 
 def _write_sqlite(db: Session, result: ReadResult, bank_name: str, actor: str) -> int:
@@ -255,8 +306,13 @@ def _write_sqlite(db: Session, result: ReadResult, bank_name: str, actor: str) -
     connection = db.connection()
     stage_questions.create(connection)
     stage_tags.create(connection)
-    db.execute(insert(stage_questions), [{name: value for name, value in question_row(0, record).items()
-                                          if name != "bank_id"} for record in result.records])
+    db.execute(
+        insert(stage_questions),
+        [
+            {name: value for name, value in question_row(0, record).items() if name != "bank_id"}
+            for record in result.records
+        ],
+    )
     tags = [{"qid": record.qid, **tag} for record in result.records for tag in _tag_rows(record.tags)]
     if tags:
         db.execute(insert(stage_tags), tags)
@@ -269,24 +325,47 @@ def _write_sqlite(db: Session, result: ReadResult, bank_name: str, actor: str) -
         db.add(bank)
         db.flush()
     else:
-        clashes = db.scalars(select(stage_questions.c.qid).join(
-            Question.__table__, (Question.bank_id == bank.id) & (Question.qid == stage_questions.c.qid))
-            .order_by(stage_questions.c.qid)).all()
+        clashes = db.scalars(
+            select(stage_questions.c.qid)
+            .join(Question.__table__, (Question.bank_id == bank.id) & (Question.qid == stage_questions.c.qid))
+            .order_by(stage_questions.c.qid)
+        ).all()
         if clashes:
-            raise InputError([Problem(result.path.name, None, "qid", f"{qid!r} is already in bank {bank_name!r}")
-                             for qid in clashes])
+            raise InputError(
+                [Problem(result.path.name, None, "qid", f"{qid!r} is already in bank {bank_name!r}") for qid in clashes]
+            )
     columns = [c.name for c in stage_questions.c]
     listed = ", ".join(columns)
-    db.execute(text(f"INSERT INTO question (bank_id, {listed}) SELECT :bank, {listed} "  # noqa: S608 - our names
-                    f"FROM temp.{stage_questions.name} ORDER BY rowid"), {"bank": bank.id})
+    db.execute(
+        text(
+            f"INSERT INTO question (bank_id, {listed}) SELECT :bank, {listed} "  # noqa: S608 - our names
+            f"FROM temp.{stage_questions.name} ORDER BY rowid"
+        ),
+        {"bank": bank.id},
+    )
     # CROSS JOIN: SQLite then walks the staged tags in order and finds each question by its (bank_id, qid) index
     # (0.5 s for 120,000 tags here; it chose the other order, 0.9 s)
-    db.execute(text(f"INSERT INTO question_tag (question_id, module, element, position, is_key) "  # noqa: S608
-                    f"SELECT q.id, t.module, t.element, t.position, t.is_key FROM temp.{stage_tags.name} t CROSS "
-                    f"JOIN question q ON q.bank_id = :bank AND q.qid = t.qid"), {"bank": bank.id})
-    db.add(Event(kind="bank.imported", actor=actor, payload={
-        "bank": bank_name, "file": result.path.name, "format": result.format,
-        "questions": len(result.records), "untagged": len(result.untagged)}))
+    db.execute(
+        text(
+            f"INSERT INTO question_tag (question_id, module, element, position, is_key) "  # noqa: S608
+            f"SELECT q.id, t.module, t.element, t.position, t.is_key FROM temp.{stage_tags.name} t CROSS "
+            f"JOIN question q ON q.bank_id = :bank AND q.qid = t.qid"
+        ),
+        {"bank": bank.id},
+    )
+    db.add(
+        Event(
+            kind="bank.imported",
+            actor=actor,
+            payload={
+                "bank": bank_name,
+                "file": result.path.name,
+                "format": result.format,
+                "questions": len(result.records),
+                "untagged": len(result.untagged),
+            },
+        )
+    )
     db.flush()
     return bank.id
 
@@ -295,13 +374,20 @@ def _stage_tables() -> tuple[Table, Table]:
     """TEMP tables shaped like ``question`` (less id and bank_id) and ``question_tag`` (by qid), same types."""
     metadata = MetaData()
     question = Question.__table__.c
-    stage_questions = Table("upload_question", metadata,
-                            *(Column(c.name, c.type.copy()) for c in question if c.name not in ("id", "bank_id")),
-                            prefixes=["TEMPORARY"])
+    stage_questions = Table(
+        "upload_question",
+        metadata,
+        *(Column(c.name, c.type.copy()) for c in question if c.name not in ("id", "bank_id")),
+        prefixes=["TEMPORARY"],
+    )
     tag = QuestionTag.__table__.c
-    stage_tags = Table("upload_tag", metadata, Column("qid", question.qid.type.copy()),
-                       *(Column(c.name, c.type.copy()) for c in tag if c.name != "question_id"),
-                       prefixes=["TEMPORARY"])
+    stage_tags = Table(
+        "upload_tag",
+        metadata,
+        Column("qid", question.qid.type.copy()),
+        *(Column(c.name, c.type.copy()) for c in tag if c.name != "question_id"),
+        prefixes=["TEMPORARY"],
+    )
     return stage_questions, stage_tags
 
 
@@ -325,5 +411,16 @@ def legacy_encoding(path: Path) -> str | None:
 if __name__ == "__main__":
     sys.exit(_worker_main())
 
-__all__ = ["MAX_UPLOAD_BYTES", "UPLOAD_SUFFIXES", "UploadBusy", "UploadError", "UploadOutcome", "import_beside_loop", "import_upload",
-           "run_upload", "too_large", "upload_name", "upload_slot"]
+__all__ = [
+    "MAX_UPLOAD_BYTES",
+    "UPLOAD_SUFFIXES",
+    "UploadBusy",
+    "UploadError",
+    "UploadOutcome",
+    "import_beside_loop",
+    "import_upload",
+    "run_upload",
+    "too_large",
+    "upload_name",
+    "upload_slot",
+]

@@ -15,10 +15,17 @@ def native_row(record: QuestionRecord) -> dict[str, str]:
         return "" if value is None else f"{value:g}"
 
     return {
-        "qid": record.qid, "question": record.text, "type": record.type, "choices": _choices_cell(record.choices),
+        "qid": record.qid,
+        "question": record.text,
+        "type": record.type,
+        "choices": _choices_cell(record.choices),
         "answer": str(record.answer_index) if record.type == "mcq" else record.reference_answer,
-        "video": record.video or "", "start": number(record.start), "end": number(record.end),
-        "clip": record.clip or "", **record.tags.as_text(), "category": record.category or "",
+        "video": record.video or "",
+        "start": number(record.start),
+        "end": number(record.end),
+        "clip": record.clip or "",
+        **record.tags.as_text(),
+        "category": record.category or "",
         "round": "" if record.round is None else str(record.round),
     }
 

@@ -10,19 +10,42 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-NOTES = ("answers too evenly", "sounds like a child", "very literal", "gets the feelings right",
-         "too fluent for a kid", "misses the point of the scene", "short and unsure", "names every detail",
-         "같은 말을 반복함", "감정을 잘 읽음", "너무 정확해서 의심스러움")
-REASONS = ("too fluent", "never hesitates", "answers like a textbook", "odd word choice", "gut feeling",
-           "답이 너무 매끄러움")
+NOTES = (
+    "answers too evenly",
+    "sounds like a child",
+    "very literal",
+    "gets the feelings right",
+    "too fluent for a kid",
+    "misses the point of the scene",
+    "short and unsure",
+    "names every detail",
+    "같은 말을 반복함",
+    "감정을 잘 읽음",
+    "너무 정확해서 의심스러움",
+)
+REASONS = (
+    "too fluent",
+    "never hesitates",
+    "answers like a textbook",
+    "odd word choice",
+    "gut feeling",
+    "답이 너무 매끄러움",
+)
 OPEN_ANSWERS = {
-    "human": ("Because she was sad about her father.", "He wanted to say sorry but could not.",
-              "I think they were angry at each other.", "She hid the letter so nobody would see it.",
-              "엄마가 걱정돼서 그랬어요.", "I don't know, maybe he was tired?"),
-    "ai": ("She hides the letter because she fears her mother's reaction.",
-           "He is apologising indirectly; his tone shows regret.",
-           "The two characters are in conflict over the inheritance.",
-           "She feels guilty about the accident, so she avoids him."),
+    "human": (
+        "Because she was sad about her father.",
+        "He wanted to say sorry but could not.",
+        "I think they were angry at each other.",
+        "She hid the letter so nobody would see it.",
+        "엄마가 걱정돼서 그랬어요.",
+        "I don't know, maybe he was tired?",
+    ),
+    "ai": (
+        "She hides the letter because she fears her mother's reaction.",
+        "He is apologising indirectly; his tone shows regret.",
+        "The two characters are in conflict over the inheritance.",
+        "She feels guilty about the accident, so she avoids him.",
+    ),
 }
 
 

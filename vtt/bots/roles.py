@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
-from .behaviour import Behaviour
 from ..client.connection import Connection
+from .behaviour import Behaviour
 
 ROUND_OVER = frozenset({"round_closed", "vote_closed", "finished"})  # a bot was too slow: not a fault
 
@@ -63,8 +63,12 @@ class JurorBot(Bot):
         data, number = self.view.data, self.view.status.get("round")
         self.noted |= {(row["question"], row["alias"]) for row in data.get("sheet", [])}
         self.voted |= {row["round"] for row in data.get("votes", [])}
-        todo = [(shown["question"], answer["alias"]) for shown in data.get("revealed", [])
-                for answer in shown["answers"] if (shown["question"], answer["alias"]) not in self.noted]
+        todo = [
+            (shown["question"], answer["alias"])
+            for shown in data.get("revealed", [])
+            for answer in shown["answers"]
+            if (shown["question"], answer["alias"]) not in self.noted
+        ]
         if todo and number not in self.voted:
             question = todo[0][0]
             aliases = [alias for q, alias in todo if q == question]
@@ -82,8 +86,13 @@ class JurorBot(Bot):
     async def _write_lines(self, question: int, aliases: list[str]) -> dict[str, int]:
         behaviour, pending, likeness = self.behaviour, [], {}
         for alias in aliases:
-            line = {"question": question, "alias": alias, "note": behaviour.note(),
-                    "human_likeness": behaviour.likeness(), "looks_like_ai": behaviour.chance(0.3)}
+            line = {
+                "question": question,
+                "alias": alias,
+                "note": behaviour.note(),
+                "human_likeness": behaviour.likeness(),
+                "looks_like_ai": behaviour.chance(0.3),
+            }
             await self.pause(0.3, 2.0)
             if behaviour.chance(behaviour.habits.typing_saves):  # the page saves mid-typing: a draft of this line
                 draft = {**line, "note": line["note"][: len(line["note"]) // 2]}
@@ -107,15 +116,28 @@ class JurorBot(Bot):
         picks = behaviour.suspects(aliases, likeness, slots)
         for slot, alias in enumerate(picks, start=1):
             chosen = None if behaviour.chance(habits.abstain) else alias
-            vote = {"round": number, "slot": slot, "alias": chosen, "confidence": behaviour.confidence(),
-                    "reason": behaviour.reason()}
+            vote = {
+                "round": number,
+                "slot": slot,
+                "alias": chosen,
+                "confidence": behaviour.confidence(),
+                "reason": behaviour.reason(),
+            }
             await self.connection.send("vote", vote, expected=ROUND_OVER)
         if picks and len(aliases) > len(picks) and behaviour.chance(habits.change_vote):
             await self.pause(0.5, 2.0)
             other = behaviour.random.choice([a for a in aliases if a not in picks])
-            await self.connection.send("vote", {"round": number, "slot": 1, "alias": other,
-                                                "confidence": behaviour.confidence(), "reason": "changed my mind"},
-                                       expected=ROUND_OVER)
+            await self.connection.send(
+                "vote",
+                {
+                    "round": number,
+                    "slot": 1,
+                    "alias": other,
+                    "confidence": behaviour.confidence(),
+                    "reason": "changed my mind",
+                },
+                expected=ROUND_OVER,
+            )
 
 
 class PlayerBot(Bot):
@@ -159,7 +181,7 @@ class PlayerBot(Bot):
         if not deadline:
             return 60.0
         moment = datetime.fromisoformat(deadline.replace("Z", "+00:00"))
-        return max(0.0, (moment - datetime.now(timezone.utc)).total_seconds())
+        return max(0.0, (moment - datetime.now(UTC)).total_seconds())
 
 
 class HostBot(Bot):
@@ -172,8 +194,15 @@ class HostBot(Bot):
     # The bot screens no clip and extends no time: answering opens when it says so, its waits bound the phases.
     PASSED_OVER = frozenset({"play_clip", "extend"})
 
-    def __init__(self, connection: Connection, behaviour: Behaviour, *, judge_seconds: float = 2.0,
-                 answer_wait: float = 60.0, vote_wait: float = 120.0):
+    def __init__(
+        self,
+        connection: Connection,
+        behaviour: Behaviour,
+        *,
+        judge_seconds: float = 2.0,
+        answer_wait: float = 60.0,
+        vote_wait: float = 120.0,
+    ):
         super().__init__(connection, behaviour)
         self.judge_seconds, self.answer_wait, self.vote_wait = judge_seconds, answer_wait, vote_wait
         self._entered: tuple[Any, ...] | None = None  # (phase, round, position) and when it began

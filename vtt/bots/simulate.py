@@ -22,7 +22,6 @@ from .roles import HostBot, JurorBot, PlayerBot
 CONNECTS_AT_ONCE = 50  # handshakes in flight: a crowd arriving, not a stampede
 
 
-
 @dataclass
 class Run:
     """One simulation: who plays, how, and (once run) the ledger."""
@@ -112,8 +111,11 @@ class Run:
                 done = number if phase in ("vote_closed", "tally", "identities", "finished") else max(number - 1, 0)
                 bar.update(done - bar.n)
                 acked = self.ledger.acked
-                bar.set_postfix_str(f"round {number}/{self.cast.rounds} {phase}; acked: {acked['answers']} answers, "
-                                    f"{acked['sheets']} sheet lines, {acked['votes']} votes", refresh=True)
+                bar.set_postfix_str(
+                    f"round {number}/{self.cast.rounds} {phase}; acked: {acked['answers']} answers, "
+                    f"{acked['sheets']} sheet lines, {acked['votes']} votes",
+                    refresh=True,
+                )
                 if finished:
                     return
                 try:
@@ -142,12 +144,16 @@ def summary(run: Run, server: dict[str, Any]) -> dict[str, Any]:
         "jurors": run.cast.jurors,
         "rounds": run.cast.rounds,
         "phase": server["phase"],
-        "votes_acked": ledger.acked["votes"], "votes_recorded": counts["votes"],
-        "sheets_acked": ledger.acked["sheets"], "sheets_recorded": counts["sheets"],
-        "answers_acked": ledger.acked["answers"], "answers_recorded": counts["answers"],
+        "votes_acked": ledger.acked["votes"],
+        "votes_recorded": counts["votes"],
+        "sheets_acked": ledger.acked["sheets"],
+        "sheets_recorded": counts["sheets"],
+        "answers_acked": ledger.acked["answers"],
+        "answers_recorded": counts["answers"],
         "ack_ms": percentiles_ms(samples),
         "errors": sum(ledger.errors.values()),
         "refused": sum(ledger.refused.values()),
-        "refreshes": ledger.refreshes, "reconnects": ledger.reconnects,
+        "refreshes": ledger.refreshes,
+        "reconnects": ledger.reconnects,
         "problems": ledger.examples,
     }

@@ -6,6 +6,7 @@ import click
 
 from .tools import redact, settings
 
+
 @click.group()
 def db() -> None:
     """Database schema (Alembic migrations)."""

@@ -6,6 +6,7 @@ import click
 
 from .tools import db_factory, settings
 
+
 @click.group()
 def demo() -> None:
     """The demo question bank and session."""

@@ -55,6 +55,19 @@ def main() -> None:
     """vtt: run a live Video Turing Test and report CogME profiles and vote tallies."""
 
 
-for command in (serve, host_login, host_token_command, db, questions, demo, analyze, session, media, report, export,
-                simulate, agent):
+for command in (
+    serve,
+    host_login,
+    host_token_command,
+    db,
+    questions,
+    demo,
+    analyze,
+    session,
+    media,
+    report,
+    export,
+    simulate,
+    agent,
+):
     main.add_command(command)

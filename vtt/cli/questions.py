@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
-from .tools import fail, db_factory
+from .tools import db_factory, fail
 
 FORMAT_CHOICES = ["auto", "csv", "json", "dramaqa", "tvqa", "cinepile", "moviecore"]
+
 
 @click.group()
 def questions() -> None:
@@ -28,8 +29,15 @@ def read_bank_file(file: Path, fmt: str, strict: bool, allow_missing_keys: bool 
     else:
         from tqdm import tqdm
 
-        with tqdm(total=_lines_in(file), unit=" questions", desc=f"reading {file.name}", leave=False,
-                  file=sys.stderr, dynamic_ncols=True, mininterval=0.2) as bar:
+        with tqdm(
+            total=_lines_in(file),
+            unit=" questions",
+            desc=f"reading {file.name}",
+            leave=False,
+            file=sys.stderr,
+            dynamic_ncols=True,
+            mininterval=0.2,
+        ) as bar:
             result = read_bank(file, fmt, progress=lambda done: bar.update(done - bar.n), **options)
     _print_quirks(result.warnings)
     return result
@@ -39,7 +47,7 @@ def _unkeyed_line(result) -> str:
     count = len(result.unkeyed)
     if not count:
         return ""
-    return (f"; {count:,} without a key (their answers are graded by hand or left out of accuracy)")
+    return f"; {count:,} without a key (their answers are graded by hand or left out of accuracy)"
 
 
 def _print_quirks(warnings) -> None:
@@ -48,8 +56,11 @@ def _print_quirks(warnings) -> None:
     warnings = unique(warnings)
     if warnings:
         count = len(warnings)
-        click.echo(f"warning: {count:,} known quirk{'s' if count != 1 else ''} of published files, imported as "
-                   f"noted (--strict refuses them):", err=True)
+        click.echo(
+            f"warning: {count:,} known quirk{'s' if count != 1 else ''} of published files, imported as "
+            f"noted (--strict refuses them):",
+            err=True,
+        )
         for line in summarize(warnings, "--strict lists them as problems"):
             click.echo(f"  {line}", err=True)
 
@@ -73,15 +84,22 @@ def _print_balance(records) -> None:
 
 
 problems_out_option = click.option(
-    "--problems-out", type=click.Path(dir_okay=False, path_type=Path),
-    help="Write every problem to this CSV (file, row, field, value, message); the terminal shows each kind once.")
+    "--problems-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write every problem to this CSV (file, row, field, value, message); the terminal shows each kind once.",
+)
 missing_keys_option = click.option(
-    "--allow-missing-keys", is_flag=True,
+    "--allow-missing-keys",
+    is_flag=True,
     help="Take questions without a key (a benchmark's test split): their answers are graded by hand or left out "
-         "of accuracy.")
+    "of accuracy.",
+)
 strict_option = click.option(
-    "--strict", is_flag=True, help="Refuse the known quirks of published files (NaN or zero-length spans, options "
-                                   "with stray whitespace, integer qids, a question text twice) instead of warning.")
+    "--strict",
+    is_flag=True,
+    help="Refuse the known quirks of published files (NaN or zero-length spans, options "
+    "with stray whitespace, integer qids, a question text twice) instead of warning.",
+)
 
 
 @questions.command("check")
@@ -98,8 +116,9 @@ def questions_check(file: Path, fmt: str, problems_out: Path | None, strict: boo
         result = read_bank_file(file, fmt, strict, allow_missing_keys)
     except InputError as error:
         fail(error, "the file is not valid", problems_out)
-    click.echo(f"{file.name}: {len(result.records)} questions, format {result.format}, no problems"
-               + _unkeyed_line(result))
+    click.echo(
+        f"{file.name}: {len(result.records)} questions, format {result.format}, no problems" + _unkeyed_line(result)
+    )
     _print_balance(result.records)
 
 
@@ -110,8 +129,9 @@ def questions_check(file: Path, fmt: str, problems_out: Path | None, strict: boo
 @problems_out_option
 @strict_option
 @missing_keys_option
-def questions_import(file: Path, fmt: str, bank_name: str | None, problems_out: Path | None, strict: bool,
-                     allow_missing_keys: bool) -> None:
+def questions_import(
+    file: Path, fmt: str, bank_name: str | None, problems_out: Path | None, strict: bool, allow_missing_keys: bool
+) -> None:
     """Import FILE into a question bank: every question or none."""
     from ..banks import import_bank
     from ..db import transaction
@@ -124,8 +144,10 @@ def questions_import(file: Path, fmt: str, bank_name: str | None, problems_out: 
             import_bank(db, result, bank_name)
     except InputError as error:
         fail(error, "nothing was imported", problems_out)
-    click.echo(f"imported {len(result.records)} questions ({result.format}) into bank {bank_name!r}; "
-               f"{len(result.untagged)} without CogME tags" + _unkeyed_line(result))
+    click.echo(
+        f"imported {len(result.records)} questions ({result.format}) into bank {bank_name!r}; "
+        f"{len(result.untagged)} without CogME tags" + _unkeyed_line(result)
+    )
     _print_balance(result.records)
 
 
@@ -159,10 +181,14 @@ def questions_tag(file: Path, bank_name: str) -> None:
 @click.option("--mcq", type=click.IntRange(min=0), help="Exactly this many multiple-choice questions (rest open).")
 @click.option("--shot", type=click.IntRange(min=0), help="Exactly this many shot clips (rest scene).")
 @click.option("--seed", default=0, show_default=True, type=int)
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the set as a native CSV with its round column.")
-def questions_build(bank_name: str, count: int, rounds: int, mcq: int | None, shot: int | None, seed: int,
-                    out: Path | None) -> None:
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the set as a native CSV with its round column.",
+)
+def questions_build(
+    bank_name: str, count: int, rounds: int, mcq: int | None, shot: int | None, seed: int, out: Path | None
+) -> None:
     """Pick a CogME-balanced set from a bank and deal it into rounds."""
     from analysis.builder import build_set
 
@@ -184,8 +210,10 @@ def questions_build(bank_name: str, count: int, rounds: int, mcq: int | None, sh
         click.echo(f"note: {note}")
     for row in chosen.itertuples():
         tags = records[row.qid].tags.as_text()
-        click.echo(f"  round {row.round} #{row.position:<2} {row.qid:<12} {row.type:<4} {row.clip or '-':<5} "
-                   f"{tags['targets']} | {tags['contents']} | {tags['thinking']}")
+        click.echo(
+            f"  round {row.round} #{row.position:<2} {row.qid:<12} {row.type:<4} {row.clip or '-':<5} "
+            f"{tags['targets']} | {tags['contents']} | {tags['thinking']}"
+        )
     click.echo(f"{'element':<14}{'bank':>7}{'bank %':>8}{'set':>6}{'set %':>8}")
     for row in built.comparison().itertuples():
         click.echo(f"{row.element:<14}{row.bank:>7}{row.bank_pct:>8.1f}{row.set:>6}{row.set_pct:>8.1f}")
@@ -199,16 +227,18 @@ def questions_list() -> None:
     """List the banks and their sizes."""
     from sqlalchemy import func, select
 
-    from ..models import Question, QuestionBank
-
-    from ..models import QuestionType
+    from ..models import Question, QuestionBank, QuestionType
 
     unkeyed = ((Question.type == QuestionType.MCQ) & Question.answer_index.is_(None)) | (
-        (Question.type == QuestionType.OPEN) & (Question.reference_answer == ""))
+        (Question.type == QuestionType.OPEN) & (Question.reference_answer == "")
+    )
     with db_factory()() as db:
-        rows = db.execute(select(QuestionBank.name, func.count(Question.id),
-                                      func.count(Question.id).filter(unkeyed)).outerjoin(Question)
-                               .group_by(QuestionBank.id).order_by(QuestionBank.name)).all()
+        rows = db.execute(
+            select(QuestionBank.name, func.count(Question.id), func.count(Question.id).filter(unkeyed))
+            .outerjoin(Question)
+            .group_by(QuestionBank.id)
+            .order_by(QuestionBank.name)
+        ).all()
     if not rows:
         click.echo("no banks yet")
     for name, count, without_key in rows:

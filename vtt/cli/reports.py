@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from .tools import fail, db_factory, warn_missing_glyphs
+from .tools import db_factory, fail, warn_missing_glyphs
 
 
 def _session_or_fail(db, code: str):
@@ -19,18 +19,31 @@ def _session_or_fail(db, code: str):
 
     session = session_by_code(db, code)
     if session is None:
-        fail(f"no session with join code {code.strip().upper()!r} (`vtt report` and `vtt export` take the "
-             "session's join code)")
+        fail(
+            f"no session with join code {code.strip().upper()!r} (`vtt report` and `vtt export` take the "
+            "session's join code)"
+        )
     return session
 
 
 @click.command("report")
 @click.argument("code")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Write profiles.pdf, tallies.pdf, report.pdf and a CSV per table here.")
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write profiles.pdf, tallies.pdf, report.pdf and a CSV per table here.",
+)
 @click.option("--title", help="The PDFs' title (default: the session's name).")
-@click.option("--lang", "language", type=click.Choice(["en", "ko"]), default="en", show_default=True,
-              help="The PDFs' language (the CSVs are the same in both).")
+@click.option(
+    "--lang",
+    "language",
+    type=click.Choice(["en", "ko"]),
+    default="en",
+    show_default=True,
+    help="The PDFs' language (the CSVs are the same in both).",
+)
 def report(code: str, out_dir: Path, title: str | None, language: str) -> None:
     """Part 2's PDFs and CSVs from the data of the session with join code CODE.
 
@@ -46,8 +59,9 @@ def report(code: str, out_dir: Path, title: str | None, language: str) -> None:
     written, frames = reports.written, reports.frames
     click.echo(f"wrote {len(written)} files to {out_dir}: {', '.join(sorted(written))}")
     if not reports.has_votes:
-        click.echo("no votes yet: tallies without vote statistics" if reports.has_sheet
-                   else "no votes yet: profiles only")
+        click.echo(
+            "no votes yet: tallies without vote statistics" if reports.has_sheet else "no votes yet: profiles only"
+        )
     if len(frames.ungraded):
         click.echo(_ungraded_line(frames.ungraded))
     warn_missing_glyphs(written)
@@ -65,8 +79,9 @@ class SessionReports:
     has_sheet: bool
 
 
-def write_session_reports(db, session, out_dir: Path, title: str | None = None, *,
-                          language: str = "en") -> SessionReports:
+def write_session_reports(
+    db, session, out_dir: Path, title: str | None = None, *, language: str = "en"
+) -> SessionReports:
     """Write part 2's PDFs and CSVs of ``session`` into ``out_dir`` (used by ``vtt report`` and the results page).
 
     ``language`` (``en`` or ``ko``): the PDFs' words; the CSVs, session_info.csv included, stay English.
@@ -81,19 +96,34 @@ def write_session_reports(db, session, out_dir: Path, title: str | None = None, 
     if frames.answers.empty:
         raise NothingToReport(
             f"session {session.join_code} has no graded answers yet: nothing to profile"
-            + (f" ({len(frames.ungraded)} open answers wait for a grade)" if len(frames.ungraded) else ""))
+            + (f" ({len(frames.ungraded)} open answers wait for a grade)" if len(frames.ungraded) else "")
+        )
     with report_language("en"):  # session_info.csv: English, as every CSV
         info = {**_session_info(session, frames), **ai_programs_info(db, session)}
     with report_language(language):
         shown_info = {**_session_info(session, frames), **ai_programs_info(db, session)}
         shown_title = title or t("{name} - Video Turing Test report", name=session.name)
     profiles = session_profiles(frames, session.scoring_method.value)
-    stats = vote_stats(frames.votes, frames.players, session.pass_rule.value, session.pass_alpha,
-                       session.pass_threshold_pct) if len(frames.votes) else None
+    stats = (
+        vote_stats(
+            frames.votes, frames.players, session.pass_rule.value, session.pass_alpha, session.pass_threshold_pct
+        )
+        if len(frames.votes)
+        else None
+    )
     sheet_exposure = exposure(frames.sheet, frames.players, frames.answers) if len(frames.sheet) else None
-    written = write_reports(out_dir, language=language, questions=frames.questions, answers=frames.answers,
-                            profiles=profiles, stats=stats, title=shown_title, session_info=shown_info,
-                            exposure=sheet_exposure, ungraded=frames.ungraded)
+    written = write_reports(
+        out_dir,
+        language=language,
+        questions=frames.questions,
+        answers=frames.answers,
+        profiles=profiles,
+        stats=stats,
+        title=shown_title,
+        session_info=shown_info,
+        exposure=sheet_exposure,
+        ungraded=frames.ungraded,
+    )
     info_path = out_dir / "session_info.csv"
     _info_frame(info).to_csv(info_path, index=False, encoding="utf-8")
     written["session_info.csv"] = info_path
@@ -108,8 +138,10 @@ def write_session_reports(db, session, out_dir: Path, title: str | None = None, 
 def _ungraded_line(ungraded) -> str:
     count = len(ungraded)
     named = ", ".join(f"{row.player} {row.qid}" for row in ungraded.itertuples(index=False))
-    return (f"{count} answer{'s' if count != 1 else ''} not graded yet (open, or to a question without a key), "
-            f"left out of accuracy: {named}")
+    return (
+        f"{count} answer{'s' if count != 1 else ''} not graded yet (open, or to a question without a key), "
+        f"left out of accuracy: {named}"
+    )
 
 
 def _session_info(session, frames) -> dict[str, str]:
@@ -121,15 +153,21 @@ def _session_info(session, frames) -> dict[str, str]:
     when = session.started_at or session.created_at
     players = "; ".join(_player_text(p) for p in session.players)
     themes = [r.theme for r in session.round_states if r.theme]
-    rounds = t("{rounds} x {per_round} questions ({placed} placed)", rounds=session.rounds,
-               per_round=session.questions_per_round, placed=len(frames.questions))
+    rounds = t(
+        "{rounds} x {per_round} questions ({placed} placed)",
+        rounds=session.rounds,
+        per_round=session.questions_per_round,
+        placed=len(frames.questions),
+    )
     if themes:
-        rounds += "; " + "; ".join(t("round {number}: {theme}", number=r.number, theme=r.theme)
-                                   for r in session.round_states if r.theme)
+        rounds += "; " + "; ".join(
+            t("round {number}: {theme}", number=r.number, theme=r.theme) for r in session.round_states if r.theme
+        )
     rule = session.pass_rule.value
-    rule += {"chance": t(" (alpha {alpha})", alpha=f"{session.pass_alpha:g}"),
-             "threshold": t(" (AI passes at detection <= {threshold} %)",
-                            threshold=f"{session.pass_threshold_pct:g}")}.get(rule, "")
+    rule += {
+        "chance": t(" (alpha {alpha})", alpha=f"{session.pass_alpha:g}"),
+        "threshold": t(" (AI passes at detection <= {threshold} %)", threshold=f"{session.pass_threshold_pct:g}"),
+    }.get(rule, "")
     ungraded = len(frames.ungraded)
     return {
         t("Session"): session.name,
@@ -173,16 +211,20 @@ def ai_programs_info(db, session) -> dict[str, str]:
 
     In the report language of the moment (:func:`analysis.report_text.report_language`); backend and model
     names stay as recorded."""
-    from analysis.report_text import t
     from sqlalchemy import select
+
+    from analysis.report_text import t
 
     from ..models import Answer, PlayerKind
 
     ai_players = [p for p in sorted(session.players, key=lambda p: p.id) if p.kind is PlayerKind.AI]
     if not ai_players:
         return {}
-    rows = db.execute(select(Answer.player_id, Answer.provenance, Answer.entered_by_host)
-                      .where(Answer.session_id == session.id).order_by(Answer.id)).all()
+    rows = db.execute(
+        select(Answer.player_id, Answer.provenance, Answer.entered_by_host)
+        .where(Answer.session_id == session.id)
+        .order_by(Answer.id)
+    ).all()
     parts = []
     for player in ai_players:
         programs: dict[str, int] = {}
@@ -199,8 +241,10 @@ def ai_programs_info(db, session) -> dict[str, str]:
                 programs[name] = programs.get(name, 0) + 1
             else:
                 unnamed += 1
-        facts = [t("{name}: {count} answer" if count == 1 else "{name}: {count} answers", name=name, count=count)
-                 for name, count in programs.items()]
+        facts = [
+            t("{name}: {count} answer" if count == 1 else "{name}: {count} answers", name=name, count=count)
+            for name, count in programs.items()
+        ]
         if unnamed:
             facts.append(t("no provenance recorded: {count}", count=unnamed))
         if by_host:
@@ -213,14 +257,20 @@ def unkeyed_info(questions) -> dict[str, str]:
     """A session on a test split: which questions have no key (their answers are graded by hand or left out)."""
     # as the bank reader counts them: an mcq without its option index, an open question without a reference answer
     withheld = ((questions["type"] == "mcq") & questions["answer_index"].isna()) | (
-        (questions["type"] == "open") & (questions["answer"].fillna("") == ""))
+        (questions["type"] == "open") & (questions["answer"].fillna("") == "")
+    )
     from analysis.report_text import t
 
     unkeyed = questions.loc[withheld, "qid"].tolist()
     if not unkeyed:
         return {}
-    return {t("Questions without a key"): t("{count} ({qids}): answers graded by hand or left out of accuracy",
-                                            count=len(unkeyed), qids=", ".join(unkeyed))}
+    return {
+        t("Questions without a key"): t(
+            "{count} ({qids}): answers graded by hand or left out of accuracy",
+            count=len(unkeyed),
+            qids=", ".join(unkeyed),
+        )
+    }
 
 
 def _ungraded_text(ungraded, shown: int = 20) -> str:
@@ -228,8 +278,12 @@ def _ungraded_text(ungraded, shown: int = 20) -> str:
 
     names = [f"{row.player} {row.qid}" for row in ungraded.itertuples(index=False)]
     more = t(", ... ({count} more)", count=len(names) - shown) if len(names) > shown else ""
-    return t("{count}, left out of accuracy (ungraded.csv lists them): {names}{more}", count=len(names),
-             names=", ".join(names[:shown]), more=more)
+    return t(
+        "{count}, left out of accuracy (ungraded.csv lists them): {names}{more}",
+        count=len(names),
+        names=", ".join(names[:shown]),
+        more=more,
+    )
 
 
 def _player_text(player) -> str:
@@ -251,8 +305,13 @@ def _info_frame(info: dict[str, str]):
 
 @click.command("export")
 @click.argument("code")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Write one CSV per table and CODE_wide.csv here.")
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write one CSV per table and CODE_wide.csv here.",
+)
 def export(code: str, out_dir: Path) -> None:
     """Every table of the session with join code CODE as CSV, plus one wide file (oTree style).
 

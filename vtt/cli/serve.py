@@ -7,12 +7,15 @@ import click
 from ..serving.record import login_banner
 from .tools import settings
 
+
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on (0.0.0.0 for a LAN).")
 @click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
-@click.option("--audit-log", type=click.Path(dir_okay=False),
-              help="Append every message the server sends to clients to this file, one JSON line each "
-                   "(default: VTT_AUDIT_LOG).")
+@click.option(
+    "--audit-log",
+    type=click.Path(dir_okay=False),
+    help="Append every message the server sends to clients to this file, one JSON line each (default: VTT_AUDIT_LOG).",
+)
 def serve(host: str, port: int, audit_log: str | None) -> None:
     """Serve the app with gevent (websockets included)."""
     import gevent
@@ -27,10 +30,16 @@ def serve(host: str, port: int, audit_log: str | None) -> None:
 
 
 @click.command("host-login")
-@click.option("--host", help="The host the server listens on (as given to serve); 0.0.0.0 prints this machine's "
-                             "LAN address. Default: the running server's (see below), else 127.0.0.1.")
-@click.option("--port", type=click.IntRange(1, 65535),
-              help="The port the server listens on. Default: the running server's, else 5000.")
+@click.option(
+    "--host",
+    help="The host the server listens on (as given to serve); 0.0.0.0 prints this machine's "
+    "LAN address. Default: the running server's (see below), else 127.0.0.1.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    help="The port the server listens on. Default: the running server's, else 5000.",
+)
 @click.option("--url", help="Print this address instead (e.g. behind a proxy); VTT_BASE_URL does the same.")
 def host_login(host: str | None, port: int | None, url: str | None) -> None:
     """Print where and how the host signs in.
@@ -38,8 +47,8 @@ def host_login(host: str | None, port: int | None, url: str | None) -> None:
     The address, in order: --url, VTT_BASE_URL, --host/--port, the server serving this instance folder now
     (`vtt serve` and run.py note where in instance/serving.json), else http://127.0.0.1:5000.
     """
-    from .tools import cli_base_url
     from ..netaddr import LOOPBACK, base_url
+    from .tools import cli_base_url
 
     if url or settings().base_url or (host is None and port is None):
         click.echo(login_banner(cli_base_url(url)))

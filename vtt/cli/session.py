@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from .tools import fail, db_factory, settings
+from .tools import db_factory, fail, settings
 
 SHORT_HASH = 12  # hex characters of the design hash in text output
 
@@ -28,9 +28,11 @@ def _base_url(given: str | None) -> str:
 
 
 base_url_option = click.option(
-    "--base-url", help="What the links start with (default: VTT_BASE_URL, else the address of the server running "
-                       "on this instance folder, noted by `vtt serve` in instance/serving.json, else "
-                       "http://127.0.0.1:5000).")
+    "--base-url",
+    help="What the links start with (default: VTT_BASE_URL, else the address of the server running "
+    "on this instance folder, noted by `vtt serve` in instance/serving.json, else "
+    "http://127.0.0.1:5000).",
+)
 
 
 @click.group()
@@ -39,29 +41,39 @@ def session() -> None:
 
 
 def _jurors_from_option(value: str) -> list[dict[str, Any]]:
-    from ..sessions.create import numbered_jurors, read_jurors_csv
     from ..problems import InputError, Problem
+    from ..sessions.create import numbered_jurors, read_jurors_csv
 
     if re.fullmatch(r"[0-9]+", value.strip()):
         return numbered_jurors(int(value))
     path = Path(value)
     if not path.is_file():
-        raise InputError([Problem("--jurors", None, None,
-                                  f"{value!r} is neither a number of jurors nor an existing CSV file")])
+        raise InputError(
+            [Problem("--jurors", None, None, f"{value!r} is neither a number of jurors nor an existing CSV file")]
+        )
     return read_jurors_csv(path)
 
 
 @session.command("create")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--jurors", "jurors_option", metavar="N|FILE.csv",
-              help="N: N jurors labelled J01..JN; FILE.csv: columns label,age_band,sex,expert[,group] (expert: "
-                   "yes/no/true/false/1/0 or empty). Either replaces the design's own jurors list.")
+@click.option(
+    "--jurors",
+    "jurors_option",
+    metavar="N|FILE.csv",
+    help="N: N jurors labelled J01..JN; FILE.csv: columns label,age_band,sex,expert[,group] (expert: "
+    "yes/no/true/false/1/0 or empty). Either replaces the design's own jurors list.",
+)
 @click.option("--name", help="Use this session name instead of the design's (the name is part of the hashed design).")
 @base_url_option
-@click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON object: code, name, seed, design hash, links, each player's and juror's token.")
-def session_create(file: Path, jurors_option: str | None, name: str | None, base_url: str | None,
-                   as_json: bool) -> None:
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object: code, name, seed, design hash, links, each player's and juror's token.",
+)
+def session_create(
+    file: Path, jurors_option: str | None, name: str | None, base_url: str | None, as_json: bool
+) -> None:
     """Create a session from the JSON design FILE (as vtt/sessions/demo/session.json) and print everyone's link.
 
     The design (with the jurors given by --jurors, if any) is stored with the session and its sha256 recorded:
@@ -69,9 +81,9 @@ def session_create(file: Path, jurors_option: str | None, name: str | None, base
     A design with any problem is refused whole, with every problem listed.
     """
     from ..db import transaction
+    from ..problems import InputError, load_json
     from ..sessions.create import SessionConfig, create_session
     from ..sessions.links import person_links
-    from ..problems import InputError, load_json
 
     base = _base_url(base_url)
     problems = []
@@ -117,8 +129,10 @@ def session_create(file: Path, jurors_option: str | None, name: str | None, base
     click.echo(f"created session {summary['name']!r}")
     click.echo(f"join code:   {summary['code']}")
     click.echo(f"seed:        {summary['seed']} ({seed_source})")
-    click.echo(f"design hash: {summary['design_hash'][:SHORT_HASH]} (sha256; `vtt session show "
-               f"{summary['code']}` prints it whole)")
+    click.echo(
+        f"design hash: {summary['design_hash'][:SHORT_HASH]} (sha256; `vtt session show "
+        f"{summary['code']}` prints it whole)"
+    )
     if summary["clip_warnings"]:
         click.echo("warning: not every clip is ready (`vtt media check --bank NAME` checks the bank again):", err=True)
         for line in summary["clip_warnings"]:
@@ -162,25 +176,39 @@ def session_list() -> None:
 
     from ..models import Juror, Player, VttSession
 
-    players = (select(func.count(Player.id)).where(Player.session_id == VttSession.id)
-               .correlate(VttSession).scalar_subquery())
-    jurors = (select(func.count(Juror.id)).where(Juror.session_id == VttSession.id)
-              .correlate(VttSession).scalar_subquery())
+    players = (
+        select(func.count(Player.id)).where(Player.session_id == VttSession.id).correlate(VttSession).scalar_subquery()
+    )
+    jurors = (
+        select(func.count(Juror.id)).where(Juror.session_id == VttSession.id).correlate(VttSession).scalar_subquery()
+    )
     with db_factory()() as db:
-        rows = db.execute(select(VttSession.join_code, VttSession.name, VttSession.phase, VttSession.rounds,
-                                 players, jurors, VttSession.created_at)
-                          .order_by(VttSession.created_at, VttSession.id)).all()
+        rows = db.execute(
+            select(
+                VttSession.join_code,
+                VttSession.name,
+                VttSession.phase,
+                VttSession.rounds,
+                players,
+                jurors,
+                VttSession.created_at,
+            ).order_by(VttSession.created_at, VttSession.id)
+        ).all()
     if not rows:
         click.echo("no sessions yet (`vtt session create FILE` makes one)")
         return
     table = [("code", "name", "phase", "rounds", "players", "jurors", "created")]
-    table += [(code, name, str(phase), str(rounds), str(n_players), str(n_jurors),
-               created.strftime("%Y-%m-%d %H:%M UTC")) for code, name, phase, rounds, n_players, n_jurors, created
-              in rows]
+    table += [
+        (code, name, str(phase), str(rounds), str(n_players), str(n_jurors), created.strftime("%Y-%m-%d %H:%M UTC"))
+        for code, name, phase, rounds, n_players, n_jurors, created in rows
+    ]
     widths = [max(_width(row[i]) for row in table) for i in range(len(table[0]))]
     for row in table:
-        click.echo("  ".join(cell.rjust(w) if i in (3, 4, 5) else _pad(cell, w)
-                             for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
+        click.echo(
+            "  ".join(
+                cell.rjust(w) if i in (3, 4, 5) else _pad(cell, w) for i, (cell, w) in enumerate(zip(row, widths))
+            ).rstrip()
+        )
 
 
 @session.command("show")
@@ -191,8 +219,8 @@ def session_show(code: str, base_url: str | None, as_json: bool) -> None:
     """A session's state, design hash, players and jurors with their links (CODE: the join code)."""
     from sqlalchemy import select
 
-    from ..sessions.links import person_links
     from ..models import VttSession
+    from ..sessions.links import person_links
 
     base = _base_url(base_url)
     wanted = code.strip().upper()
@@ -201,12 +229,20 @@ def session_show(code: str, base_url: str | None, as_json: bool) -> None:
         if vtt is None:
             fail(f"no session with join code {wanted!r} (`vtt session list` shows every session)")
         summary = _summary(vtt, person_links(vtt, base, settings().secret_key))
-        state = {"phase": str(vtt.phase), "status": str(vtt.status), "current_round": vtt.current_round,
-                 "current_position": vtt.current_position, "state_version": vtt.state_version,
-                 "created_at": vtt.created_at.isoformat()}
+        state = {
+            "phase": str(vtt.phase),
+            "status": str(vtt.status),
+            "current_round": vtt.current_round,
+            "current_position": vtt.current_position,
+            "state_version": vtt.state_version,
+            "created_at": vtt.created_at.isoformat(),
+        }
         facets = {j.label: _facets(j) for j in vtt.jurors}
-        about = {"bank": vtt.bank.name if vtt.bank else None, "rounds": vtt.rounds,
-                 "questions_per_round": vtt.questions_per_round}
+        about = {
+            "bank": vtt.bank.name if vtt.bank else None,
+            "rounds": vtt.rounds,
+            "questions_per_round": vtt.questions_per_round,
+        }
     if as_json:
         click.echo(json.dumps({**summary, **state, **about}, ensure_ascii=False))
         return
@@ -218,8 +254,10 @@ def session_show(code: str, base_url: str | None, as_json: bool) -> None:
         where = f"round {state['current_round']}, question {state['current_position']}"
     click.echo(f"session {summary['name']!r}  join code {summary['code']}")
     click.echo(f"phase:         {state['phase']} ({where}); state version {state['state_version']}")
-    click.echo(f"design:        {about['rounds']} rounds x {about['questions_per_round']} questions "
-               f"from bank {about['bank']!r}")
+    click.echo(
+        f"design:        {about['rounds']} rounds x {about['questions_per_round']} questions "
+        f"from bank {about['bank']!r}"
+    )
     click.echo(f"seed:          {summary['seed']}")
     click.echo(f"design hash:   {summary['design_hash'] or '(none recorded)'}")
     click.echo(f"created:       {state['created_at']}")
@@ -228,5 +266,6 @@ def session_show(code: str, base_url: str | None, as_json: bool) -> None:
 
 def _facets(juror) -> str:
     expert = {True: "AI expert", False: "not an AI expert", None: None}[juror.expert]
-    return ", ".join(part for part in (juror.age_band, juror.sex, expert, juror.juror_group and
-                                       f"group {juror.juror_group}") if part)
+    return ", ".join(
+        part for part in (juror.age_band, juror.sex, expert, juror.juror_group and f"group {juror.juror_group}") if part
+    )

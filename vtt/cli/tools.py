@@ -17,7 +17,7 @@ def settings():
 
 
 def db_factory():
-    from ..db import make_engine, make_db_factory
+    from ..db import make_db_factory, make_engine
 
     return make_db_factory(make_engine(settings().database_url))
 
@@ -63,5 +63,8 @@ def warn_missing_glyphs(written) -> None:
     missing = getattr(written, "missing_characters", ())
     if missing:
         shown = ", ".join(f"U+{ord(ch):04X} {ch}" for ch in missing[:20]) + (" ..." if len(missing) > 20 else "")
-        click.echo(f"warning: the PDFs' font cannot show {len(missing)} character(s), printed as blanks or boxes "
-                   f"(the CSVs keep them; each PDF's cover lists them): {shown}", err=True)
+        click.echo(
+            f"warning: the PDFs' font cannot show {len(missing)} character(s), printed as blanks or boxes "
+            f"(the CSVs keep them; each PDF's cover lists them): {shown}",
+            err=True,
+        )

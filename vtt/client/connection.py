@@ -44,8 +44,9 @@ class Ledger:
 class Connection:
     """A socket that reopens itself; ``send`` returns the ok-reply, or None when refused or given up."""
 
-    def __init__(self, url: str, auth: dict[str, Any], ledger: Ledger, id_prefix: str,
-                 headers: dict[str, str] | None = None):
+    def __init__(
+        self, url: str, auth: dict[str, Any], ledger: Ledger, id_prefix: str, headers: dict[str, str] | None = None
+    ):
         self.url, self.auth, self.headers, self.ledger = url, auth, headers or {}, ledger
         self.id_prefix = id_prefix
         self.view = View()
@@ -58,8 +59,9 @@ class Connection:
     # --- connecting --------------------------------------------------------------------------
 
     async def open(self) -> None:
-        client = socketio.AsyncClient(reconnection=True, reconnection_delay=0.2, reconnection_delay_max=2,
-                                      randomization_factor=0.5)
+        client = socketio.AsyncClient(
+            reconnection=True, reconnection_delay=0.2, reconnection_delay_max=2, randomization_factor=0.5
+        )
         client.on("*", self._on_event)
         client.on("connect_error", self._on_connect_error)
         self._client = client
@@ -67,8 +69,9 @@ class Connection:
         while True:
             self._refusal = None
             try:
-                await client.connect(self.url, auth=self.auth, headers=self.headers, transports=["websocket"],
-                                     wait_timeout=CALL_TIMEOUT)
+                await client.connect(
+                    self.url, auth=self.auth, headers=self.headers, transports=["websocket"], wait_timeout=CALL_TIMEOUT
+                )
                 return
             except socketio.exceptions.ConnectionError as failure:
                 if self._refusal is not None:  # the server said no (bad token, not host, ...): final
@@ -130,8 +133,9 @@ class Connection:
         self._sequence += 1
         return f"{self.id_prefix}-{self._sequence}"
 
-    async def send(self, event: str, payload: dict[str, Any] | None, *, record: bool = True,
-                   expected: frozenset[str] = frozenset()) -> dict[str, Any] | None:
+    async def send(
+        self, event: str, payload: dict[str, Any] | None, *, record: bool = True, expected: frozenset[str] = frozenset()
+    ) -> dict[str, Any] | None:
         """Send ``event`` until it is acknowledged; refusals in ``expected`` are not counted as surprises."""
         kind = ACTION_KINDS.get(event, event)
         message = None if payload is None else {"id": self.new_id(), **payload}
@@ -167,8 +171,10 @@ class Connection:
                 if len(self.ledger.examples) < 10:
                     self.ledger.examples.append(f"{kind} refused: {reply['error']}"[:300])
             return None
-        self.last_error = {"code": "not_acknowledged", "message": f"no acknowledgement after {GIVE_UP_AFTER:.0f} s "
-                           f"({last})"}
+        self.last_error = {
+            "code": "not_acknowledged",
+            "message": f"no acknowledgement after {GIVE_UP_AFTER:.0f} s ({last})",
+        }
         if record:
             self.ledger.error(f"{kind}: {last}", f"{message} not acknowledged after {GIVE_UP_AFTER:.0f} s")
         return None

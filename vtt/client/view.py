@@ -41,8 +41,11 @@ def apply_own(data: dict[str, Any], payload: dict[str, Any]) -> None:
         kept = [row for row in data.get("sheet") or [] if (row["question"], row["alias"]) not in keys]
         data["sheet"] = kept + [_pick(line, SHEET_FIELDS) for line in lines]
     elif action == "answer":
-        data["answer"] = {"question": fields.get("question"), "text": fields.get("text") or "",
-                          "choice": fields.get("choice")}
+        data["answer"] = {
+            "question": fields.get("question"),
+            "text": fields.get("text") or "",
+            "choice": fields.get("choice"),
+        }
 
 
 class View:

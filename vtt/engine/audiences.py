@@ -32,6 +32,7 @@ def iso(moment: datetime | None, timespec: str = "auto") -> str | None:
 
 # --- shared by every audience ------------------------------------------------------------------
 
+
 def status(state: LiveState) -> dict[str, Any]:
     """Where the flow stands: the same for everyone (the host's adds its moves: :func:`host_status`)."""
     current = state.current_round
@@ -97,6 +98,7 @@ def round_card(state: LiveState, number: int | None) -> dict[str, Any] | None:
 
 # --- jury and stage ---------------------------------------------------------------------------
 
+
 def revealed_answers(state: LiveState, item: QuestionInfo) -> dict[str, Any]:
     """All answers to one question, in the recorded shuffled order, every one the same shape."""
     by_alias = state.round_info[item.round].aliases
@@ -135,16 +137,24 @@ def identities(state: LiveState, number: int) -> dict[str, Any]:
     rows = []
     for player_id in sorted(info.revealed, key=lambda pid: info.aliases.get(pid, "")):
         player = state.players[player_id]
-        rows.append({"alias": info.aliases.get(player_id), "is_ai": player.kind is PlayerKind.AI,
-                     "age": player.age if player.kind is PlayerKind.HUMAN else None,
-                     "stage": player.stage if player.kind is PlayerKind.HUMAN else None})
+        rows.append(
+            {
+                "alias": info.aliases.get(player_id),
+                "is_ai": player.kind is PlayerKind.AI,
+                "age": player.age if player.kind is PlayerKind.HUMAN else None,
+                "stage": player.stage if player.kind is PlayerKind.HUMAN else None,
+            }
+        )
     return {"round": number, "revealed": rows}
 
 
 def vote_count(state: LiveState) -> dict[str, Any]:
     """How many jurors have voted in the round (not for whom)."""
-    return {"round": state.round, "voted": state.voted_jurors(),
-            "jurors": len(state.juror_labels) - len(state.removed_jurors)}
+    return {
+        "round": state.round,
+        "voted": state.voted_jurors(),
+        "jurors": len(state.juror_labels) - len(state.removed_jurors),
+    }
 
 
 def jury_view(state: LiveState) -> dict[str, Any]:
@@ -166,21 +176,50 @@ def jury_view(state: LiveState) -> dict[str, Any]:
 
 
 def stage_snapshot(state: LiveState) -> dict[str, Any]:
-    return {"role": "stage", "session": {"code": state.code, "title": state.name}, **jury_view(state),
-            "votes": vote_count(state) if state.phase is Phase.VOTING else None}
+    return {
+        "role": "stage",
+        "session": {"code": state.code, "title": state.name},
+        **jury_view(state),
+        "votes": vote_count(state) if state.phase is Phase.VOTING else None,
+    }
 
 
-def juror_snapshot(state: LiveState, label: str, sheet: list[dict[str, Any]], votes: list[dict[str, Any]]) -> dict[str, Any]:
+def juror_snapshot(
+    state: LiveState, label: str, sheet: list[dict[str, Any]], votes: list[dict[str, Any]]
+) -> dict[str, Any]:
     """``sheet`` and ``votes`` are the juror's own rows of the current round (alias, never player)."""
-    mine_sheet = [{"question": row["question"], "alias": row["alias"], "note": row["note"],
-                   "human_likeness": row["human_likeness"], "looks_like_ai": row["looks_like_ai"]} for row in sheet]
-    mine_votes = [{"round": row["round"], "slot": row["slot"], "alias": row["alias"],
-                   "confidence": row["confidence"], "reason": row["reason"]} for row in votes]
-    return {"role": "juror", "session": {"code": state.code, "title": state.name}, "me": {"label": label},
-            **jury_view(state), "sheet": mine_sheet, "votes": mine_votes}
+    mine_sheet = [
+        {
+            "question": row["question"],
+            "alias": row["alias"],
+            "note": row["note"],
+            "human_likeness": row["human_likeness"],
+            "looks_like_ai": row["looks_like_ai"],
+        }
+        for row in sheet
+    ]
+    mine_votes = [
+        {
+            "round": row["round"],
+            "slot": row["slot"],
+            "alias": row["alias"],
+            "confidence": row["confidence"],
+            "reason": row["reason"],
+        }
+        for row in votes
+    ]
+    return {
+        "role": "juror",
+        "session": {"code": state.code, "title": state.name},
+        "me": {"label": label},
+        **jury_view(state),
+        "sheet": mine_sheet,
+        "votes": mine_votes,
+    }
 
 
 # --- players -----------------------------------------------------------------------------------
+
 
 def player_snapshot(state: LiveState, player_id: int) -> dict[str, Any]:
     current = state.current_question
@@ -199,18 +238,32 @@ def player_snapshot(state: LiveState, player_id: int) -> dict[str, Any]:
 
 # --- host ------------------------------------------------------------------------------------------
 
+
 def host_question(item: QuestionInfo) -> dict[str, Any]:
-    return {**question(item), "qid": item.qid, "answer_index": item.answer_index,
-            "reference_answer": item.reference_answer}
+    return {
+        **question(item),
+        "qid": item.qid,
+        "answer_index": item.answer_index,
+        "reference_answer": item.reference_answer,
+    }
 
 
 def host_answer(state: LiveState, item: QuestionInfo, answer: AnswerInfo) -> dict[str, Any]:
     player = state.players[answer.player_id]
     alias = state.round_info[item.round].aliases.get(answer.player_id)
-    return {"question": item.id, "player": {"id": player.id, "name": player.name, "kind": player.kind.value},
-            "alias": alias, "text": answer.text, "choice": answer.choice_index, "latency_ms": answer.latency_ms,
-            "redacted": answer.redacted, "edited": answer.edited, "tells": identity_tells(answer.text),
-            "provenance": answer.provenance, "entered_by_host": answer.entered_by_host}
+    return {
+        "question": item.id,
+        "player": {"id": player.id, "name": player.name, "kind": player.kind.value},
+        "alias": alias,
+        "text": answer.text,
+        "choice": answer.choice_index,
+        "latency_ms": answer.latency_ms,
+        "redacted": answer.redacted,
+        "edited": answer.edited,
+        "tells": identity_tells(answer.text),
+        "provenance": answer.provenance,
+        "entered_by_host": answer.entered_by_host,
+    }
 
 
 def host_agent(state: LiveState, player_id: int) -> dict[str, Any]:
@@ -220,8 +273,11 @@ def host_agent(state: LiveState, player_id: int) -> dict[str, Any]:
 
 def host_tells(state: LiveState, item: QuestionInfo) -> dict[str, Any]:
     """Answers of a question that would give their player away, for the host to redact or edit."""
-    warnings = [host_answer(state, item, answer) for answer in state.answers.get(item.id, {}).values()
-                if identity_tells(answer.text)]
+    warnings = [
+        host_answer(state, item, answer)
+        for answer in state.answers.get(item.id, {}).values()
+        if identity_tells(answer.text)
+    ]
     return {"question": item.id, "warnings": warnings}
 
 
@@ -238,15 +294,29 @@ def host_snapshot(state: LiveState, moves: list[str], connected: dict[str, Any] 
         round_answers[item.id] = [host_answer(state, item, a) for a in state.answers.get(item.id, {}).values()]
     return {
         "role": "host",
-        "session": {"id": state.session_id, "code": state.code, "name": state.name, "seed": state.seed,
-                    "reveal_policy": state.reveal_policy.value},
+        "session": {
+            "id": state.session_id,
+            "code": state.code,
+            "name": state.name,
+            "seed": state.seed,
+            "reveal_policy": state.reveal_policy.value,
+        },
         "status": host_status(state, moves),
-        "players": [{"id": p.id, "name": p.name, "kind": p.kind.value, "age": p.age, "stage": p.stage}
-                    for p in state.players.values()],
-        "rounds": [{"round": n, "theme": info.theme, "participants": state.participants(n),
-                    "aliases": {str(pid): alias for pid, alias in info.aliases.items()},
-                    "tally": info.tally, "revealed": sorted(info.revealed)}
-                   for n, info in sorted(state.round_info.items())],
+        "players": [
+            {"id": p.id, "name": p.name, "kind": p.kind.value, "age": p.age, "stage": p.stage}
+            for p in state.players.values()
+        ],
+        "rounds": [
+            {
+                "round": n,
+                "theme": info.theme,
+                "participants": state.participants(n),
+                "aliases": {str(pid): alias for pid, alias in info.aliases.items()},
+                "tally": info.tally,
+                "revealed": sorted(info.revealed),
+            }
+            for n, info in sorted(state.round_info.items())
+        ],
         "questions": [host_question(q) for q in sorted(state.questions.values(), key=lambda q: (q.round, q.position))],
         "question": host_question(current) if current else None,
         "answers": round_answers,

@@ -48,8 +48,8 @@ from . import audiences
 from .state import (
     AddJuror,
     DealAliases,
-    Effect,
     EditAnswer,
+    Effect,
     LiveState,
     LogEvent,
     MarkQuestion,
@@ -148,6 +148,7 @@ class Refusal(Exception):
 
 # --- the entry point ---------------------------------------------------------------------------
 
+
 def decide(state: LiveState, action: Action, now: datetime, tally: Tally) -> list[Outcome]:
     """The outcomes of ``action`` (an expired deadline's own outcome first, if any).
 
@@ -186,8 +187,10 @@ def _commit(state: LiveState, outcome: Outcome) -> None:
     outcome.reply.setdefault("state_version", state.state_version)
     if outcome.status_changed:
         shared = audiences.status(state)
-        outcome.messages += [Message("host", "status", audiences.host_status(state, host_moves(state))),
-                             *(Message(audience, "status", shared) for audience in ("player", "juror", "stage"))]
+        outcome.messages += [
+            Message("host", "status", audiences.host_status(state, host_moves(state))),
+            *(Message(audience, "status", shared) for audience in ("player", "juror", "stage")),
+        ]
     if outcome.announce:
         outcome.messages += outcome.announce(state)
 
@@ -215,6 +218,7 @@ def _expire(state: LiveState, now: datetime, tally: Tally) -> Outcome | None:
 
 # --- helpers --------------------------------------------------------------------------------------
 
+
 def _require(condition: bool, code: str, message: str) -> None:
     if not condition:
         raise Refusal(code, message)
@@ -229,8 +233,14 @@ def _to_everyone(event: str, payload: dict[str, Any]) -> list[Message]:
     return [Message(audience, event, payload) for audience in ("host", "player", "juror", "stage")]
 
 
-def _move(state: LiveState, outcome: Outcome, phase: Phase, round_: int | None, position: int | None,
-          deadline: datetime | None) -> None:
+def _move(
+    state: LiveState,
+    outcome: Outcome,
+    phase: Phase,
+    round_: int | None,
+    position: int | None,
+    deadline: datetime | None,
+) -> None:
     outcome.effects.append(SetPhase(phase, round_, position, deadline))
     outcome.status_changed = True
 
@@ -238,8 +248,11 @@ def _move(state: LiveState, outcome: Outcome, phase: Phase, round_: int | None, 
 def _seconds(value: Any, default: int | None) -> int | None:
     if value is None:
         return default
-    _require(isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_EXTEND_SECONDS,
-             "bad_seconds", f"seconds must be a whole number from 1 to {MAX_EXTEND_SECONDS}")
+    _require(
+        isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_EXTEND_SECONDS,
+        "bad_seconds",
+        f"seconds must be a whole number from 1 to {MAX_EXTEND_SECONDS}",
+    )
     return value
 
 
@@ -257,14 +270,17 @@ def _text(value: Any, name: str, *, required: bool = False) -> str:
 def _whole(value: Any, name: str, low: int, high: int, *, optional: bool = True) -> int | None:
     if value is None and optional:
         return None
-    _require(isinstance(value, int) and not isinstance(value, bool) and low <= value <= high,
-             "bad_field", f"{name} must be a whole number from {low} to {high}")
+    _require(
+        isinstance(value, int) and not isinstance(value, bool) and low <= value <= high,
+        "bad_field",
+        f"{name} must be a whole number from {low} to {high}",
+    )
     return value
 
 
 def alias_order(seed: int, round_: int, players: list[int]) -> list[tuple[int, str]]:
     """The round's aliases: players (sorted by id) dealt a shuffled run of letters, from the seed."""
-    letters = list(ALIASES[:len(players)])
+    letters = list(ALIASES[: len(players)])
     random.Random(f"{seed}/aliases/{round_}").shuffle(letters)
     return list(zip(sorted(players), letters))
 
@@ -281,6 +297,7 @@ def answer_order(seed: int, round_: int, position: int, aliases: list[str]) -> l
 # Each move of the flow has a precondition, ``_<move>_fits(state)``, raising :class:`Refusal` when the move does
 # not fit the state: its handler checks it first, and :func:`host_moves` lists the moves whose precondition holds.
 
+
 def _open_lobby_fits(state: LiveState) -> None:
     _phase(state, Phase.DRAFT, doing="open the lobby")
 
@@ -294,8 +311,9 @@ def _open_lobby(state: LiveState, action: Action, now: datetime, tally: Tally) -
 
 def _start_round_fits(state: LiveState) -> None:
     _phase(state, Phase.LOBBY, Phase.VOTE_CLOSED, Phase.TALLY, Phase.IDENTITIES, doing="start a round")
-    _require((state.round or 0) < state.rounds, "no_more_rounds",
-             f"round {state.round} was the last: finish the session")
+    _require(
+        (state.round or 0) < state.rounds, "no_more_rounds", f"round {state.round} was the last: finish the session"
+    )
 
 
 def _start_round(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
@@ -304,20 +322,23 @@ def _start_round(state: LiveState, action: Action, now: datetime, tally: Tally) 
     outcome = Outcome()
     outcome.effects.append(DealAliases(number, tuple(alias_order(state.seed, number, state.participants(number)))))
     _move(state, outcome, Phase.ROUND, number, None, None)
-    outcome.announce = lambda after: [Message(audience, "round", audiences.round_card(after, number))
-                                      for audience in ("juror", "stage")]
+    outcome.announce = lambda after: [
+        Message(audience, "round", audiences.round_card(after, number)) for audience in ("juror", "stage")
+    ]
     outcome.reply["round"] = number
     return outcome
 
 
 def _set_participants(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
     number = _whole(action.args.get("round"), "round", 1, state.rounds, optional=False)
-    _require(not state.round_info[number].aliases, "round_started",
-             f"round {number} has begun: its players are fixed")
+    _require(not state.round_info[number].aliases, "round_started", f"round {number} has begun: its players are fixed")
     chosen = action.args.get("players")
     if chosen is not None:
-        _require(isinstance(chosen, list) and all(isinstance(p, int) and not isinstance(p, bool) for p in chosen),
-                 "bad_field", "players must be a list of player ids, or null for everyone")
+        _require(
+            isinstance(chosen, list) and all(isinstance(p, int) and not isinstance(p, bool) for p in chosen),
+            "bad_field",
+            "players must be a list of player ids, or null for everyone",
+        )
         unknown = sorted(set(chosen) - set(state.players))
         _require(not unknown, "unknown_player", f"no player with id {unknown[0] if unknown else ''} in this session")
         _require(len(set(chosen)) >= 2, "too_few_players", "a round needs at least two players")
@@ -327,8 +348,9 @@ def _set_participants(state: LiveState, action: Action, now: datetime, tally: Ta
 
 def _show_question_fits(state: LiveState) -> None:
     _phase(state, Phase.ROUND, Phase.JUDGING, doing="show the next question")
-    _require(_next_question(state) is not None, "round_done",
-             f"round {state.round} has no more questions: open the vote")
+    _require(
+        _next_question(state) is not None, "round_done", f"round {state.round} has no more questions: open the vote"
+    )
 
 
 def _next_question(state: LiveState) -> QuestionInfo | None:
@@ -349,14 +371,21 @@ def _question_messages(state: LiveState, item) -> list[Message]:
     shown = audiences.question(item)
     # a player sitting this round out ignores it (snapshot: playing); players also get the bank's qid
     playing = Message("player", "question", audiences.player_question(item))
-    return [playing, Message("juror", "question", shown), Message("stage", "question", shown),
-            Message("host", "question", audiences.host_question(item))]
+    return [
+        playing,
+        Message("juror", "question", shown),
+        Message("stage", "question", shown),
+        Message("host", "question", audiences.host_question(item)),
+    ]
 
 
 def _play_clip_fits(state: LiveState) -> None:
     _phase(state, Phase.CLIP, Phase.ANSWERING, doing="play the clip")
-    _require(state.clip_playback is ClipPlayback.HOST, "clip_playback",
-             "in this session each player plays the clip on their own device (clip_playback 'device')")
+    _require(
+        state.clip_playback is ClipPlayback.HOST,
+        "clip_playback",
+        "in this session each player plays the clip on their own device (clip_playback 'device')",
+    )
     _require(bool(state.current_question.clip_source), "no_clip", f"question {state.position} has no clip")
 
 
@@ -372,8 +401,14 @@ def _play_clip(state: LiveState, action: Action, now: datetime, tally: Tally) ->
     starts = now + SCREENING_LEAD
     outcome = Outcome(effects=[MarkQuestion(item.id, "clip_started_at", starts)], status_changed=True)
     if state.phase is Phase.CLIP:
-        _move(state, outcome, Phase.CLIP, state.round, state.position,
-              starts + timedelta(seconds=length) if length else None)
+        _move(
+            state,
+            outcome,
+            Phase.CLIP,
+            state.round,
+            state.position,
+            starts + timedelta(seconds=length) if length else None,
+        )
     outcome.reply["starts_at"] = audiences.iso(starts, "milliseconds")
     return outcome
 
@@ -381,8 +416,11 @@ def _play_clip(state: LiveState, action: Action, now: datetime, tally: Tally) ->
 def _clip_seconds(value: Any, item: QuestionInfo) -> float | None:
     """How long the clip plays: what the host's console measured (``duration``), else its span, else unknown."""
     if value is not None:
-        _require(isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= MAX_CLIP_SECONDS,
-                 "bad_field", f"duration must be a number of seconds above 0 and at most {MAX_CLIP_SECONDS:g}")
+        _require(
+            isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= MAX_CLIP_SECONDS,
+            "bad_field",
+            f"duration must be a number of seconds above 0 and at most {MAX_CLIP_SECONDS:g}",
+        )
         return float(value)
     if item.clip_start is not None and item.clip_end is not None:
         return item.clip_end - item.clip_start
@@ -400,8 +438,14 @@ def _open_answering(state: LiveState, action: Action, now: datetime, tally: Tall
 
 def _open_answering_outcome(state: LiveState, now: datetime, seconds: int | None) -> Outcome:
     outcome = Outcome()
-    _move(state, outcome, Phase.ANSWERING, state.round, state.position,
-          now + timedelta(seconds=seconds) if seconds else None)
+    _move(
+        state,
+        outcome,
+        Phase.ANSWERING,
+        state.round,
+        state.position,
+        now + timedelta(seconds=seconds) if seconds else None,
+    )
     return outcome
 
 
@@ -445,14 +489,24 @@ def _edit_answer(state: LiveState, action: Action, now: datetime, tally: Tally) 
     _require(answer is not None, "no_answer", f"player {player!r} has no answer to this question")
     redact = action.args.get("redact") is True
     text = "" if redact else _text(action.args.get("text"), "text", required=True)
-    _require(item.type is QuestionType.OPEN or redact, "mcq_answer",
-             "a multiple-choice answer can be redacted, not rewritten")
+    _require(
+        item.type is QuestionType.OPEN or redact,
+        "mcq_answer",
+        "a multiple-choice answer can be redacted, not rewritten",
+    )
     outcome = Outcome(effects=[EditAnswer(item.id, player, text, redact, now)])
-    outcome.effects.append(LogEvent("answer.original", action.actor.label,
-                                    {"question": item.id, "player": player, "text": answer.text,
-                                     "choice": answer.choice_index}, None, now))
-    outcome.announce = lambda after: [Message("host", "answer", audiences.host_answer(
-        after, item, after.answers[item.id][player]))]
+    outcome.effects.append(
+        LogEvent(
+            "answer.original",
+            action.actor.label,
+            {"question": item.id, "player": player, "text": answer.text, "choice": answer.choice_index},
+            None,
+            now,
+        )
+    )
+    outcome.announce = lambda after: [
+        Message("host", "answer", audiences.host_answer(after, item, after.answers[item.id][player]))
+    ]
     return outcome
 
 
@@ -470,8 +524,11 @@ def _reveal(state: LiveState, action: Action, now: datetime, tally: Tally) -> Ou
 
     def announce(after: LiveState) -> list[Message]:
         shown = audiences.revealed_answers(after, item)  # all answers of the question, in one message
-        return [Message("juror", "answers", shown), Message("stage", "answers", shown),
-                Message("host", "answers", shown)]
+        return [
+            Message("juror", "answers", shown),
+            Message("stage", "answers", shown),
+            Message("host", "answers", shown),
+        ]
 
     outcome.announce = announce
     return outcome
@@ -480,16 +537,20 @@ def _reveal(state: LiveState, action: Action, now: datetime, tally: Tally) -> Ou
 def _open_vote_fits(state: LiveState) -> None:
     _phase(state, Phase.JUDGING, Phase.ROUND, doing="open the vote")
     remaining = [q for q in state.round_questions(state.round) if not q.revealed_at]
-    _require(not remaining, "questions_left",
-             f"round {state.round} still has {len(remaining)} question(s) to show and reveal")
+    _require(
+        not remaining,
+        "questions_left",
+        f"round {state.round} still has {len(remaining)} question(s) to show and reveal",
+    )
 
 
 def _open_vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
     _open_vote_fits(state)
     seconds = _seconds(action.args.get("seconds"), state.vote_seconds)
     outcome = Outcome(effects=[MarkRound(state.round, "vote_opened_at", now)])
-    _move(state, outcome, Phase.VOTING, state.round, state.position,
-          now + timedelta(seconds=seconds) if seconds else None)
+    _move(
+        state, outcome, Phase.VOTING, state.round, state.position, now + timedelta(seconds=seconds) if seconds else None
+    )
     outcome.announce = _vote_count_messages
     return outcome
 
@@ -531,8 +592,11 @@ def _show_tally(state: LiveState, action: Action, now: datetime, tally: Tally) -
 
 def _reveal_identities_fits(state: LiveState) -> None:
     _phase(state, Phase.TALLY, doing="reveal identities")
-    _require(state.reveal_policy is RevealPolicy.PER_ROUND, "reveal_policy",
-             "this session reveals identities only at the end (reveal policy 'end')")
+    _require(
+        state.reveal_policy is RevealPolicy.PER_ROUND,
+        "reveal_policy",
+        "this session reveals identities only at the end (reveal policy 'end')",
+    )
 
 
 def _reveal_identities(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
@@ -549,8 +613,9 @@ def _reveal_identities(state: LiveState, action: Action, now: datetime, tally: T
 def _finish_fits(state: LiveState) -> None:
     """The session is over: the last round's vote has closed (``force`` stops it earlier: see ``_finish``)."""
     over = state.round == state.rounds and state.phase in (Phase.VOTE_CLOSED, Phase.TALLY, Phase.IDENTITIES)
-    _require(over, "not_over",
-             "the session is not over: finish after the last round's vote (or with force to stop early)")
+    _require(
+        over, "not_over", "the session is not over: finish after the last round's vote (or with force to stop early)"
+    )
 
 
 def _finish(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
@@ -563,8 +628,12 @@ def _finish(state: LiveState, action: Action, now: datetime, tally: Tally) -> Ou
             if player_id not in info.revealed:
                 outcome.effects.append(RevealIdentity(number, player_id, now))
     _move(state, outcome, Phase.FINISHED, state.round, state.position, None)
-    outcome.announce = lambda after: [message for number, info in sorted(after.round_info.items()) if info.revealed
-                                      for message in _to_everyone("identities", audiences.identities(after, number))]
+    outcome.announce = lambda after: [
+        message
+        for number, info in sorted(after.round_info.items())
+        if info.revealed
+        for message in _to_everyone("identities", audiences.identities(after, number))
+    ]
     return outcome
 
 
@@ -575,29 +644,30 @@ def _set_open_join(state: LiveState, action: Action, now: datetime, tally: Tally
     cap = _whole(action.args.get("cap"), "cap", 0, MAX_JURORS)
     door = action.args.get("door")
     _require(door is None or isinstance(door, bool), "bad_field", "door must be true or false")
-    effect = SetOpenJoin(value, state.open_join_cap if cap is None else (cap or None),
-                         state.join_door if door is None else door)
+    effect = SetOpenJoin(
+        value, state.open_join_cap if cap is None else (cap or None), state.join_door if door is None else door
+    )
     return Outcome(effects=[effect], status_changed=True)
 
 
 # --- players and jurors -----------------------------------------------------------------------
 
+
 def _answer(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
     _require(state.phase is Phase.ANSWERING, "answering_closed", "answering is closed")
     item = state.current_question
-    _require(action.args.get("question") == item.id, "wrong_question",
-             "that is not the question being answered now")
+    _require(action.args.get("question") == item.id, "wrong_question", "that is not the question being answered now")
     player = action.actor.id
     _require(player in state.participants(state.round), "not_playing", "you do not play in this round")
     earlier = state.answers.get(item.id, {}).get(player)
     # The host entered it because the agent had failed: a late answer from the agent must not undo that.
-    _require(not (earlier and earlier.entered_by_host), "host_answered",
-             "the host has entered this answer; it stays")
+    _require(not (earlier and earlier.entered_by_host), "host_answered", "the host has entered this answer; it stays")
     text, choice = _answer_fields(item, action.args)
     provenance = action.args.get("provenance")
     if provenance is not None:
-        _require(state.players[player].kind is PlayerKind.AI, "not_ai",
-                 "only an AI player's answer carries a provenance")
+        _require(
+            state.players[player].kind is PlayerKind.AI, "not_ai", "only an AI player's answer carries a provenance"
+        )
         provenance = _provenance(provenance)
     return _saved_answer(state, item, player, text, choice, action.client_key or "", now, provenance, False)
 
@@ -609,25 +679,42 @@ def _answer_fields(item: QuestionInfo, args: dict[str, Any]) -> tuple[str, int |
     return _text(args.get("text"), "text", required=True), None
 
 
-def _saved_answer(state: LiveState, item: QuestionInfo, player: int, text: str, choice: int | None, client_key: str,
-                  now: datetime, provenance: dict[str, Any] | None, by_host: bool) -> Outcome:
+def _saved_answer(
+    state: LiveState,
+    item: QuestionInfo,
+    player: int,
+    text: str,
+    choice: int | None,
+    client_key: str,
+    now: datetime,
+    provenance: dict[str, Any] | None,
+    by_host: bool,
+) -> Outcome:
     latency = int((now - item.shown_at).total_seconds() * 1000) if item.shown_at else None
-    outcome = Outcome(effects=[SaveAnswer(item.id, player, text, choice, max(latency or 0, 0), client_key, now,
-                                          provenance, by_host)])
+    outcome = Outcome(
+        effects=[SaveAnswer(item.id, player, text, choice, max(latency or 0, 0), client_key, now, provenance, by_host)]
+    )
     outcome.reply["question"] = item.id
-    outcome.announce = lambda after: [Message("host", "answer", audiences.host_answer(
-        after, item, after.answers[item.id][player]))]
+    outcome.announce = lambda after: [
+        Message("host", "answer", audiences.host_answer(after, item, after.answers[item.id][player]))
+    ]
     return outcome
 
 
 def _provenance(value: Any) -> dict[str, Any]:
     """``{backend, model, settings}``: which program produced an AI player's answer (checked again here:
     the wire schema checks it too, but the engine takes actions from other callers)."""
-    _require(isinstance(value, dict) and set(value) <= {"backend", "model", "settings"}, "bad_field",
-             "provenance must be an object with backend, model and settings")
+    _require(
+        isinstance(value, dict) and set(value) <= {"backend", "model", "settings"},
+        "bad_field",
+        "provenance must be an object with backend, model and settings",
+    )
     backend, model, settings = value.get("backend"), value.get("model"), value.get("settings") or {}
-    _require(isinstance(backend, str) and 0 < len(backend.strip()) <= MAX_BACKEND, "bad_field",
-             f"provenance.backend must be text of 1 to {MAX_BACKEND} characters")
+    _require(
+        isinstance(backend, str) and 0 < len(backend.strip()) <= MAX_BACKEND,
+        "bad_field",
+        f"provenance.backend must be text of 1 to {MAX_BACKEND} characters",
+    )
     _require(model is None or isinstance(model, str), "bad_field", "provenance.model must be text or null")
     _require(isinstance(settings, dict), "bad_field", "provenance.settings must be an object")
     kept = {"backend": backend.strip(), "model": model, "settings": settings}
@@ -638,23 +725,36 @@ def _provenance(value: Any) -> dict[str, Any]:
 
 def _enter_answer(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
     """The host types (or imports from a predictions file) the answer of an AI player whose agent failed."""
-    _phase(state, Phase.ANSWERING, Phase.ANSWERS_CLOSED,
-           doing="enter an AI player's answer (while answering is open or closed, before the reveal)")
+    _phase(
+        state,
+        Phase.ANSWERING,
+        Phase.ANSWERS_CLOSED,
+        doing="enter an AI player's answer (while answering is open or closed, before the reveal)",
+    )
     item = state.current_question
     asked = action.args.get("question")
     _require(asked is None or asked == item.id, "wrong_question", "that is not the question being answered now")
     player = action.args.get("player")
     _require(player in state.players, "unknown_player", f"this session has no player {player!r}")
-    _require(state.players[player].kind is PlayerKind.AI, "not_ai",
-             f"{state.players[player].name} is not an AI player: only an AI player's answer can be entered")
-    _require(player in state.participants(state.round), "not_playing",
-             f"{state.players[player].name} does not play in this round")
+    _require(
+        state.players[player].kind is PlayerKind.AI,
+        "not_ai",
+        f"{state.players[player].name} is not an AI player: only an AI player's answer can be entered",
+    )
+    _require(
+        player in state.participants(state.round),
+        "not_playing",
+        f"{state.players[player].name} does not play in this round",
+    )
     text, choice = _answer_fields(item, action.args)
     source = action.args.get("source") or "typed"
     _require(source in ANSWER_SOURCES, "bad_field", f"source must be one of {', '.join(ANSWER_SOURCES)}")
     file = action.args.get("file")
-    _require(file is None or (isinstance(file, str) and len(file) <= MAX_FILE_NAME), "bad_field",
-             f"file must be a file name of at most {MAX_FILE_NAME} characters")
+    _require(
+        file is None or (isinstance(file, str) and len(file) <= MAX_FILE_NAME),
+        "bad_field",
+        f"file must be a file name of at most {MAX_FILE_NAME} characters",
+    )
     provenance = {"backend": "host", "model": None, "settings": {"source": source, "file": file}}
     return _saved_answer(state, item, player, text, choice, action.client_key or "", now, provenance, True)
 
@@ -667,8 +767,7 @@ def _agent_status(state: LiveState, action: Action, now: datetime, tally: Tally)
     _require(status in AGENT_STATUSES, "bad_field", f"status must be one of {', '.join(AGENT_STATUSES)}")
     message = "" if action.args.get("message") is None else action.args.get("message")
     _require(isinstance(message, str), "bad_field", "message must be text")
-    _require(len(message) <= MAX_AGENT_MESSAGE, "too_long",
-             f"message is longer than {MAX_AGENT_MESSAGE} characters")
+    _require(len(message) <= MAX_AGENT_MESSAGE, "too_long", f"message is longer than {MAX_AGENT_MESSAGE} characters")
     outcome = Outcome(effects=[SetAgentStatus(player, status, message, now)])
     outcome.announce = lambda after: [Message("host", "agent", audiences.host_agent(after, player))]
     return outcome
@@ -681,16 +780,22 @@ def _sheet(state: LiveState, action: Action, now: datetime, tally: Tally) -> Out
     lines = action.args.get("lines")
     if lines is None:
         lines = [action.args]
-    _require(isinstance(lines, list) and 1 <= len(lines) <= MAX_SHEET_LINES, "bad_field",
-             f"lines must be a list of 1 to {MAX_SHEET_LINES} sheet lines")
+    _require(
+        isinstance(lines, list) and 1 <= len(lines) <= MAX_SHEET_LINES,
+        "bad_field",
+        f"lines must be a list of 1 to {MAX_SHEET_LINES} sheet lines",
+    )
     return Outcome(effects=[_sheet_line(state, action, line, now) for line in lines])
 
 
 def _sheet_line(state: LiveState, action: Action, args: dict[str, Any], now: datetime) -> SaveSheet:
     _require(isinstance(args, dict), "bad_field", "a sheet line must be an object")
     item = state.questions.get(args.get("question"))
-    _require(item is not None and item.round == state.round and item.revealed_at is not None,
-             "not_revealed", "that question's answers are not in front of the jury")
+    _require(
+        item is not None and item.round == state.round and item.revealed_at is not None,
+        "not_revealed",
+        "that question's answers are not in front of the jury",
+    )
     info = state.round_info[item.round]
     _require(info.vote_closed_at is None, "round_closed", "this round's vote is closed: the sheet is final")
     player = info.player_of(args.get("alias"))
@@ -698,14 +803,26 @@ def _sheet_line(state: LiveState, action: Action, args: dict[str, Any], now: dat
     likeness = _whole(args.get("human_likeness"), "human_likeness", 1, 5)
     marked = args.get("looks_like_ai", False)
     _require(isinstance(marked, bool), "bad_field", "looks_like_ai must be true or false")
-    return SaveSheet(action.actor.id, item.id, player, args["alias"], _text(args.get("note"), "note"), likeness,
-                     marked, action.client_key or "", now)
+    return SaveSheet(
+        action.actor.id,
+        item.id,
+        player,
+        args["alias"],
+        _text(args.get("note"), "note"),
+        likeness,
+        marked,
+        action.client_key or "",
+        now,
+    )
 
 
 def _vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
     args = action.args
-    _require(state.phase is Phase.VOTING and args.get("round") == state.round, "vote_closed",
-             "voting is closed" if state.phase is not Phase.VOTING else f"the vote open now is round {state.round}'s")
+    _require(
+        state.phase is Phase.VOTING and args.get("round") == state.round,
+        "vote_closed",
+        "voting is closed" if state.phase is not Phase.VOTING else f"the vote open now is round {state.round}'s",
+    )
     slot = _whole(args.get("slot", 1), "slot", 1, state.ai_votes_per_juror, optional=False)
     alias = args.get("alias")
     info = state.round_info[state.round]
@@ -714,11 +831,23 @@ def _vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outc
         player = info.player_of(alias)
         _require(player is not None, "unknown_alias", f"no player is called {alias!r} in this round")
         others = state.votes.get(action.actor.id, {})
-        _require(all(v.player_id != player for s, v in others.items() if s != slot), "named_twice",
-                 f"you have already named {alias} in another slot")
+        _require(
+            all(v.player_id != player for s, v in others.items() if s != slot),
+            "named_twice",
+            f"you have already named {alias} in another slot",
+        )
     confidence = _whole(args.get("confidence"), "confidence", 1, 5)
-    effect = SaveVote(state.round, action.actor.id, slot, player, alias, confidence,
-                      _text(args.get("reason"), "reason"), action.client_key or "", now)
+    effect = SaveVote(
+        state.round,
+        action.actor.id,
+        slot,
+        player,
+        alias,
+        confidence,
+        _text(args.get("reason"), "reason"),
+        action.client_key or "",
+        now,
+    )
     return Outcome(effects=[effect], announce=_vote_count_messages)
 
 
@@ -726,18 +855,25 @@ def _join(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outc
     """An open join.  ``door_ok`` is set by the server (never by a client): the stage's door code was given."""
     _require(state.open_join, "join_closed", "this session does not take open joins")
     _require(state.phase is not Phase.FINISHED, "finished", "the session has finished")
-    _require(not state.join_door or action.args.get("door_ok") is True, "door_code",
-             "enter the door code shown on the stage screen")
-    _require(state.open_join_cap is None or state.open_jurors < state.open_join_cap, "join_full",
-             f"this session's open join is full ({state.open_join_cap} jurors): ask the host")
+    _require(
+        not state.join_door or action.args.get("door_ok") is True,
+        "door_code",
+        "enter the door code shown on the stage screen",
+    )
+    _require(
+        state.open_join_cap is None or state.open_jurors < state.open_join_cap,
+        "join_full",
+        f"this session's open join is full ({state.open_join_cap} jurors): ask the host",
+    )
     nickname = _text(action.args.get("nickname"), "nickname", required=True)[:30]
     label, number = nickname, 2
     while label in state.juror_labels:
         label, number = f"{nickname} ({number})", number + 1
     token = secrets.token_urlsafe(18)
     outcome = Outcome(effects=[AddJuror(label, token, "open")], reply={"label": label, "token": token})
-    outcome.announce = lambda after: [Message("host", "juror", {"label": label, "open": True, "removed": False,
-                                                                "joined_at": audiences.iso(now)})]
+    outcome.announce = lambda after: [
+        Message("host", "juror", {"label": label, "open": True, "removed": False, "joined_at": audiences.iso(now)})
+    ]
     return outcome
 
 
@@ -745,12 +881,15 @@ def _remove_juror(state: LiveState, action: Action, now: datetime, tally: Tally)
     """The host removes a juror (an open-join stranger, a lost phone): their link stops working, they can no
     longer act, and their votes leave the tally (the event log keeps them)."""
     label = action.args.get("juror")
-    _require(isinstance(label, str) and label in state.juror_ids, "unknown_juror",
-             f"this session has no juror {label!r}")
+    _require(
+        isinstance(label, str) and label in state.juror_ids, "unknown_juror", f"this session has no juror {label!r}"
+    )
     juror_id = state.juror_ids[label]
     _require(juror_id not in state.removed_jurors, "already_removed", f"{label} was already removed")
-    outcome = Outcome(effects=[RemoveJuror(juror_id, secrets.token_urlsafe(18), now)],
-                      reply={"disconnect": {"role": "juror", "id": juror_id}})
+    outcome = Outcome(
+        effects=[RemoveJuror(juror_id, secrets.token_urlsafe(18), now)],
+        reply={"disconnect": {"role": "juror", "id": juror_id}},
+    )
 
     def announce(after: LiveState) -> list[Message]:
         messages = [Message("host", "juror", {"label": label, "removed": True})]
@@ -769,13 +908,15 @@ def _new_link(state: LiveState, action: Action, now: datetime, tally: Tally) -> 
         _require(player in state.players, "unknown_player", f"this session has no player {player!r}")
         role, person = "player", player
     else:
-        _require(isinstance(juror, str) and juror in state.juror_ids, "unknown_juror",
-                 f"this session has no juror {juror!r}")
+        _require(
+            isinstance(juror, str) and juror in state.juror_ids, "unknown_juror", f"this session has no juror {juror!r}"
+        )
         role, person = "juror", state.juror_ids[juror]
         _require(person not in state.removed_jurors, "already_removed", f"{juror} was removed")
     token = secrets.token_urlsafe(18)
-    return Outcome(effects=[RenewToken(role, person, token)],
-                   reply={"token": token, "disconnect": {"role": role, "id": person}})
+    return Outcome(
+        effects=[RenewToken(role, person, token)], reply={"token": token, "disconnect": {"role": role, "id": person}}
+    )
 
 
 _HANDLERS: dict[str, Callable[..., Outcome]] = {
@@ -842,7 +983,11 @@ def _holds(fits: Callable[[LiveState], None], state: LiveState) -> bool:
 
 # Who may send which action is the protocol's word (vtt.protocol.vocabulary); a named action without a
 # handler here fails at import.
-_ROLE_OF = {**dict.fromkeys(HOST_ACTIONS, "host"), **dict.fromkeys(PLAYER_ACTIONS, "player"),
-            **dict.fromkeys(JUROR_ACTIONS, "juror"), **dict.fromkeys(GUEST_ACTIONS, "guest")}
+_ROLE_OF = {
+    **dict.fromkeys(HOST_ACTIONS, "host"),
+    **dict.fromkeys(PLAYER_ACTIONS, "player"),
+    **dict.fromkeys(JUROR_ACTIONS, "juror"),
+    **dict.fromkeys(GUEST_ACTIONS, "guest"),
+}
 if _ROLE_OF.keys() != _HANDLERS.keys():
     raise ImportError(f"actions without a handler or a role: {sorted(_ROLE_OF.keys() ^ _HANDLERS.keys())}")

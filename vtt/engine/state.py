@@ -144,6 +144,7 @@ class LiveState:
 
 # --- effects ------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Effect:
     """A change of state; ``vtt.persistence.store`` writes each kind to the database."""
@@ -296,8 +297,7 @@ class LogEvent(Effect):
 
 def agent_report(effect: SetAgentStatus) -> dict[str, Any]:
     """What ``player.details["agent"]`` holds and the host is shown: the agent's last report."""
-    return {"status": effect.status, "message": effect.message,
-            "at": effect.at.isoformat().replace("+00:00", "Z")}
+    return {"status": effect.status, "message": effect.message, "at": effect.at.isoformat().replace("+00:00", "Z")}
 
 
 def apply_effect(state: LiveState, effect: Effect) -> None:
@@ -307,7 +307,11 @@ def apply_effect(state: LiveState, effect: Effect) -> None:
             if effect.round != state.round:
                 state.votes = {}  # votes kept in memory are the current round's
             state.phase, state.round, state.position, state.deadline = (
-                effect.phase, effect.round, effect.position, effect.deadline)
+                effect.phase,
+                effect.round,
+                effect.position,
+                effect.deadline,
+            )
         case MarkQuestion():
             question = state.questions[effect.question_id]
             setattr(question, effect.field, effect.at)
@@ -316,14 +320,19 @@ def apply_effect(state: LiveState, effect: Effect) -> None:
         case MarkRound():
             setattr(state.round_info[effect.round], effect.field, effect.at)
         case SetParticipants():
-            state.round_info[effect.round].participants = (
-                None if effect.player_ids is None else list(effect.player_ids))
+            state.round_info[effect.round].participants = None if effect.player_ids is None else list(effect.player_ids)
         case DealAliases():
             state.round_info[effect.round].aliases = dict(effect.aliases)
         case SaveAnswer():
             state.answers.setdefault(effect.question_id, {})[effect.player_id] = AnswerInfo(
-                effect.player_id, effect.text, effect.choice_index, effect.latency_ms, effect.at,
-                provenance=effect.provenance, entered_by_host=effect.entered_by_host)
+                effect.player_id,
+                effect.text,
+                effect.choice_index,
+                effect.latency_ms,
+                effect.at,
+                provenance=effect.provenance,
+                entered_by_host=effect.entered_by_host,
+            )
         case SetAgentStatus():
             state.players[effect.player_id].agent = agent_report(effect)
         case EditAnswer():
@@ -333,7 +342,8 @@ def apply_effect(state: LiveState, effect: Effect) -> None:
                 answer.choice_index = None
         case SaveVote():
             state.votes.setdefault(effect.juror_id, {})[effect.slot] = VoteInfo(
-                effect.player_id, effect.alias, effect.confidence, effect.reason)
+                effect.player_id, effect.alias, effect.confidence, effect.reason
+            )
         case SetTally():
             state.round_info[effect.round].tally = effect.tally
         case RevealIdentity():

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 import struct
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Sequence
+from typing import Any
 
 from . import phone_rendition
 
@@ -92,11 +93,13 @@ def check_clip(media_dir: Path, ref: ClipRef) -> ClipVerdict:
         return result
     path = clip_path(media_dir, ref.source)
     if path is None:
-        result.problems.append("the path leaves the media folder (an absolute path or '..'): give the clip's path "
-                               "inside the media folder")
+        result.problems.append(
+            "the path leaves the media folder (an absolute path or '..'): give the clip's path inside the media folder"
+        )
     elif not path.is_file():
-        result.problems.append(f"the file is not in the media folder ({media_dir}): copy it there, or build it with "
-                               "`vtt media prepare`")
+        result.problems.append(
+            f"the file is not in the media folder ({media_dir}): copy it there, or build it with `vtt media prepare`"
+        )
     else:
         _probe(path, ref, result)
         phone = path.with_name(PurePosixPath(phone_rendition(path.name)).name)
@@ -137,11 +140,15 @@ def _probe(path: Path, ref: ClipRef, result: ClipVerdict) -> None:
         if problem := span_problem(ref.start, ref.end, result.duration, frame_seconds):
             result.problems.append(problem)
         if result.bitrate > HIGH_BITRATE:
-            result.warnings.append(f"{result.bitrate / 1e6:.1f} Mbit/s is heavy for phones on shared Wi-Fi (over "
-                                   f"{HIGH_BITRATE / 1e6:g}): `vtt media prepare` makes a lighter clip")
+            result.warnings.append(
+                f"{result.bitrate / 1e6:.1f} Mbit/s is heavy for phones on shared Wi-Fi (over "
+                f"{HIGH_BITRATE / 1e6:g}): `vtt media prepare` makes a lighter clip"
+            )
     if result.size > LARGE_BYTES:
-        result.warnings.append(f"{result.size / 2**20:,.0f} MB is slow to fetch on a venue's Wi-Fi (over "
-                               f"{LARGE_BYTES / 2**20:,.0f} MB): cut it to its span with `vtt media prepare`")
+        result.warnings.append(
+            f"{result.size / 2**20:,.0f} MB is slow to fetch on a venue's Wi-Fi (over "
+            f"{LARGE_BYTES / 2**20:,.0f} MB): cut it to its span with `vtt media prepare`"
+        )
 
 
 def stream_seconds(container, video) -> float | None:
@@ -158,21 +165,27 @@ def _formats(path: Path, video, audio, result: ClipVerdict) -> None:
     codecs = PLAYABLE.get(suffix)
     video_codec, audio_codec = result.video_codec, result.audio_codec
     if codecs is None:
-        result.problems.append(f"{_codec_name(video_codec)} video in a {suffix or 'suffix-less'} file "
-                               f"({result.container}) does not play in every browser: {FIX_REENCODE}")
+        result.problems.append(
+            f"{_codec_name(video_codec)} video in a {suffix or 'suffix-less'} file "
+            f"({result.container}) does not play in every browser: {FIX_REENCODE}"
+        )
         return
     if video_codec not in codecs[0]:
-        result.problems.append(f"{_codec_name(video_codec)} video in a {suffix} file does not play in every "
-                               f"browser: {FIX_REENCODE}")
+        result.problems.append(
+            f"{_codec_name(video_codec)} video in a {suffix} file does not play in every browser: {FIX_REENCODE}"
+        )
     elif video.codec_context.pix_fmt not in PLAYABLE_PIXELS:
-        result.problems.append(f"{video_codec} with pixel format {video.codec_context.pix_fmt} does not decode on "
-                               f"most phones (they need yuv420p): {FIX_REENCODE}")
+        result.problems.append(
+            f"{video_codec} with pixel format {video.codec_context.pix_fmt} does not decode on "
+            f"most phones (they need yuv420p): {FIX_REENCODE}"
+        )
     if audio_codec is not None and audio_codec not in codecs[1]:
-        result.problems.append(f"{audio_codec} audio in a {suffix} file does not play in every browser: "
-                               f"{FIX_REENCODE}")
+        result.problems.append(f"{audio_codec} audio in a {suffix} file does not play in every browser: {FIX_REENCODE}")
     if suffix in (".mp4", ".m4v") and not _index_first(path):
-        result.warnings.append("its index (moov) comes after the video data, so a phone downloads the whole file "
-                               "before it starts: `vtt media prepare` writes it first (faststart)")
+        result.warnings.append(
+            "its index (moov) comes after the video data, so a phone downloads the whole file "
+            "before it starts: `vtt media prepare` writes it first (faststart)"
+        )
 
 
 def _codec_name(codec: str | None) -> str:

@@ -4,6 +4,7 @@ setup page and the host console (one reading of the verdicts for all of them).""
 from __future__ import annotations
 
 from collections import Counter
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -22,9 +23,12 @@ def bank_refs(db: Session, bank_id: int) -> list[ClipRef]:
 def session_refs(db: Session, session_id: int) -> list[tuple[SessionQuestion, ClipRef]]:
     """Every placed question of a session with its clip, in the order they are played (read here, checked apart:
     the web checks in a native thread, and a database connection stays with its own thread)."""
-    placed = db.execute(select(SessionQuestion, Question).join(Question)
-                        .where(SessionQuestion.session_id == session_id)
-                        .order_by(SessionQuestion.round, SessionQuestion.position)).all()
+    placed = db.execute(
+        select(SessionQuestion, Question)
+        .join(Question)
+        .where(SessionQuestion.session_id == session_id)
+        .order_by(SessionQuestion.round, SessionQuestion.position)
+    ).all()
     return [(where, ClipRef(q.qid, q.clip_source, q.clip_start, q.clip_end)) for where, q in placed]
 
 
@@ -35,8 +39,10 @@ def counts(verdicts: list[ClipVerdict]) -> dict[str, int]:
 
 def summary_line(verdicts: list[ClipVerdict]) -> str:
     n = counts(verdicts)
-    return (f"{len(verdicts)} questions: {n['ok']} clips ready, {n['warning']} with a warning, {n['problem']} with a "
-            f"problem, {n['url']} online (not checked), {n['none']} without a clip")
+    return (
+        f"{len(verdicts)} questions: {n['ok']} clips ready, {n['warning']} with a warning, {n['problem']} with a "
+        f"problem, {n['url']} online (not checked), {n['none']} without a clip"
+    )
 
 
 def as_problems(label: str, verdicts: list[ClipVerdict]) -> tuple[list[Problem], list[Problem]]:

@@ -64,8 +64,12 @@ class Outcome:
     path: str | None = None  # the input concerned by the failure, relative to --from
 
 
-def prepare_clips(out_dir: Path, recipes: Mapping[str, Recipe], workers: int = PREPARE_WORKERS,
-                  on_done: Callable[[Outcome], None] | None = None) -> dict[str, Outcome]:
+def prepare_clips(
+    out_dir: Path,
+    recipes: Mapping[str, Recipe],
+    workers: int = PREPARE_WORKERS,
+    on_done: Callable[[Outcome], None] | None = None,
+) -> dict[str, Outcome]:
     """Build every clip of ``recipes`` (file name in ``out_dir`` -> what it is made from) that is not already there
     from the same source; each clip's outcome. A failure is named and the others go on."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -73,10 +77,12 @@ def prepare_clips(out_dir: Path, recipes: Mapping[str, Recipe], workers: int = P
     manifest = dict(made_before)
     outcomes: dict[str, Outcome] = {}
     # spawned, not forked: the command holds a database engine, and a forked copy of its connections is unsafe
-    with ProcessPoolExecutor(max_workers=max(1, min(workers, len(recipes))),
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(build_clip, out_dir, name, recipe, manifest.get(name)): name
-                   for name, recipe in recipes.items()}
+    with ProcessPoolExecutor(
+        max_workers=max(1, min(workers, len(recipes))), mp_context=multiprocessing.get_context("spawn")
+    ) as pool:
+        futures = {
+            pool.submit(build_clip, out_dir, name, recipe, manifest.get(name)): name for name, recipe in recipes.items()
+        }
         for future in as_completed(futures):
             name = futures[future]
             try:
@@ -113,8 +119,12 @@ def build_clip(out_dir: Path, name: str, recipe: Recipe, previous: str | None = 
     except SourceProblem as problem:
         return Outcome(name, "failed", problem=str(problem), path=problem.path)
     except (av.FFmpegError, OSError) as error:
-        return Outcome(name, "failed", problem=f"could not be read or encoded ({error}): check the file, or give "
-                                               "--format for this bank's clips", path=recipe.inputs[0])
+        return Outcome(
+            name,
+            "failed",
+            problem=f"could not be read or encoded ({error}): check the file, or give --format for this bank's clips",
+            path=recipe.inputs[0],
+        )
     finally:
         for partial in partials.values():
             partial.unlink(missing_ok=True)  # nothing half-written stays behind
@@ -135,8 +145,10 @@ def span_frames(recipe: Recipe, rate: Fraction, duration: float) -> tuple[int, i
     first = nearest((recipe.start or 0) * rate)
     stop = None if recipe.end is None else nearest(recipe.end * rate)
     if stop is not None and stop <= first:
-        raise SourceProblem(f"the span {recipe.start or 0:g}-{recipe.end:g} s is shorter than one frame: check the "
-                            "span", recipe.inputs[0])
+        raise SourceProblem(
+            f"the span {recipe.start or 0:g}-{recipe.end:g} s is shorter than one frame: check the span",
+            recipe.inputs[0],
+        )
     return first, stop
 
 
@@ -149,11 +161,16 @@ def nearest(value) -> int:
 def _frame_files(recipe: Recipe) -> list[Path]:
     frames = []
     for folder in recipe.inputs:
-        found = sorted((entry for entry in (recipe.root / folder).iterdir() if entry.suffix.lower() in FRAME_SUFFIXES),
-                       key=lambda entry: _natural(entry.name))
+        found = sorted(
+            (entry for entry in (recipe.root / folder).iterdir() if entry.suffix.lower() in FRAME_SUFFIXES),
+            key=lambda entry: _natural(entry.name),
+        )
         if not found:
-            raise SourceProblem(f"the frame folder {folder} holds no JPEG or PNG frame: copy its frames from the "
-                                "benchmark's archive again", folder)
+            raise SourceProblem(
+                f"the frame folder {folder} holds no JPEG or PNG frame: copy its frames from the "
+                "benchmark's archive again",
+                folder,
+            )
         frames += found
     return frames
 
@@ -168,8 +185,13 @@ def _fingerprint(recipe: Recipe, inputs: list[Path]) -> str:
     for path in inputs:
         facts = path.stat()
         files.append((path.relative_to(recipe.root).as_posix(), facts.st_size, facts.st_mtime_ns))
-    settings = [SETTINGS_VERSION, {kind: asdict(rendition) for kind, rendition in RENDITIONS.items()}, X264_PRESET,
-                KEYFRAME_SECONDS, AUDIO_RATE]
+    settings = [
+        SETTINGS_VERSION,
+        {kind: asdict(rendition) for kind, rendition in RENDITIONS.items()},
+        X264_PRESET,
+        KEYFRAME_SECONDS,
+        AUDIO_RATE,
+    ]
     described = [recipe.kind, files, recipe.start, recipe.end, recipe.fps, settings]
     return hashlib.sha256(json.dumps(described).encode()).hexdigest()[:20]
 
@@ -210,8 +232,9 @@ def _frame_image(recipe: Recipe, path: Path, size: tuple[int, int]):
 
 def _unreadable(recipe: Recipe, path: Path, error: Exception) -> SourceProblem:
     frame = path.relative_to(recipe.root).as_posix()
-    return SourceProblem(f"the frame {frame} cannot be read ({error}): copy it from the benchmark's archive again",
-                         frame)
+    return SourceProblem(
+        f"the frame {frame} cannot be read ({error}): copy it from the benchmark's archive again", frame
+    )
 
 
 def _encode_video(recipe: Recipe, inputs: list[Path], partials: dict[str, Path]) -> None:
@@ -229,8 +252,12 @@ def _encode_video(recipe: Recipe, inputs: list[Path], partials: dict[str, Path])
         origin = float(video.start_time * video.time_base) if video.start_time else 0.0  # players count from here
         if first:
             source.seek(int((first / rate + origin) / video.time_base), stream=video, backward=True)
-        cut = _AudioCut(first / rate, None if stop is None else stop / rate, origin,
-                        "mono" if audio is not None and audio.codec_context.channels == 1 else "stereo")
+        cut = _AudioCut(
+            first / rate,
+            None if stop is None else stop / rate,
+            origin,
+            "mono" if audio is not None and audio.codec_context.channels == 1 else "stereo",
+        )
         size = (video.codec_context.width, video.codec_context.height)
         written, video_done = -1, False
         with _Renditions(partials, size, rate, audio_layout=cut.layout if audio is not None else None) as out:
@@ -251,8 +278,7 @@ def _encode_video(recipe: Recipe, inputs: list[Path], partials: dict[str, Path])
             for piece in cut.flush():
                 out.add_audio(piece)
         if written < 0:
-            raise SourceProblem("no frame of the span decodes: check the span, or re-encode the file",
-                                recipe.inputs[0])
+            raise SourceProblem("no frame of the span decodes: check the span, or re-encode the file", recipe.inputs[0])
 
 
 class _AudioCut:
@@ -290,8 +316,9 @@ class _AudioCut:
             keep_to = chunk.samples if self.stop is None else min(chunk.samples, self.stop - begins)
             if keep_to <= keep_from:
                 continue
-            piece = av.AudioFrame.from_ndarray(chunk.to_ndarray()[:, keep_from:keep_to].copy(), format="fltp",
-                                               layout=self.layout)
+            piece = av.AudioFrame.from_ndarray(
+                chunk.to_ndarray()[:, keep_from:keep_to].copy(), format="fltp", layout=self.layout
+            )
             piece.sample_rate, piece.time_base = AUDIO_RATE, Fraction(1, AUDIO_RATE)
             piece.pts = begins + keep_from - self.first
             pieces.append(piece)
@@ -310,9 +337,16 @@ class _Renditions:
         for kind, path in paths.items():
             rendition = RENDITIONS[kind]
             container = av.open(str(path), "w", format="mp4", options={"movflags": "+faststart"})
-            video = container.add_stream("libx264", rate=rate, options={
-                "crf": str(rendition.crf), "preset": X264_PRESET, "maxrate": str(rendition.max_bitrate),
-                "bufsize": str(2 * rendition.max_bitrate)})
+            video = container.add_stream(
+                "libx264",
+                rate=rate,
+                options={
+                    "crf": str(rendition.crf),
+                    "preset": X264_PRESET,
+                    "maxrate": str(rendition.max_bitrate),
+                    "bufsize": str(2 * rendition.max_bitrate),
+                },
+            )
             video.width, video.height = fit(size, rendition.box)
             video.pix_fmt = "yuv420p"
             video.codec_context.gop_size = max(1, round(KEYFRAME_SECONDS * rate))
@@ -357,4 +391,3 @@ def _write_manifest(out_dir: Path, manifest: dict[str, str]) -> None:
     partial = out_dir / f".{MANIFEST}.partial"
     partial.write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
     os.replace(partial, out_dir / MANIFEST)
-

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from .check import ClipRef, clip_path, is_url
 
@@ -106,8 +106,11 @@ def plan_clips(fmt: str, root: Path, questions: Sequence[tuple[ClipRef, dict]], 
 def recipe_for(fmt: str, root: Path, ref: ClipRef, kept: dict, fps: float | None = None) -> Recipe:
     """What ``ref``'s clip is made from in the ``fmt`` layout under ``root``; :class:`SourceProblem` if it cannot be."""
     if is_url(ref.source):
-        raise SourceProblem("an online clip is not prepared: download it into the --from folder and give the "
-                            "question that file's path (--format video)", ref.source)
+        raise SourceProblem(
+            "an online clip is not prepared: download it into the --from folder and give the "
+            "question that file's path (--format video)",
+            ref.source,
+        )
     if fmt == "tvqa":
         return _tvqa(root, ref, fps or FRAME_RATES[fmt])
     if fmt == "dramaqa":
@@ -118,20 +121,25 @@ def recipe_for(fmt: str, root: Path, ref: ClipRef, kept: dict, fps: float | None
 def _tvqa(root: Path, ref: ClipRef, fps: float) -> Recipe:
     vid = TVQA_VID.fullmatch(ref.source)
     if vid is None:
-        raise SourceProblem("not a TVQA vid_name (like castle_s01e02_seg02_clip_00): give --format for this bank's "
-                            "clips", ref.source)
+        raise SourceProblem(
+            "not a TVQA vid_name (like castle_s01e02_seg02_clip_00): give --format for this bank's clips", ref.source
+        )
     folder = f"{vid['show'] or TVQA_PREFIXLESS_SHOW}_frames/{ref.source}"
     if not (root / folder).is_dir():
-        raise SourceProblem(f"no frame folder <show>_frames/<vid_name> in {root}: give --from the folder that holds "
-                            "TVQA's bbt_frames, castle_frames, ... (tvqa_video_frames_fps3_hq)", folder)
+        raise SourceProblem(
+            f"no frame folder <show>_frames/<vid_name> in {root}: give --from the folder that holds "
+            "TVQA's bbt_frames, castle_frames, ... (tvqa_video_frames_fps3_hq)",
+            folder,
+        )
     return Recipe("frames", root, (folder,), ref.source, ref.start, ref.end, fps)
 
 
 def _dramaqa(root: Path, ref: ClipRef, kept: dict, fps: float) -> Recipe:
     vid = DRAMAQA_VID.fullmatch(ref.source)
     if vid is None:
-        raise SourceProblem("not a DramaQA vid (like AnotherMissOh14_001_0010): give --format for this bank's "
-                            "clips", ref.source)
+        raise SourceProblem(
+            "not a DramaQA vid (like AnotherMissOh14_001_0010): give --format for this bank's clips", ref.source
+        )
     scene = f"{vid['episode']}/{vid['scene']}"
     if int(vid["shot"]):
         folders = (f"{scene}/{vid['shot']}",)
@@ -148,8 +156,9 @@ def _dramaqa(root: Path, ref: ClipRef, kept: dict, fps: float) -> Recipe:
 def _scene_shots(root: Path, scene: str, shot_contained) -> tuple[str, ...]:
     """The scene's shot folders from the first shot to the last (``shot_contained``), or all of them without it;
     the first and the last must be there."""
-    shots = {int(entry.name): entry.name for entry in (root / scene).iterdir()
-             if entry.is_dir() and entry.name.isdigit()}
+    shots = {
+        int(entry.name): entry.name for entry in (root / scene).iterdir() if entry.is_dir() and entry.name.isdigit()
+    }
     if not shot_contained:
         return tuple(f"{scene}/{shots[number]}" for number in sorted(shots))
     first, last = int(shot_contained[0]), int(shot_contained[-1])
@@ -160,18 +169,24 @@ def _scene_shots(root: Path, scene: str, shot_contained) -> tuple[str, ...]:
 
 
 def _missing_dramaqa_folder(root: Path) -> str:
-    return (f"no frame folder <episode>/<scene>/<shot> in {root}: give --from DramaQA's AnotherMissOh_images "
-            "folder (the one that holds AnotherMissOh01, ...)")
+    return (
+        f"no frame folder <episode>/<scene>/<shot> in {root}: give --from DramaQA's AnotherMissOh_images "
+        "folder (the one that holds AnotherMissOh01, ...)"
+    )
 
 
 def _video(root: Path, ref: ClipRef) -> Recipe:
     path = clip_path(root, ref.source)
     if path is None:
-        raise SourceProblem("the clip's path leaves the --from folder (an absolute path or '..'): give its path "
-                            "inside that folder", ref.source)
+        raise SourceProblem(
+            "the clip's path leaves the --from folder (an absolute path or '..'): give its path inside that folder",
+            ref.source,
+        )
     if not path.is_file():
-        raise SourceProblem(f"no such video file in {root}: copy it there, or give --from the folder that holds "
-                            "the bank's videos", ref.source)
+        raise SourceProblem(
+            f"no such video file in {root}: copy it there, or give --from the folder that holds the bank's videos",
+            ref.source,
+        )
     relative = path.relative_to(root).as_posix()
     return Recipe("video", root, (relative,), str(Path(relative).with_suffix("")), ref.start, ref.end)
 

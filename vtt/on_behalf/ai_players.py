@@ -21,8 +21,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..engine.rules import HOST
-from ..protocol.vocabulary import MAX_FILE_NAME
 from ..models import Phase, Player, PlayerKind, Question, QuestionType, SessionQuestion, VttSession
+from ..protocol.vocabulary import MAX_FILE_NAME
 
 SUFFIXES = (".csv", ".json", ".jsonl")
 OPEN_PHASES = (Phase.ANSWERING, Phase.ANSWERS_CLOSED)
@@ -48,10 +48,15 @@ def current_question(db: Session, vtt_session: VttSession) -> tuple[SessionQuest
     """The question being answered (or whose answers are closed, not yet revealed), else None."""
     if vtt_session.phase not in OPEN_PHASES or vtt_session.current_round is None:
         return None
-    return db.execute(select(SessionQuestion, Question).join(Question)
-                      .where(SessionQuestion.session_id == vtt_session.id,
-                             SessionQuestion.round == vtt_session.current_round,
-                             SessionQuestion.position == vtt_session.current_position)).first()
+    return db.execute(
+        select(SessionQuestion, Question)
+        .join(Question)
+        .where(
+            SessionQuestion.session_id == vtt_session.id,
+            SessionQuestion.round == vtt_session.current_round,
+            SessionQuestion.position == vtt_session.current_position,
+        )
+    ).first()
 
 
 def file_name(name: str | None) -> str:
@@ -97,8 +102,9 @@ def prediction_for(file: str, data: bytes, question: Question) -> tuple[int | No
     return int(index), choices[int(index)]
 
 
-def answer_from_predictions(live, db: Session, vtt_session: VttSession, player: Player, file: str, data: bytes,
-                            entry_key: str) -> Imported:
+def answer_from_predictions(
+    live, db: Session, vtt_session: VttSession, player: Player, file: str, data: bytes, entry_key: str
+) -> Imported:
     """Read the current question's prediction from the file and submit it as the host's ``enter_answer``.
 
     ``entry_key`` is the form's one-time key: a form posted twice is a replay the engine acknowledges without a
@@ -115,9 +121,13 @@ def answer_from_predictions(live, db: Session, vtt_session: VttSession, player: 
     name = file_name(file)
     choice, text = prediction_for(name, data, question)
     answer = {"choice": choice} if question.type is QuestionType.MCQ else {"text": text}
-    reply = live.act(vtt_session.id, HOST, "enter_answer",
-                     {"player": player.id, "question": item.id, "source": "import", "file": name, **answer},
-                     f"import-{entry_key}"[:64])
+    reply = live.act(
+        vtt_session.id,
+        HOST,
+        "enter_answer",
+        {"player": player.id, "question": item.id, "source": "import", "file": name, **answer},
+        f"import-{entry_key}"[:64],
+    )
     if not reply.get("ok"):
         raise ImportProblem("refused", code=reply["error"]["code"], message=reply["error"]["message"])
     return Imported(player.name, question.qid, text, reply)

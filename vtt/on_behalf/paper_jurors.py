@@ -17,8 +17,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from ..engine.rules import Actor, alias_order, answer_order
-from ..persistence.store import juror_rows
 from ..models import Juror, RoundAlias, SessionQuestion, VttSession
+from ..persistence.store import juror_rows
 
 PAPER_GROUP = "paper"
 ABSTAIN = "abstain"  # the vote field's value for "nobody" (a Vote row without a player)
@@ -55,29 +55,41 @@ def sheet_rounds(db: Session, vtt_session: VttSession) -> list[SheetRound]:
     deal from the seed and the round's players (all players when the round names none).
     """
     dealt: dict[int, list[str]] = {}
-    for number, alias in db.execute(select(RoundAlias.round, RoundAlias.alias)
-                                    .where(RoundAlias.session_id == vtt_session.id)):
+    for number, alias in db.execute(
+        select(RoundAlias.round, RoundAlias.alias).where(RoundAlias.session_id == vtt_session.id)
+    ):
         dealt.setdefault(number, []).append(alias)
-    items = db.scalars(select(SessionQuestion).where(SessionQuestion.session_id == vtt_session.id)
-                       .options(selectinload(SessionQuestion.question))
-                       .order_by(SessionQuestion.round, SessionQuestion.position)).all()
+    items = db.scalars(
+        select(SessionQuestion)
+        .where(SessionQuestion.session_id == vtt_session.id)
+        .options(selectinload(SessionQuestion.question))
+        .order_by(SessionQuestion.round, SessionQuestion.position)
+    ).all()
     everyone = [player.id for player in vtt_session.players]
     rounds = []
     for state in vtt_session.round_states:
         players = everyone if state.participants is None else list(state.participants)
-        aliases = sorted(dealt.get(state.number) or [alias for _, alias in
-                                                     alias_order(vtt_session.seed, state.number, players)])
+        aliases = sorted(
+            dealt.get(state.number) or [alias for _, alias in alias_order(vtt_session.seed, state.number, players)]
+        )
         questions = tuple(
-            SheetQuestion(item.id, item.position, item.question.qid, item.question.text,
-                          tuple(item.reveal_order or answer_order(vtt_session.seed, item.round, item.position,
-                                                                  aliases)),
-                          item.revealed_at is not None)
-            for item in items if item.round == state.number)
+            SheetQuestion(
+                item.id,
+                item.position,
+                item.question.qid,
+                item.question.text,
+                tuple(item.reveal_order or answer_order(vtt_session.seed, item.round, item.position, aliases)),
+                item.revealed_at is not None,
+            )
+            for item in items
+            if item.round == state.number
+        )
         rounds.append(SheetRound(state.number, state.theme, tuple(aliases), questions))
     return rounds
 
 
 # --- the host types a paper sheet in ------------------------------------------------------------
+
 
 @dataclass
 class TypedSheet:
@@ -134,7 +146,10 @@ def stored_sheet(db: Session, vtt_session: VttSession, juror: Juror, number: int
     stored = TypedSheet()
     for row in sheet:
         stored.lines[row["question"], row["alias"]] = {
-            "note": row["note"], "human_likeness": row["human_likeness"], "looks_like_ai": row["looks_like_ai"]}
+            "note": row["note"],
+            "human_likeness": row["human_likeness"],
+            "looks_like_ai": row["looks_like_ai"],
+        }
     for row in votes:
         stored.votes[row["slot"]] = {"alias": row["alias"], "confidence": row["confidence"], "reason": row["reason"]}
     return stored
@@ -150,15 +165,17 @@ class EntryResult:
     refusals: list[dict[str, str]]  # the engine's errors: {code, message, part}
 
 
-def submit_typed(live, juror: Juror, number: int, typed: TypedSheet, stored: TypedSheet,
-                 entry_key: str) -> EntryResult:
+def submit_typed(live, juror: Juror, number: int, typed: TypedSheet, stored: TypedSheet, entry_key: str) -> EntryResult:
     """Send what changed to the live engine as the juror's own actions: one ``sheet`` with every changed line
     (all saved or none), then one ``vote`` per changed slot.  ``entry_key`` is the form's one-time key: a form
     posted twice is a replay the engine acknowledges without a second change.
     """
     juror_actor = Actor("juror", juror.id)
-    lines = [{"question": question, "alias": alias, **fields} for (question, alias), fields in typed.lines.items()
-             if fields != stored.lines.get((question, alias), BLANK_LINE)]
+    lines = [
+        {"question": question, "alias": alias, **fields}
+        for (question, alias), fields in typed.lines.items()
+        if fields != stored.lines.get((question, alias), BLANK_LINE)
+    ]
     refusals, lines_saved, votes_saved = [], 0, 0
     if lines:
         reply = live.act(juror.session_id, juror_actor, "sheet", {"lines": lines}, f"paper-{entry_key}-sheet")
@@ -169,8 +186,13 @@ def submit_typed(live, juror: Juror, number: int, typed: TypedSheet, stored: Typ
     for slot, vote in typed.votes.items():
         if vote == stored.votes.get(slot):
             continue
-        reply = live.act(juror.session_id, juror_actor, "vote", {"round": number, "slot": slot, **vote},
-                         f"paper-{entry_key}-vote-{slot}")
+        reply = live.act(
+            juror.session_id,
+            juror_actor,
+            "vote",
+            {"round": number, "slot": slot, **vote},
+            f"paper-{entry_key}-vote-{slot}",
+        )
         if reply.get("ok"):
             votes_saved += 1
         else:

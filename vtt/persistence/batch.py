@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -72,8 +72,13 @@ class StateCache:
             self._states.pop(session_id, None)
 
 
-def run_batch(database: KeptDb, submissions: list[Submission], cache: StateCache,
-              sleep: Callable[[float], None], now: Callable[[], datetime] | None = None) -> BatchResult:
+def run_batch(
+    database: KeptDb,
+    submissions: list[Submission],
+    cache: StateCache,
+    sleep: Callable[[float], None],
+    now: Callable[[], datetime] | None = None,
+) -> BatchResult:
     """Apply ``submissions`` in one transaction; every submission gets its ``reply``.
 
     A database held by another process (SQLite's lock) is retried after ``sleep`` (which yields
@@ -81,7 +86,7 @@ def run_batch(database: KeptDb, submissions: list[Submission], cache: StateCache
     and the batch is tried again in halves, in order, so that an action the database refuses fails
     alone and the others commit; the one that fails by itself is answered ``server_error``.
     """
-    clock = now or (lambda: datetime.now(timezone.utc))
+    clock = now or (lambda: datetime.now(UTC))
     result = _run_once(database, submissions, cache, sleep, clock)
     if isinstance(result, BatchResult):
         return result
@@ -94,8 +99,7 @@ def run_batch(database: KeptDb, submissions: list[Submission], cache: StateCache
         for submission in submissions:
             submission.reply = refused(*SERVER_ERROR)
         return BatchResult(submissions)
-    log.warning("a batch of %d actions failed (%s); trying its halves apart", len(submissions),
-                type(result).__name__)
+    log.warning("a batch of %d actions failed (%s); trying its halves apart", len(submissions), type(result).__name__)
     for submission in submissions:
         submission.reply = None
     middle = len(submissions) // 2
@@ -104,8 +108,13 @@ def run_batch(database: KeptDb, submissions: list[Submission], cache: StateCache
     return BatchResult(submissions, first.messages + second.messages)
 
 
-def _run_once(database: KeptDb, submissions: list[Submission], cache: StateCache,
-              sleep: Callable[[float], None], clock: Callable[[], datetime]) -> BatchResult | Exception:
+def _run_once(
+    database: KeptDb,
+    submissions: list[Submission],
+    cache: StateCache,
+    sleep: Callable[[float], None],
+    clock: Callable[[], datetime],
+) -> BatchResult | Exception:
     """The batch in one transaction, retried while the database is locked or once reconnected; else what
     made it fail (rolled back)."""
     waited = 0.0

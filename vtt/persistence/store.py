@@ -8,15 +8,26 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from ..engine import state as engine_state
-from ..engine.state import AUDIENCES, AnswerInfo, Effect, LiveState, PlayerInfo, QuestionInfo, RoundInfo, VoteInfo, agent_report
+from ..engine.state import (
+    AUDIENCES,
+    AnswerInfo,
+    Effect,
+    LiveState,
+    PlayerInfo,
+    QuestionInfo,
+    RoundInfo,
+    VoteInfo,
+    agent_report,
+)
 from ..models import (
     Answer,
     ClipPlayback,
@@ -37,10 +48,14 @@ from ..models import (
 
 # Core tables for updates: the ORM's update path (session synchronisation) costs more than the statement.
 _QUESTIONS, _ROUNDS, _ANSWERS, _SESSIONS, _PLAYERS = (
-    m.__table__ for m in (SessionQuestion, SessionRound, Answer, VttSession, Player))
+    m.__table__ for m in (SessionQuestion, SessionRound, Answer, VttSession, Player)
+)
 
-STATUS_OF_PHASE = {Phase.DRAFT: SessionStatus.DRAFT, Phase.LOBBY: SessionStatus.LOBBY,
-                   Phase.FINISHED: SessionStatus.FINISHED}
+STATUS_OF_PHASE = {
+    Phase.DRAFT: SessionStatus.DRAFT,
+    Phase.LOBBY: SessionStatus.LOBBY,
+    Phase.FINISHED: SessionStatus.FINISHED,
+}
 
 
 def load_state(db: Session, session_id: int) -> LiveState:
@@ -48,20 +63,38 @@ def load_state(db: Session, session_id: int) -> LiveState:
     row = db.get(VttSession, session_id)
     if row is None:
         raise LookupError(f"no session with id {session_id}")
-    players = {p.id: PlayerInfo(p.id, p.name, p.kind, p.age, p.stage, _agent(p.details))
-               for p in db.scalars(select(Player).where(Player.session_id == session_id))}
+    players = {
+        p.id: PlayerInfo(p.id, p.name, p.kind, p.age, p.stage, _agent(p.details))
+        for p in db.scalars(select(Player).where(Player.session_id == session_id))
+    }
     questions = {}
-    for placed, q in db.execute(select(SessionQuestion, Question).join(Question)
-                                .where(SessionQuestion.session_id == session_id)):
+    for placed, q in db.execute(
+        select(SessionQuestion, Question).join(Question).where(SessionQuestion.session_id == session_id)
+    ):
         questions[placed.id] = QuestionInfo(
-            placed.id, placed.round, placed.position, q.qid, q.text, q.type, [str(c) for c in q.choices],
-            q.answer_index, q.reference_answer, q.clip_source, q.clip_start, q.clip_end,
-            q.clip_kind.value if q.clip_kind else None, shown_at=placed.shown_at,
-            clip_started_at=placed.clip_started_at, answers_closed_at=placed.answers_closed_at,
+            placed.id,
+            placed.round,
+            placed.position,
+            q.qid,
+            q.text,
+            q.type,
+            [str(c) for c in q.choices],
+            q.answer_index,
+            q.reference_answer,
+            q.clip_source,
+            q.clip_start,
+            q.clip_end,
+            q.clip_kind.value if q.clip_kind else None,
+            shown_at=placed.shown_at,
+            clip_started_at=placed.clip_started_at,
+            answers_closed_at=placed.answers_closed_at,
             revealed_at=placed.revealed_at,
-            reveal_order=list(placed.reveal_order) if placed.reveal_order is not None else None)
-    rounds = {r.number: RoundInfo(r.number, r.theme, r.participants, {}, r.vote_opened_at, r.vote_closed_at, r.tally)
-              for r in db.scalars(select(SessionRound).where(SessionRound.session_id == session_id))}
+            reveal_order=list(placed.reveal_order) if placed.reveal_order is not None else None,
+        )
+    rounds = {
+        r.number: RoundInfo(r.number, r.theme, r.participants, {}, r.vote_opened_at, r.vote_closed_at, r.tally)
+        for r in db.scalars(select(SessionRound).where(SessionRound.session_id == session_id))
+    }
     for alias in db.scalars(select(RoundAlias).where(RoundAlias.session_id == session_id)):
         rounds[alias.round].aliases[alias.player_id] = alias.alias
     for reveal in db.scalars(select(IdentityReveal).where(IdentityReveal.session_id == session_id)):
@@ -69,28 +102,56 @@ def load_state(db: Session, session_id: int) -> LiveState:
     answers: dict[int, dict[int, AnswerInfo]] = defaultdict(dict)
     for a in db.scalars(select(Answer).where(Answer.session_id == session_id)):
         answers[a.session_question_id][a.player_id] = AnswerInfo(
-            a.player_id, a.text, a.choice_index, a.latency_ms, a.submitted_at, a.redacted, a.edited_at is not None,
-            a.provenance, bool(a.entered_by_host))
+            a.player_id,
+            a.text,
+            a.choice_index,
+            a.latency_ms,
+            a.submitted_at,
+            a.redacted,
+            a.edited_at is not None,
+            a.provenance,
+            bool(a.entered_by_host),
+        )
     votes: dict[int, dict[int, VoteInfo]] = defaultdict(dict)
     if row.current_round is not None:
         for v in db.scalars(select(Vote).where(Vote.session_id == session_id, Vote.round == row.current_round)):
             votes[v.juror_id][v.slot] = VoteInfo(v.player_id, v.alias, v.confidence, v.reason)
-    jurors = db.execute(select(Juror.id, Juror.label, Juror.juror_group, Juror.removed_at)
-                        .where(Juror.session_id == session_id)).all()
+    jurors = db.execute(
+        select(Juror.id, Juror.label, Juror.juror_group, Juror.removed_at).where(Juror.session_id == session_id)
+    ).all()
     return LiveState(
-        session_id=row.id, code=row.join_code, name=row.name, seed=row.seed, rounds=row.rounds,
-        answer_seconds=row.answer_seconds, vote_seconds=row.vote_seconds, reveal_policy=row.reveal_policy,
-        ai_votes_per_juror=row.ai_votes_per_juror, open_join=row.open_join, phase=row.phase,
-        deadline=row.phase_deadline_at, round=row.current_round, position=row.current_position,
+        session_id=row.id,
+        code=row.join_code,
+        name=row.name,
+        seed=row.seed,
+        rounds=row.rounds,
+        answer_seconds=row.answer_seconds,
+        vote_seconds=row.vote_seconds,
+        reveal_policy=row.reveal_policy,
+        ai_votes_per_juror=row.ai_votes_per_juror,
+        open_join=row.open_join,
+        phase=row.phase,
+        deadline=row.phase_deadline_at,
+        round=row.current_round,
+        position=row.current_position,
         state_version=row.state_version,
         audience_versions={a: int(row.audience_versions.get(a, 0)) for a in AUDIENCES},
-        players=players, questions=questions, round_info=rounds, answers=dict(answers), votes=dict(votes),
-        juror_labels={j.label for j in jurors}, juror_ids={j.label: j.id for j in jurors},
+        players=players,
+        questions=questions,
+        round_info=rounds,
+        answers=dict(answers),
+        votes=dict(votes),
+        juror_labels={j.label for j in jurors},
+        juror_ids={j.label: j.id for j in jurors},
         removed_jurors={j.id for j in jurors if j.removed_at is not None},
-        open_jurors=sum(j.juror_group == "open" for j in jurors), open_join_cap=row.open_join_cap,
-        join_door=row.join_door, pass_rule=row.pass_rule.value, pass_alpha=row.pass_alpha,
+        open_jurors=sum(j.juror_group == "open" for j in jurors),
+        open_join_cap=row.open_join_cap,
+        join_door=row.join_door,
+        pass_rule=row.pass_rule.value,
+        pass_alpha=row.pass_alpha,
         pass_threshold_pct=row.pass_threshold_pct,
-        clip_playback=ClipPlayback(row.design.get("clip_playback", ClipPlayback.HOST.value)))
+        clip_playback=ClipPlayback(row.design.get("clip_playback", ClipPlayback.HOST.value)),
+    )
 
 
 def _agent(details: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -113,7 +174,8 @@ _VERSION = select(_SESSIONS.c.state_version).where(_SESSIONS.c.id == bindparam("
 _VERSION_FOR_UPDATE = _VERSION.with_for_update()
 _EVENTS = Event.__table__
 _SEEN_KEYS = select(_EVENTS.c.actor, _EVENTS.c.client_key).where(
-    _EVENTS.c.session_id == bindparam("session_id"), _EVENTS.c.client_key.in_(bindparam("keys", expanding=True)))
+    _EVENTS.c.session_id == bindparam("session_id"), _EVENTS.c.client_key.in_(bindparam("keys", expanding=True))
+)
 
 
 # --- the writer's hot statements on SQLite ---------------------------------------------------------
@@ -214,8 +276,9 @@ def _insert_statement(dialect: str, model):
 def _upsert_statement(dialect: str, model, keys: tuple[str, ...], updated: tuple[str, ...]):
     # Built once: an ON CONFLICT statement with its "excluded" columns cost ~1 ms to build, per batch.
     statement = _insert_statement(dialect, model)
-    return statement.on_conflict_do_update(index_elements=list(keys),
-                                           set_={name: statement.excluded[name] for name in updated})
+    return statement.on_conflict_do_update(
+        index_elements=list(keys), set_={name: statement.excluded[name] for name in updated}
+    )
 
 
 def _insert(db: Session, model):
@@ -228,10 +291,23 @@ def _upsert(db: Session, model, rows: list[dict[str, Any]], keys: list[str], upd
 
 
 # The session row as the state has it, written at the end of every batch (parameters bound per batch).
-_SESSION_FIELDS = ("phase", "phase_deadline_at", "current_round", "current_position", "state_version",
-                   "audience_versions", "open_join", "open_join_cap", "join_door", "status")
-_WRITE_SESSION = (update(_SESSIONS).where(_SESSIONS.c.id == bindparam("session_id"))
-                  .values({name: bindparam(f"new_{name}") for name in _SESSION_FIELDS}))
+_SESSION_FIELDS = (
+    "phase",
+    "phase_deadline_at",
+    "current_round",
+    "current_position",
+    "state_version",
+    "audience_versions",
+    "open_join",
+    "open_join_cap",
+    "join_door",
+    "status",
+)
+_WRITE_SESSION = (
+    update(_SESSIONS)
+    .where(_SESSIONS.c.id == bindparam("session_id"))
+    .values({name: bindparam(f"new_{name}") for name in _SESSION_FIELDS})
+)
 
 
 def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> dict[str, int]:
@@ -252,53 +328,105 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
                     values["reveal_order"] = list(effect.reveal_order)
                 db.execute(update(_QUESTIONS).where(SessionQuestion.id == effect.question_id).values(**values))
             case engine_state.MarkRound():
-                db.execute(update(_ROUNDS).where(SessionRound.session_id == session_id,
-                                                      SessionRound.number == effect.round)
-                           .values({effect.field: effect.at}))
+                db.execute(
+                    update(_ROUNDS)
+                    .where(SessionRound.session_id == session_id, SessionRound.number == effect.round)
+                    .values({effect.field: effect.at})
+                )
             case engine_state.SetParticipants():
-                db.execute(update(_ROUNDS).where(SessionRound.session_id == session_id, SessionRound.number == effect.round)
-                           .values(participants=None if effect.player_ids is None else list(effect.player_ids)))
+                db.execute(
+                    update(_ROUNDS)
+                    .where(SessionRound.session_id == session_id, SessionRound.number == effect.round)
+                    .values(participants=None if effect.player_ids is None else list(effect.player_ids))
+                )
             case engine_state.DealAliases():
-                db.execute(_insert(db, RoundAlias), [{"session_id": session_id, "round": effect.round, "player_id": pid,
-                                                      "alias": alias} for pid, alias in effect.aliases])
+                db.execute(
+                    _insert(db, RoundAlias),
+                    [
+                        {"session_id": session_id, "round": effect.round, "player_id": pid, "alias": alias}
+                        for pid, alias in effect.aliases
+                    ],
+                )
             case engine_state.SaveAnswer():
                 _flush_answers(db, answers_rows)
-                answers_rows.append({"session_id": session_id, "session_question_id": effect.question_id,
-                                     "player_id": effect.player_id, "text": effect.text,
-                                     "choice_index": effect.choice_index, "latency_ms": effect.latency_ms,
-                                     "submitted_at": effect.at, "client_key": effect.client_key,
-                                     "late": False, "redacted": False, "edited_at": None,
-                                     "provenance": effect.provenance, "entered_by_host": effect.entered_by_host})
+                answers_rows.append(
+                    {
+                        "session_id": session_id,
+                        "session_question_id": effect.question_id,
+                        "player_id": effect.player_id,
+                        "text": effect.text,
+                        "choice_index": effect.choice_index,
+                        "latency_ms": effect.latency_ms,
+                        "submitted_at": effect.at,
+                        "client_key": effect.client_key,
+                        "late": False,
+                        "redacted": False,
+                        "edited_at": None,
+                        "provenance": effect.provenance,
+                        "entered_by_host": effect.entered_by_host,
+                    }
+                )
             case engine_state.EditAnswer():
                 _flush_answers(db, answers_rows)
                 values = {"text": effect.text, "redacted": effect.redacted, "edited_at": effect.at}
                 if effect.redacted:
                     values["choice_index"] = None
-                db.execute(update(_ANSWERS).where(Answer.session_question_id == effect.question_id,
-                                                Answer.player_id == effect.player_id).values(**values))
+                db.execute(
+                    update(_ANSWERS)
+                    .where(Answer.session_question_id == effect.question_id, Answer.player_id == effect.player_id)
+                    .values(**values)
+                )
             case engine_state.SaveSheet():
-                sheets.append({"session_id": session_id, "juror_id": effect.juror_id,
-                               "session_question_id": effect.question_id, "player_id": effect.player_id,
-                               "alias": effect.alias, "note": effect.note, "human_likeness": effect.human_likeness,
-                               "looks_like_ai": effect.looks_like_ai, "updated_at": effect.at,
-                               "client_key": effect.client_key})
+                sheets.append(
+                    {
+                        "session_id": session_id,
+                        "juror_id": effect.juror_id,
+                        "session_question_id": effect.question_id,
+                        "player_id": effect.player_id,
+                        "alias": effect.alias,
+                        "note": effect.note,
+                        "human_likeness": effect.human_likeness,
+                        "looks_like_ai": effect.looks_like_ai,
+                        "updated_at": effect.at,
+                        "client_key": effect.client_key,
+                    }
+                )
             case engine_state.SaveVote():
-                votes.append({"session_id": session_id, "round": effect.round, "juror_id": effect.juror_id,
-                              "slot": effect.slot, "alias": effect.alias, "player_id": effect.player_id,
-                              "confidence": effect.confidence, "reason": effect.reason, "cast_at": effect.at,
-                              "client_key": effect.client_key})
+                votes.append(
+                    {
+                        "session_id": session_id,
+                        "round": effect.round,
+                        "juror_id": effect.juror_id,
+                        "slot": effect.slot,
+                        "alias": effect.alias,
+                        "player_id": effect.player_id,
+                        "confidence": effect.confidence,
+                        "reason": effect.reason,
+                        "cast_at": effect.at,
+                        "client_key": effect.client_key,
+                    }
+                )
             case engine_state.SetTally():
-                db.execute(update(_ROUNDS).where(SessionRound.session_id == session_id, SessionRound.number == effect.round)
-                           .values(tally=effect.tally))
+                db.execute(
+                    update(_ROUNDS)
+                    .where(SessionRound.session_id == session_id, SessionRound.number == effect.round)
+                    .values(tally=effect.tally)
+                )
             case engine_state.RevealIdentity():
-                db.execute(_insert(db, IdentityReveal).values(session_id=session_id, round=effect.round,
-                                                              player_id=effect.player_id, revealed_at=effect.at))
+                db.execute(
+                    _insert(db, IdentityReveal).values(
+                        session_id=session_id, round=effect.round, player_id=effect.player_id, revealed_at=effect.at
+                    )
+                )
             case engine_state.SetOpenJoin():
                 pass  # on the session row, below
-            case engine_state.SetAgentStatus():  # rare (an agent's status report): read, merge, write the player's details
+            case engine_state.SetAgentStatus():  # rare (an agent's report): read, merge, write the player's details
                 details = db.scalar(select(_PLAYERS.c.details).where(_PLAYERS.c.id == effect.player_id)) or {}
-                db.execute(update(_PLAYERS).where(_PLAYERS.c.id == effect.player_id)
-                           .values(details={**details, "agent": agent_report(effect)}))
+                db.execute(
+                    update(_PLAYERS)
+                    .where(_PLAYERS.c.id == effect.player_id)
+                    .values(details={**details, "agent": agent_report(effect)})
+                )
             case engine_state.RemoveJuror():
                 _remove_juror(db, session_id, effect)
             case engine_state.RenewToken():
@@ -310,45 +438,103 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
                 db.flush()
                 new_jurors[effect.label] = juror.id
             case engine_state.LogEvent():
-                events.append({"session_id": session_id, "at": effect.at, "kind": effect.kind, "actor": effect.actor,
-                               "payload": effect.payload, "client_key": effect.client_key})
+                events.append(
+                    {
+                        "session_id": session_id,
+                        "at": effect.at,
+                        "kind": effect.kind,
+                        "actor": effect.actor,
+                        "payload": effect.payload,
+                        "client_key": effect.client_key,
+                    }
+                )
             case _:
                 raise TypeError(f"no database write for {effect!r}")
     _flush_answers(db, answers_rows)
-    _upsert(db, SheetEntry, _last_per_key(sheets, ("juror_id", "session_question_id", "player_id")),
-            ["juror_id", "session_question_id", "player_id"],
-            ["alias", "note", "human_likeness", "looks_like_ai", "updated_at", "client_key"])
-    _upsert(db, Vote, _last_per_key(votes, ("session_id", "round", "juror_id", "slot")),
-            ["session_id", "round", "juror_id", "slot"],
-            ["alias", "player_id", "confidence", "reason", "cast_at", "client_key"])
+    _upsert(
+        db,
+        SheetEntry,
+        _last_per_key(sheets, ("juror_id", "session_question_id", "player_id")),
+        ["juror_id", "session_question_id", "player_id"],
+        ["alias", "note", "human_likeness", "looks_like_ai", "updated_at", "client_key"],
+    )
+    _upsert(
+        db,
+        Vote,
+        _last_per_key(votes, ("session_id", "round", "juror_id", "slot")),
+        ["session_id", "round", "juror_id", "slot"],
+        ["alias", "player_id", "confidence", "reason", "cast_at", "client_key"],
+    )
     if events:
         _execute_many(db, _insert(db, Event), events)
-    values = {"phase": state.phase, "phase_deadline_at": state.deadline, "current_round": state.round,
-              "current_position": state.position, "state_version": state.state_version,
-              "audience_versions": dict(state.audience_versions), "open_join": state.open_join,
-              "open_join_cap": state.open_join_cap, "join_door": state.join_door,
-              "status": STATUS_OF_PHASE.get(state.phase, SessionStatus.RUNNING)}
-    _execute_many(db, _WRITE_SESSION, [{"session_id": session_id, **{f"new_{name}": value for name, value in values.items()}}])
+    values = {
+        "phase": state.phase,
+        "phase_deadline_at": state.deadline,
+        "current_round": state.round,
+        "current_position": state.position,
+        "state_version": state.state_version,
+        "audience_versions": dict(state.audience_versions),
+        "open_join": state.open_join,
+        "open_join_cap": state.open_join_cap,
+        "join_door": state.join_door,
+        "status": STATUS_OF_PHASE.get(state.phase, SessionStatus.RUNNING),
+    }
+    _execute_many(
+        db, _WRITE_SESSION, [{"session_id": session_id, **{f"new_{name}": value for name, value in values.items()}}]
+    )
     return new_jurors
 
 
 def _remove_juror(db: Session, session_id: int, effect: engine_state.RemoveJuror) -> None:
     """The juror's link replaced, marked removed, and their votes deleted, logged first with every field."""
-    removed = [{"round": v.round, "slot": v.slot, "alias": v.alias, "player_id": v.player_id,
-                "confidence": v.confidence, "reason": v.reason, "cast_at": v.cast_at.isoformat()}
-               for v in db.scalars(select(Vote).where(Vote.juror_id == effect.juror_id))]
-    db.execute(update(Juror.__table__).where(Juror.__table__.c.id == effect.juror_id)
-               .values(token=effect.token, removed_at=effect.at))
+    removed = [
+        {
+            "round": v.round,
+            "slot": v.slot,
+            "alias": v.alias,
+            "player_id": v.player_id,
+            "confidence": v.confidence,
+            "reason": v.reason,
+            "cast_at": v.cast_at.isoformat(),
+        }
+        for v in db.scalars(select(Vote).where(Vote.juror_id == effect.juror_id))
+    ]
+    db.execute(
+        update(Juror.__table__)
+        .where(Juror.__table__.c.id == effect.juror_id)
+        .values(token=effect.token, removed_at=effect.at)
+    )
     db.execute(delete(Vote.__table__).where(Vote.__table__.c.juror_id == effect.juror_id))
-    db.add(Event(session_id=session_id, at=effect.at, kind="votes_removed", actor="host",
-                 payload={"juror_id": effect.juror_id, "votes": removed}, client_key=None))
+    db.add(
+        Event(
+            session_id=session_id,
+            at=effect.at,
+            kind="votes_removed",
+            actor="host",
+            payload={"juror_id": effect.juror_id, "votes": removed},
+            client_key=None,
+        )
+    )
 
 
 def _flush_answers(db: Session, rows: list[dict[str, Any]]) -> None:
-    _upsert(db, Answer, _last_per_key(rows, ("session_question_id", "player_id")),
-            ["session_question_id", "player_id"],
-            ["text", "choice_index", "latency_ms", "submitted_at", "client_key", "redacted", "edited_at",
-             "provenance", "entered_by_host"])
+    _upsert(
+        db,
+        Answer,
+        _last_per_key(rows, ("session_question_id", "player_id")),
+        ["session_question_id", "player_id"],
+        [
+            "text",
+            "choice_index",
+            "latency_ms",
+            "submitted_at",
+            "client_key",
+            "redacted",
+            "edited_at",
+            "provenance",
+            "entered_by_host",
+        ],
+    )
     rows.clear()
 
 
@@ -367,10 +553,15 @@ def seen_client_keys(db: Session, session_id: int, keys: list[tuple[str, str]]) 
         # every event of the session (a batch's cost grew with the session's history), and with two
         # IN lists it looks up every actor x key combination (250,000 for a burst's batch of 500).
         pairs = sorted(set(keys))
-        found = _dbapi(db).execute(
-            f"SELECT e.actor, e.client_key FROM (VALUES {', '.join(['(?, ?)'] * len(pairs))}) AS k "
-            f"JOIN {_EVENTS.name} AS e ON e.session_id = ? AND e.actor = k.column1 AND e.client_key = k.column2",
-            (*(part for pair in pairs for part in pair), session_id)).fetchall()
+        found = (
+            _dbapi(db)
+            .execute(
+                f"SELECT e.actor, e.client_key FROM (VALUES {', '.join(['(?, ?)'] * len(pairs))}) AS k "
+                f"JOIN {_EVENTS.name} AS e ON e.session_id = ? AND e.actor = k.column1 AND e.client_key = k.column2",
+                (*(part for pair in pairs for part in pair), session_id),
+            )
+            .fetchall()
+        )
     else:
         found = db.execute(_SEEN_KEYS, {"session_id": session_id, "keys": sorted({key for _actor, key in keys})})
     return {(actor, key) for actor, key in found} & set(keys)
@@ -380,20 +571,41 @@ def juror_rows(db: Session, session_id: int, juror_id: int, round_: int | None) 
     """A juror's own sheet entries and votes of ``round_`` (for the juror's snapshot)."""
     if round_ is None:
         return [], []
-    sheet = db.execute(select(SheetEntry.session_question_id, SheetEntry.alias, SheetEntry.note,
-                              SheetEntry.human_likeness, SheetEntry.looks_like_ai)
-                       .join(SessionQuestion, SessionQuestion.id == SheetEntry.session_question_id)
-                       .where(SheetEntry.juror_id == juror_id, SessionQuestion.round == round_)).all()
-    votes = db.execute(select(Vote.round, Vote.slot, Vote.alias, Vote.confidence, Vote.reason)
-                       .where(Vote.session_id == session_id, Vote.juror_id == juror_id, Vote.round == round_)).all()
-    return ([{"question": q, "alias": a, "note": n, "human_likeness": h, "looks_like_ai": m} for q, a, n, h, m in sheet],
-            [{"round": r, "slot": s, "alias": a, "confidence": c, "reason": why} for r, s, a, c, why in votes])
+    sheet = db.execute(
+        select(
+            SheetEntry.session_question_id,
+            SheetEntry.alias,
+            SheetEntry.note,
+            SheetEntry.human_likeness,
+            SheetEntry.looks_like_ai,
+        )
+        .join(SessionQuestion, SessionQuestion.id == SheetEntry.session_question_id)
+        .where(SheetEntry.juror_id == juror_id, SessionQuestion.round == round_)
+    ).all()
+    votes = db.execute(
+        select(Vote.round, Vote.slot, Vote.alias, Vote.confidence, Vote.reason).where(
+            Vote.session_id == session_id, Vote.juror_id == juror_id, Vote.round == round_
+        )
+    ).all()
+    return (
+        [{"question": q, "alias": a, "note": n, "human_likeness": h, "looks_like_ai": m} for q, a, n, h, m in sheet],
+        [{"round": r, "slot": s, "alias": a, "confidence": c, "reason": why} for r, s, a, c, why in votes],
+    )
 
 
 def jury_rows(db: Session, session_id: int) -> list[dict[str, Any]]:
     """The session's jurors for the host, newest first: label, joined openly or not, removed or not, when."""
-    rows = db.execute(select(Juror.label, Juror.juror_group, Juror.removed_at, Juror.joined_at)
-                      .where(Juror.session_id == session_id).order_by(Juror.id.desc())).all()
-    return [{"label": label, "open": group == "open", "removed": removed is not None,
-             "joined_at": joined.isoformat().replace("+00:00", "Z") if joined else None}
-            for label, group, removed, joined in rows]
+    rows = db.execute(
+        select(Juror.label, Juror.juror_group, Juror.removed_at, Juror.joined_at)
+        .where(Juror.session_id == session_id)
+        .order_by(Juror.id.desc())
+    ).all()
+    return [
+        {
+            "label": label,
+            "open": group == "open",
+            "removed": removed is not None,
+            "joined_at": joined.isoformat().replace("+00:00", "Z") if joined else None,
+        }
+        for label, group, removed, joined in rows
+    ]

@@ -20,12 +20,20 @@ def round_tally(state: LiveState, number: int) -> dict[str, Any]:
 
     pass_rule, alpha, threshold_pct = state.pass_rule, state.pass_alpha, state.pass_threshold_pct
     info = state.round_info[number]
-    players = pd.DataFrame({"name": [p.name for p in state.players.values()],
-                            "kind": [p.kind.value for p in state.players.values()]})
-    rows = [{"round": number, "juror": str(juror), "slot": slot,
-             "vote": state.players[vote.player_id].name if vote.player_id is not None else None,
-             "confidence": float(vote.confidence) if vote.confidence is not None else math.nan}
-            for juror, slots in state.votes.items() for slot, vote in slots.items()]
+    players = pd.DataFrame(
+        {"name": [p.name for p in state.players.values()], "kind": [p.kind.value for p in state.players.values()]}
+    )
+    rows = [
+        {
+            "round": number,
+            "juror": str(juror),
+            "slot": slot,
+            "vote": state.players[vote.player_id].name if vote.player_id is not None else None,
+            "confidence": float(vote.confidence) if vote.confidence is not None else math.nan,
+        }
+        for juror, slots in state.votes.items()
+        for slot, vote in slots.items()
+    ]
     votes = pd.DataFrame(rows, columns=["round", "juror", "slot", "vote", "confidence"])
     counts = {pid: 0 for pid in info.aliases}
     for slots in state.votes.values():
@@ -38,9 +46,16 @@ def round_tally(state: LiveState, number: int) -> dict[str, Any]:
     result: dict[str, Any] = {
         "round": number,
         "pass_rule": pass_rule,
-        "players": [{"player_id": pid, "name": state.players[pid].name, "kind": state.players[pid].kind.value,
-                     "alias": info.aliases[pid], "votes": counts.get(pid, 0)}
-                    for pid in sorted(info.aliases, key=info.aliases.get)],
+        "players": [
+            {
+                "player_id": pid,
+                "name": state.players[pid].name,
+                "kind": state.players[pid].kind.value,
+                "alias": info.aliases[pid],
+                "votes": counts.get(pid, 0),
+            }
+            for pid in sorted(info.aliases, key=info.aliases.get)
+        ],
         "cast": cast,
         "voters": len([j for j, slots in state.votes.items() if any(v.player_id is not None for v in slots.values())]),
         "abstentions": abstentions,
@@ -48,7 +63,11 @@ def round_tally(state: LiveState, number: int) -> dict[str, Any]:
         # a control round: no AI played it, so detection is 0 % by construction (the report counts it the same way)
         "control": not any(state.players[pid].kind.value == "ai" for pid in info.aliases),
         "majority_alias": None,
-        "detection_pct": None, "ci_low": None, "ci_high": None, "p_value": None, "ai_passed": None,
+        "detection_pct": None,
+        "ci_low": None,
+        "ci_high": None,
+        "p_value": None,
+        "ai_passed": None,
     }
     if cast:
         row = vote_stats(votes, players, pass_rule, alpha, threshold_pct).rounds.iloc[0]
@@ -56,8 +75,12 @@ def round_tally(state: LiveState, number: int) -> dict[str, Any]:
         by_name = {state.players[pid].name: alias for pid, alias in info.aliases.items()}
         result.update(
             majority_alias=by_name.get(majority) if majority is not None else None,
-            detection_pct=_number(row["detection_pct"]), ci_low=_number(row["ci_low"]),
-            ci_high=_number(row["ci_high"]), p_value=_number(row["p_value"]), ai_passed=bool(row["ai_passed"]))
+            detection_pct=_number(row["detection_pct"]),
+            ci_low=_number(row["ci_low"]),
+            ci_high=_number(row["ci_high"]),
+            p_value=_number(row["p_value"]),
+            ai_passed=bool(row["ai_passed"]),
+        )
     return result
 
 

@@ -31,15 +31,24 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import (
-    BaseDocTemplate, Flowable, Frame, KeepTogether, PageBreak, PageTemplate, Paragraph, Spacer, Table, TableStyle,
+    BaseDocTemplate,
+    Flowable,
+    Frame,
+    KeepTogether,
+    PageBreak,
+    PageTemplate,
+    Paragraph,
+    Spacer,
+    Table,
+    TableStyle,
 )
 
 from analysis.charts import fit_text
 from analysis.fonts import BOLD, REGULAR, register_fonts
 
-from ..sessions.links import person_links
 from ..models import Juror, VttSession
 from ..on_behalf.paper_jurors import SheetQuestion, SheetRound
+from ..sessions.links import person_links
 
 CODE_FONT = "Courier-Bold"  # codes are ASCII; a typewriter face tells l, 1 and I apart
 GREY = colors.HexColor("#5A5A5A")
@@ -54,31 +63,56 @@ COLUMNS, ROWS = 2, 4
 CARD_PAD = 5 * mm
 QR_SIZE = 36 * mm
 CUT_MARK = 6 * mm  # the ticks' length in the margin
-CUT_GAP = 2 * mm   # between the cards' edge and a tick
+CUT_GAP = 2 * mm  # between the cards' edge and a tick
 
 
 @dataclass(frozen=True)
 class Card:
-    role: str   # what the card is for ("Juror", "Player", ...)
-    name: str   # the person's name or label, in large type
-    url: str    # what the QR code holds (an AI player's: the `vtt agent` command line)
-    code: str   # what someone types instead: the last part of the link
-    hint: str   # one line on what to do with it
+    role: str  # what the card is for ("Juror", "Player", ...)
+    name: str  # the person's name or label, in large type
+    url: str  # what the QR code holds (an AI player's: the `vtt agent` command line)
+    code: str  # what someone types instead: the last part of the link
+    hint: str  # one line on what to do with it
 
 
 def join_cards(vtt_session: VttSession, base: str) -> list[Card]:
     """The session's cards in handing-out order: players, jurors, the stage screen, the open join link."""
     links = person_links(vtt_session, base, current_app.config["SECRET_KEY"])
-    cards = [_ai_card(p, base) if p["kind"] == "ai" else
-             Card(_("Player"), p["label"], p["url"], p["token"], _("Open this link on your laptop or tablet to play."))
-             for p in links["players"]]
-    cards += [Card(_("Juror"), j["label"], j["url"], j["token"],
-                   _("Scan with your phone's camera: this is your own judgment sheet.")) for j in links["jurors"]]
-    cards.append(Card(_("Projector"), _("Stage screen"), links["stage_url"], vtt_session.join_code,
-                      _("Open on the computer that drives the projector.")))
+    cards = [
+        _ai_card(p, base)
+        if p["kind"] == "ai"
+        else Card(_("Player"), p["label"], p["url"], p["token"], _("Open this link on your laptop or tablet to play."))
+        for p in links["players"]
+    ]
+    cards += [
+        Card(
+            _("Juror"),
+            j["label"],
+            j["url"],
+            j["token"],
+            _("Scan with your phone's camera: this is your own judgment sheet."),
+        )
+        for j in links["jurors"]
+    ]
+    cards.append(
+        Card(
+            _("Projector"),
+            _("Stage screen"),
+            links["stage_url"],
+            vtt_session.join_code,
+            _("Open on the computer that drives the projector."),
+        )
+    )
     if links["join_url"]:
-        cards.append(Card(_("Open join"), _("Join the jury"), links["join_url"], vtt_session.join_code,
-                          _("Scan, choose a nickname and join the jury.")))
+        cards.append(
+            Card(
+                _("Open join"),
+                _("Join the jury"),
+                links["join_url"],
+                vtt_session.join_code,
+                _("Scan, choose a nickname and join the jury."),
+            )
+        )
     return cards
 
 
@@ -90,9 +124,16 @@ def agent_command(base: str, token: str) -> str:
 
 def _ai_card(player: dict, base: str) -> Card:
     """An AI player plays through `vtt agent`, not a page: its card (and QR code) give the command line."""
-    return Card(_("AI player"), player["label"], agent_command(base, player["token"]), player["token"],
-                _("Not a page to open: run the agent with the command below. SPEC: replay:FILE, http:URL or "
-                  "python:MODULE:FUNCTION."))
+    return Card(
+        _("AI player"),
+        player["label"],
+        agent_command(base, player["token"]),
+        player["token"],
+        _(
+            "Not a page to open: run the agent with the command below. SPEC: replay:FILE, http:URL or "
+            "python:MODULE:FUNCTION."
+        ),
+    )
 
 
 def join_cards_pdf(vtt_session: VttSession, base: str, language: str) -> bytes:
@@ -106,10 +147,9 @@ def join_cards_pdf(vtt_session: VttSession, base: str, language: str) -> bytes:
         per_page = COLUMNS * ROWS
         left, bottom = (PAGE_W - COLUMNS * CARD_W) / 2, (PAGE_H - ROWS * CARD_H) / 2
         for start in range(0, len(cards), per_page):
-            for index, card in enumerate(cards[start:start + per_page]):
+            for index, card in enumerate(cards[start : start + per_page]):
                 column, row = index % COLUMNS, index // COLUMNS
-                _draw_card(canvas, card, vtt_session.name, left + column * CARD_W,
-                           bottom + (ROWS - 1 - row) * CARD_H)
+                _draw_card(canvas, card, vtt_session.name, left + column * CARD_W, bottom + (ROWS - 1 - row) * CARD_H)
             _cut_marks(canvas, left, bottom)
             canvas.showPage()
         canvas.save()
@@ -122,8 +162,7 @@ def _draw_card(canvas: Canvas, card: Card, session_name: str, x: float, y: float
     canvas.setFillColor(GREY)
     canvas.setFont(REGULAR, 8)
     role = f"{card.role} · "
-    canvas.drawString(x + CARD_PAD, top - 8, role + fit_text(session_name, inner_w - stringWidth(role, REGULAR, 8),
-                                                             8))
+    canvas.drawString(x + CARD_PAD, top - 8, role + fit_text(session_name, inner_w - stringWidth(role, REGULAR, 8), 8))
     canvas.setFillColor(colors.black)
     canvas.setFont(BOLD, 16)
     canvas.drawString(x + CARD_PAD, top - 26, fit_text(card.name, inner_w, 16, BOLD))
@@ -220,8 +259,9 @@ BOX = 4.2 * mm
 NOTE_H = 12 * mm
 
 
-def paper_sheets_pdf(vtt_session: VttSession, jurors: Sequence[Juror], rounds: Sequence[SheetRound], base: str,
-                     language: str) -> bytes:
+def paper_sheets_pdf(
+    vtt_session: VttSession, jurors: Sequence[Juror], rounds: Sequence[SheetRound], base: str, language: str
+) -> bytes:
     """One sheet per juror in ``jurors`` (each starting on a new page) for ``rounds`` (see
     :func:`vtt.on_behalf.paper_jurors.sheet_rounds`), in ``language``."""
     register_fonts()
@@ -235,13 +275,25 @@ def paper_sheets_pdf(vtt_session: VttSession, jurors: Sequence[Juror], rounds: S
                 story.append(PageBreak())
             story += _juror_sheet(vtt_session, juror, links[juror.token]["url"], rounds, styles)
         out = io.BytesIO()
-        doc = BaseDocTemplate(out, pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN, topMargin=MARGIN,
-                              bottomMargin=MARGIN + 4 * mm, title=_("Paper judgment sheets: %(session)s",
-                                                                    session=vtt_session.name))
+        doc = BaseDocTemplate(
+            out,
+            pagesize=A4,
+            leftMargin=MARGIN,
+            rightMargin=MARGIN,
+            topMargin=MARGIN,
+            bottomMargin=MARGIN + 4 * mm,
+            title=_("Paper judgment sheets: %(session)s", session=vtt_session.name),
+        )
         footer = _Footer(vtt_session.name)
-        doc.addPageTemplates([PageTemplate("sheet", [Frame(MARGIN, MARGIN + 4 * mm, FRAME_W,
-                                                           PAGE_H - 2 * MARGIN - 4 * mm, id="body")],
-                                           onPageEnd=footer)])
+        doc.addPageTemplates(
+            [
+                PageTemplate(
+                    "sheet",
+                    [Frame(MARGIN, MARGIN + 4 * mm, FRAME_W, PAGE_H - 2 * MARGIN - 4 * mm, id="body")],
+                    onPageEnd=footer,
+                )
+            ]
+        )
         doc.build(story)
     return out.getvalue()
 
@@ -254,15 +306,17 @@ def _styles() -> dict[str, ParagraphStyle]:
         "title": ParagraphStyle("title", body, fontName=BOLD, fontSize=15, leading=19),
         "juror": ParagraphStyle("juror", body, fontName=BOLD, fontSize=20, leading=25, spaceBefore=4),
         "round": ParagraphStyle("round", body, fontName=BOLD, fontSize=13, leading=16, spaceBefore=10, spaceAfter=2),
-        "question": ParagraphStyle("question", body, fontName=BOLD, fontSize=9.5, leading=12.5, spaceBefore=6,
-                                   spaceAfter=3),
+        "question": ParagraphStyle(
+            "question", body, fontName=BOLD, fontSize=9.5, leading=12.5, spaceBefore=6, spaceAfter=3
+        ),
         "head": ParagraphStyle("head", body, fontName=BOLD, fontSize=8, leading=10),
         "alias": ParagraphStyle("alias", body, fontName=BOLD, fontSize=16, leading=18),
     }
 
 
-def _juror_sheet(vtt_session: VttSession, juror: Juror, url: str, rounds: Sequence[SheetRound],
-                 styles: dict[str, ParagraphStyle]) -> list[Flowable]:
+def _juror_sheet(
+    vtt_session: VttSession, juror: Juror, url: str, rounds: Sequence[SheetRound], styles: dict[str, ParagraphStyle]
+) -> list[Flowable]:
     qr_size = 30 * mm
     heading = [
         _JurorMark(juror.label),
@@ -270,43 +324,72 @@ def _juror_sheet(vtt_session: VttSession, juror: Juror, url: str, rounds: Sequen
         Paragraph(escape(vtt_session.name), styles["body"]),
         Paragraph(escape(_("Juror %(label)s", label=juror.label)), styles["juror"]),
         Spacer(1, 4),
-        Paragraph(escape(_("For every answer: a note if you like, how human it sounds from 1 (a machine) to 5 "
-                           "(a person), and a tick if it looks like the AI's. At the end of each round, tick who "
-                           "you think is the AI and how sure you are.")), styles["body"]),
+        Paragraph(
+            escape(
+                _(
+                    "For every answer: a note if you like, how human it sounds from 1 (a machine) to 5 "
+                    "(a person), and a tick if it looks like the AI's. At the end of each round, tick who "
+                    "you think is the AI and how sure you are."
+                )
+            ),
+            styles["body"],
+        ),
     ]
-    code = [qr_drawing(url, qr_size), Paragraph(f"<font name='{CODE_FONT}'>{escape(juror.token)}</font>",
-                                                styles["small"])]
+    code = [
+        qr_drawing(url, qr_size),
+        Paragraph(f"<font name='{CODE_FONT}'>{escape(juror.token)}</font>", styles["small"]),
+    ]
     top = Table([[heading, code]], colWidths=[FRAME_W - qr_size - 4 * mm, qr_size + 4 * mm])
-    top.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0),
-                             ("RIGHTPADDING", (0, 0), (-1, -1), 0), ("FONTNAME", (0, 0), (-1, -1), REGULAR)]))
+    top.setStyle(
+        TableStyle(
+            [
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                ("RIGHTPADDING", (0, 0), (-1, -1), 0),
+                ("FONTNAME", (0, 0), (-1, -1), REGULAR),
+            ]
+        )
+    )
     story: list[Flowable] = [top]
     for sheet_round in rounds:
         title = _("Round %(number)s", number=sheet_round.number)
         if sheet_round.theme:
             title += f" · {sheet_round.theme}"
-        story += [Paragraph(escape(title), styles["round"]),
-                  Paragraph(escape(_("Answers in this round: %(aliases)s", aliases=", ".join(sheet_round.aliases))),
-                            styles["small"])]
+        story += [
+            Paragraph(escape(title), styles["round"]),
+            Paragraph(
+                escape(_("Answers in this round: %(aliases)s", aliases=", ".join(sheet_round.aliases))), styles["small"]
+            ),
+        ]
         story += [_question_block(question, styles) for question in sheet_round.questions]
         story.append(_vote_block(sheet_round, vtt_session.ai_votes_per_juror, styles))
     return story
 
 
 def _question_block(question: SheetQuestion, styles: dict[str, ParagraphStyle]) -> Flowable:
-    head = [Paragraph(escape(_("Answer")), styles["head"]), Paragraph(escape(_("Note")), styles["head"]),
-            Paragraph(escape(_("Human-like: 1 (machine) to 5 (person)")), styles["head"]),
-            Paragraph(escape(_("Looks like the AI")), styles["head"])]
-    rows = [[Paragraph(alias, styles["alias"]), "", _Boxes([str(n) for n in range(1, 6)]), _Boxes([""])]
-            for alias in question.aliases]
+    head = [
+        Paragraph(escape(_("Answer")), styles["head"]),
+        Paragraph(escape(_("Note")), styles["head"]),
+        Paragraph(escape(_("Human-like: 1 (machine) to 5 (person)")), styles["head"]),
+        Paragraph(escape(_("Looks like the AI")), styles["head"]),
+    ]
+    rows = [
+        [Paragraph(alias, styles["alias"]), "", _Boxes([str(n) for n in range(1, 6)]), _Boxes([""])]
+        for alias in question.aliases
+    ]
     widths = [18 * mm, FRAME_W - 18 * mm - 62 * mm - 26 * mm, 62 * mm, 26 * mm]
     table = Table([head] + rows, colWidths=widths, rowHeights=[None] + [NOTE_H] * len(rows), repeatRows=1)
-    table.setStyle(TableStyle([
-        ("FONTNAME", (0, 0), (-1, -1), REGULAR),
-        ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
-        ("LINEBELOW", (0, 0), (-1, -1), 0.4, GREY),
-        ("BOX", (1, 1), (1, -1), 0.4, GREY),  # the note is written in a box
-        ("INNERGRID", (1, 1), (1, -1), 0.4, GREY),
-    ]))
+    table.setStyle(
+        TableStyle(
+            [
+                ("FONTNAME", (0, 0), (-1, -1), REGULAR),
+                ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+                ("LINEBELOW", (0, 0), (-1, -1), 0.4, GREY),
+                ("BOX", (1, 1), (1, -1), 0.4, GREY),  # the note is written in a box
+                ("INNERGRID", (1, 1), (1, -1), 0.4, GREY),
+            ]
+        )
+    )
     label = _("Question %(position)s", position=question.position)
     return KeepTogether([Paragraph(f"{escape(label)} · {escape(question.text)}", styles["question"]), table])
 
@@ -315,19 +398,28 @@ def _vote_block(sheet_round: SheetRound, slots: int, styles: dict[str, Paragraph
     rows = []
     for slot in range(1, slots + 1):
         label = _("Who is the AI?") if slots == 1 else _("Who is the AI? (pick %(slot)s)", slot=slot)
-        rows.append([Paragraph(escape(label), styles["head"]),
-                     _Boxes([*sheet_round.aliases, _("nobody")], label_size=11)])
-        rows.append([Paragraph(escape(_("How sure: 1 (a guess) to 5 (certain)")), styles["head"]),
-                     _Boxes([str(n) for n in range(1, 6)])])
+        rows.append(
+            [Paragraph(escape(label), styles["head"]), _Boxes([*sheet_round.aliases, _("nobody")], label_size=11)]
+        )
+        rows.append(
+            [
+                Paragraph(escape(_("How sure: 1 (a guess) to 5 (certain)")), styles["head"]),
+                _Boxes([str(n) for n in range(1, 6)]),
+            ]
+        )
     rows.append([Paragraph(escape(_("Why (optional)")), styles["head"]), ""])
     table = Table(rows, colWidths=[48 * mm, FRAME_W - 48 * mm], rowHeights=[10 * mm] * (len(rows) - 1) + [16 * mm])
-    table.setStyle(TableStyle([
-        ("FONTNAME", (0, 0), (-1, -1), REGULAR),
-        ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
-        ("BOX", (0, 0), (-1, -1), 1, colors.black),
-        ("LINEBELOW", (0, 0), (-1, -2), 0.4, GREY),
-        ("BACKGROUND", (0, 0), (0, -1), colors.HexColor("#F0F0F0")),
-    ]))
+    table.setStyle(
+        TableStyle(
+            [
+                ("FONTNAME", (0, 0), (-1, -1), REGULAR),
+                ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+                ("BOX", (0, 0), (-1, -1), 1, colors.black),
+                ("LINEBELOW", (0, 0), (-1, -2), 0.4, GREY),
+                ("BACKGROUND", (0, 0), (0, -1), colors.HexColor("#F0F0F0")),
+            ]
+        )
+    )
     heading = Paragraph(escape(_("Round %(number)s: the vote", number=sheet_round.number)), styles["question"])
     return KeepTogether([heading, table])
 

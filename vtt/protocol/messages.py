@@ -14,8 +14,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from . import vocabulary
 from .text import first_unstorable, unstorable
 
-ClientId = Annotated[str, Field(min_length=1, max_length=64, description="the client's id for this action: "
-                                "a replay with the same id is acknowledged again and changes nothing")]
+ClientId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        description="the client's id for this action: "
+        "a replay with the same id is acknowledged again and changes nothing",
+    ),
+]
 Text = Annotated[str, Field(max_length=vocabulary.MAX_TEXT)]
 Alias = Annotated[str, Field(min_length=1, max_length=8)]
 Score = Annotated[int, Field(ge=1, le=5)]
@@ -31,14 +38,27 @@ class Auth(_Message):
     token: str | None = Field(None, max_length=64, description="a player's (or AI agent's) or juror's private token")
     code: str | None = Field(None, max_length=16, description="the session's join code")
     role: Literal["host", "stage", "juror"] | None = Field(
-        None, description="with code: host (needs the host's login cookie), stage, or juror (open join)")
+        None, description="with code: host (needs the host's login cookie), stage, or juror (open join)"
+    )
     nickname: str | None = Field(None, min_length=1, max_length=30, description="open join: the juror's nickname")
-    host_token: str | None = Field(None, max_length=64, description="with code and role host: the host's API token "
-                                   "(`vtt host-token`), instead of the host's login cookie")
-    door: str | None = Field(None, max_length=8, description="open join: the door code the stage screen shows "
-                             "(needed when the session's status says join_door; lifts the per-address join limit)")
-    key: str | None = Field(None, max_length=64, description="with code and role stage: the stage key of the host "
-                            "console's stage link; such a stage is shown the door code")
+    host_token: str | None = Field(
+        None,
+        max_length=64,
+        description="with code and role host: the host's API token "
+        "(`vtt host-token`), instead of the host's login cookie",
+    )
+    door: str | None = Field(
+        None,
+        max_length=8,
+        description="open join: the door code the stage screen shows "
+        "(needed when the session's status says join_door; lifts the per-address join limit)",
+    )
+    key: str | None = Field(
+        None,
+        max_length=64,
+        description="with code and role stage: the stage key of the host "
+        "console's stage link; such a stage is shown the door code",
+    )
 
     @model_validator(mode="after")
     def _one_way_in(self) -> Auth:
@@ -59,8 +79,9 @@ class Provenance(_Message):
 
     backend: str = Field(min_length=1, max_length=vocabulary.MAX_BACKEND, description="e.g. replay, http, python")
     model: str | None = Field(None, description="the model's name, if any")
-    settings: dict[str, Any] = Field(default_factory=dict, description="whatever else names the setup "
-                                     "(temperature, frames, prompt, file...)")
+    settings: dict[str, Any] = Field(
+        default_factory=dict, description="whatever else names the setup (temperature, frames, prompt, file...)"
+    )
 
     @model_validator(mode="after")
     def _small(self) -> Provenance:
@@ -77,8 +98,11 @@ class AnswerIn(_Message):
     question: int = Field(description="the question's id, as in the question message")
     choice: int | None = Field(None, ge=0, description="multiple choice: the 0-based option")
     text: Text | None = Field(None, description="open question: the answer")
-    provenance: Provenance | None = Field(None, description="AI players: the backend, model and settings that "
-                                          f"produced the answer (at most {vocabulary.MAX_PROVENANCE} characters as JSON)")
+    provenance: Provenance | None = Field(
+        None,
+        description="AI players: the backend, model and settings that "
+        f"produced the answer (at most {vocabulary.MAX_PROVENANCE} characters as JSON)",
+    )
 
 
 class AgentIn(_Message):
@@ -109,8 +133,12 @@ class SheetIn(_Message):
     note: Text | None = ""
     human_likeness: Score | None = None
     looks_like_ai: bool = False
-    lines: list[SheetLine] | None = Field(None, min_length=1, max_length=vocabulary.MAX_SHEET_LINES,
-                                          description="several lines at once, instead of the top-level line")
+    lines: list[SheetLine] | None = Field(
+        None,
+        min_length=1,
+        max_length=vocabulary.MAX_SHEET_LINES,
+        description="several lines at once, instead of the top-level line",
+    )
 
     @model_validator(mode="after")
     def _one_line_or_lines(self) -> SheetIn:
@@ -140,31 +168,53 @@ class HostIn(_Message):
     action: Literal[vocabulary.HOST_ACTIONS]  # type: ignore[valid-type]
     round: int | None = Field(None, ge=1, description="set_participants")
     players: list[int] | None = Field(None, description="set_participants: player ids, null for everyone")
-    seconds: int | None = Field(None, ge=1, le=vocabulary.MAX_EXTEND_SECONDS, description="open_answering, open_vote, extend")
-    duration: float | None = Field(None, gt=0, le=vocabulary.MAX_CLIP_SECONDS, description="play_clip: how many seconds the "
-                                   "clip plays (its span, or the file's length from the start); answering opens "
-                                   "when it has played. Default: the span's length when it has both ends")
+    seconds: int | None = Field(
+        None, ge=1, le=vocabulary.MAX_EXTEND_SECONDS, description="open_answering, open_vote, extend"
+    )
+    duration: float | None = Field(
+        None,
+        gt=0,
+        le=vocabulary.MAX_CLIP_SECONDS,
+        description="play_clip: how many seconds the "
+        "clip plays (its span, or the file's length from the start); answering opens "
+        "when it has played. Default: the span's length when it has both ends",
+    )
     player: int | None = Field(None, description="edit_answer, enter_answer: whose answer; new_link: the player")
     text: Text | None = Field(None, description="edit_answer: the new text; enter_answer: an open answer")
     choice: int | None = Field(None, ge=0, description="enter_answer: a multiple-choice answer, the 0-based option")
-    question: int | None = Field(None, description="enter_answer: the question's id (refused unless it is the "
-                                 "current one)")
+    question: int | None = Field(
+        None, description="enter_answer: the question's id (refused unless it is the current one)"
+    )
     source: Literal[vocabulary.ANSWER_SOURCES] | None = Field(  # type: ignore[valid-type]
-        None, description="enter_answer: typed (the default) or import (from a predictions file)")
-    file: str | None = Field(None, max_length=vocabulary.MAX_FILE_NAME, description="enter_answer: the imported file's name")
+        None, description="enter_answer: typed (the default) or import (from a predictions file)"
+    )
+    file: str | None = Field(
+        None, max_length=vocabulary.MAX_FILE_NAME, description="enter_answer: the imported file's name"
+    )
     redact: bool = Field(False, description="edit_answer: blank the answer instead")
     open: bool | None = Field(None, description="set_open_join")
-    cap: int | None = Field(None, ge=0, le=vocabulary.MAX_JURORS, description="set_open_join: at most this many open joins "
-                            "(0: no cap); unchanged when absent")
-    door: bool | None = Field(None, description="set_open_join: open joins need the stage's door code; unchanged "
-                              "when absent")
-    juror: str | None = Field(None, min_length=1, max_length=40, description="remove_juror, new_link: the juror's "
-                              "label")
+    cap: int | None = Field(
+        None,
+        ge=0,
+        le=vocabulary.MAX_JURORS,
+        description="set_open_join: at most this many open joins (0: no cap); unchanged when absent",
+    )
+    door: bool | None = Field(
+        None, description="set_open_join: open joins need the stage's door code; unchanged when absent"
+    )
+    juror: str | None = Field(
+        None, min_length=1, max_length=40, description="remove_juror, new_link: the juror's label"
+    )
     force: bool = Field(False, description="finish: stop before the last round is over")
 
 
-CLIENT_MESSAGES: dict[str, type[_Message]] = {"answer": AnswerIn, "sheet": SheetIn, "vote": VoteIn, "host": HostIn,
-                                              "agent": AgentIn}
+CLIENT_MESSAGES: dict[str, type[_Message]] = {
+    "answer": AnswerIn,
+    "sheet": SheetIn,
+    "vote": VoteIn,
+    "host": HostIn,
+    "agent": AgentIn,
+}
 
 
 class Invalid(ValueError):
@@ -226,8 +276,13 @@ def _plain_vote(data: dict[str, Any]) -> dict[str, Any] | None:
         return None
     number, slot, alias = data.get("round"), data.get("slot", 1), data["alias"]
     confidence, reason = data.get("confidence"), data.get("reason")
-    if not (_is_int(number, 1) and _is_int(slot, 1) and (alias is None or _is_str(alias, 1, 8))
-            and (confidence is None or _is_score(confidence)) and (reason is None or _is_str(reason, 0, vocabulary.MAX_TEXT))):
+    if not (
+        _is_int(number, 1)
+        and _is_int(slot, 1)
+        and (alias is None or _is_str(alias, 1, 8))
+        and (confidence is None or _is_score(confidence))
+        and (reason is None or _is_str(reason, 0, vocabulary.MAX_TEXT))
+    ):
         return None
     return {"round": number, "slot": slot, "alias": alias, "confidence": confidence, "reason": reason}
 
@@ -241,8 +296,11 @@ def _plain_line(data: Any, *, top: bool = False) -> dict[str, Any] | None:
         return None
     if not ((alias is None if top else False) or _is_str(alias, 1, 8)):
         return None
-    if not ((note is None or _is_str(note, 0, vocabulary.MAX_TEXT)) and (likeness is None or _is_score(likeness))
-            and type(marked) is bool):
+    if not (
+        (note is None or _is_str(note, 0, vocabulary.MAX_TEXT))
+        and (likeness is None or _is_score(likeness))
+        and type(marked) is bool
+    ):
         return None
     return {"question": question, "alias": alias, "note": note, "human_likeness": likeness, "looks_like_ai": marked}
 

@@ -16,9 +16,27 @@ MAX_JURORS = 100_000  # an open-join cap beyond any hall
 AGENT_STATUSES = ("ready", "working", "answered", "error")
 ANSWER_SOURCES = ("typed", "import")  # how the host entered an AI player's answer
 
-HOST_ACTIONS = ("open_lobby", "start_round", "set_participants", "show_question", "play_clip", "open_answering",
-                "extend", "close_answering", "edit_answer", "reveal", "open_vote", "close_vote", "show_tally",
-                "reveal_identities", "finish", "set_open_join", "remove_juror", "new_link", "enter_answer")
+HOST_ACTIONS = (
+    "open_lobby",
+    "start_round",
+    "set_participants",
+    "show_question",
+    "play_clip",
+    "open_answering",
+    "extend",
+    "close_answering",
+    "edit_answer",
+    "reveal",
+    "open_vote",
+    "close_vote",
+    "show_tally",
+    "reveal_identities",
+    "finish",
+    "set_open_join",
+    "remove_juror",
+    "new_link",
+    "enter_answer",
+)
 PLAYER_ACTIONS = ("answer", "agent")
 JUROR_ACTIONS = ("sheet", "vote")
 GUEST_ACTIONS = ("join",)  # open join: a guest becomes a juror

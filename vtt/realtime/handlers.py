@@ -12,7 +12,7 @@ See ``docs/protocol.md``.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import current_app, request
@@ -22,14 +22,14 @@ from flask_socketio import join_room
 from socketio import exceptions
 
 from ..access.admission import door_code, door_expires
+from ..access.host_token import is_host_token
 from ..engine.audiences import iso
 from ..engine.rules import SERVER_ERROR, Refusal, refused
 from ..extensions import socketio
-from ..access.host_token import is_host_token
+from ..protocol.messages import CLIENT_MESSAGES, Auth, Invalid, parse, parse_action
 from .frames import MALFORMED, Malformed
 from .hub import Hub
 from .outbox import person_room, room
-from ..protocol.messages import CLIENT_MESSAGES, Auth, Invalid, parse, parse_action
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +57,9 @@ def on_connect(auth: Any = None) -> None:
             raise Invalid(f"the connect frame cannot be read: {auth.reason}")
         given = parse(Auth, auth or {})
         config = current_app.config
-        is_host = bool(cookie.get("host")) or is_host_token(given.host_token, config["SECRET_KEY"],
-                                                                   config["HOST_PASSWORD"])
+        is_host = bool(cookie.get("host")) or is_host_token(
+            given.host_token, config["SECRET_KEY"], config["HOST_PASSWORD"]
+        )
         who = hub.authenticate(given, is_host, get_remote_address())
     except (Invalid, Refusal) as refusal:
         raise connection_refused(refusal.as_error()) from None
@@ -92,7 +93,7 @@ def attach(server, hub: Hub) -> None:
         who = hub.connections.get(sid)
         if who is None:
             return refused(*NOT_CONNECTED)
-        now = iso(datetime.now(timezone.utc), "milliseconds")
+        now = iso(datetime.now(UTC), "milliseconds")
         return hub.outbox.record_ack(sid, who.role, "clock", {"ok": True, "now": now})
 
     def on_door(sid: str, _data: Any = None) -> dict[str, Any]:
@@ -102,8 +103,11 @@ def attach(server, hub: Hub) -> None:
             return refused(*NOT_CONNECTED)
         if not who.sees_door:
             return refused("not_allowed", "only the host and the stage screen (opened with its key) see the door code")
-        reply = {"ok": True, "door": door_code(hub.secret_key, who.session_id),
-                 "changes_at": iso(datetime.fromtimestamp(door_expires(), timezone.utc))}
+        reply = {
+            "ok": True,
+            "door": door_code(hub.secret_key, who.session_id),
+            "changes_at": iso(datetime.fromtimestamp(door_expires(), UTC)),
+        }
         return hub.outbox.record_ack(sid, who.role, "door", reply)
 
     def action_handler(event: str):

@@ -15,18 +15,17 @@ from flask_socketio import SocketIO
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from ..db import KeptDb, make_writer_engine
 from ..access.admission import admit, stage_key_valid
+from ..db import KeptDb, make_writer_engine
 from ..engine import audiences
 from ..engine.rules import Action, Actor, Refusal, host_moves
 from ..engine.state import LiveState
-from ..persistence.store import current_version, juror_rows, jury_rows, load_state
 from ..models import Juror, Player, VttSession
+from ..persistence.store import current_version, juror_rows, jury_rows, load_state
+from ..protocol.messages import Auth
 from .loopwatch import LoopWatch, QuietCollector
 from .outbox import Outbox, person_room
-from ..protocol.messages import Auth
 from .writer import Writer
-
 
 PRESENCE_SECONDS = 1.0
 PRESENCE_LABELS = 500  # juror labels listed to the host; beyond that, the count
@@ -92,8 +91,9 @@ class Hub:
         """A connection's action (the Socket.IO handlers)."""
         return self.act(who.session_id, who.actor, name, args, client_key)
 
-    def act(self, session_id: int, actor: Actor, name: str, args: dict[str, Any],
-            client_key: str | None = None) -> dict[str, Any]:
+    def act(
+        self, session_id: int, actor: Actor, name: str, args: dict[str, Any], client_key: str | None = None
+    ) -> dict[str, Any]:
         """``actor``'s action on a VTT session through this process's writer; its reply once committed.  For the
         HTTP views and the paper and import paths as for the sockets: every change goes through the engine."""
         reply = self.writer.submit(session_id, Action(actor, name, args, client_key))
@@ -133,8 +133,9 @@ class Hub:
                 raise Refusal("not_host", "sign in as the host first (or give the host's API token: vtt host-token)")
             return Identity("host", session_id, None, "host", sees_door=True)
         if auth.role == "stage":
-            return Identity("stage", session_id, None, "stage",
-                            sees_door=stage_key_valid(auth.key, self.secret_key, session_id))
+            return Identity(
+                "stage", session_id, None, "stage", sees_door=stage_key_valid(auth.key, self.secret_key, session_id)
+            )
         door_ok = admit(address, session_id, auth.door)
         reply = self.act(session_id, Actor("guest"), "join", {"nickname": auth.nickname, "door_ok": door_ok})
         if not reply.get("ok"):
@@ -145,9 +146,13 @@ class Hub:
         """Who is connected to a session: player ids, juror labels (the first few hundred), stage screens, hosts."""
         here = [who for who in self.connections.values() if who.session_id == session_id]
         jurors = sorted({w.label for w in here if w.role == "juror"})
-        return {"players": sorted({w.actor_id for w in here if w.role == "player"}),
-                "jurors": len(jurors), "juror_labels": jurors[:PRESENCE_LABELS],
-                "stage": sum(w.role == "stage" for w in here), "hosts": sum(w.role == "host" for w in here)}
+        return {
+            "players": sorted({w.actor_id for w in here if w.role == "player"}),
+            "jurors": len(jurors),
+            "juror_labels": jurors[:PRESENCE_LABELS],
+            "stage": sum(w.role == "stage" for w in here),
+            "hosts": sum(w.role == "host" for w in here),
+        }
 
     def presence_changed(self, session_id: int) -> None:
         """Tell the session's host who is connected, at most once per PRESENCE_SECONDS (thousands of jurors
@@ -177,8 +182,11 @@ class Hub:
             elif who.role == "stage":
                 view = audiences.stage_snapshot(state)
             else:
-                view = {**audiences.host_snapshot(state, host_moves(state), self.presence(who.session_id)),
-                        "jurors": jury_rows(db, who.session_id), "open_join_cap": state.open_join_cap}
+                view = {
+                    **audiences.host_snapshot(state, host_moves(state), self.presence(who.session_id)),
+                    "jurors": jury_rows(db, who.session_id),
+                    "open_join_cap": state.open_join_cap,
+                }
         return {**view, "state_version": state.state_version}
 
     def _state_for_reading(self, db: Session, session_id: int) -> LiveState:

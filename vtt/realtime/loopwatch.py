@@ -33,8 +33,11 @@ class LoopWatch:
             self.worst = max(self.worst, time.perf_counter() - before - HEARTBEAT_SECONDS)
 
     def report(self, reset: bool = False) -> dict[str, Any]:
-        figures = {"watching": self.running, "max_stall_ms": round(self.worst * 1000, 1),
-                   "window_seconds": round(time.monotonic() - self.since, 1)}
+        figures = {
+            "watching": self.running,
+            "max_stall_ms": round(self.worst * 1000, 1),
+            "window_seconds": round(time.monotonic() - self.since, 1),
+        }
         if reset:
             self.worst, self.since = 0.0, time.monotonic()
         return figures
@@ -57,8 +60,16 @@ class QuietCollector:
     quiet still frees cycles.
     """
 
-    def __init__(self, socketio, activity, *, young_seconds: float = 0.05, quiet_seconds: float = 2.0,
-                 every_seconds: float = 60.0, at_most_seconds: float = 900.0):
+    def __init__(
+        self,
+        socketio,
+        activity,
+        *,
+        young_seconds: float = 0.05,
+        quiet_seconds: float = 2.0,
+        every_seconds: float = 60.0,
+        at_most_seconds: float = 900.0,
+    ):
         self.socketio, self.activity = socketio, activity  # activity(): a number that changes while busy
         self.young, self.quiet, self.every, self.at_most = young_seconds, quiet_seconds, every_seconds, at_most_seconds
         self.collections = self.young_collections = 0

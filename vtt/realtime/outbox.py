@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +33,17 @@ class AuditLog:
         self._lock = threading.Lock()
 
     def write(self, audience: str, target: str, event: str, payload: Any) -> None:
-        line = json.dumps({"t": datetime.now(timezone.utc).isoformat(), "audience": audience, "room": target,
-                           "event": event, "payload": payload}, ensure_ascii=False, default=str)
+        line = json.dumps(
+            {
+                "t": datetime.now(UTC).isoformat(),
+                "audience": audience,
+                "room": target,
+                "event": event,
+                "payload": payload,
+            },
+            ensure_ascii=False,
+            default=str,
+        )
         with self._lock, self.path.open("a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 

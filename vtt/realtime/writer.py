@@ -1,16 +1,15 @@
 """The one writer of a process: a queue drained by one greenlet (or thread), a batch per transaction.
 
-Handlers ``submit`` an action and wait; the writer takes everything queued (up to
-``MAX_BATCH_WEIGHT``), runs it through
-``vtt.persistence.batch.run_batch`` in one transaction, and only after the commit emits the batch's
-messages and then wakes each waiting handler with its reply (the acknowledgement).  A ticker submits a ``tick`` for every session whose deadline has passed, so
-an expired phase closes by itself even when nobody acts.
+Handlers ``submit`` an action and wait; the writer takes everything queued (up to ``MAX_BATCH_WEIGHT``), runs it
+through ``vtt.persistence.batch.run_batch`` in one transaction, and only after the commit emits the batch's messages
+and then wakes each waiting handler with its reply (the acknowledgement).  A ticker submits a ``tick`` for every
+session whose deadline has passed, so an expired phase closes by itself even when nobody acts.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from flask_socketio import SocketIO
@@ -19,8 +18,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from ..db import KeptDb
 from ..engine.rules import SERVER_ERROR, SYSTEM, Action, refused
-from ..persistence.batch import StateCache, Submission, run_batch
 from ..models import VttSession
+from ..persistence.batch import StateCache, Submission, run_batch
 from .outbox import Outbox
 
 log = logging.getLogger(__name__)
@@ -133,12 +132,22 @@ class Writer:
         """A player's or juror's accepted action reaches all their connections (another tab, a second device)
         as ``mine``; the sender's page applies it as it did on the ack."""
         action, reply = submission.action, submission.reply
-        if action.name not in OWN_ACTIONS or action.actor.id is None or not reply or not reply.get("ok") \
-                or reply.get("duplicate"):
+        if (
+            action.name not in OWN_ACTIONS
+            or action.actor.id is None
+            or not reply
+            or not reply.get("ok")
+            or reply.get("duplicate")
+        ):
             return
         try:
-            self.outbox.to_person(submission.session_id, action.actor.role, action.actor.id, "mine",
-                                  {"action": action.name, **action.args})
+            self.outbox.to_person(
+                submission.session_id,
+                action.actor.role,
+                action.actor.id,
+                "mine",
+                {"action": action.name, **action.args},
+            )
         except Exception:  # noqa: BLE001 - the other tabs catch up on their next snapshot
             log.exception("echoing %s to %s failed", action.name, action.actor.label)
 
@@ -147,8 +156,9 @@ class Writer:
             self.socketio.sleep(TICK_SECONDS)
             try:
                 with self.reader() as db:
-                    due = db.scalars(select(VttSession.id).where(
-                        VttSession.phase_deadline_at <= datetime.now(timezone.utc))).all()
+                    due = db.scalars(
+                        select(VttSession.id).where(VttSession.phase_deadline_at <= datetime.now(UTC))
+                    ).all()
             except Exception:  # noqa: BLE001 - the clock must keep going; the next tick retries
                 log.exception("deadline check failed")
                 continue

@@ -29,8 +29,17 @@ from sqlalchemy.orm import Session, selectinload
 from analysis.agreement import pairwise_kappas
 
 from ..models import (
-    RUBRIC_DIMENSIONS, Answer, Event, Grade, GraderMark, Player, Question, QuestionType, SessionQuestion,
-    VttSession, utcnow,
+    RUBRIC_DIMENSIONS,
+    Answer,
+    Event,
+    Grade,
+    GraderMark,
+    Player,
+    Question,
+    QuestionType,
+    SessionQuestion,
+    VttSession,
+    utcnow,
 )
 from .session_data import player_answer_text
 
@@ -68,8 +77,9 @@ class MarkInput:
             elif text.isascii() and text.isdigit() and int(text) in RUBRIC_RANGE:
                 rubric[dimension] = int(text)
             else:
-                raise GradingError(dimension, _("a score is a whole number from 0 to 5 or blank, not “%(given)s”",
-                                                given=text))
+                raise GradingError(
+                    dimension, _("a score is a whole number from 0 to 5 or blank, not “%(given)s”", given=text)
+                )
         return cls(verdict == "1", rubric)
 
 
@@ -84,6 +94,7 @@ def grader_name(text: str | None) -> str:
 
 
 # --- reading -------------------------------------------------------------------------------------
+
 
 @dataclass
 class AnswerToGrade:
@@ -127,9 +138,9 @@ class GradingOverview:
     """Everything the grading page shows about one session."""
 
     questions: list[QuestionToGrade]
-    graders: list[str]               # in order of their first mark
+    graders: list[str]  # in order of their first mark
     marks_per_grader: dict[str, int]
-    kappas: pd.DataFrame             # analysis.agreement.pairwise_kappas, raters are graders
+    kappas: pd.DataFrame  # analysis.agreement.pairwise_kappas, raters are graders
 
     @property
     def answers(self) -> list[AnswerToGrade]:
@@ -155,13 +166,23 @@ def needs_hand_grading(question: Question) -> bool:
 
 def grading_overview(db: Session, vtt_session: VttSession) -> GradingOverview:
     session_id = vtt_session.id
-    placed = [sq for sq in db.scalars(
-        select(SessionQuestion).where(SessionQuestion.session_id == session_id)
-        .options(selectinload(SessionQuestion.question)).order_by(SessionQuestion.round, SessionQuestion.position))
-        if needs_hand_grading(sq.question)]
+    placed = [
+        sq
+        for sq in db.scalars(
+            select(SessionQuestion)
+            .where(SessionQuestion.session_id == session_id)
+            .options(selectinload(SessionQuestion.question))
+            .order_by(SessionQuestion.round, SessionQuestion.position)
+        )
+        if needs_hand_grading(sq.question)
+    ]
     players = {p.id: p for p in db.scalars(select(Player).where(Player.session_id == session_id))}
-    answers = db.scalars(select(Answer).where(Answer.session_id == session_id, Answer.late.is_(False))
-                         .options(selectinload(Answer.grade)).order_by(Answer.player_id))
+    answers = db.scalars(
+        select(Answer)
+        .where(Answer.session_id == session_id, Answer.late.is_(False))
+        .options(selectinload(Answer.grade))
+        .order_by(Answer.player_id)
+    )
     by_question: dict[int, list[AnswerToGrade]] = {}
     by_id: dict[int, AnswerToGrade] = {}
     questions = {sq.id: sq.question for sq in placed}
@@ -172,13 +193,23 @@ def grading_overview(db: Session, vtt_session: VttSession) -> GradingOverview:
             item = AnswerToGrade(answer, players[answer.player_id], text, final=answer.grade)
             by_question.setdefault(answer.session_question_id, []).append(item)
             by_id[answer.id] = item
-    marks = list(db.scalars(select(GraderMark).where(GraderMark.answer_id.in_(list(by_id)))
-                            .order_by(GraderMark.id))) if by_id else []
+    marks = (
+        list(db.scalars(select(GraderMark).where(GraderMark.answer_id.in_(list(by_id))).order_by(GraderMark.id)))
+        if by_id
+        else []
+    )
     graders = list(dict.fromkeys(mark.grader for mark in marks))
     for mark in sorted(marks, key=lambda m: graders.index(m.grader)):
         by_id[mark.answer_id].marks[mark.grader] = mark
-    kappas = pairwise_kappas(pd.DataFrame({"item": [m.answer_id for m in marks], "rater": [m.grader for m in marks],
-                                           "label": [m.correct for m in marks]}))
+    kappas = pairwise_kappas(
+        pd.DataFrame(
+            {
+                "item": [m.answer_id for m in marks],
+                "rater": [m.grader for m in marks],
+                "label": [m.correct for m in marks],
+            }
+        )
+    )
     return GradingOverview(
         questions=[QuestionToGrade(sq, by_question.get(sq.id, [])) for sq in placed],
         graders=graders,
@@ -189,6 +220,7 @@ def grading_overview(db: Session, vtt_session: VttSession) -> GradingOverview:
 
 # --- writing -------------------------------------------------------------------------------------
 
+
 def answer_to_grade(db: Session, vtt_session: VttSession, answer_id_text: str | None) -> Answer:
     """The session's answer with this id, if it is one to grade by hand; GradingError naming ``answer_id``."""
     text = (answer_id_text or "").strip()
@@ -197,11 +229,17 @@ def answer_to_grade(db: Session, vtt_session: VttSession, answer_id_text: str | 
         raise GradingError("answer_id", _("this session has no answer “%(given)s”", given=text))
     question = answer.session_question.question
     if not needs_hand_grading(question):
-        raise GradingError("answer_id", _("answer %(answer)s is to a multiple-choice question with a key: it is "
-                                          "graded against the key", answer=answer.id))
+        raise GradingError(
+            "answer_id",
+            _(
+                "answer %(answer)s is to a multiple-choice question with a key: it is graded against the key",
+                answer=answer.id,
+            ),
+        )
     if answer.late or not player_answer_text(question, answer).strip():
-        raise GradingError("answer_id", _("answer %(answer)s counts as no answer (late or empty): nothing to grade",
-                                          answer=answer.id))
+        raise GradingError(
+            "answer_id", _("answer %(answer)s counts as no answer (late or empty): nothing to grade", answer=answer.id)
+        )
     return answer
 
 
@@ -220,8 +258,9 @@ def save_mark(db: Session, vtt_session: VttSession, answer: Answer, grader: str,
     return row
 
 
-def set_final(db: Session, vtt_session: VttSession, answer: Answer, grader: str, mark: MarkInput,
-              *, source: str = "hand") -> Grade:
+def set_final(
+    db: Session, vtt_session: VttSession, answer: Answer, grader: str, mark: MarkInput, *, source: str = "hand"
+) -> Grade:
     """Set the final mark of ``answer`` (the one the reports read), by ``grader``."""
     grade = answer.grade
     if grade is None:
@@ -257,9 +296,12 @@ def settle_from_agreement(db: Session, vtt_session: VttSession, grader: str, ans
         item = next(item for item in overview.answers if item.answer.id == answer.id)
         mark = agreed_mark(item)
         if mark is None:
-            raise GradingError("answer_id", _("the graders of answer %(answer)s disagree: set its final mark by hand",
-                                              answer=answer.id) if item.disagreement
-                               else _("no grader has marked answer %(answer)s yet", answer=answer.id))
+            raise GradingError(
+                "answer_id",
+                _("the graders of answer %(answer)s disagree: set its final mark by hand", answer=answer.id)
+                if item.disagreement
+                else _("no grader has marked answer %(answer)s yet", answer=answer.id),
+            )
         set_final(db, vtt_session, answer, grader, mark, source="agreement")
         return 1
     settled = 0
@@ -271,7 +313,21 @@ def settle_from_agreement(db: Session, vtt_session: VttSession, grader: str, ans
     return settled
 
 
-def _log(db: Session, vtt_session: VttSession, kind: str, grader: str, answer: Answer, correct: bool,
-         rubric: dict[str, int | None], **extra) -> None:
-    db.add(Event(session_id=vtt_session.id, kind=kind, actor=grader,
-                 payload={"answer_id": answer.id, "correct": correct, **rubric, **extra}))
+def _log(
+    db: Session,
+    vtt_session: VttSession,
+    kind: str,
+    grader: str,
+    answer: Answer,
+    correct: bool,
+    rubric: dict[str, int | None],
+    **extra,
+) -> None:
+    db.add(
+        Event(
+            session_id=vtt_session.id,
+            kind=kind,
+            actor=grader,
+            payload={"answer_id": answer.id, "correct": correct, **rubric, **extra},
+        )
+    )

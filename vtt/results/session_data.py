@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import timezone
+from datetime import UTC
 
 import pandas as pd
 from sqlalchemy import select
@@ -87,27 +87,37 @@ class _SessionRows:
     """The rows of one session that both the frames and the export read, each table queried once."""
 
     placed: list[SessionQuestion]  # in (round, position) order, with their questions and tags
-    players: list[Player]          # in id order
-    jurors: list[Juror]            # in id order
-    answers: list[Answer]          # in id order, with their grades
-    entries: list[SheetEntry]      # in id order
-    votes: list[Vote]              # in (round, juror, slot) order
+    players: list[Player]  # in id order
+    jurors: list[Juror]  # in id order
+    answers: list[Answer]  # in id order, with their grades
+    entries: list[SheetEntry]  # in id order
+    votes: list[Vote]  # in (round, juror, slot) order
 
 
 def _session_rows(db: Session, session_id: int) -> _SessionRows:
     return _SessionRows(
-        placed=list(db.scalars(
-            select(SessionQuestion).where(SessionQuestion.session_id == session_id)
-            .options(selectinload(SessionQuestion.question).selectinload(Question.tags))
-            .order_by(SessionQuestion.round, SessionQuestion.position))),
+        placed=list(
+            db.scalars(
+                select(SessionQuestion)
+                .where(SessionQuestion.session_id == session_id)
+                .options(selectinload(SessionQuestion.question).selectinload(Question.tags))
+                .order_by(SessionQuestion.round, SessionQuestion.position)
+            )
+        ),
         players=list(db.scalars(select(Player).where(Player.session_id == session_id).order_by(Player.id))),
         jurors=list(db.scalars(select(Juror).where(Juror.session_id == session_id).order_by(Juror.id))),
-        answers=list(db.scalars(select(Answer).where(Answer.session_id == session_id)
-                                .options(selectinload(Answer.grade)).order_by(Answer.id))),
-        entries=list(db.scalars(select(SheetEntry).where(SheetEntry.session_id == session_id)
-                                .order_by(SheetEntry.id))),
-        votes=list(db.scalars(select(Vote).where(Vote.session_id == session_id)
-                              .order_by(Vote.round, Vote.juror_id, Vote.slot))),
+        answers=list(
+            db.scalars(
+                select(Answer)
+                .where(Answer.session_id == session_id)
+                .options(selectinload(Answer.grade))
+                .order_by(Answer.id)
+            )
+        ),
+        entries=list(db.scalars(select(SheetEntry).where(SheetEntry.session_id == session_id).order_by(SheetEntry.id))),
+        votes=list(
+            db.scalars(select(Vote).where(Vote.session_id == session_id).order_by(Vote.round, Vote.juror_id, Vote.slot))
+        ),
     )
 
 
@@ -128,37 +138,54 @@ def _frames(vtt_session: VttSession, rows: _SessionRows) -> SessionFrames:
         put=put,
         answers=answers,
         ungraded=ungraded,
-        players=pd.DataFrame({"name": [p.name for p in players], "kind": [p.kind.value for p in players]},
-                             columns=["name", "kind"]),
+        players=pd.DataFrame(
+            {"name": [p.name for p in players], "kind": [p.kind.value for p in players]}, columns=["name", "kind"]
+        ),
         votes=_votes(rows.votes, jurors, names),
         sheet=_sheet(rows.entries, jurors, names, by_question),
     )
 
 
-def _put(vtt_session: VttSession, placed: list[SessionQuestion], players: list[Player],
-         answer_rows: list[Answer]) -> pd.DataFrame:
+def _put(
+    vtt_session: VttSession, placed: list[SessionQuestion], players: list[Player], answer_rows: list[Answer]
+) -> pd.DataFrame:
     """``player_id, player, qid, round``: the questions put to each player, in players' then question order."""
-    participants = {r.number: (None if r.participants is None else {int(p) for p in r.participants})
-                    for r in vtt_session.round_states}
+    participants = {
+        r.number: (None if r.participants is None else {int(p) for p in r.participants})
+        for r in vtt_session.round_states
+    }
     answered = {(a.player_id, a.session_question_id) for a in answer_rows}
-    rows = [{"player_id": p.id, "player": p.name, "qid": sq.question.qid, "round": sq.round}
-            for p in players for sq in placed
-            if participants.get(sq.round) is None or p.id in participants[sq.round] or (p.id, sq.id) in answered]
+    rows = [
+        {"player_id": p.id, "player": p.name, "qid": sq.question.qid, "round": sq.round}
+        for p in players
+        for sq in placed
+        if participants.get(sq.round) is None or p.id in participants[sq.round] or (p.id, sq.id) in answered
+    ]
     return pd.DataFrame(rows, columns=["player_id", "player", "qid", "round"])
 
 
-def _answers(put: pd.DataFrame, players: list[Player], by_question: dict[int, SessionQuestion],
-             answer_rows: list[Answer]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _answers(
+    put: pd.DataFrame, players: list[Player], by_question: dict[int, SessionQuestion], answer_rows: list[Answer]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     kinds = {p.id: p.kind.value for p in players}
-    given = {(a.player_id, by_question[a.session_question_id].question.qid): a for a in answer_rows
-             if a.session_question_id in by_question}
+    given = {
+        (a.player_id, by_question[a.session_question_id].question.qid): a
+        for a in answer_rows
+        if a.session_question_id in by_question
+    }
     took_part = {a.player_id for a in answer_rows}
     rows, ungraded = [], []
     for item in put.itertuples(index=False):
         if item.player_id not in took_part:
             continue
-        row = {"player": item.player, "qid": item.qid, "answer": "", "correct": False,
-               "kind": kinds[item.player_id], "round": item.round}
+        row = {
+            "player": item.player,
+            "qid": item.qid,
+            "answer": "",
+            "correct": False,
+            "kind": kinds[item.player_id],
+            "round": item.round,
+        }
         answer = given.get((item.player_id, item.qid))
         if answer is not None and not answer.late:
             question = by_question[answer.session_question_id].question
@@ -167,8 +194,14 @@ def _answers(put: pd.DataFrame, players: list[Player], by_question: dict[int, Se
             elif answer.grade is not None:  # an open answer, or one to a question whose key is withheld
                 row["answer"], row["correct"] = player_answer_text(question, answer), bool(answer.grade.correct)
             elif player_answer_text(question, answer).strip():
-                ungraded.append({"player": item.player, "qid": item.qid, "round": item.round,
-                                 "answer": player_answer_text(question, answer)})
+                ungraded.append(
+                    {
+                        "player": item.player,
+                        "qid": item.qid,
+                        "round": item.round,
+                        "answer": player_answer_text(question, answer),
+                    }
+                )
                 continue
         rows.append(row)
     answers = pd.DataFrame(rows, columns=[*ANSWER_COLUMNS, "round"]).astype({"correct": bool})
@@ -177,8 +210,11 @@ def _answers(put: pd.DataFrame, players: list[Player], by_question: dict[int, Se
 
 def player_answer_text(question: Question, answer: Answer) -> str:
     """What the player answered: the chosen option's text for a multiple-choice question, else the text given."""
-    if question.type is QuestionType.MCQ and answer.choice_index is not None \
-            and answer.choice_index < len(question.choices):
+    if (
+        question.type is QuestionType.MCQ
+        and answer.choice_index is not None
+        and answer.choice_index < len(question.choices)
+    ):
         return str(question.choices[answer.choice_index])
     return answer.text
 
@@ -193,12 +229,19 @@ def _votes(votes: list[Vote], jurors: dict[int, Juror], names: dict[int, str]) -
     rows = []
     for vote in votes:
         juror = jurors[vote.juror_id]
-        rows.append({
-            "round": vote.round, "juror": juror.label,
-            "vote": names[vote.player_id] if vote.player_id is not None else None,
-            "slot": vote.slot, "confidence": float(vote.confidence) if vote.confidence is not None else float("nan"),
-            "group": juror.juror_group, "expert": _expert(juror.expert), "age_band": juror.age_band, "sex": juror.sex,
-        })
+        rows.append(
+            {
+                "round": vote.round,
+                "juror": juror.label,
+                "vote": names[vote.player_id] if vote.player_id is not None else None,
+                "slot": vote.slot,
+                "confidence": float(vote.confidence) if vote.confidence is not None else float("nan"),
+                "group": juror.juror_group,
+                "expert": _expert(juror.expert),
+                "age_band": juror.age_band,
+                "sex": juror.sex,
+            }
+        )
     # object columns keep None (pandas 3 would read a column of names as str, None as NaN)
     columns = [*VOTE_COLUMNS, *FACET_COLUMNS]
     frame = pd.DataFrame({column: pd.Series([row[column] for row in rows], dtype=object) for column in columns})
@@ -211,12 +254,20 @@ def _expert(value: bool | None) -> str | None:
     return None if value is None else ("expert" if value else "non-expert")
 
 
-def _sheet(entries: list[SheetEntry], jurors: dict[int, Juror], names: dict[int, str],
-          by_question: dict[int, SessionQuestion]) -> pd.DataFrame:
-    rows = [{"juror": jurors[e.juror_id].label, "qid": by_question[e.session_question_id].question.qid,
-             "player": names[e.player_id], "looks_like_ai": bool(e.looks_like_ai),
-             "round": by_question[e.session_question_id].round, "human_likeness": e.human_likeness}
-            for e in entries]
+def _sheet(
+    entries: list[SheetEntry], jurors: dict[int, Juror], names: dict[int, str], by_question: dict[int, SessionQuestion]
+) -> pd.DataFrame:
+    rows = [
+        {
+            "juror": jurors[e.juror_id].label,
+            "qid": by_question[e.session_question_id].question.qid,
+            "player": names[e.player_id],
+            "looks_like_ai": bool(e.looks_like_ai),
+            "round": by_question[e.session_question_id].round,
+            "human_likeness": e.human_likeness,
+        }
+        for e in entries
+    ]
     return pd.DataFrame(rows, columns=["juror", "qid", "player", "looks_like_ai", "round", "human_likeness"])
 
 
@@ -241,9 +292,14 @@ def session_profiles(frames: SessionFrames, method: str) -> Profiles:
         own = tuple(q for q in frames.questions["qid"] if q in qids and (player, q) not in left_out)
         if own:
             question_sets.setdefault(own, []).append(player)
-    parts = [profiles(frames.questions[frames.questions["qid"].isin(qids)],
-                      answers[answers["player"].isin(group) & answers["qid"].isin(qids)], method)
-             for qids, group in question_sets.items()]
+    parts = [
+        profiles(
+            frames.questions[frames.questions["qid"].isin(qids)],
+            answers[answers["player"].isin(group) & answers["qid"].isin(qids)],
+            method,
+        )
+        for qids, group in question_sets.items()
+    ]
     if len(parts) == 1:
         return parts[0]
     rank = {player: position for position, player in enumerate(order)}
@@ -251,8 +307,11 @@ def session_profiles(frames: SessionFrames, method: str) -> Profiles:
     def in_order(frame: pd.DataFrame) -> pd.DataFrame:
         return frame.sort_values("player", key=lambda names: names.map(rank), kind="stable").reset_index(drop=True)
 
-    return Profiles(method, in_order(pd.concat([p.elements for p in parts], ignore_index=True)),
-                    in_order(pd.concat([p.players for p in parts], ignore_index=True)))
+    return Profiles(
+        method,
+        in_order(pd.concat([p.elements for p in parts], ignore_index=True)),
+        in_order(pd.concat([p.players for p in parts], ignore_index=True)),
+    )
 
 
 # --- export: every table of a session -----------------------------------------------------------
@@ -260,8 +319,20 @@ def session_profiles(frames: SessionFrames, method: str) -> Profiles:
 SECRET_KEYS = ("token", "password", "secret")  # payload keys holding any of these are blanked in events.csv
 # an answer's provenance keys blanked in answers.csv: exact names (a model's "max_tokens" is research data)
 CREDENTIAL_KEYS = frozenset({"api_key", "apikey", "authorization", "password", "secret", "token", "access_token"})
-EXPORT_FILES = ("session.csv", "rounds.csv", "questions.csv", "players.csv", "jurors.csv", "aliases.csv",
-                "answers.csv", "grades.csv", "sheet_entries.csv", "votes.csv", "identity_reveals.csv", "events.csv")
+EXPORT_FILES = (
+    "session.csv",
+    "rounds.csv",
+    "questions.csv",
+    "players.csv",
+    "jurors.csv",
+    "aliases.csv",
+    "answers.csv",
+    "grades.csv",
+    "sheet_entries.csv",
+    "votes.csv",
+    "identity_reveals.csv",
+    "events.csv",
+)
 
 
 def iso(moment) -> str | None:
@@ -269,8 +340,8 @@ def iso(moment) -> str | None:
     if moment is None:
         return None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def _json(value) -> str | None:
@@ -310,10 +381,18 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
     by_question = {sq.id: sq for sq in placed}
     player_by_id = {p.id: p for p in players}
     juror_by_id = {j.id: j for j in jurors}
-    aliases = list(db.scalars(select(RoundAlias).where(RoundAlias.session_id == session_id)
-                              .order_by(RoundAlias.round, RoundAlias.alias)))
-    reveals = list(db.scalars(select(IdentityReveal).where(IdentityReveal.session_id == session_id)
-                              .order_by(IdentityReveal.round, IdentityReveal.id)))
+    aliases = list(
+        db.scalars(
+            select(RoundAlias).where(RoundAlias.session_id == session_id).order_by(RoundAlias.round, RoundAlias.alias)
+        )
+    )
+    reveals = list(
+        db.scalars(
+            select(IdentityReveal)
+            .where(IdentityReveal.session_id == session_id)
+            .order_by(IdentityReveal.round, IdentityReveal.id)
+        )
+    )
     events = list(db.scalars(select(Event).where(Event.session_id == session_id).order_by(Event.id)))
 
     def place(sq_id: int) -> dict:
@@ -325,93 +404,245 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
 
     s = vtt_session
     tables = {
-        "session.csv": [{
-            "id": s.id, "name": s.name, "join_code": s.join_code, "bank": s.bank.name if s.bank else None,
-            "status": s.status.value, "phase": s.phase.value, "rounds": s.rounds,
-            "questions_per_round": s.questions_per_round, "seed": s.seed, "answer_seconds": s.answer_seconds,
-            "vote_seconds": s.vote_seconds, "reveal_policy": s.reveal_policy.value, "pass_rule": s.pass_rule.value,
-            "pass_alpha": s.pass_alpha, "pass_threshold_pct": s.pass_threshold_pct,
-            "ai_votes_per_juror": s.ai_votes_per_juror, "scoring_method": s.scoring_method.value,
-            "open_join": s.open_join, "design": _json(s.design), "created_at": iso(s.created_at),
-            "started_at": iso(s.started_at), "finished_at": iso(s.finished_at),
-        }],
-        "rounds.csv": [{
-            "round": r.number, "theme": r.theme, "status": r.status.value,
-            "participants": None if r.participants is None else _json([name(int(p)) for p in r.participants]),
-            "vote_opened_at": iso(r.vote_opened_at), "vote_closed_at": iso(r.vote_closed_at),
-            "revealed_at": iso(r.revealed_at), "tally": _json(r.tally),
-        } for r in s.round_states],
-        "questions.csv": [{
-            "round": sq.round, "position": sq.position, "qid": sq.question.qid, "type": sq.question.type.value,
-            "question": sq.question.text, "choices": _json(list(sq.question.choices)),
-            "answer_index": sq.question.answer_index, "answer": sq.question.answer_text,
-            "clip_source": sq.question.clip_source, "clip_start": sq.question.clip_start,
-            "clip_end": sq.question.clip_end,
-            "clip_kind": sq.question.clip_kind.value if sq.question.clip_kind else None,
-            "category": sq.question.category, **question_record(sq.question).tags.as_text(),
-            "shown_at": iso(sq.shown_at), "answers_closed_at": iso(sq.answers_closed_at),
-            "revealed_at": iso(sq.revealed_at), "reveal_order": _json(sq.reveal_order),
-        } for sq in placed],
-        "players.csv": [{
-            "player_id": p.id, "player": p.name, "kind": p.kind.value, "age": p.age, "stage": p.stage,
-            "backends": _json(p.backends), "details": _json(_blanked(p.details, _names_a_secret)),
-        } for p in players],
-        "jurors.csv": [{
-            "juror_id": j.id, "juror": j.label, "group": j.juror_group, "expert": j.expert, "age_band": j.age_band,
-            "sex": j.sex, "joined_at": iso(j.joined_at), "removed_at": iso(j.removed_at),
-        } for j in jurors],
-        "aliases.csv": [{"round": a.round, "alias": a.alias, "player_id": a.player_id, "player": name(a.player_id)}
-                        for a in aliases],
-        "answers.csv": [{
-            "answer_id": a.id, **place(a.session_question_id), "player_id": a.player_id, "player": name(a.player_id),
-            "text": a.text, "choice_index": a.choice_index, "submitted_at": iso(a.submitted_at),
-            "latency_ms": a.latency_ms, "late": a.late, "redacted": a.redacted, "edited_at": iso(a.edited_at),
-            "provenance": _json(_blanked(a.provenance, _is_credential)), "entered_by_host": bool(a.entered_by_host),
-        } for a in answers],
-        "grades.csv": [{
-            "answer_id": a.id, **place(a.session_question_id), "player": name(a.player_id),
-            "correct": a.grade.correct, "automatic": a.grade.automatic, "grader": a.grade.grader,
-            "graded_at": iso(a.grade.graded_at),
-            **{dimension: getattr(a.grade, dimension) for dimension in RUBRIC_DIMENSIONS},
-        } for a in answers if a.grade is not None],
-        "sheet_entries.csv": [{
-            "entry_id": e.id, **place(e.session_question_id), "juror": juror_by_id[e.juror_id].label,
-            "alias": e.alias, "player": name(e.player_id), "looks_like_ai": e.looks_like_ai,
-            "human_likeness": e.human_likeness, "note": e.note, "updated_at": iso(e.updated_at),
-        } for e in entries],
-        "votes.csv": [{
-            "vote_id": v.id, "round": v.round, "juror": juror_by_id[v.juror_id].label, "slot": v.slot,
-            "alias": v.alias, "player": name(v.player_id), "abstained": v.player_id is None,
-            "confidence": v.confidence, "reason": v.reason, "cast_at": iso(v.cast_at),
-        } for v in votes],
-        "identity_reveals.csv": [{
-            "round": r.round, "player_id": r.player_id, "player": name(r.player_id),
-            "kind": player_by_id[r.player_id].kind.value, "revealed_at": iso(r.revealed_at),
-        } for r in reveals],
-        "events.csv": [{
-            "event_id": e.id, "at": iso(e.at), "kind": e.kind, "actor": e.actor,
-            "payload": _json(_blanked(e.payload, _names_a_secret)),
-        } for e in events],
+        "session.csv": [
+            {
+                "id": s.id,
+                "name": s.name,
+                "join_code": s.join_code,
+                "bank": s.bank.name if s.bank else None,
+                "status": s.status.value,
+                "phase": s.phase.value,
+                "rounds": s.rounds,
+                "questions_per_round": s.questions_per_round,
+                "seed": s.seed,
+                "answer_seconds": s.answer_seconds,
+                "vote_seconds": s.vote_seconds,
+                "reveal_policy": s.reveal_policy.value,
+                "pass_rule": s.pass_rule.value,
+                "pass_alpha": s.pass_alpha,
+                "pass_threshold_pct": s.pass_threshold_pct,
+                "ai_votes_per_juror": s.ai_votes_per_juror,
+                "scoring_method": s.scoring_method.value,
+                "open_join": s.open_join,
+                "design": _json(s.design),
+                "created_at": iso(s.created_at),
+                "started_at": iso(s.started_at),
+                "finished_at": iso(s.finished_at),
+            }
+        ],
+        "rounds.csv": [
+            {
+                "round": r.number,
+                "theme": r.theme,
+                "status": r.status.value,
+                "participants": None if r.participants is None else _json([name(int(p)) for p in r.participants]),
+                "vote_opened_at": iso(r.vote_opened_at),
+                "vote_closed_at": iso(r.vote_closed_at),
+                "revealed_at": iso(r.revealed_at),
+                "tally": _json(r.tally),
+            }
+            for r in s.round_states
+        ],
+        "questions.csv": [
+            {
+                "round": sq.round,
+                "position": sq.position,
+                "qid": sq.question.qid,
+                "type": sq.question.type.value,
+                "question": sq.question.text,
+                "choices": _json(list(sq.question.choices)),
+                "answer_index": sq.question.answer_index,
+                "answer": sq.question.answer_text,
+                "clip_source": sq.question.clip_source,
+                "clip_start": sq.question.clip_start,
+                "clip_end": sq.question.clip_end,
+                "clip_kind": sq.question.clip_kind.value if sq.question.clip_kind else None,
+                "category": sq.question.category,
+                **question_record(sq.question).tags.as_text(),
+                "shown_at": iso(sq.shown_at),
+                "answers_closed_at": iso(sq.answers_closed_at),
+                "revealed_at": iso(sq.revealed_at),
+                "reveal_order": _json(sq.reveal_order),
+            }
+            for sq in placed
+        ],
+        "players.csv": [
+            {
+                "player_id": p.id,
+                "player": p.name,
+                "kind": p.kind.value,
+                "age": p.age,
+                "stage": p.stage,
+                "backends": _json(p.backends),
+                "details": _json(_blanked(p.details, _names_a_secret)),
+            }
+            for p in players
+        ],
+        "jurors.csv": [
+            {
+                "juror_id": j.id,
+                "juror": j.label,
+                "group": j.juror_group,
+                "expert": j.expert,
+                "age_band": j.age_band,
+                "sex": j.sex,
+                "joined_at": iso(j.joined_at),
+                "removed_at": iso(j.removed_at),
+            }
+            for j in jurors
+        ],
+        "aliases.csv": [
+            {"round": a.round, "alias": a.alias, "player_id": a.player_id, "player": name(a.player_id)} for a in aliases
+        ],
+        "answers.csv": [
+            {
+                "answer_id": a.id,
+                **place(a.session_question_id),
+                "player_id": a.player_id,
+                "player": name(a.player_id),
+                "text": a.text,
+                "choice_index": a.choice_index,
+                "submitted_at": iso(a.submitted_at),
+                "latency_ms": a.latency_ms,
+                "late": a.late,
+                "redacted": a.redacted,
+                "edited_at": iso(a.edited_at),
+                "provenance": _json(_blanked(a.provenance, _is_credential)),
+                "entered_by_host": bool(a.entered_by_host),
+            }
+            for a in answers
+        ],
+        "grades.csv": [
+            {
+                "answer_id": a.id,
+                **place(a.session_question_id),
+                "player": name(a.player_id),
+                "correct": a.grade.correct,
+                "automatic": a.grade.automatic,
+                "grader": a.grade.grader,
+                "graded_at": iso(a.grade.graded_at),
+                **{dimension: getattr(a.grade, dimension) for dimension in RUBRIC_DIMENSIONS},
+            }
+            for a in answers
+            if a.grade is not None
+        ],
+        "sheet_entries.csv": [
+            {
+                "entry_id": e.id,
+                **place(e.session_question_id),
+                "juror": juror_by_id[e.juror_id].label,
+                "alias": e.alias,
+                "player": name(e.player_id),
+                "looks_like_ai": e.looks_like_ai,
+                "human_likeness": e.human_likeness,
+                "note": e.note,
+                "updated_at": iso(e.updated_at),
+            }
+            for e in entries
+        ],
+        "votes.csv": [
+            {
+                "vote_id": v.id,
+                "round": v.round,
+                "juror": juror_by_id[v.juror_id].label,
+                "slot": v.slot,
+                "alias": v.alias,
+                "player": name(v.player_id),
+                "abstained": v.player_id is None,
+                "confidence": v.confidence,
+                "reason": v.reason,
+                "cast_at": iso(v.cast_at),
+            }
+            for v in votes
+        ],
+        "identity_reveals.csv": [
+            {
+                "round": r.round,
+                "player_id": r.player_id,
+                "player": name(r.player_id),
+                "kind": player_by_id[r.player_id].kind.value,
+                "revealed_at": iso(r.revealed_at),
+            }
+            for r in reveals
+        ],
+        "events.csv": [
+            {
+                "event_id": e.id,
+                "at": iso(e.at),
+                "kind": e.kind,
+                "actor": e.actor,
+                "payload": _json(_blanked(e.payload, _names_a_secret)),
+            }
+            for e in events
+        ],
     }
     columns = {  # the header of a table without rows
-        "grades.csv": ["answer_id", "round", "position", "qid", "player", "correct", "automatic", "grader",
-                       "graded_at", *RUBRIC_DIMENSIONS],
-        "sheet_entries.csv": ["entry_id", "round", "position", "qid", "juror", "alias", "player", "looks_like_ai",
-                              "human_likeness", "note", "updated_at"],
-        "votes.csv": ["vote_id", "round", "juror", "slot", "alias", "player", "abstained", "confidence", "reason",
-                      "cast_at"],
+        "grades.csv": [
+            "answer_id",
+            "round",
+            "position",
+            "qid",
+            "player",
+            "correct",
+            "automatic",
+            "grader",
+            "graded_at",
+            *RUBRIC_DIMENSIONS,
+        ],
+        "sheet_entries.csv": [
+            "entry_id",
+            "round",
+            "position",
+            "qid",
+            "juror",
+            "alias",
+            "player",
+            "looks_like_ai",
+            "human_likeness",
+            "note",
+            "updated_at",
+        ],
+        "votes.csv": [
+            "vote_id",
+            "round",
+            "juror",
+            "slot",
+            "alias",
+            "player",
+            "abstained",
+            "confidence",
+            "reason",
+            "cast_at",
+        ],
         "identity_reveals.csv": ["round", "player_id", "player", "kind", "revealed_at"],
         "events.csv": ["event_id", "at", "kind", "actor", "payload"],
         "aliases.csv": ["round", "alias", "player_id", "player"],
-        "answers.csv": ["answer_id", "round", "position", "qid", "player_id", "player", "text", "choice_index",
-                        "submitted_at", "latency_ms", "late", "redacted", "edited_at", "provenance",
-                        "entered_by_host"],
+        "answers.csv": [
+            "answer_id",
+            "round",
+            "position",
+            "qid",
+            "player_id",
+            "player",
+            "text",
+            "choice_index",
+            "submitted_at",
+            "latency_ms",
+            "late",
+            "redacted",
+            "edited_at",
+            "provenance",
+            "entered_by_host",
+        ],
         "jurors.csv": ["juror_id", "juror", "group", "expert", "age_band", "sex", "joined_at", "removed_at"],
     }
-    frames = {file: _exact(pd.DataFrame(rows, columns=columns.get(file) if not rows else None, dtype=object))
-              for file, rows in tables.items()}
-    frames[f"{s.join_code}_wide.csv"] = _wide(s, placed, players, jurors, aliases, answers, votes,
-                                               _frames(s, session_rows))
+    frames = {
+        file: _exact(pd.DataFrame(rows, columns=columns.get(file) if not rows else None, dtype=object))
+        for file, rows in tables.items()
+    }
+    frames[f"{s.join_code}_wide.csv"] = _wide(
+        s, placed, players, jurors, aliases, answers, votes, _frames(s, session_rows)
+    )
     stamp = {"session": s.join_code, "design_hash": s.design_hash}
     return {file: _stamped(frame, stamp) for file, frame in frames.items()}
 
@@ -426,13 +657,22 @@ def _exact(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _stamped(frame: pd.DataFrame, stamp: dict) -> pd.DataFrame:
-    front = pd.DataFrame({key: [value] * len(frame) for key, value in stamp.items()}, index=frame.index,
-                         columns=list(stamp))
+    front = pd.DataFrame(
+        {key: [value] * len(frame) for key, value in stamp.items()}, index=frame.index, columns=list(stamp)
+    )
     return pd.concat([front, frame], axis=1)
 
 
-def _wide(s: VttSession, placed: list[SessionQuestion], players: list[Player], jurors: list[Juror],
-          aliases: list[RoundAlias], answers: list[Answer], votes: list[Vote], frames: SessionFrames) -> pd.DataFrame:
+def _wide(
+    s: VttSession,
+    placed: list[SessionQuestion],
+    players: list[Player],
+    jurors: list[Juror],
+    aliases: list[RoundAlias],
+    answers: list[Answer],
+    votes: list[Vote],
+    frames: SessionFrames,
+) -> pd.DataFrame:
     """One row per participant (players, then jurors), oTree style: their fields, then round by round."""
     alias_of = {(a.round, a.player_id): a.alias for a in aliases}
     given = {(a.player_id, a.session_question_id): a for a in answers}
@@ -454,12 +694,29 @@ def _wide(s: VttSession, placed: list[SessionQuestion], players: list[Player], j
             columns += [f"r{n}_vote{slot}_alias", f"r{n}_vote{slot}_player", f"r{n}_vote{slot}_cast_at"]
         return columns + [f"r{n}_confidence", f"r{n}_reason"]
 
-    fields = ["role", "participant_id", "label", "kind", "age", "stage", "group", "expert", "age_band", "sex",
-              "joined_at"]
+    fields = [
+        "role",
+        "participant_id",
+        "label",
+        "kind",
+        "age",
+        "stage",
+        "group",
+        "expert",
+        "age_band",
+        "sex",
+        "joined_at",
+    ]
     rows = []
     for p in players:
-        row = {"role": "player", "participant_id": p.id, "label": p.name, "kind": p.kind.value, "age": p.age,
-               "stage": p.stage}
+        row = {
+            "role": "player",
+            "participant_id": p.id,
+            "label": p.name,
+            "kind": p.kind.value,
+            "age": p.age,
+            "stage": p.stage,
+        }
         for n in rounds:
             row[f"r{n}_alias"] = alias_of.get((n, p.id))
             for sq in questions_of[n]:
@@ -471,8 +728,16 @@ def _wide(s: VttSession, placed: list[SessionQuestion], players: list[Player], j
                     row[f"r{n}_{qid}_correct"] = graded.get((p.name, qid))  # blank: ungraded, or no part taken
         rows.append(row)
     for j in jurors:
-        row = {"role": "juror", "participant_id": j.id, "label": j.label, "group": j.juror_group,
-               "expert": j.expert, "age_band": j.age_band, "sex": j.sex, "joined_at": iso(j.joined_at)}
+        row = {
+            "role": "juror",
+            "participant_id": j.id,
+            "label": j.label,
+            "group": j.juror_group,
+            "expert": j.expert,
+            "age_band": j.age_band,
+            "sex": j.sex,
+            "joined_at": iso(j.joined_at),
+        }
         for n in rounds:
             cast = by_juror_round.get((j.id, n), {})
             for slot, vote in cast.items():
@@ -481,8 +746,9 @@ def _wide(s: VttSession, placed: list[SessionQuestion], players: list[Player], j
                 row[f"r{n}_vote{slot}_cast_at"] = iso(vote.cast_at)
             if cast:
                 first = cast[min(cast)]
-                row[f"r{n}_confidence"] = next((v.confidence for _, v in sorted(cast.items())
-                                                if v.confidence is not None), None)
+                row[f"r{n}_confidence"] = next(
+                    (v.confidence for _, v in sorted(cast.items()) if v.confidence is not None), None
+                )
                 row[f"r{n}_reason"] = first.reason
         rows.append(row)
     return _exact(pd.DataFrame(rows, columns=fields + [c for n in rounds for c in round_columns(n)], dtype=object))

@@ -12,10 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pandas as pd
+from flask_babel import gettext as _
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-
-from flask_babel import gettext as _
 
 from analysis import charts
 from analysis.cogme import Profiles
@@ -54,7 +53,7 @@ class RoundResult:
 class PlayerRadars:
     player: str
     kind: str
-    summary: object            # the player's row of Profiles.players
+    summary: object  # the player's row of Profiles.players
     radars: list[tuple[Module, str]]  # (module, inline SVG)
 
 
@@ -73,46 +72,76 @@ def session_results(db: Session, vtt_session: VttSession) -> SessionResults:
     stats, problem = None, None
     if len(frames.votes):
         try:
-            stats = vote_stats(frames.votes, frames.players, vtt_session.pass_rule.value, vtt_session.pass_alpha,
-                               vtt_session.pass_threshold_pct)
+            stats = vote_stats(
+                frames.votes,
+                frames.players,
+                vtt_session.pass_rule.value,
+                vtt_session.pass_alpha,
+                vtt_session.pass_threshold_pct,
+            )
         except ValueError as exc:  # e.g. a session without an AI player: detection means nothing
             problem = str(exc)
     profiles = session_profiles(frames, vtt_session.scoring_method.value) if len(frames.answers) else None
-    return SessionResults(frames, stats, problem, _rounds(db, vtt_session, stats), profiles,
-                          _radars(frames, profiles) if profiles is not None else [])
+    return SessionResults(
+        frames,
+        stats,
+        problem,
+        _rounds(db, vtt_session, stats),
+        profiles,
+        _radars(frames, profiles) if profiles is not None else [],
+    )
 
 
 def _rounds(db: Session, vtt_session: VttSession, stats: VoteStats | None) -> list[RoundResult]:
     players = {p.id: p for p in vtt_session.players}
     aliases: dict[int, dict[int, str]] = {}
-    for row in db.scalars(select(RoundAlias).where(RoundAlias.session_id == vtt_session.id)
-                          .order_by(RoundAlias.round, RoundAlias.alias)):
+    for row in db.scalars(
+        select(RoundAlias).where(RoundAlias.session_id == vtt_session.id).order_by(RoundAlias.round, RoundAlias.alias)
+    ):
         aliases.setdefault(row.round, {})[row.player_id] = row.alias
     figures = {int(row["round"]): _plain(row) for row in stats.rounds.to_dict("records")} if stats is not None else {}
     results = []
     for state in vtt_session.round_states:
         dealt = aliases.get(state.number, {})
-        playing = list(dealt) or ([int(p) for p in state.participants] if state.participants is not None
-                                  else list(players))
+        playing = list(dealt) or (
+            [int(p) for p in state.participants] if state.participants is not None else list(players)
+        )
         tally = stats.tally[stats.tally["round"] == state.number] if stats is not None else pd.DataFrame()
         votes = dict(zip(tally.get("player", []), tally.get("votes", [])))
         shares = dict(zip(tally.get("player", []), tally.get("share_pct", [])))
-        lines = sorted((TallyLine(dealt.get(pid), players[pid].name, players[pid].kind.value,
-                                  int(votes.get(players[pid].name, 0)), float(shares.get(players[pid].name, 0.0)))
-                        for pid in playing), key=lambda line: (line.alias or "", line.player))
-        results.append(RoundResult(
-            number=state.number, theme=state.theme,
-            control=not any(players[pid].kind is PlayerKind.AI for pid in playing),
-            figures=figures.get(state.number), lines=lines,
-            top_human=max((line.votes for line in lines if line.kind == "human"), default=0),
-            top_ai=max((line.votes for line in lines if line.kind == "ai"), default=0)))
+        lines = sorted(
+            (
+                TallyLine(
+                    dealt.get(pid),
+                    players[pid].name,
+                    players[pid].kind.value,
+                    int(votes.get(players[pid].name, 0)),
+                    float(shares.get(players[pid].name, 0.0)),
+                )
+                for pid in playing
+            ),
+            key=lambda line: (line.alias or "", line.player),
+        )
+        results.append(
+            RoundResult(
+                number=state.number,
+                theme=state.theme,
+                control=not any(players[pid].kind is PlayerKind.AI for pid in playing),
+                figures=figures.get(state.number),
+                lines=lines,
+                top_human=max((line.votes for line in lines if line.kind == "human"), default=0),
+                top_ai=max((line.votes for line in lines if line.kind == "ai"), default=0),
+            )
+        )
     return results
 
 
 def _plain(row: dict) -> dict:
     """A stats row for a template: NaN and NA become None, numpy scalars Python ones."""
-    return {key: None if value is None or pd.isna(value) else getattr(value, "item", lambda: value)()
-            for key, value in row.items()}
+    return {
+        key: None if value is None or pd.isna(value) else value.item() if hasattr(value, "item") else value
+        for key, value in row.items()
+    }
 
 
 def _radars(frames: SessionFrames, profiles: Profiles) -> list[PlayerRadars]:
@@ -121,10 +150,18 @@ def _radars(frames: SessionFrames, profiles: Profiles) -> list[PlayerRadars]:
     result = []
     for player in profiles.players.itertuples(index=False):
         elements = profiles.elements[profiles.elements["player"] == player.player]
-        radars = [(module, inline_svg(
-            charts.module_radar(elements, module, styles, players=[player.player], width=RADAR_WIDTH,
-                                height=RADAR_HEIGHT),
-            _("%(module)s profile of %(player)s", module=module.value.upper(), player=player.player)))
-            for module in Module if (elements["module"] == module.value).any()]
+        radars = [
+            (
+                module,
+                inline_svg(
+                    charts.module_radar(
+                        elements, module, styles, players=[player.player], width=RADAR_WIDTH, height=RADAR_HEIGHT
+                    ),
+                    _("%(module)s profile of %(player)s", module=module.value.upper(), player=player.player),
+                ),
+            )
+            for module in Module
+            if (elements["module"] == module.value).any()
+        ]
         result.append(PlayerRadars(player.player, player.kind, player, radars))
     return result

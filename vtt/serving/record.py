@@ -10,8 +10,10 @@ from ..netaddr import base_url
 def login_banner(url: str) -> str:
     """Where the host signs in and with which password (``make run``, ``vtt serve``, ``vtt host-login``)."""
     current = Settings.from_env()
-    return (f"Host console: {url}/host/login\n"
-            f"Host password: {current.host_password}   (from {current.host_password_source})")
+    return (
+        f"Host console: {url}/host/login\n"
+        f"Host password: {current.host_password}   (from {current.host_password_source})"
+    )
 
 
 SERVING_FILE = "serving.json"
@@ -95,8 +97,12 @@ def served_base_url(instance_path=None) -> str | None:
     if record is None or not _alive(record.get("pid")):
         return None
     host, port, scheme = record.get("host"), record.get("port"), record.get("scheme") or "http"
-    if not isinstance(host, str) or not isinstance(port, int) or not 0 < port < 65536 or scheme not in ("http",
-                                                                                                          "https"):
+    if (
+        not isinstance(host, str)
+        or not isinstance(port, int)
+        or not 0 < port < 65536
+        or scheme not in ("http", "https")
+    ):
         return None
     url = base_url(host, port)
     return f"{scheme}://{url.split('://', 1)[1]}"

@@ -9,10 +9,10 @@ import socket
 import click
 
 from ..app import create_app
-from .record import forget_serving, login_banner, record_serving
 from ..db import current_revision, head_revision
 from ..extensions import socketio
 from ..netaddr import ALL_INTERFACES, LOOPBACK, base_url
+from .record import forget_serving, login_banner, record_serving
 
 
 def serve(host: str = "127.0.0.1", port: int = 5000, audit_log: str | None = None) -> None:
@@ -24,8 +24,10 @@ def serve(host: str = "127.0.0.1", port: int = 5000, audit_log: str | None = Non
     found, expected = current_revision(app.config["DATABASE_URL"]), head_revision()
     if found != expected:
         # Serving an old schema would answer every page with a 500; say what to do instead.
-        raise click.ClickException(f"the database is at revision {found or 'base (empty)'}, this code needs "
-                                   f"{expected}: run `vtt db upgrade` first (make run does)")
+        raise click.ClickException(
+            f"the database is at revision {found or 'base (empty)'}, this code needs "
+            f"{expected}: run `vtt db upgrade` first (make run does)"
+        )
     check_port(host, port)
     click.echo(startup_banner(app, host, port))
     click.echo(f"Serving on http://{host}:{port} (gevent, {socketio.server.eio.async_mode}); Ctrl-C stops.")
@@ -82,11 +84,11 @@ def _demo_join_link(app, base: str) -> str | None:
     """The demo session's open join link, or its first juror's link; None when the demo is not loaded."""
     from sqlalchemy import select
 
-    from ..sessions.demo import SESSION_FILE
-    from ..sessions.create import SessionConfig
     from ..extensions import database
-    from ..sessions.links import person_links
     from ..models import VttSession
+    from ..sessions.create import SessionConfig
+    from ..sessions.demo import SESSION_FILE
+    from ..sessions.links import person_links
 
     name = SessionConfig.from_file(SESSION_FILE).name
     with database.factory(app)() as db:
@@ -170,5 +172,7 @@ def port_problem(host: str, port: int, error: OSError) -> str:
     if error.errno == errno.EACCES:
         return f"not allowed to listen on port {port} (ports below 1024 need root): {pick}"
     reason = error.strerror or str(error)
-    return (f"cannot listen on {host}:{port} ({reason}): give --host an address of this machine "
-            "(127.0.0.1, or 0.0.0.0 for the LAN: `make run HOST=0.0.0.0`)")
+    return (
+        f"cannot listen on {host}:{port} ({reason}): give --host an address of this machine "
+        "(127.0.0.1, or 0.0.0.0 for the LAN: `make run HOST=0.0.0.0`)"
+    )

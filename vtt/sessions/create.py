@@ -21,7 +21,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..banks import InputError, Problem, bank_by_name, bank_records, records_frame
-from ..problems import load_json
 from ..models import (
     ClipPlayback,
     Event,
@@ -36,14 +35,32 @@ from ..models import (
     SessionRound,
     VttSession,
 )
+from ..problems import load_json
 
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud from a projector
 JOIN_CODE_LENGTH = 6
 MAX_INT = 2**31 - 1  # INTEGER columns on PostgreSQL
 MAX_TIMER_SECONDS = 3600
-CONFIG_KEYS = {"name", "bank", "rounds", "questions_per_round", "seed", "answer_seconds", "vote_seconds",
-               "reveal_policy", "pass_rule", "pass_alpha", "pass_threshold_pct", "ai_votes_per_juror",
-               "scoring_method", "round_themes", "players", "jurors", "open_join", "clip_playback"}
+CONFIG_KEYS = {
+    "name",
+    "bank",
+    "rounds",
+    "questions_per_round",
+    "seed",
+    "answer_seconds",
+    "vote_seconds",
+    "reveal_policy",
+    "pass_rule",
+    "pass_alpha",
+    "pass_threshold_pct",
+    "ai_votes_per_juror",
+    "scoring_method",
+    "round_themes",
+    "players",
+    "jurors",
+    "open_join",
+    "clip_playback",
+}
 PLAYER_KEYS = {"name", "kind", "age", "stage", "backends"}
 JUROR_KEYS = {"label", "age_band", "sex", "expert", "group"}
 # Database column widths (vtt.models), checked here so a design is refused whole, with every problem named.
@@ -71,12 +88,14 @@ class JurorConfig:
     age_band: str | None = None
     sex: str | None = None
     expert: bool | None = None  # AI expert; None: not asked
-    group: str | None = None    # stored as Juror.juror_group
+    group: str | None = None  # stored as Juror.juror_group
 
     def as_design(self) -> dict[str, Any]:
         """The juror as a design entry: its label and the fields that are set."""
-        return {"label": self.label, **{key: value for key, value in asdict(self).items()
-                                        if key != "label" and value is not None}}
+        return {
+            "label": self.label,
+            **{key: value for key, value in asdict(self).items() if key != "label" and value is not None},
+        }
 
 
 @dataclass
@@ -147,13 +166,15 @@ class SessionConfig:
             config.players.append(player)
         ai_count = sum(p.kind is PlayerKind.AI for p in config.players)
         if players and not ai_count:
-            check.problem("players", "needs at least one AI player (kind \"ai\")")
+            check.problem("players", 'needs at least one AI player (kind "ai")')
         if config.players and ai_count == len(config.players):
-            check.problem("players", "needs at least one human player (kind \"human\")")
+            check.problem("players", 'needs at least one human player (kind "human")')
         if players and len(config.players) < 2:
             check.problem("players", "needs at least two players")
         if ai_count and config.ai_votes_per_juror > ai_count:
-            check.problem("ai_votes_per_juror", f"is {config.ai_votes_per_juror} but the session has {ai_count} AI player(s)")
+            check.problem(
+                "ai_votes_per_juror", f"is {config.ai_votes_per_juror} but the session has {ai_count} AI player(s)"
+            )
         config.jurors = check.jurors(data.get("jurors"))
         try:  # a plain copy, detached from the caller's; NaN and Infinity are not JSON (PostgreSQL refuses them)
             config.design = json.loads(json.dumps(data, ensure_ascii=False, allow_nan=False))
@@ -185,10 +206,13 @@ class _FieldCheck:
         for key in data:
             if key not in known:
                 hint = difflib.get_close_matches(str(key), known, n=1)
-                self.problem(f"{prefix}{key}", "is not a known setting" + (f" (did you mean {hint[0]!r}?)" if hint else ""))
+                self.problem(
+                    f"{prefix}{key}", "is not a known setting" + (f" (did you mean {hint[0]!r}?)" if hint else "")
+                )
 
-    def integer(self, data: dict, name: str, default: int | None, *, minimum: int,
-                maximum: int = MAX_INT) -> int | None:
+    def integer(
+        self, data: dict, name: str, default: int | None, *, minimum: int, maximum: int = MAX_INT
+    ) -> int | None:
         value = data.get(name, default)
         if value is None:
             return None
@@ -197,11 +221,15 @@ class _FieldCheck:
             return default
         return value
 
-    def number(self, data: dict, name: str, default: float, *, low: float, high: float,
-               open_interval: bool = False) -> float:
+    def number(
+        self, data: dict, name: str, default: float, *, low: float, high: float, open_interval: bool = False
+    ) -> float:
         value = data.get(name, default)
-        inside = isinstance(value, (int, float)) and not isinstance(value, bool) and (
-            low < value < high if open_interval else low <= value <= high)
+        inside = (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and (low < value < high if open_interval else low <= value <= high)
+        )
         if not inside:
             bounds = f"strictly between {low:g} and {high:g}" if open_interval else f"between {low:g} and {high:g}"
             self.problem(name, f"must be a number {bounds}, not {value!r}")
@@ -240,7 +268,11 @@ class _FieldCheck:
                 self.problem(where, "must be an object with a label (and optionally age_band, sex, expert, group)")
                 continue
             self.unknown_keys(item, JUROR_KEYS, f"{where}.")
-            juror = juror_config(item, lambda name, message: self.problem(f"{where}.{name}", message), labels)
+
+            def problem(name: str, message: str, where: str = where) -> None:
+                self.problem(f"{where}.{name}", message)
+
+            juror = juror_config(item, problem, labels)
             if juror is not None:
                 jurors.append(juror)
         return jurors
@@ -267,7 +299,7 @@ class _FieldCheck:
             self.problem(f"{where}.stage", f"is {len(str(item['stage']))} characters long; at most {MAX_PLAYER_TEXT}")
         kind = item.get("kind")
         if kind not in ("human", "ai"):
-            self.problem(f"{where}.kind", f"must be \"human\" or \"ai\", not {kind!r}")
+            self.problem(f"{where}.kind", f'must be "human" or "ai", not {kind!r}')
         age = item.get("age")
         if age is not None and (isinstance(age, bool) or not isinstance(age, int) or not 0 <= age < 150):
             self.problem(f"{where}.age", f"must be a whole number of years, not {age!r}")
@@ -278,8 +310,13 @@ class _FieldCheck:
             backends = {}
         if not name or kind not in ("human", "ai"):
             return None
-        return PlayerConfig(name, PlayerKind(kind), age, (str(item["stage"]) if item.get("stage") else None),
-                            {k: str(v) for k, v in backends.items()})
+        return PlayerConfig(
+            name,
+            PlayerKind(kind),
+            age,
+            (str(item["stage"]) if item.get("stage") else None),
+            {k: str(v) for k, v in backends.items()},
+        )
 
 
 def juror_config(item: dict[str, Any], report, labels: set[str]) -> JurorConfig | None:
@@ -362,8 +399,14 @@ def read_jurors_csv(path: Path) -> list[dict[str, Any]]:
     for position, name in enumerate(header):
         if name not in known:
             hint = difflib.get_close_matches(name, known, n=1)
-            problems.append(Problem(path.name, 1, name or f"column {position + 1}", "is not a known column"
-                                    + (f" (did you mean {hint[0]!r}?)" if hint else "")))
+            problems.append(
+                Problem(
+                    path.name,
+                    1,
+                    name or f"column {position + 1}",
+                    "is not a known column" + (f" (did you mean {hint[0]!r}?)" if hint else ""),
+                )
+            )
         elif header.index(name) != position:
             problems.append(Problem(path.name, 1, name, "appears twice"))
     if "label" not in header:
@@ -376,8 +419,7 @@ def read_jurors_csv(path: Path) -> list[dict[str, Any]]:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) > len(header):
-            problems.append(Problem(path.name, number, None,
-                                    f"has {len(row)} cells for {len(header)} columns"))
+            problems.append(Problem(path.name, number, None, f"has {len(row)} cells for {len(header)} columns"))
             continue
         cells = {name: row[i].strip() if i < len(row) else "" for i, name in enumerate(header)}
 
@@ -425,28 +467,65 @@ def create_session(db: Session, config: SessionConfig, *, actor: str = "host") -
     design = config.design or _design_of(config)
     digest = design_hash(design)
     session = VttSession(
-        name=config.name, bank=bank, join_code=_new_join_code(db), rounds=config.rounds,
-        questions_per_round=config.questions_per_round, seed=seed, answer_seconds=config.answer_seconds,
-        vote_seconds=config.vote_seconds, reveal_policy=config.reveal_policy, pass_rule=config.pass_rule,
-        pass_alpha=config.pass_alpha, pass_threshold_pct=config.pass_threshold_pct,
-        ai_votes_per_juror=config.ai_votes_per_juror, scoring_method=config.scoring_method,
-        open_join=config.open_join, design=design, design_hash=digest,
+        name=config.name,
+        bank=bank,
+        join_code=_new_join_code(db),
+        rounds=config.rounds,
+        questions_per_round=config.questions_per_round,
+        seed=seed,
+        answer_seconds=config.answer_seconds,
+        vote_seconds=config.vote_seconds,
+        reveal_policy=config.reveal_policy,
+        pass_rule=config.pass_rule,
+        pass_alpha=config.pass_alpha,
+        pass_threshold_pct=config.pass_threshold_pct,
+        ai_votes_per_juror=config.ai_votes_per_juror,
+        scoring_method=config.scoring_method,
+        open_join=config.open_join,
+        design=design,
+        design_hash=digest,
     )
     session.round_states = [
         SessionRound(number=n, theme=config.round_themes[n - 1] if n <= len(config.round_themes) else None)
-        for n in range(1, config.rounds + 1)]
-    session.players = [Player(name=p.name, kind=p.kind, age=p.age, stage=p.stage, backends=p.backends,
-                              token=secrets.token_urlsafe(18)) for p in config.players]
-    session.jurors = [Juror(label=j.label, age_band=j.age_band, sex=j.sex, expert=j.expert, juror_group=j.group,
-                            token=secrets.token_urlsafe(18)) for j in config.jurors]
+        for n in range(1, config.rounds + 1)
+    ]
+    session.players = [
+        Player(name=p.name, kind=p.kind, age=p.age, stage=p.stage, backends=p.backends, token=secrets.token_urlsafe(18))
+        for p in config.players
+    ]
+    session.jurors = [
+        Juror(
+            label=j.label,
+            age_band=j.age_band,
+            sex=j.sex,
+            expert=j.expert,
+            juror_group=j.group,
+            token=secrets.token_urlsafe(18),
+        )
+        for j in config.jurors
+    ]
     db.add(session)
     db.flush()  # the rounds first: a question's (session, round) must name one of them
     session.questions = [SessionQuestion(question_id=qid, round=r, position=pos) for qid, r, pos in placement]
     db.flush()
-    db.add(Event(session_id=session.id, kind="session.created", actor=actor,
-                 payload={"name": config.name, "bank": config.bank, "seed": seed, "seed_drawn": config.seed is None,
-                          "design_hash": digest, "questions": len(placement), "players": len(config.players),
-                          "jurors": len(config.jurors), "open_join": config.open_join}))
+    db.add(
+        Event(
+            session_id=session.id,
+            kind="session.created",
+            actor=actor,
+            payload={
+                "name": config.name,
+                "bank": config.bank,
+                "seed": seed,
+                "seed_drawn": config.seed is None,
+                "design_hash": digest,
+                "questions": len(placement),
+                "players": len(config.players),
+                "jurors": len(config.jurors),
+                "open_join": config.open_join,
+            },
+        )
+    )
     return session
 
 
@@ -459,8 +538,9 @@ def _design_of(config: SessionConfig) -> dict[str, Any]:
     return json.loads(json.dumps(fields, ensure_ascii=False))
 
 
-def _place_questions(db: Session, bank_id: int, records, config: SessionConfig,
-                     seed: int) -> list[tuple[int, int, int]]:
+def _place_questions(
+    db: Session, bank_id: int, records, config: SessionConfig, seed: int
+) -> list[tuple[int, int, int]]:
     """``(question id, round, position)`` for every question of the session."""
     ids = dict(db.execute(select(Question.qid, Question.id).where(Question.bank_id == bank_id)).all())
     needed = config.rounds * config.questions_per_round
@@ -469,7 +549,8 @@ def _place_questions(db: Session, bank_id: int, records, config: SessionConfig,
         if record.round is not None:
             by_round.setdefault(record.round, []).append(record.qid)
     preset = sorted(by_round) == list(range(1, config.rounds + 1)) and all(
-        len(qids) == config.questions_per_round for qids in by_round.values())
+        len(qids) == config.questions_per_round for qids in by_round.values()
+    )
     if preset:
         # The bank fixes which questions make a round; the recorded seed still shuffles their order.
         rng = random.Random(seed)
@@ -477,9 +558,17 @@ def _place_questions(db: Session, bank_id: int, records, config: SessionConfig,
             rng.shuffle(qids)
         return [(ids[qid], r, pos) for r, qids in sorted(by_round.items()) for pos, qid in enumerate(qids, 1)]
     if len(records) < needed:
-        raise InputError([Problem("session", None, "questions_per_round",
-                                 f"{config.rounds} x {config.questions_per_round} = {needed} questions needed, "
-                                 f"the bank has {len(records)}")])
+        raise InputError(
+            [
+                Problem(
+                    "session",
+                    None,
+                    "questions_per_round",
+                    f"{config.rounds} x {config.questions_per_round} = {needed} questions needed, "
+                    f"the bank has {len(records)}",
+                )
+            ]
+        )
     from analysis.builder import build_set
 
     built = build_set(records_frame(records), needed, config.rounds, seed=seed)

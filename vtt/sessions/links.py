@@ -29,8 +29,22 @@ def person_links(session, base: str, secret_key: str) -> dict[str, Any]:
     return {
         "stage_url": f"{base}/stage/{code}?key={stage_key(secret_key, session.id)}",
         "join_url": f"{base}/join/{code}" if session.open_join else None,
-        "players": [{"label": player.name, "kind": str(player.kind), "token": player.token,
-                     "url": f"{base}/play/{player.token}"} for player in session.players],
-        "jurors": [{"label": juror.label, "token": juror.token, "url": f"{base}/jury/{juror.token}",
-                    "removed": juror.removed_at is not None} for juror in session.jurors],
+        "players": [
+            {
+                "label": player.name,
+                "kind": str(player.kind),
+                "token": player.token,
+                "url": f"{base}/play/{player.token}",
+            }
+            for player in session.players
+        ],
+        "jurors": [
+            {
+                "label": juror.label,
+                "token": juror.token,
+                "url": f"{base}/jury/{juror.token}",
+                "removed": juror.removed_at is not None,
+            }
+            for juror in session.jurors
+        ],
     }

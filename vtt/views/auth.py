@@ -46,6 +46,7 @@ def host_required(view):
         if not cookie.get("host"):
             return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
         return view(*args, **kwargs)
+
     return wrapped
 
 

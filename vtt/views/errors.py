@@ -26,10 +26,17 @@ MESSAGES = {
     405: (_l("Not allowed here"), _l("This address does not take that kind of request.")),
     413: (_l("File too large"), _l("The file is larger than this server accepts.")),
     # 429's line is replaced by one that says how many seconds to wait (http_error).
-    429: (_l("Too many attempts"), _l("Too many requests from this device in a short time. Wait a minute and try "
-                                      "again.")),
-    500: (_l("Something went wrong"), _l("The server hit an error it did not expect. Nothing you typed was lost "
-                                         "on the server side; try again in a moment.")),
+    429: (
+        _l("Too many attempts"),
+        _l("Too many requests from this device in a short time. Wait a minute and try again."),
+    ),
+    500: (
+        _l("Something went wrong"),
+        _l(
+            "The server hit an error it did not expect. Nothing you typed was lost "
+            "on the server side; try again in a moment."
+        ),
+    ),
 }
 DEFAULT_RETRY_SECONDS = 60  # a 429 that is not a rate limit's (abort(429)): a minute, as the message says
 CSRF_MESSAGE = _l("This form has expired or came from another page. Reload the page and send it again.")
@@ -71,14 +78,23 @@ def http_error(error: HTTPException) -> Response | HTTPException:
         retry_after = retry_seconds(error)
         message = specific or ngettext(
             "Too many attempts from this device in a short time. Try again in %(num)d second.",
-            "Too many attempts from this device in a short time. Try again in %(num)d seconds.", retry_after)
+            "Too many attempts from this device in a short time. Try again in %(num)d seconds.",
+            retry_after,
+        )
         again_url = form_page() if request.method != "GET" else None
     if wants_json():
-        response = jsonify(error={"code": error_code(error), "message": message, **(
-            {"retry_after": retry_after} if retry_after else {})})
+        response = jsonify(
+            error={
+                "code": error_code(error),
+                "message": message,
+                **({"retry_after": retry_after} if retry_after else {}),
+            }
+        )
     else:
-        response = Response(render_template("errors/error.html", status=status, title=title, message=message,
-                                            again_url=again_url), mimetype="text/html")
+        response = Response(
+            render_template("errors/error.html", status=status, title=title, message=message, again_url=again_url),
+            mimetype="text/html",
+        )
     response.status_code = status
     # Allow (405), Retry-After (429), WWW-Authenticate (401) ... keep their meaning.
     response.headers.extend((name, value) for name, value in error.get_headers() if name.lower() != "content-type")

@@ -12,11 +12,17 @@ from flask import session as cookie  # Flask's signed cookie; 'session' means a 
 from flask_babel import gettext as _
 
 from ..extensions import request_db
+from ..models import RUBRIC_DIMENSIONS, VttSession
 from ..results.grading import (
-    GradingError, MarkInput, answer_to_grade, grader_name, grading_overview, save_mark, set_final,
+    GradingError,
+    MarkInput,
+    answer_to_grade,
+    grader_name,
+    grading_overview,
+    save_mark,
+    set_final,
     settle_from_agreement,
 )
-from ..models import RUBRIC_DIMENSIONS, VttSession
 from .auth import host_required
 
 bp = Blueprint("grading", __name__, url_prefix="/host/sessions/<int:session_id>/grading")
@@ -55,15 +61,25 @@ def name_grader(session_id: int):
 @bp.post("/mark")
 @host_required
 def mark(session_id: int):
-    return _write_mark(session_id, save_mark, lambda grader, answer, verdict: _(
-        "%(grader)s marked answer %(answer)s %(verdict)s.", grader=grader, answer=answer.id, verdict=verdict))
+    return _write_mark(
+        session_id,
+        save_mark,
+        lambda grader, answer, verdict: _(
+            "%(grader)s marked answer %(answer)s %(verdict)s.", grader=grader, answer=answer.id, verdict=verdict
+        ),
+    )
 
 
 @bp.post("/final")
 @host_required
 def final(session_id: int):
-    return _write_mark(session_id, set_final, lambda _grader, answer, verdict: _(
-        "Final mark of answer %(answer)s: %(verdict)s.", answer=answer.id, verdict=verdict))
+    return _write_mark(
+        session_id,
+        set_final,
+        lambda _grader, answer, verdict: _(
+            "Final mark of answer %(answer)s: %(verdict)s.", answer=answer.id, verdict=verdict
+        ),
+    )
 
 
 def _write_mark(session_id: int, write, done_message):
@@ -112,8 +128,11 @@ def _session(session_id: int) -> VttSession:
 
 def _back(vtt_session: VttSession, answer_id: int):
     show = request.form.get("show", "all")
-    return redirect(url_for(".page", session_id=vtt_session.id, show=show if show in FILTERS else "all",
-                            _anchor=f"answer-{answer_id}"))
+    return redirect(
+        url_for(
+            ".page", session_id=vtt_session.id, show=show if show in FILTERS else "all", _anchor=f"answer-{answer_id}"
+        )
+    )
 
 
 def _render(vtt_session: VttSession, error: GradingError | None = None):
@@ -122,6 +141,13 @@ def _render(vtt_session: VttSession, error: GradingError | None = None):
     show = request.values.get("show", "all")
     keep = FILTERS.get(show, FILTERS["all"])
     listed = [(question, [item for item in question.answers if keep(item, grader)]) for question in overview.questions]
-    return render_template("grading/page.html", s=vtt_session, overview=overview, listed=listed, grader=grader,
-                           show=show if show in FILTERS else "all", error=error,
-                           dimensions=RUBRIC_DIMENSIONS), 400 if error else 200
+    return render_template(
+        "grading/page.html",
+        s=vtt_session,
+        overview=overview,
+        listed=listed,
+        grader=grader,
+        show=show if show in FILTERS else "all",
+        error=error,
+        dimensions=RUBRIC_DIMENSIONS,
+    ), 400 if error else 200

@@ -19,14 +19,21 @@ from analysis.taxonomy import UnknownElement, element_order, lookup
 
 from ..banks import FORMATS
 from ..banks.store import bank_composition
-from ..banks.upload import (MAX_UPLOAD_BYTES, UPLOAD_SUFFIXES, UploadBusy, UploadError, import_beside_loop,
-                            upload_name, upload_slot)
+from ..banks.upload import (
+    MAX_UPLOAD_BYTES,
+    UPLOAD_SUFFIXES,
+    UploadBusy,
+    UploadError,
+    import_beside_loop,
+    upload_name,
+    upload_slot,
+)
+from ..engine.rules import HOST
 from ..extensions import request_db
+from ..models import Player, Question, QuestionBank, QuestionTag, QuestionType, RoundStatus, SessionQuestion, VttSession
+from ..problems import summarize, unique
 from ..realtime.hub import current_hub
 from ..sessions.links import person_links
-from ..models import Player, Question, QuestionBank, QuestionTag, QuestionType, RoundStatus, SessionQuestion, VttSession
-from ..engine.rules import HOST
-from ..problems import summarize, unique
 from .auth import host_required
 from .joinurl import join_base_url, only_this_machine, set_console_base_url, valid_base_url
 
@@ -54,10 +61,18 @@ def _dashboard(upload: dict | None = None, status: int = 200):
     db = request_db()
     counts = dict(db.execute(select(Question.bank_id, func.count()).group_by(Question.bank_id)).all())
     banks = db.scalars(select(QuestionBank).order_by(QuestionBank.name)).all()
-    sessions = db.scalars(select(VttSession).options(selectinload(VttSession.players))
-                               .order_by(VttSession.created_at.desc())).all()
-    return render_template("host/dashboard.html", banks=banks, counts=counts, sessions=sessions,
-                           upload=upload or {}, formats=FORMATS, suffixes=UPLOAD_SUFFIXES), status
+    sessions = db.scalars(
+        select(VttSession).options(selectinload(VttSession.players)).order_by(VttSession.created_at.desc())
+    ).all()
+    return render_template(
+        "host/dashboard.html",
+        banks=banks,
+        counts=counts,
+        sessions=sessions,
+        upload=upload or {},
+        formats=FORMATS,
+        suffixes=UPLOAD_SUFFIXES,
+    ), status
 
 
 @bp.url_value_preprocessor
@@ -75,8 +90,11 @@ def _bound_bank_upload(endpoint: str | None, _values: dict | None) -> None:
 
 
 def upload_too_large_message() -> str:
-    return _("The bank file is too large: at most %(mb)d MB can be uploaded. Split it into several banks, or "
-             "import it with “vtt questions import” on the server.", mb=MAX_UPLOAD_BYTES // 2**20)
+    return _(
+        "The bank file is too large: at most %(mb)d MB can be uploaded. Split it into several banks, or "
+        "import it with “vtt questions import” on the server.",
+        mb=MAX_UPLOAD_BYTES // 2**20,
+    )
 
 
 @bp.post("/banks/upload")
@@ -89,25 +107,53 @@ def upload_bank():
     """
     upload = request.files.get("file")
     filename = upload.filename if upload else ""
-    form = {"bank": request.form.get("bank", "").strip(), "format": request.form.get("format", "auto"),
-            "strict": bool(request.form.get("strict")), "allow_missing_keys": bool(request.form.get("allow_missing_keys"))}
+    form = {
+        "bank": request.form.get("bank", "").strip(),
+        "format": request.form.get("format", "auto"),
+        "strict": bool(request.form.get("strict")),
+        "allow_missing_keys": bool(request.form.get("allow_missing_keys")),
+    }
     if not filename:
         return _dashboard({**form, "problems": [_("Choose a file to upload.")]}, 422)
     bank_name = form["bank"] or upload_name(filename).rsplit(".", 1)[0]
     try:
         with upload_slot():
-            outcome = import_beside_loop(current_app.config["DATABASE_URL"], upload.stream, filename, bank_name,
-                                         fmt=form["format"], strict=form["strict"],
-                                         allow_missing_keys=form["allow_missing_keys"], actor="host")
+            outcome = import_beside_loop(
+                current_app.config["DATABASE_URL"],
+                upload.stream,
+                filename,
+                bank_name,
+                fmt=form["format"],
+                strict=form["strict"],
+                allow_missing_keys=form["allow_missing_keys"],
+                actor="host",
+            )
     except UploadBusy:
-        return _dashboard({**form, "problems": [_("Another bank file is being imported. Send this one again when "
-                                                  "it is done.")]}, 409)
+        return _dashboard(
+            {**form, "problems": [_("Another bank file is being imported. Send this one again when it is done.")]}, 409
+        )
     except UploadError as error:
         problems = unique(error.problems)
-        return _dashboard({**form, "file": upload_name(filename), "count": len(problems), "encoding": error.encoding,
-                           "problems": summarize(problems, _("fix these first; the rest are alike"))}, 422)
-    flash(_("Imported %(count)d questions (%(format)s) into bank %(bank)s; %(untagged)d without CogME tags.",
-            count=outcome.questions, format=outcome.format, bank=bank_name, untagged=outcome.untagged), "success")
+        return _dashboard(
+            {
+                **form,
+                "file": upload_name(filename),
+                "count": len(problems),
+                "encoding": error.encoding,
+                "problems": summarize(problems, _("fix these first; the rest are alike")),
+            },
+            422,
+        )
+    flash(
+        _(
+            "Imported %(count)d questions (%(format)s) into bank %(bank)s; %(untagged)d without CogME tags.",
+            count=outcome.questions,
+            format=outcome.format,
+            bank=bank_name,
+            untagged=outcome.untagged,
+        ),
+        "success",
+    )
     warnings = unique(outcome.warnings)
     if warnings:
         flash(_("%(count)d known quirks of published files, imported as noted:", count=len(warnings)), "info")
@@ -129,11 +175,23 @@ def bank(bank_id: int):
         total = db.scalar(select(func.count()).select_from(query.subquery()))
         pages = max(1, -(-total // PAGE_SIZE))
         page = min(max(1, _int_arg("page", 1)), pages)
-        questions = db.scalars(query.options(selectinload(Question.tags)).order_by(Question.id)
-                                    .limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE)).all()
-    return render_template("host/bank.html", bank=bank, questions=questions, total=total, page=page,
-                           pages=pages, filters=filters, comp=bank_composition(db, bank),
-                           element_names=[name for _module, name in element_order()])
+        questions = db.scalars(
+            query.options(selectinload(Question.tags))
+            .order_by(Question.id)
+            .limit(PAGE_SIZE)
+            .offset((page - 1) * PAGE_SIZE)
+        ).all()
+    return render_template(
+        "host/bank.html",
+        bank=bank,
+        questions=questions,
+        total=total,
+        page=page,
+        pages=pages,
+        filters=filters,
+        comp=bank_composition(db, bank),
+        element_names=[name for _module, name in element_order()],
+    )
 
 
 def _int_arg(name: str, default: int) -> int:
@@ -162,13 +220,16 @@ class QuestionFilter:
         if qtype and qtype not in self.TYPES:
             self.error = _("No questions match: the type %(value)s is unknown (mcq or open).", value=f"“{qtype}”")
         if clip and clip not in self.CLIPS:
-            self.error = _("No questions match: the clip kind %(value)s is unknown (shot or scene).",
-                           value=f"“{clip}”")
+            self.error = _("No questions match: the clip kind %(value)s is unknown (shot or scene).", value=f"“{clip}”")
 
     @classmethod
     def from_args(cls, args) -> QuestionFilter:
-        return cls(args.get("element", "").strip(), args.get("type", "").strip(), args.get("clip", "").strip(),
-                   args.get("q", "").strip())
+        return cls(
+            args.get("element", "").strip(),
+            args.get("type", "").strip(),
+            args.get("clip", "").strip(),
+            args.get("q", "").strip(),
+        )
 
     def apply(self, query):
         if self.canonical_element:
@@ -179,8 +240,12 @@ class QuestionFilter:
             query = query.where(Question.clip_kind == self.clip)
         if self.text:
             # autoescape: a search for "%" or "_" means those characters, not wildcards
-            query = query.where(or_(Question.text.icontains(self.text, autoescape=True),
-                                    Question.qid.icontains(self.text, autoescape=True)))
+            query = query.where(
+                or_(
+                    Question.text.icontains(self.text, autoescape=True),
+                    Question.qid.icontains(self.text, autoescape=True),
+                )
+            )
         return query
 
     def args(self, **overrides) -> dict:
@@ -195,20 +260,29 @@ def session_config(session_id: int):
     db = request_db()
     vtt_session = db.get(VttSession, session_id) or abort(404)
     placed = db.scalars(
-        select(SessionQuestion).where(SessionQuestion.session_id == vtt_session.id)
+        select(SessionQuestion)
+        .where(SessionQuestion.session_id == vtt_session.id)
         .options(selectinload(SessionQuestion.question).selectinload(Question.tags))
-        .order_by(SessionQuestion.round, SessionQuestion.position)).all()
+        .order_by(SessionQuestion.round, SessionQuestion.position)
+    ).all()
     rounds: dict[int, list[SessionQuestion]] = {}
     for item in placed:
         rounds.setdefault(item.round, []).append(item)
     round_states = {r.number: r for r in vtt_session.round_states}
     players = db.scalars(select(Player).where(Player.session_id == vtt_session.id).order_by(Player.id)).all()
     base = join_base_url()
-    return render_template("host/session.html", s=vtt_session, rounds=rounds, round_states=round_states,
-                           players=players, base_url=base,
-                           links=person_links(vtt_session, base, current_app.config["SECRET_KEY"]),
-                           base_url_local=only_this_machine(base), pages=_session_pages(vtt_session.id),
-                           pending=RoundStatus.PENDING)
+    return render_template(
+        "host/session.html",
+        s=vtt_session,
+        rounds=rounds,
+        round_states=round_states,
+        players=players,
+        base_url=base,
+        links=person_links(vtt_session, base, current_app.config["SECRET_KEY"]),
+        base_url_local=only_this_machine(base),
+        pages=_session_pages(vtt_session.id),
+        pending=RoundStatus.PENDING,
+    )
 
 
 def _session_pages(session_id: int) -> list[tuple[str, str]]:
@@ -254,7 +328,9 @@ def set_participants(session_id: int, number: int):
     vtt_session = request_db().get(VttSession, session_id) or abort(404)
     chosen = sorted({int(value) for value in request.form.getlist("players") if value.isascii() and value.isdigit()})
     everyone = chosen == sorted(player.id for player in vtt_session.players)
-    reply = current_hub().act(session_id, HOST, "set_participants", {"round": number, "players": None if everyone else chosen})
+    reply = current_hub().act(
+        session_id, HOST, "set_participants", {"round": number, "players": None if everyone else chosen}
+    )
     if reply.get("ok"):
         flash(_("Round %(number)d: participants saved.", number=number), "success")
     else:
@@ -276,5 +352,6 @@ def new_link(session_id: int):
         flash(_("%(who)s has a new link; the old one no longer works.", who=who), "success")
     else:
         flash(_("%(who)s: %(message)s", who=who, message=reply["error"]["message"]), "error")
-    return redirect(url_for("host.session_config", session_id=session_id,
-                            _anchor="players-title" if player else "jurors-title"))
+    return redirect(
+        url_for("host.session_config", session_id=session_id, _anchor="players-title" if player else "jurors-title")
+    )

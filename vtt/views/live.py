@@ -14,7 +14,16 @@ from pathlib import Path
 import qrcode
 import qrcode.image.svg
 from flask import (
-    Blueprint, Response, abort, current_app, flash, jsonify, redirect, render_template, request, send_from_directory,
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    send_from_directory,
     url_for,
 )
 from flask_babel import gettext as _
@@ -24,18 +33,17 @@ from sqlalchemy import select
 from werkzeug.security import safe_join
 
 from ..access.admission import admit, stage_key, stage_key_valid
-from ..on_behalf.ai_players import ImportProblem, answer_from_predictions
 from ..engine.rules import Actor, Refusal
-from ..media import phone_rendition
 from ..extensions import request_db
-from ..realtime.hub import current_hub
+from ..media import phone_rendition
 from ..models import Juror, Player, VttSession
 from ..offloop import off_loop
+from ..on_behalf.ai_players import ImportProblem, answer_from_predictions
+from ..realtime.hub import current_hub
 from .auth import host_required
 from .joinurl import join_base_url
 
 bp = Blueprint("live", __name__)
-
 
 
 def _session_by_code(code: str) -> VttSession:
@@ -45,14 +53,12 @@ def _session_by_code(code: str) -> VttSession:
 
 @bp.get("/play/<token>")
 def player_page(token: str):
-    return _person_page(Player, token, "live/play.html",
-                        _("This player link is not valid. Ask the host for yours."))
+    return _person_page(Player, token, "live/play.html", _("This player link is not valid. Ask the host for yours."))
 
 
 @bp.get("/jury/<token>")
 def juror_page(token: str):
-    return _person_page(Juror, token, "live/jury.html",
-                        _("This juror link is not valid. Ask the host for yours."))
+    return _person_page(Juror, token, "live/jury.html", _("This juror link is not valid. Ask the host for yours."))
 
 
 def _person_page(model: type[Player] | type[Juror], token: str, template: str, invalid: str):
@@ -71,7 +77,8 @@ def join(code: str):
     finished = vtt_session.phase == "finished"  # Phase.FINISHED (a StrEnum)
     if finished:  # nothing to join: say so, without the form (a POST from a page opened earlier too)
         return render_template("live/join.html", s=vtt_session, error=None, finished=True, door=door), (
-            409 if request.method == "POST" else 200)
+            409 if request.method == "POST" else 200
+        )
     status = 200
     if request.method == "POST":
         nickname = request.form.get("nickname", "").strip()
@@ -83,10 +90,23 @@ def join(code: str):
             try:
                 door_ok = admit(get_remote_address(), vtt_session.id, door)
             except Refusal:
-                return render_template("live/join.html", s=vtt_session, finished=False, door=door, error=_(
-                    "Too many joins right now. Try again in a minute, or enter the door code shown on the "
-                    "stage screen.")), 429, {"Retry-After": "60"}
-            reply = current_hub().act(vtt_session.id, Actor("guest"), "join", {"nickname": nickname, "door_ok": door_ok})
+                return (
+                    render_template(
+                        "live/join.html",
+                        s=vtt_session,
+                        finished=False,
+                        door=door,
+                        error=_(
+                            "Too many joins right now. Try again in a minute, or enter the door code shown on the "
+                            "stage screen."
+                        ),
+                    ),
+                    429,
+                    {"Retry-After": "60"},
+                )
+            reply = current_hub().act(
+                vtt_session.id, Actor("guest"), "join", {"nickname": nickname, "door_ok": door_ok}
+            )
             if reply.get("ok"):
                 return redirect(url_for("live.juror_page", token=reply["token"]))
             code_ = reply["error"].get("code")
@@ -114,8 +134,12 @@ def stage(code: str):
     vtt_session = _session_by_code(code)
     key = request.args.get("key", "")[:64]
     keyed = stage_key_valid(key, current_app.config["SECRET_KEY"], vtt_session.id)
-    return render_template("live/stage.html", s=vtt_session, join_url=f"{join_base_url()}/join/{vtt_session.join_code}",
-                           auth={"code": vtt_session.join_code, "role": "stage", **({"key": key} if keyed else {})})
+    return render_template(
+        "live/stage.html",
+        s=vtt_session,
+        join_url=f"{join_base_url()}/join/{vtt_session.join_code}",
+        auth={"code": vtt_session.join_code, "role": "stage", **({"key": key} if keyed else {})},
+    )
 
 
 @bp.get("/stage/<code>/join-qr.svg")
@@ -124,8 +148,9 @@ def join_qr(code: str):
     it (the stage asks for the current one), so a phone that scans it joins without typing."""
     vtt_session = _session_by_code(code)
     door = request.args.get("door", "")
-    link = f"{join_base_url()}/join/{vtt_session.join_code}" + (f"?door={door}" if door.isdigit() and len(door) == 4
-                                                                else "")
+    link = f"{join_base_url()}/join/{vtt_session.join_code}" + (
+        f"?door={door}" if door.isdigit() and len(door) == 4 else ""
+    )
     image = qrcode.make(link, image_factory=qrcode.image.svg.SvgPathImage, box_size=12, border=2)
     buffer = io.BytesIO()
     image.save(buffer)
@@ -136,11 +161,16 @@ def join_qr(code: str):
 @host_required
 def host_console(session_id: int):
     vtt_session = request_db().get(VttSession, session_id) or abort(404)
-    return render_template("live/host.html", s=vtt_session, auth={"code": vtt_session.join_code, "role": "host"},
-                           stage_url=url_for("live.stage", code=vtt_session.join_code,
-                                             key=stage_key(current_app.config["SECRET_KEY"], vtt_session.id)),
-                           import_url=url_for("live.agent_answer_import", session_id=session_id, player_id=0),
-                           clips_url=url_for("live.clip_status", session_id=session_id))
+    return render_template(
+        "live/host.html",
+        s=vtt_session,
+        auth={"code": vtt_session.join_code, "role": "host"},
+        stage_url=url_for(
+            "live.stage", code=vtt_session.join_code, key=stage_key(current_app.config["SECRET_KEY"], vtt_session.id)
+        ),
+        import_url=url_for("live.agent_answer_import", session_id=session_id, player_id=0),
+        clips_url=url_for("live.clip_status", session_id=session_id),
+    )
 
 
 @bp.get("/host/sessions/<int:session_id>/clips")
@@ -154,22 +184,32 @@ def clip_status(session_id: int):
     vtt_session = request_db().get(VttSession, session_id) or abort(404)
     placed = session_refs(request_db(), vtt_session.id)
     verdicts = off_loop(check_clips, Path(current_app.config["MEDIA_DIR"]), [ref for _where, ref in placed])
-    return jsonify({"clips": [{"question": where.id, "round": where.round, "position": where.position,
-                               **verdict.as_dict()} for (where, _ref), verdict in zip(placed, verdicts)]})
+    return jsonify(
+        {
+            "clips": [
+                {"question": where.id, "round": where.round, "position": where.position, **verdict.as_dict()}
+                for (where, _ref), verdict in zip(placed, verdicts)
+            ]
+        }
+    )
 
 
 # Why a predictions file gave no answer, in the host's language (``vtt.on_behalf.ai_players.ImportProblem`` codes).
 IMPORT_PROBLEMS = {
     "not_ai": _l("%(player)s is not an AI player: only an AI player's answer can be entered."),
-    "wrong_phase": _l("No question is open for answers now: an AI player's answer can be entered while answering "
-                      "is open or closed, before the reveal."),
+    "wrong_phase": _l(
+        "No question is open for answers now: an AI player's answer can be entered while answering "
+        "is open or closed, before the reveal."
+    ),
     "bad_suffix": _l("%(file)s is not a predictions file: use CSV, JSON or JSONL (as vtt analyze reads them)."),
     "unreadable": _l("%(file)s could not be read: %(detail)s"),
     "qid_missing": _l("The question %(qid)s is not in %(file)s (%(count)s predictions read)."),
     "qid_twice": _l("%(file)s has different predictions for the question %(qid)s: %(answers)s."),
     "empty": _l("%(file)s predicts nothing for the question %(qid)s (the prediction is empty)."),
-    "no_option": _l("The prediction %(prediction)r names none of the %(options)s options of the question %(qid)s "
-                    "(give the option's text, letter or 0-based index)."),
+    "no_option": _l(
+        "The prediction %(prediction)r names none of the %(options)s options of the question %(qid)s "
+        "(give the option's text, letter or 0-based index)."
+    ),
     "refused": _l("Not saved: %(message)s"),
 }
 
@@ -188,16 +228,26 @@ def agent_answer_import(session_id: int, player_id: int):
         ok, status, message = False, 400, _("Choose a predictions file (CSV, JSON or JSONL).")
     else:
         try:
-            done = answer_from_predictions(current_hub(), request_db(), vtt_session, player,
-                                           upload.filename, upload.read(),
-                                           request.form.get("entry") or secrets.token_hex(8))
+            done = answer_from_predictions(
+                current_hub(),
+                request_db(),
+                vtt_session,
+                player,
+                upload.filename,
+                upload.read(),
+                request.form.get("entry") or secrets.token_hex(8),
+            )
         except ImportProblem as problem:
             ok, status = False, 409 if problem.code in ("refused", "wrong_phase") else 422
             message = IMPORT_PROBLEMS[problem.code] % problem.values
         else:
             ok, status = True, 200
-            message = _("Saved %(player)s's answer to %(qid)s from the file: %(answer)s",
-                        player=done.player, qid=done.qid, answer=done.answer)
+            message = _(
+                "Saved %(player)s's answer to %(qid)s from the file: %(answer)s",
+                player=done.player,
+                qid=done.qid,
+                answer=done.answer,
+            )
     if request.accept_mimetypes.best_match(["application/json", "text/html"]) == "application/json":
         return jsonify({"ok": ok, "message": message}), status
     flash(message, "success" if ok else "error")
@@ -205,9 +255,18 @@ def agent_answer_import(session_id: int, player_id: int):
 
 
 # Named here, not guessed from the machine's /etc/mime.types (a server without it sends .webm as a download).
-MEDIA_TYPES = {".mp4": "video/mp4", ".m4v": "video/mp4", ".webm": "video/webm", ".m4a": "audio/mp4",
-               ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
-               ".png": "image/png", ".vtt": "text/vtt"}
+MEDIA_TYPES = {
+    ".mp4": "video/mp4",
+    ".m4v": "video/mp4",
+    ".webm": "video/webm",
+    ".m4a": "audio/mp4",
+    ".mp3": "audio/mpeg",
+    ".ogg": "audio/ogg",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".png": "image/png",
+    ".vtt": "text/vtt",
+}
 # An hour, about a session: replays and a juror reopening a clip come from the browser's cache.  Not longer, as a
 # clip rebuilt under the same name (vtt media prepare) reaches the browsers once this expires; after that the
 # ETag makes each check of an unchanged clip a 304.

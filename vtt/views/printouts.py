@@ -13,13 +13,21 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from ..extensions import request_db
-from ..realtime.hub import current_hub
 from ..models import Juror, VttSession
+from ..offloop import in_process
 from ..on_behalf.paper_jurors import (
-    ABSTAIN, BLANK_LINE, PAPER_GROUP, line_field, paper_jurors, read_typed, sheet_rounds, stored_sheet, submit_typed,
+    ABSTAIN,
+    BLANK_LINE,
+    PAPER_GROUP,
+    line_field,
+    paper_jurors,
+    read_typed,
+    sheet_rounds,
+    stored_sheet,
+    submit_typed,
     vote_field,
 )
-from ..offloop import in_process
+from ..realtime.hub import current_hub
 from .auth import host_required
 from .joinurl import join_base_url
 
@@ -42,8 +50,16 @@ def _drawn(kind: str, vtt_session: VttSession, *juror_ids: str) -> bytes:
     """Join cards or paper sheets, drawn by ``vtt.workers.printouts`` in a process of its own (off the loop)."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "printout.pdf"
-        done = in_process("vtt.workers.printouts", kind, str(vtt_session.id), join_base_url(), str(get_locale()),
-                          str(out), *juror_ids, database_url=current_app.config["DATABASE_URL"])
+        done = in_process(
+            "vtt.workers.printouts",
+            kind,
+            str(vtt_session.id),
+            join_base_url(),
+            str(get_locale()),
+            str(out),
+            *juror_ids,
+            database_url=current_app.config["DATABASE_URL"],
+        )
         if done.returncode != 0:
             raise RuntimeError(f"vtt.workers.printouts failed ({done.returncode}): {done.stderr[-2000:]}")
         return out.read_bytes()
@@ -92,24 +108,43 @@ def paper_entry(session_id: int):
     number = _round_number(source.get("round", ""), vtt_session.current_round or 1, len(rounds))
     sheet_round = rounds[number - 1]
     stored = stored_sheet(request_db(), vtt_session, juror, number)
-    page = {"s": vtt_session, "jurors": jurors, "rounds": rounds, "juror": juror, "sheet_round": sheet_round,
-            "slots": range(1, vtt_session.ai_votes_per_juror + 1), "values": stored, "problems": []}
+    page = {
+        "s": vtt_session,
+        "jurors": jurors,
+        "rounds": rounds,
+        "juror": juror,
+        "sheet_round": sheet_round,
+        "slots": range(1, vtt_session.ai_votes_per_juror + 1),
+        "values": stored,
+        "problems": [],
+    }
     if request.method == "GET":
         return _entry_page(page)
 
     typed = read_typed(request.form, sheet_round, vtt_session.ai_votes_per_juror)
     if typed.unpicked_slots:
-        problems = [_("Vote %(slot)s: choose who is the AI (or nobody) before its confidence or reason.", slot=slot)
-                    for slot in typed.unpicked_slots]
+        problems = [
+            _("Vote %(slot)s: choose who is the AI (or nobody) before its confidence or reason.", slot=slot)
+            for slot in typed.unpicked_slots
+        ]
         return _entry_page({**page, "values": typed, "problems": problems}, 422)
-    result = submit_typed(current_hub(), juror, number, typed, stored,
-                          request.form.get("entry") or secrets.token_hex(8))
+    result = submit_typed(
+        current_hub(), juror, number, typed, stored, request.form.get("entry") or secrets.token_hex(8)
+    )
     if result.refusals:
         problems = [_refusal_text(refusal) for refusal in result.refusals]
         return _entry_page({**page, "values": typed, "problems": problems, "saved": result}, 409)
     if result.lines_saved or result.votes_saved:
-        flash(_("Saved for juror %(label)s, round %(round)s: %(lines)s sheet lines, %(votes)s votes.",
-                label=juror.label, round=number, lines=result.lines_saved, votes=result.votes_saved), "success")
+        flash(
+            _(
+                "Saved for juror %(label)s, round %(round)s: %(lines)s sheet lines, %(votes)s votes.",
+                label=juror.label,
+                round=number,
+                lines=result.lines_saved,
+                votes=result.votes_saved,
+            ),
+            "success",
+        )
     else:
         flash(_("Nothing changed, so nothing was sent."), "info")
     return redirect(url_for(".paper_entry", session_id=vtt_session.id, juror=juror.id, round=number))
@@ -129,6 +164,13 @@ def _refusal_text(refusal: dict[str, str]) -> str:
 
 
 def _entry_page(page: dict, status: int = 200):
-    return render_template("printouts/paper_entry.html", **page, entry=secrets.token_hex(8), blank=BLANK_LINE,
-                           line_field=line_field, vote_field=vote_field, abstain=ABSTAIN,
-                           paper_group=PAPER_GROUP), status
+    return render_template(
+        "printouts/paper_entry.html",
+        **page,
+        entry=secrets.token_hex(8),
+        blank=BLANK_LINE,
+        line_field=line_field,
+        vote_field=vote_field,
+        abstain=ABSTAIN,
+        paper_group=PAPER_GROUP,
+    ), status

@@ -31,8 +31,9 @@ PDF_FILES = ("report.pdf", "profiles.pdf", "tallies.pdf")
 @host_required
 def page(session_id: int):
     vtt_session = _session(session_id)
-    return render_template("results/page.html", s=vtt_session, results=session_results(request_db(), vtt_session),
-                           pdf_files=PDF_FILES)
+    return render_template(
+        "results/page.html", s=vtt_session, results=session_results(request_db(), vtt_session), pdf_files=PDF_FILES
+    )
 
 
 @bp.get("/files/<name>")
@@ -48,8 +49,10 @@ def report_file(session_id: int, name: str):
     with tempfile.TemporaryDirectory() as folder:
         result = _in_worker("vtt.workers.reports", vtt_session.join_code, folder, str(get_locale()))
         if "nothing" in result:
-            flash(_("%(file)s: no graded answer yet, so nothing to report (grade the open answers first).",
-                    file=name), "error")
+            flash(
+                _("%(file)s: no graded answer yet, so nothing to report (grade the open answers first).", file=name),
+                "error",
+            )
             return redirect(url_for(".page", session_id=vtt_session.id))
         written = {file: Path(folder) / file for file in result["written"]}
         if name.endswith(".pdf") and name not in written:  # tallies.pdf needs votes or a judgment sheet
@@ -76,8 +79,9 @@ def export(session_id: int):
     """Every table of the session as CSV, plus the wide file (as ``vtt export`` writes them)."""
     vtt_session = _session(session_id)
     with tempfile.TemporaryDirectory() as folder:
-        done = in_process("vtt.cli", "export", vtt_session.join_code, "--out", folder,
-                          database_url=current_app.config["DATABASE_URL"])
+        done = in_process(
+            "vtt.cli", "export", vtt_session.join_code, "--out", folder, database_url=current_app.config["DATABASE_URL"]
+        )
         if done.returncode != 0:
             raise RuntimeError(f"vtt export failed ({done.returncode}): {done.stderr[-2000:]}")
         data = _zip({path.name: path.read_bytes() for path in sorted(Path(folder).iterdir()) if path.is_file()})
@@ -97,5 +101,9 @@ def _zip(files: dict[str, bytes]) -> bytes:
 
 
 def _download(data: bytes, filename: str):
-    return send_file(io.BytesIO(data), as_attachment=True, download_name=filename,
-                     mimetype="application/pdf" if filename.endswith(".pdf") else "application/zip")
+    return send_file(
+        io.BytesIO(data),
+        as_attachment=True,
+        download_name=filename,
+        mimetype="application/pdf" if filename.endswith(".pdf") else "application/zip",
+    )

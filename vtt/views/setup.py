@@ -18,12 +18,12 @@ from sqlalchemy import func, select
 from werkzeug.datastructures import FileStorage, MultiDict
 
 from ..banks.upload import upload_name
-from ..sessions.create import SessionConfig, create_session, numbered_jurors, read_jurors_csv
 from ..extensions import request_db
 from ..models import ClipPlayback, PassRule, Question, QuestionBank, RevealPolicy, ScoringMethod, VttSession
 from ..offloop import off_loop
 from ..on_behalf.paper_jurors import PAPER_GROUP
 from ..problems import InputError, Problem, summarize
+from ..sessions.create import SessionConfig, create_session, numbered_jurors, read_jurors_csv
 from .auth import host_required
 
 bp = Blueprint("setup", __name__, url_prefix="/host")
@@ -34,10 +34,19 @@ BLANK_PLAYER_ROWS = 5
 BLANK_JUROR_ROWS = 4
 MAX_FORM_ROWS = 1000  # rows read from a posted form (setup.py refuses more jurors than this anyway)
 EXPERT_CHOICES = {"": None, "yes": True, "no": False}
-DEFAULTS = {"rounds": "5", "questions_per_round": "6", "reveal_policy": RevealPolicy.END.value,
-            "pass_rule": PassRule.HUMAN_TIE.value, "pass_alpha": "0.05", "pass_threshold_pct": "70",
-            "ai_votes_per_juror": "1", "scoring_method": ScoringMethod.COGSCI2024.value, "jurors_source": "count",
-            "jurors_count": "16", "clip_playback": ClipPlayback.HOST.value}
+DEFAULTS = {
+    "rounds": "5",
+    "questions_per_round": "6",
+    "reveal_policy": RevealPolicy.END.value,
+    "pass_rule": PassRule.HUMAN_TIE.value,
+    "pass_alpha": "0.05",
+    "pass_threshold_pct": "70",
+    "ai_votes_per_juror": "1",
+    "scoring_method": ScoringMethod.COGSCI2024.value,
+    "jurors_source": "count",
+    "jurors_count": "16",
+    "clip_playback": ClipPlayback.HOST.value,
+}
 WHOLE_NUMBERS = ("rounds", "questions_per_round", "seed", "answer_seconds", "vote_seconds", "ai_votes_per_juror")
 DECIMALS = ("pass_alpha", "pass_threshold_pct")
 
@@ -54,13 +63,18 @@ class SetupForm:
 
     @classmethod
     def blank(cls, bank: str = "") -> SetupForm:
-        return cls({**DEFAULTS, "bank": bank}, [dict.fromkeys(PLAYER_FIELDS, "") for _ in range(BLANK_PLAYER_ROWS)],
-                   [dict.fromkeys(JUROR_FIELDS, "") for _ in range(BLANK_JUROR_ROWS)])
+        return cls(
+            {**DEFAULTS, "bank": bank},
+            [dict.fromkeys(PLAYER_FIELDS, "") for _ in range(BLANK_PLAYER_ROWS)],
+            [dict.fromkeys(JUROR_FIELDS, "") for _ in range(BLANK_JUROR_ROWS)],
+        )
 
     @classmethod
     def posted(cls, form: MultiDict) -> SetupForm:
-        values = {key: form.get(key, "").strip() for key in (*DEFAULTS, "name", "bank", "seed", "answer_seconds",
-                                                             "vote_seconds", "round_themes")}
+        values = {
+            key: form.get(key, "").strip()
+            for key in (*DEFAULTS, "name", "bank", "seed", "answer_seconds", "vote_seconds", "round_themes")
+        }
         values["round_themes"] = form.get("round_themes", "")
         values["open_join"] = "on" if form.get("open_join") else ""
         return cls(values, _rows(form, "players", PLAYER_FIELDS), _rows(form, "jurors", JUROR_FIELDS))
@@ -102,8 +116,10 @@ class SetupForm:
     def _numbered_jurors(self) -> list[dict[str, Any]]:
         text = self.values["jurors_count"]
         if not (text.isascii() and text.isdigit()):  # '²' is a digit to isdigit(), not to int()
-            self.add("jurors_count", Problem("form", None, "jurors_count", _("must be a whole number, not %(value)r",
-                                                                             value=text)))
+            self.add(
+                "jurors_count",
+                Problem("form", None, "jurors_count", _("must be a whole number, not %(value)r", value=text)),
+            )
             return []
         try:
             return numbered_jurors(int(text))
@@ -133,8 +149,9 @@ class SetupForm:
 
 
 def _rows(form: MultiDict, prefix: str, fields: tuple[str, ...]) -> list[dict[str, str]]:
-    numbers = sorted({int(match.group(1)) for key in form
-                      if (match := re.fullmatch(rf"{prefix}-(\d{{1,4}})-\w+", key))})[:MAX_FORM_ROWS]
+    numbers = sorted(
+        {int(match.group(1)) for key in form if (match := re.fullmatch(rf"{prefix}-(\d{{1,4}})-\w+", key))}
+    )[:MAX_FORM_ROWS]
     return [{name: form.get(f"{prefix}-{n}-{name}", "").strip() for name in fields} for n in numbers]
 
 
@@ -174,7 +191,9 @@ def _juror(row: dict[str, str]) -> dict[str, Any]:
             juror[name] = row[name]
     if row["expert"] in EXPERT_CHOICES and EXPERT_CHOICES[row["expert"]] is not None:
         juror["expert"] = EXPERT_CHOICES[row["expert"]]
-    if row["paper"]:  # a paper juror: the printed sheet and the host's entry form list them (vtt.on_behalf.paper_jurors)
+    if row[
+        "paper"
+    ]:  # a paper juror: the printed sheet and the host's entry form list them (vtt.on_behalf.paper_jurors)
         juror["group"] = PAPER_GROUP
     return juror
 
@@ -202,11 +221,12 @@ def bank_choices() -> list[dict[str, Any]]:
     sizes = dict(db.execute(select(Question.bank_id, func.count()).group_by(Question.bank_id)).all())
     dealt: dict[int, dict[int, int]] = {}
     for bank_id, number, count in db.execute(
-            select(Question.bank_id, Question.suggested_round, func.count())
-            .where(Question.suggested_round.is_not(None)).group_by(Question.bank_id, Question.suggested_round)):
+        select(Question.bank_id, Question.suggested_round, func.count())
+        .where(Question.suggested_round.is_not(None))
+        .group_by(Question.bank_id, Question.suggested_round)
+    ):
         dealt.setdefault(bank_id, {})[number] = count
-    return [{"name": bank.name, "questions": sizes.get(bank.id, 0), "rounds": dealt.get(bank.id, {})}
-            for bank in banks]
+    return [{"name": bank.name, "questions": sizes.get(bank.id, 0), "rounds": dealt.get(bank.id, {})} for bank in banks]
 
 
 @bp.route("/sessions/new", methods=["GET", "POST"])
@@ -231,8 +251,14 @@ def new_session():
     flash(_("Session %(name)s created: join code %(code)s.", name=created.name, code=created.join_code), "success")
     problems = _clip_preflight(created)
     if problems:
-        flash(_("Not every clip of this session will play (the live console lists each clip, with a preview): "
-                "%(problems)s", problems=" ".join(problems)), "error")
+        flash(
+            _(
+                "Not every clip of this session will play (the live console lists each clip, with a preview): "
+                "%(problems)s",
+                problems=" ".join(problems),
+            ),
+            "error",
+        )
     return redirect(url_for("host.session_config", session_id=created.id))
 
 
@@ -246,5 +272,9 @@ def _clip_preflight(created: VttSession) -> list[str]:
 
 
 def _render(form: SetupForm) -> str:
-    return render_template("host/new_session.html", form=form, banks=bank_choices(),
-                           scoring_methods=[(method.value, method.value) for method in ScoringMethod])
+    return render_template(
+        "host/new_session.html",
+        form=form,
+        banks=bank_choices(),
+        scoring_methods=[(method.value, method.value) for method in ScoringMethod],
+    )

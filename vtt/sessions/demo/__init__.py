@@ -9,8 +9,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ...banks import bank_by_name, import_bank, read_bank
-from ..create import SessionConfig, create_session
 from ...models import VttSession
+from ..create import SessionConfig, create_session
 
 DEMO_DIR = Path(__file__).resolve().parent
 BANK_FILE = DEMO_DIR / "bank.csv"
@@ -34,9 +34,11 @@ def load_demo(db: Session) -> list[str]:
     existing = db.scalar(select(VttSession).where(VttSession.name == config.name))
     if existing is None:
         session = create_session(db, config, actor="demo")
-        lines.append(f"demo session {config.name!r}: created, join code {session.join_code}, "
-                     f"{len(session.players)} players, {len(session.jurors)} jurors "
-                     f"(`vtt session show {session.join_code}` prints their links)")
+        lines.append(
+            f"demo session {config.name!r}: created, join code {session.join_code}, "
+            f"{len(session.players)} players, {len(session.jurors)} jurors "
+            f"(`vtt session show {session.join_code}` prints their links)"
+        )
     else:
         lines.append(f"demo session {config.name!r}: already there, join code {existing.join_code}")
     return lines

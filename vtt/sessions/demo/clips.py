@@ -140,8 +140,9 @@ def _encode(path: Path, clip: DemoClip, width: int, height: int, crf: int) -> No
 
     frames = round(clip.seconds * FPS)
     with av.open(str(path), "w", format="mp4", options={"movflags": "+faststart", "fflags": "+bitexact"}) as out:
-        video = out.add_stream("libx264", rate=FPS,
-                               options={"crf": str(crf), "preset": "veryfast", "tune": "stillimage"})
+        video = out.add_stream(
+            "libx264", rate=FPS, options={"crf": str(crf), "preset": "veryfast", "tune": "stillimage"}
+        )
         video.width, video.height, video.pix_fmt = width, height, "yuv420p"
         video.codec_context.thread_count = 1  # the same bytes every run
         video.codec_context.flags |= av.codec.context.Flags.bitexact
@@ -162,7 +163,7 @@ def _encode(path: Path, clip: DemoClip, width: int, height: int, crf: int) -> No
         tone = (0.08 * np.sin(phase)).astype(np.float32)  # soft: -22 dBFS
         size = audio.codec_context.frame_size or 1024
         for start in range(0, len(tone), size):
-            chunk = tone[start:start + size]
+            chunk = tone[start : start + size]
             frame = av.AudioFrame.from_ndarray(chunk.reshape(1, -1), format="fltp", layout="mono")
             frame.sample_rate, frame.pts = SAMPLE_RATE, start
             for packet in audio.encode(frame):
@@ -194,12 +195,16 @@ class _Card:
 
         image = self.background.copy()
         draw = ImageDraw.Draw(image)
-        draw.text((self.width // 2, self.height // 2), f"{at:5.1f} s", font=self.big, fill=(255, 255, 255),
-                  anchor="mm")
+        draw.text((self.width // 2, self.height // 2), f"{at:5.1f} s", font=self.big, fill=(255, 255, 255), anchor="mm")
         bar_top, bar_left, bar_right = self.height - self.height // 12, self.width // 20, self.width - self.width // 20
         draw.rectangle((bar_left, bar_top, bar_right, bar_top + 6), fill=(255, 255, 255))
         done = bar_left + (bar_right - bar_left) * at / self.clip.seconds
         draw.rectangle((bar_left, bar_top, done, bar_top + 6), fill=(250, 200, 40))
-        draw.text((bar_right, self.height - self.height // 6), f"of {self.clip.seconds:.0f} s", font=self.small,
-                  fill=(220, 220, 220), anchor="ra")
+        draw.text(
+            (bar_right, self.height - self.height // 6),
+            f"of {self.clip.seconds:.0f} s",
+            font=self.small,
+            fill=(220, 220, 220),
+            anchor="ra",
+        )
         return image
