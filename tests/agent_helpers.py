@@ -16,28 +16,13 @@ from sqlalchemy import select
 
 from tests.conftest import ROOT, host_api_token
 from tests.waiting import wait_until_async
+from vtt.banks.readers import NATIVE_COLUMNS as BANK_COLUMNS
 from vtt.client.connection import Connection, Ledger
 from vtt.db import transaction
 from vtt.models import Answer, Event, Juror, Player, PlayerKind, Question, SessionQuestion
 
 CLIP = "test/colours.mp4"  # under the served media folder
 COLOURS = ((255, 0, 0), (0, 255, 0), (0, 0, 255))  # one second each, then white
-BANK_COLUMNS = (
-    "qid",
-    "question",
-    "type",
-    "choices",
-    "answer",
-    "video",
-    "start",
-    "end",
-    "clip",
-    "targets",
-    "contents",
-    "thinking",
-    "category",
-    "round",
-)
 TAGS = ("shot", "Character;Object*", "Identity", "Recall", "background memory")
 BANK = [  # qid, question, type, choices, key, start, end, round
     ("c01", "What colour fills the screen first?", "mcq", "Red|Green|Blue|White", "0", 0.0, 3.0, 1),

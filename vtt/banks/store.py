@@ -41,20 +41,7 @@ def import_bank(
                 [Problem(result.path.name, None, "qid", f"{qid!r} is already in bank {bank_name!r}") for qid in clashes]
             )
     _insert_questions(db, bank, result.records)
-    db.add(
-        Event(
-            kind="bank.imported",
-            actor=actor,
-            payload={
-                "bank": bank_name,
-                "file": result.path.name,
-                "format": result.format,
-                "questions": len(result.records),
-                "untagged": len(result.untagged),
-            },
-        )
-    )
-    db.flush()
+    log_import(db, bank_name, result, actor)
     return bank
 
 
@@ -214,3 +201,21 @@ def bank_records(db: Session, bank: QuestionBank) -> list[QuestionRecord]:
         select(Question).where(Question.bank_id == bank.id).options(selectinload(Question.tags)).order_by(Question.id)
     )
     return [question_record(q) for q in questions]
+
+
+def log_import(db: Session, bank_name: str, result: ReadResult, actor: str) -> None:
+    """The event log's line for a bank file imported (from the command line or the console's upload)."""
+    db.add(
+        Event(
+            kind="bank.imported",
+            actor=actor,
+            payload={
+                "bank": bank_name,
+                "file": result.path.name,
+                "format": result.format,
+                "questions": len(result.records),
+                "untagged": len(result.untagged),
+            },
+        )
+    )
+    db.flush()

@@ -28,10 +28,10 @@ from typing import IO
 from sqlalchemy import Column, MetaData, Table, insert, select, text
 from sqlalchemy.orm import Session
 
-from ..models import Event, Question, QuestionBank, QuestionTag
+from ..models import Question, QuestionBank, QuestionTag
 from ..problems import InputError, Problem
 from .readers import FORMATS, ReadResult, read_bank
-from .store import _tag_rows, import_bank, question_row
+from .store import _tag_rows, import_bank, log_import, question_row
 
 UPLOAD_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".xlsx")
 KOREAN_EXCEL_ENCODING = "cp949"
@@ -353,20 +353,7 @@ def _write_sqlite(db: Session, result: ReadResult, bank_name: str, actor: str) -
         ),
         {"bank": bank.id},
     )
-    db.add(
-        Event(
-            kind="bank.imported",
-            actor=actor,
-            payload={
-                "bank": bank_name,
-                "file": result.path.name,
-                "format": result.format,
-                "questions": len(result.records),
-                "untagged": len(result.untagged),
-            },
-        )
-    )
-    db.flush()
+    log_import(db, bank_name, result, actor)
     return bank.id
 
 

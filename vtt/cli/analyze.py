@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from .questions import FORMAT_CHOICES, read_bank_file
-from .tools import fail, warn_missing_glyphs
+from .tools import fail, language_option, out_dir_option, warn_missing_glyphs
 
 
 @click.command()
@@ -74,21 +74,9 @@ from .tools import fail, warn_missing_glyphs
     "table to the PDFs (with --out).",
 )
 @click.option("--title", default="Video Turing Test report", show_default=True)
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Write profiles.pdf, tallies.pdf, report.pdf and a CSV per table here.",
-)
+@out_dir_option("Write profiles.pdf, tallies.pdf, report.pdf and a CSV per table here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every figure to stdout.")
-@click.option(
-    "--lang",
-    "language",
-    type=click.Choice(["en", "ko"]),
-    default="en",
-    show_default=True,
-    help="The PDFs' language (with --out; the CSVs are the same in both).",
-)
+@language_option("The PDFs' language (with --out; the CSVs are the same in both).")
 def analyze(
     questions_file: Path,
     answers_file: Path,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from .tools import db_factory, fail, warn_missing_glyphs
+from .tools import db_factory, fail, language_option, out_dir_option, warn_missing_glyphs
 
 
 def _session_or_fail(db, code: str):
@@ -28,22 +28,9 @@ def _session_or_fail(db, code: str):
 
 @click.command("report")
 @click.argument("code")
-@click.option(
-    "--out",
-    "out_dir",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Write profiles.pdf, tallies.pdf, report.pdf and a CSV per table here.",
-)
+@out_dir_option("Write profiles.pdf, tallies.pdf, report.pdf and a CSV per table here.", required=True)
 @click.option("--title", help="The PDFs' title (default: the session's name).")
-@click.option(
-    "--lang",
-    "language",
-    type=click.Choice(["en", "ko"]),
-    default="en",
-    show_default=True,
-    help="The PDFs' language (the CSVs are the same in both).",
-)
+@language_option()
 def report(code: str, out_dir: Path, title: str | None, language: str) -> None:
     """Part 2's PDFs and CSVs from the data of the session with join code CODE.
 
@@ -305,13 +292,7 @@ def _info_frame(info: dict[str, str]):
 
 @click.command("export")
 @click.argument("code")
-@click.option(
-    "--out",
-    "out_dir",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Write one CSV per table and CODE_wide.csv here.",
-)
+@out_dir_option("Write one CSV per table and CODE_wide.csv here.", required=True)
 def export(code: str, out_dir: Path) -> None:
     """Every table of the session with join code CODE as CSV, plus one wide file (oTree style).
 

@@ -6,6 +6,7 @@ Heavy imports stay inside the functions so ``vtt serve`` can monkey-patch for ge
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -68,3 +69,24 @@ def warn_missing_glyphs(written) -> None:
             f"(the CSVs keep them; each PDF's cover lists them): {shown}",
             err=True,
         )
+
+
+# --- options that several commands share ------------------------------------------------------------
+
+
+def out_dir_option(help: str, required: bool = False):
+    """``--out DIR``: the folder a command writes its files into."""
+    import click
+
+    return click.option(
+        "--out", "out_dir", required=required, type=click.Path(file_okay=False, path_type=Path), help=help
+    )
+
+
+def language_option(help: str = "The PDFs' language (the CSVs are the same in both)."):
+    """``--lang en|ko``: the language of the PDFs a command draws."""
+    import click
+
+    return click.option(
+        "--lang", "language", type=click.Choice(["en", "ko"]), default="en", show_default=True, help=help
+    )
