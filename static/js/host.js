@@ -1,23 +1,16 @@
 // The host's live console: the flow buttons of the current phase only, answers with names as they arrive,
 // identity tells to edit or redact before the reveal, the live vote count, the full tally, who is connected,
 // and the AI players' agents (their last report; the host types or imports an answer when one fails).
-import { Connection, boot, format, h, newId, strings } from "./client.js";
+import { format, h, newId } from "./client.js";
 import { ClipScreen } from "./screening.js";
-import { connectionLine, phaseText, showRefusal, tickWhileDeadline } from "./show.js";
+import { phaseText, startPage } from "./show.js";
 
-const S = strings();
-const { auth, key } = boot();
-const node = (id) => document.getElementById(id);
 let view = null;
-
-const live = new Connection({
-  auth,
-  key,
+const { S, node, live } = startPage({
   onView: (data, event) => { view = data; if (!event || !event.startsWith("ack:")) render(event); },
-  onConnection: (online) => connectionLine(node("connection"), online, S),
-  onRefused: (error) => showRefusal(node("phase"), node("connection"), error, S),
+  status: () => view && view.status,
+  showPhase: () => { node("phase").textContent = phaseText(view.status, S); },
 });
-tickWhileDeadline(() => view && view.status, () => { node("phase").textContent = phaseText(view.status, S); });
 node("open-join").addEventListener("change", (event) => move("set_open_join", { open: event.target.checked }));
 node("join-door").addEventListener("change", (event) => move("set_open_join", {
   open: node("open-join").checked, door: event.target.checked }));
