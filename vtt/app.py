@@ -96,10 +96,11 @@ def register_errors(app: Flask) -> None:
 
 
 def register_realtime(app: Flask) -> None:
+    from .db import make_db_factory, make_reader_engine
     from .realtime.handlers import attach
     from .realtime.hub import Hub
 
-    app.extensions["vtt.hub"] = Hub(app, socketio, database.factory(app))
+    app.extensions["vtt.hub"] = Hub(app, socketio, make_db_factory(make_reader_engine(app.config["DATABASE_URL"])))
     attach(socketio.server, app.extensions["vtt.hub"])
 
 

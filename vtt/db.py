@@ -48,6 +48,27 @@ def make_writer_engine(url: str) -> Engine:
     return engine
 
 
+def make_reader_engine(url: str) -> Engine:
+    """The engine of the live side's reads (snapshots, sign-ins, the deadline check): every statement of one of its
+    transactions reads the same picture of the database.
+
+    A snapshot is read in several statements (the session row, then its rounds, answers, votes ...).  Under
+    PostgreSQL's READ COMMITTED, and under SQLite's driver (which begins a transaction only before a write), each
+    statement saw the latest commit: a commit landing between them gave a snapshot that mixed two versions, and a
+    player told the previous round's ``playing`` saw no question until answering closed.  PostgreSQL reads at
+    REPEATABLE READ; SQLite begins a (deferred) transaction, whose first read fixes its picture under WAL.
+    """
+    if not url.startswith("sqlite"):
+        return make_engine(url, isolation_level="REPEATABLE READ")
+    engine = make_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "isolation_level": None})
+    event.listen(engine, "begin", _begin_deferred)
+    return engine
+
+
+def _begin_deferred(connection) -> None:
+    connection.connection.dbapi_connection.execute("BEGIN")
+
+
 def _begin_immediate(connection) -> None:
     # On the DBAPI connection: through SQLAlchemy's statement path this cost ~80 us, in every batch.
     connection.connection.dbapi_connection.execute("BEGIN IMMEDIATE")

@@ -86,6 +86,7 @@ class Hub:
                 self._writer.stop()
                 self._writer.database.engine.dispose()
                 self._writer = None
+        self.reader.kw["bind"].dispose()
 
     def submit(self, who: Identity, name: str, args: dict[str, Any], client_key: str | None) -> dict[str, Any]:
         """A connection's action (the Socket.IO handlers)."""
