@@ -249,3 +249,20 @@ def backend(request, database_url):
     yield app, make_db_factory(engine)
     app.extensions["vtt.hub"].stop()
     engine.dispose()
+
+
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture
+def redis_url():
+    """Redis for the tests of several processes (required when CI=true)."""
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+    except redis.RedisError as exc:
+        if IN_CI:
+            pytest.fail(f"Redis is required when CI=true: {exc}")
+        pytest.skip(f"no Redis at {REDIS_URL}: {exc}")
+    return REDIS_URL

@@ -5,27 +5,11 @@ from __future__ import annotations
 import threading
 import time
 
-import pytest
 import socketio as socketio_client
 from flask_socketio import SocketIO
 
-from tests.conftest import IN_CI, ServedApp
+from tests.conftest import ServedApp
 from tests.live_helpers import make_session
-
-REDIS_URL = "redis://127.0.0.1:6379/0"
-
-
-@pytest.fixture
-def redis_url():
-    import redis
-
-    try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
-    except redis.RedisError as exc:
-        if IN_CI:
-            pytest.fail(f"Redis is required when CI=true: {exc}")
-        pytest.skip(f"no Redis at {REDIS_URL}: {exc}")
-    return REDIS_URL
 
 
 def test_a_broadcast_from_another_process_reaches_a_websocket_client(database_url, db_factory, redis_url):

@@ -79,14 +79,38 @@ def register_blueprints(app: Flask) -> None:
     app.add_url_rule("/healthz", "healthz", healthz)
 
 
-def healthz() -> dict:
-    """Up, and how late the event loop has run at worst (``?reset=1`` starts a new window)."""
+def healthz() -> tuple[dict, int]:
+    """Up, how late the event loop has run at worst (``?reset=1`` starts a new window), and the message queue.
+
+    A process whose queue listener has died no longer hears the other processes' broadcasts: 503, so that a load
+    balancer takes it out.
+    """
     from flask import request
 
     from .realtime.hub import current_hub
 
     watch = current_hub().loop_watch
-    return {"status": "ok", "loop": watch.report(reset=request.args.get("reset") == "1")}
+    queue = queue_status(socketio.server.manager)
+    healthy = queue.get("listening", True)
+    loop = watch.report(reset=request.args.get("reset") == "1")
+    return {"status": "ok" if healthy else "queue listener dead", "loop": loop, "queue": queue}, 200 if healthy else 503
+
+
+def queue_status(manager) -> dict:
+    """``{"kind": "none"}`` without a message queue; with one, whether this process's listener is alive.
+
+    python-socketio's pub/sub managers receive the other processes' messages in one background task,
+    ``manager.thread``, started by ``manager.initialize()`` (by ``vtt serve`` at start); it ends for good when the
+    queue's listen() returns, while Redis being away only makes it retry (alive).
+    """
+    from socketio import PubSubManager
+
+    if not isinstance(manager, PubSubManager):
+        return {"kind": "none"}
+    listener = getattr(manager, "thread", None)
+    # a thread in threading mode, a greenlet under gevent
+    alive = listener is not None and (listener.is_alive() if hasattr(listener, "is_alive") else not listener.dead)
+    return {"kind": manager.name, "listening": alive}
 
 
 def register_errors(app: Flask) -> None:

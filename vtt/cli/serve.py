@@ -21,6 +21,7 @@ def serve(host: str, port: int, audit_log: str | None) -> None:
     import gevent
     from gevent import monkey
 
+    # The vtt command line imports neither redis nor psycopg before this line; serve() refuses if that changes.
     monkey.patch_all()
     # Every greenlet would otherwise record the stack that spawned it: ~7 % of a loaded server's CPU.
     gevent.config.track_greenlet_tree = False

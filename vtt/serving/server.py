@@ -1,12 +1,17 @@
-"""Serving with gevent; the caller has already monkey-patched (see ``run.py`` and ``vtt serve``)."""
+"""Serving with gevent; the caller has already monkey-patched (see ``run.py`` and ``vtt serve``): ``serve`` refuses
+to start when it has not, or too late (``check_patched_first``)."""
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import socket
+import sys
+from importlib import metadata
 
 import click
+from sqlalchemy.engine import make_url
 
 from ..app import create_app
 from ..db import current_revision, head_revision
@@ -21,6 +26,9 @@ def serve(host: str = "127.0.0.1", port: int = 5000, audit_log: str | None = Non
     if audit_log:
         overrides["AUDIT_LOG"] = audit_log
     app = create_app(overrides)
+    if app.config["SOCKETIO_ASYNC_MODE"] == "gevent":  # (tests serve in threading mode: nothing to patch)
+        check_patched_first()
+        check_psycopg(app.config["DATABASE_URL"])
     found, expected = current_revision(app.config["DATABASE_URL"]), head_revision()
     if found != expected:
         # Serving an old schema would answer every page with a 500; say what to do instead.
@@ -46,6 +54,75 @@ def serve(host: str = "127.0.0.1", port: int = 5000, audit_log: str | None = Non
 
 
 _BIND_ERRORS = (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL)
+
+# The network clients a served process calls from its greenlets.  Imported before gevent's patch they keep the
+# blocking originals they bound at import (redis: queue.LifoQueue, time.sleep; psycopg: threading.Lock and its C
+# wait function), so one query or Redis reconnect stalls every connection.  SQLAlchemy's pool, python-socketio
+# and engineio look socket and threading up when called: their import order does not matter (checked).
+PATCH_FIRST = ("redis", "psycopg")
+
+
+def check_patched_first() -> None:
+    """Refuse to serve with gevent unless its monkey patch came before ``PATCH_FIRST`` were imported."""
+    from gevent import monkey
+
+    unpatched = [name for name in ("socket", "threading", "select") if not monkey.is_module_patched(name)]
+    if unpatched:
+        raise click.ClickException(
+            f"gevent has not monkey-patched {', '.join(unpatched)}: serve with `vtt serve` or `python run.py`, "
+            "which patch before anything else is imported"
+        )
+    early = imported_before_the_patch(PATCH_FIRST)
+    if early:
+        raise click.ClickException(
+            f"{', '.join(early)} imported before gevent's monkey patch (each call would block every connection): "
+            "serve with `vtt serve` or `python run.py`, or make `from gevent import monkey; monkey.patch_all()` "
+            "the first lines of your own script"
+        )
+
+
+def imported_before_the_patch(packages: tuple[str, ...]) -> list[str]:
+    """Those of ``packages`` whose modules hold an object gevent's patch replaced: bound at import, before it."""
+    from gevent import monkey
+
+    # monkey.saved: module name -> {attribute: the original}, kept from the first patch on
+    originals = {id(item) for items in monkey.saved.values() for item in items.values() if callable(item)}
+    loaded = list(sys.modules.items())
+    return [
+        package
+        for package in packages
+        if any(
+            id(value) in originals
+            for name, module in loaded
+            if name == package or name.startswith(package + ".")
+            for value in list(vars(module).values())
+        )
+    ]
+
+
+# psycopg 3.1.14 waits through gevent's patched select; earlier releases wait in C, blocking every other greenlet.
+PSYCOPG_FIRST_GREEN = (3, 1, 14)
+
+
+def psycopg_blocks_greenlets(version: str) -> bool:
+    """Whether this psycopg release ("3.1.13", "3.2.10", "3.2.0.dev1") waits for PostgreSQL without yielding."""
+    release = re.match(r"\d+(?:\.\d+)*", version)
+    if release is None:
+        raise ValueError(f"not a psycopg version: {version!r}")
+    return tuple(int(part) for part in release.group().split(".")) < PSYCOPG_FIRST_GREEN
+
+
+def check_psycopg(database_url: str) -> None:
+    """Refuse to serve PostgreSQL through a psycopg that blocks every greenlet while a query runs."""
+    if make_url(database_url).get_driver_name() != "psycopg":
+        return
+    installed = metadata.version("psycopg")
+    if psycopg_blocks_greenlets(installed):
+        wanted = ".".join(map(str, PSYCOPG_FIRST_GREEN))
+        raise click.ClickException(
+            f"psycopg {installed} blocks every connection while a query runs under gevent: "
+            f"install psycopg >= {wanted} (pip install 'psycopg[binary]>={wanted}')"
+        )
 
 
 def _forget_on_terminate(instance: str) -> None:
@@ -131,10 +208,19 @@ def serve_forever(app, host: str, port: int) -> None:
             super().__init__(sock, *args, **kwargs)
 
     socketio.wsgi_server = pywsgi.WSGIServer((host, port), app, handler_class=NoDelayHandler, log=None)
+    start_queue_listener(socketio.server)
     hub = app.extensions["vtt.hub"]
     hub.loop_watch.start()
     hub.collector.start()
     socketio.wsgi_server.serve_forever()
+
+
+def start_queue_listener(server) -> None:
+    """Start the message queue's listener before the first client, not at it (python-socketio's way): from the
+    start /healthz can tell a live listener from a dead one."""
+    if not server.manager_initialized:
+        server.manager_initialized = True
+        server.manager.initialize()
 
 
 def _unmask_frames_in_c() -> None:
