@@ -41,7 +41,9 @@ def register_extensions(app: Flask) -> None:
     csrf.init_app(app)
     limiter.init_app(app)
     i18n.init_app(app)
-    # Same-origin websockets only (the default); REDIS_URL lets several processes share broadcasts.
+    # Same-origin websockets only (the default); REDIS_URL lets several processes share broadcasts.  Flask-SocketIO
+    # keeps an earlier app's queue manager in its options: an app without REDIS_URL must not inherit one.
+    socketio.server_options.pop("client_manager", None)
     socketio.init_app(
         app,
         async_mode=app.config["SOCKETIO_ASYNC_MODE"],

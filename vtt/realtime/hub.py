@@ -6,13 +6,14 @@ Three things are called "session" here and are named apart: a VTT session (``vtt
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Flask, current_app
 from flask_socketio import SocketIO
-from sqlalchemy import select
+from sqlalchemy import make_url, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..access.admission import admit, stage_key_valid
@@ -25,10 +26,12 @@ from ..persistence.store import current_version, juror_rows, jury_rows, load_sta
 from ..protocol.messages import Auth
 from .loopwatch import LoopWatch, QuietCollector
 from .outbox import Outbox, person_room
+from .presence import PRESENCE_REFRESH_SECONDS, SharedPresence, merged, summary
 from .writer import Writer
 
+log = logging.getLogger(__name__)
+
 PRESENCE_SECONDS = 1.0
-PRESENCE_LABELS = 500  # juror labels listed to the host; beyond that, the count
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,12 @@ class Hub:
         self.outbox = Outbox(socketio, app.config.get("AUDIT_LOG"))
         self.connections: dict[str, Identity] = {}
         self._presence_due: set[int] = set()  # sessions whose host gets a presence message shortly
+        self._presence_sent: dict[int, dict[str, Any]] = {}  # the last presence message this process sent
+        # Every process's connections, with REDIS_URL (vtt.realtime.presence); refreshed from the first connection.
+        redis_url = app.config.get("REDIS_URL")
+        database = make_url(self.database_url).database or ""
+        self.shared_presence = SharedPresence(redis_url, database) if redis_url else None
+        self._refreshing = False
         self._read_states: dict[int, LiveState] = {}  # per session, for snapshots; never changed once read
         self._writer: Writer | None = None
         self._lock = threading.Lock()
@@ -72,6 +81,9 @@ class Hub:
         started = self._writer
         if started is not None:  # every action asks: no lock once the writer runs
             return started
+        return self._start_writer()
+
+    def _start_writer(self) -> Writer:
         with self._lock:
             if self._writer is None:
                 database = KeptDb(make_writer_engine(self.database_url))
@@ -79,8 +91,24 @@ class Hub:
                 self._writer.start()
             return self._writer
 
+    @property
+    def holds_timers(self) -> bool:
+        """Whether this process runs the session timers (vtt.realtime.timers); no writer yet: it does not."""
+        started = self._writer
+        return started is not None and started.holds_timers
+
+    def start(self) -> None:
+        """Serving (``vtt serve``): the loop's watch, the quiet collector and the writer start now; the writer's
+        ticker competes for the session timers from the start, not from this process's first action."""
+        self.loop_watch.start()
+        self.collector.start()
+        self._start_writer()
+
     def stop(self) -> None:
         self.loop_watch.running = self.collector.running = False
+        self._refreshing = False
+        if self.shared_presence is not None:
+            self.shared_presence.withdraw()
         with self._lock:
             if self._writer is not None:
                 self._writer.stop()
@@ -145,19 +173,21 @@ class Hub:
 
     def presence(self, session_id: int) -> dict[str, Any]:
         """Who is connected to a session: player ids, juror labels (the first few hundred), stage screens, hosts."""
-        here = [who for who in self.connections.values() if who.session_id == session_id]
-        jurors = sorted({w.label for w in here if w.role == "juror"})
-        return {
-            "players": sorted({w.actor_id for w in here if w.role == "player"}),
-            "jurors": len(jurors),
-            "juror_labels": jurors[:PRESENCE_LABELS],
-            "stage": sum(w.role == "stage" for w in here),
-            "hosts": sum(w.role == "host" for w in here),
-        }
+        here = self._here(session_id)
+        if self.shared_presence is None:
+            return merged([here])
+        return merged([here, *self.shared_presence.others(session_id)])
+
+    def _here(self, session_id: int) -> dict[str, Any]:
+        """This process's connections to a session (vtt.realtime.presence.summary)."""
+        return summary(who for who in list(self.connections.values()) if who.session_id == session_id)
 
     def presence_changed(self, session_id: int) -> None:
         """Tell the session's host who is connected, at most once per PRESENCE_SECONDS (thousands of jurors
         connect within seconds: one message per connection would cost the host's page more than it tells)."""
+        if self.shared_presence is not None and not self._refreshing:
+            self._refreshing = True
+            self.socketio.start_background_task(self._refresh_shared_presence)
         if session_id in self._presence_due:
             return
         self._presence_due.add(session_id)
@@ -165,9 +195,34 @@ class Hub:
         def send() -> None:
             self.socketio.sleep(PRESENCE_SECONDS)
             self._presence_due.discard(session_id)
-            self.outbox.to_audience(session_id, "host", "presence", self.presence(session_id))
+            if self.shared_presence is not None:  # the other processes count this change from now on
+                self.shared_presence.write({session_id: self._here(session_id)})
+            message = self._presence_sent[session_id] = self.presence(session_id)
+            self.outbox.to_audience(session_id, "host", "presence", message)
 
         self.socketio.start_background_task(send)
+
+    def _refresh_shared_presence(self) -> None:
+        """With Redis: renew this process's entries, and tell the hosts connected here when the session's
+        presence changed elsewhere (a process that died is gone from it once its entries expired)."""
+        while self._refreshing:
+            try:
+                self._refresh_shared_presence_once()
+            except Exception:  # noqa: BLE001 - the entries must keep being renewed; the next round retries
+                log.exception("refreshing the shared presence failed")
+            self.socketio.sleep(PRESENCE_REFRESH_SECONDS)
+
+    def _refresh_shared_presence_once(self) -> None:
+        connected: dict[int, list[Identity]] = {}
+        for who in list(self.connections.values()):
+            connected.setdefault(who.session_id, []).append(who)
+        self.shared_presence.write(
+            {session_id: summary(here) for session_id, here in connected.items()}, every_session=True
+        )
+        for session_id, here in connected.items():
+            hosted_here = any(who.role == "host" for who in here)
+            if hosted_here and self.presence(session_id) != self._presence_sent.get(session_id):
+                self.presence_changed(session_id)
 
     def snapshot(self, who: Identity) -> dict[str, Any]:
         """All the connection's role may see now, with the state_version it is valid for."""

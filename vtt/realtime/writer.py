@@ -3,7 +3,8 @@
 Handlers ``submit`` an action and wait; the writer takes everything queued (up to ``MAX_BATCH_WEIGHT``), runs it
 through ``vtt.persistence.batch.run_batch`` in one transaction, and only after the commit emits the batch's messages
 and then wakes each waiting handler with its reply (the acknowledgement).  A ticker submits a ``tick`` for every
-session whose deadline has passed, so an expired phase closes by itself even when nobody acts.
+session whose deadline has passed, so an expired phase closes by itself even when nobody acts; with several
+processes on one database only the one holding the timers' claim ticks (``vtt.realtime.timers``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..engine.rules import SERVER_ERROR, SYSTEM, Action, refused
 from ..models import VttSession
 from ..persistence.batch import StateCache, Submission, run_batch
 from .outbox import Outbox
+from .timers import TimerClaim
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,7 @@ class Writer:
         self._queue = eio.create_queue()
         self._make_event = eio.create_event
         self._pending_ticks: set[int] = set()
+        self.timers = TimerClaim(database.engine.url)
         self._running = False
         self.batches = 0
 
@@ -151,9 +154,22 @@ class Writer:
         except Exception:  # noqa: BLE001 - the other tabs catch up on their next snapshot
             log.exception("echoing %s to %s failed", action.name, action.actor.label)
 
+    @property
+    def holds_timers(self) -> bool:
+        """Whether this process's ticker closed expired phases at its last tick (for ``/healthz``)."""
+        return self.timers.holds
+
     def _tick(self) -> None:
+        try:
+            self._tick_until_stopped()
+        finally:
+            self.timers.release()
+
+    def _tick_until_stopped(self) -> None:
         while self._running:
             self.socketio.sleep(TICK_SECONDS)
+            if not self.timers.held():
+                continue
             try:
                 with self.reader() as db:
                     due = db.scalars(

@@ -209,9 +209,7 @@ def serve_forever(app, host: str, port: int) -> None:
 
     socketio.wsgi_server = pywsgi.WSGIServer((host, port), app, handler_class=NoDelayHandler, log=None)
     start_queue_listener(socketio.server)
-    hub = app.extensions["vtt.hub"]
-    hub.loop_watch.start()
-    hub.collector.start()
+    app.extensions["vtt.hub"].start()
     socketio.wsgi_server.serve_forever()
 
 

@@ -1,0 +1,126 @@
+"""Who is connected to a session, over every process that serves it.
+
+Each process knows its own connections (``Hub.connections``).  With ``REDIS_URL`` every process also keeps its
+summary of each session in Redis, one key per session and process (``vtt:presence:<database>:<session>:<process>``)
+with an expiry, rewritten every ``PRESENCE_REFRESH_SECONDS``; a set per session (``vtt:presence:<database>:<session>``)
+names the processes that wrote one.  (The database's name is in the keys: session ids are a database's, and two
+databases' servers may share one Redis.)  A process that dies stops rewriting, and Redis drops its entry within
+``PRESENCE_EXPIRY_SECONDS``.  The presence message merges this process's connections with every other live
+process's entry: two tabs of one juror on two processes count once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+PRESENCE_LABELS = 500  # juror labels listed to the host; beyond that, the count
+PRESENCE_REFRESH_SECONDS = 2.0
+PRESENCE_EXPIRY_SECONDS = 6.0  # three refreshes: one late refresh does not make a live process vanish
+REDIS_TIMEOUT_SECONDS = 2.0
+
+
+def summary(identities: Iterable[Any]) -> dict[str, Any]:
+    """One process's connections to one session (``Identity`` objects), as kept in Redis."""
+    identities = list(identities)
+    return {
+        "players": sorted({who.actor_id for who in identities if who.role == "player"}),
+        "jurors": sorted({who.label for who in identities if who.role == "juror"}),
+        "stage": sum(who.role == "stage" for who in identities),
+        "hosts": sum(who.role == "host" for who in identities),
+    }
+
+
+def merged(summaries: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The presence message (docs/protocol.md ``presence``) of several processes' summaries."""
+    summaries = list(summaries)
+    jurors = sorted({label for part in summaries for label in part["jurors"]})
+    return {
+        "players": sorted({player for part in summaries for player in part["players"]}),
+        "jurors": len(jurors),
+        "juror_labels": jurors[:PRESENCE_LABELS],
+        "stage": sum(part["stage"] for part in summaries),
+        "hosts": sum(part["hosts"] for part in summaries),
+    }
+
+
+class SharedPresence:
+    """This process's entries in Redis and the other processes' entries read back.
+
+    Every call is one or two round trips (a pipeline), made at most once per presence message or refresh, never
+    per connection.  Redis away: this process counts only its own connections until Redis is back.
+    """
+
+    def __init__(self, redis_url: str, database: str):
+        import redis  # only with REDIS_URL (imported after gevent's patch, as the server does)
+
+        self._redis = redis.Redis.from_url(
+            redis_url, socket_timeout=REDIS_TIMEOUT_SECONDS, socket_connect_timeout=REDIS_TIMEOUT_SECONDS
+        )
+        self._errors = redis.RedisError
+        self.process = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._prefix = f"vtt:presence:{database}"
+        self._written: set[int] = set()  # sessions this process has an entry for
+        self._failing = False
+
+    def write(self, summaries: dict[int, dict[str, Any]], *, every_session: bool = False) -> None:
+        """Write this process's summary of each session given (and renew its expiry); with ``every_session``,
+        ``summaries`` is all this process has, and the entries of the sessions it no longer serves are dropped."""
+        gone = self._written - summaries.keys() if every_session else set()
+        pipe = self._redis.pipeline(transaction=False)
+        expiry_ms = int(PRESENCE_EXPIRY_SECONDS * 1000)
+        for session_id, part in summaries.items():
+            pipe.set(self._entry(session_id, self.process), json.dumps(part), px=expiry_ms)
+            pipe.sadd(self._index(session_id), self.process)
+            pipe.pexpire(self._index(session_id), expiry_ms)
+        for session_id in gone:
+            pipe.delete(self._entry(session_id, self.process))
+            pipe.srem(self._index(session_id), self.process)
+        if self._call(pipe.execute) is not None:
+            self._written = (self._written - gone) | summaries.keys()
+
+    def others(self, session_id: int) -> list[dict[str, Any]]:
+        """The other live processes' summaries of a session (an expired entry's name is taken out of the set)."""
+        members = self._call(self._redis.smembers, self._index(session_id)) or set()
+        processes = [name for name in (member.decode() for member in members) if name != self.process]
+        if not processes:
+            return []
+        values = self._call(self._redis.mget, [self._entry(session_id, name) for name in processes])
+        if values is None:
+            return []
+        expired = [name for name, value in zip(processes, values, strict=True) if value is None]
+        if expired:
+            self._call(self._redis.srem, self._index(session_id), *expired)
+        return [json.loads(value) for value in values if value is not None]
+
+    def withdraw(self) -> None:
+        """Drop this process's entries at once (a process stopping cleanly)."""
+        self.write({}, every_session=True)
+        self._redis.close()
+
+    def _index(self, session_id: int) -> str:
+        return f"{self._prefix}:{session_id}"
+
+    def _entry(self, session_id: int, process: str) -> str:
+        return f"{self._prefix}:{session_id}:{process}"
+
+    def _call(self, command: Callable[..., Any], *args: Any) -> Any:
+        """A Redis command's result, or None when Redis failed (logged once per outage)."""
+        try:
+            result = command(*args)
+        except self._errors as error:
+            if not self._failing:
+                log.warning("presence: Redis failed (%s); counting this process's connections only", error)
+            self._failing = True
+            return None
+        if self._failing:
+            log.warning("presence: Redis is back")
+            self._failing = False
+        return result
