@@ -22,7 +22,7 @@ from sqlalchemy import func, select
 from tests.conftest import HOST_PASSWORD, IN_CI, ROOT, ServedApp, free_port
 from tests.waiting import wait_until
 from vtt.db import make_db_factory, make_engine, upgrade
-from vtt.models import Vote, VttSession
+from vtt.models import Event, Vote, VttSession
 
 DEPLOY_CONFIG = ROOT / "deploy" / "nginx.conf"
 DEPLOY_DOC = ROOT / "docs" / "deploy.md"
@@ -230,6 +230,9 @@ def test_a_session_played_through_nginx_on_two_processes_agrees_everywhere(
     assert [
         {row["alias"]: row["votes"] for row in tally["votes"] if row["votes"]} for tally in on_first["tallies"]
     ] == (recorded_votes(postgres_url, figures["session"]))
+    # Every player answered every question it played before answering closed: the host bot closed it, no deadline
+    # did (a player whose snapshot came back older than events it had applied once sat out a question to its end).
+    assert deadline_events(postgres_url, figures["session"]) == []
 
 
 def recorded_votes(url: str, code: str) -> list[dict[str, int]]:
@@ -250,3 +253,19 @@ def recorded_votes(url: str, code: str) -> list[dict[str, int]]:
     for round_number, alias, votes in rows:
         rounds.setdefault(round_number, {})[alias] = votes
     return [rounds[number] for number in sorted(rounds)]
+
+
+def deadline_events(url: str, code: str) -> list[dict]:
+    """The phases a deadline closed in the session (its event log's ``deadline`` rows)."""
+    engine = make_engine(url)
+    try:
+        with make_db_factory(engine)() as db:
+            return list(
+                db.scalars(
+                    select(Event.payload)
+                    .join(VttSession, VttSession.id == Event.session_id)
+                    .where(VttSession.join_code == code, Event.kind == "deadline")
+                )
+            )
+    finally:
+        engine.dispose()

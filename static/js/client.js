@@ -114,6 +114,7 @@ export class Connection {
       this.auth = { token: snapshot.me.token };  // an open-join juror reconnects as themself
     }
     this.onView(this.data, null);
+    if (this.view.stale) this.resync();  // read before events that came first: ask again
   }
 
   applyEvent(event, payload) {

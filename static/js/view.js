@@ -32,14 +32,17 @@ export class View {
     this.stale = true;         // until the first snapshot, and after a missed event until the next one
     this.revoked = null;       // why this link no longer works (link_revoked)
     this.fromSnapshot = true;
+    this.newest = -1;          // the newest version this view has held: a snapshot older than it is behind
   }
 
-  // Replace the view, even with an older one: a snapshot and its version go together, and the next event's
-  // prev_version shows whether more was missed (`playing` is known from snapshots only).
+  // Replace the view, even with an older one: a snapshot and its version go together (`playing` is known from
+  // snapshots only). One older than a version already held was read before events that arrived first: the view
+  // is stale, and its owner asks again (no later event may come to show the gap).
   snapshot(snapshot) {
     this.data = snapshot;
     this.known = snapshot.state_version;
-    this.stale = false;
+    this.stale = this.known < this.newest;
+    this.newest = Math.max(this.newest, this.known);
     this.fromSnapshot = true;
   }
 
@@ -74,6 +77,7 @@ export class View {
       return false;
     }
     this.known = version;
+    this.newest = Math.max(this.newest, version);
     this.fromSnapshot = false;
     applyToView(this.data, name, bare);
     return true;

@@ -107,6 +107,8 @@ class Connection:
     async def _on_event(self, event: str, payload: Any = None) -> None:
         if event == "snapshot":
             self.view.snapshot(payload)
+            if self.view.stale:  # read before events that came first: ask again
+                asyncio.get_running_loop().create_task(self.resync())
         elif not self.view.event(event, payload):
             if self.view.stale and self._client is not None and self._client.connected:
                 asyncio.get_running_loop().create_task(self.resync())
@@ -114,10 +116,15 @@ class Connection:
         self.changed.set()
 
     async def resync(self) -> None:
-        reply = await self.send("snapshot", None, record=False)
-        if reply is not None:
+        """A fresh snapshot, asked for again while the one that came is older than events already applied."""
+        while True:
+            reply = await self.send("snapshot", None, record=False)
+            if reply is None:
+                return
             self.view.snapshot(reply["snapshot"])
             self.changed.set()
+            if not self.view.stale:
+                return
 
     async def wait_change(self, timeout: float) -> None:
         """Until the view moves (or ``timeout`` seconds pass)."""

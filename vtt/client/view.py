@@ -55,13 +55,16 @@ class View:
         self.stale = True  # until the first snapshot, and after a missed event until the next one
         self.revoked: str | None = None  # why this link no longer works (``link_revoked``)
         self._from_snapshot = True
+        self._newest = -1  # the newest version this view has held: a snapshot older than it is behind
 
     def snapshot(self, snapshot: dict[str, Any]) -> None:
-        """Replace the view, even with an older one: a snapshot and its version go together, and the next
-        event's ``prev_version`` shows whether more was missed (``playing`` is known from snapshots only)."""
+        """Replace the view, even with an older one: a snapshot and its version go together (``playing`` is known
+        from snapshots only). One older than a version already held was read before events that arrived first:
+        the view is stale, and its owner asks again (no later event may come to show the gap)."""
         self.data = dict(snapshot)
         self.known = snapshot["state_version"]
-        self.stale = False
+        self.stale = self.known < self._newest
+        self._newest = max(self._newest, self.known)
         self._from_snapshot = True
 
     def event(self, name: str, payload: Any) -> bool:
@@ -93,6 +96,7 @@ class View:
             self.stale = True  # something was missed: the owner asks for a snapshot
             return False
         self.known = version
+        self._newest = max(self._newest, version)
         self._from_snapshot = False
         apply = getattr(self, f"_on_{name}", None)
         if apply is not None:
