@@ -66,9 +66,11 @@ class Outbox:
         self.socketio.emit(event, payload, to=target)
 
     def to_connection(self, sid: str, audience: str, event: str, payload: dict[str, Any]) -> None:
+        """To one connection of this process (the snapshot at connect): straight to it, not through the message
+        queue, so a thousand jurors connecting do not cost every other process a thousand snapshots to decode."""
         if self.audit:
             self.audit.write(audience, sid, event, payload)
-        self.socketio.emit(event, payload, to=sid)
+        self.socketio.emit(event, payload, to=sid, ignore_queue=True)
 
     def record_ack(self, sid: str, audience: str, event: str, reply: dict[str, Any]) -> dict[str, Any]:
         """Acknowledgements are messages too: logged as ``ack:<event>``, then returned to Socket.IO."""
