@@ -104,11 +104,17 @@ def test_healthz_without_a_message_queue_reports_none(client):
     assert (response.status_code, response.json["status"], response.json["queue"]) == (200, "ok", {"kind": "none"})
 
 
-def test_a_served_process_reports_its_redis_listener(database_url, redis_url):
-    with ServedApp({"DATABASE_URL": database_url, "REDIS_URL": redis_url}) as served:
+def test_a_served_process_reports_its_redis_listener_and_its_timers(database_url, redis_url):
+    def health():
         with urllib.request.urlopen(f"{served.url}/healthz", timeout=10) as response:
-            status, health = response.status, json.load(response)
-    assert (status, health["status"], health["queue"]) == (200, "ok", {"kind": "redis", "listening": True})
+            return response.status, json.load(response)
+
+    with ServedApp({"DATABASE_URL": database_url, "REDIS_URL": redis_url}) as served:
+        status, reply = health()
+        # The writer starts with the server; on SQLite its one process runs the session timers from its first tick.
+        timers = wait_until(lambda: health()[1]["timers"], timeout=10, message="the timers held")
+    assert (status, reply["status"], reply["queue"]) == (200, "ok", {"kind": "redis", "listening": True})
+    assert timers is True
     assert "Traceback" not in served.output, served.output
 
 

@@ -82,7 +82,8 @@ def register_blueprints(app: Flask) -> None:
 
 
 def healthz() -> tuple[dict, int]:
-    """Up, how late the event loop has run at worst (``?reset=1`` starts a new window), and the message queue.
+    """Up, how late the event loop has run at worst (``?reset=1`` starts a new window), the message queue, and
+    whether this process holds the session timers.
 
     A process whose queue listener has died no longer hears the other processes' broadcasts: 503, so that a load
     balancer takes it out.
@@ -91,11 +92,17 @@ def healthz() -> tuple[dict, int]:
 
     from .realtime.hub import current_hub
 
-    watch = current_hub().loop_watch
+    hub = current_hub()
     queue = queue_status(socketio.server.manager)
     healthy = queue.get("listening", True)
-    loop = watch.report(reset=request.args.get("reset") == "1")
-    return {"status": "ok" if healthy else "queue listener dead", "loop": loop, "queue": queue}, 200 if healthy else 503
+    loop = hub.loop_watch.report(reset=request.args.get("reset") == "1")
+    reply = {
+        "status": "ok" if healthy else "queue listener dead",
+        "loop": loop,
+        "queue": queue,
+        "timers": hub.holds_timers,
+    }  # whether this process runs the session deadlines (vtt.realtime.timers)
+    return reply, 200 if healthy else 503
 
 
 def queue_status(manager) -> dict:
