@@ -8,12 +8,16 @@ about 1 run in 4 of a two-process session on PostgreSQL, never on SQLite).
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import update
 
 from tests.live_helpers import make_session
+from vtt.app import create_app
+from vtt.db import make_db_factory, make_engine, upgrade
 from vtt.engine.rules import HOST, Action
 from vtt.models import VttSession
 from vtt.persistence.store import current_version, load_state
+from vtt.realtime.hub import Identity
 
 
 def test_a_read_sees_one_version_while_the_writer_commits(backend):
@@ -38,3 +42,39 @@ def test_a_read_sees_one_version_while_the_writer_commits(backend):
         state = load_state(db, people.session_id)
         assert state.state_version == moved["state_version"] and state.phase.value == "round"
         assert state.name == "Renamed"
+
+
+@pytest.mark.postgres
+def test_a_process_sees_what_another_process_committed(postgres_url):
+    """Two processes on one database: each one's cached state (the writer's, the snapshot reader's) gives way to
+    what the other committed, and a write on one after the other's never works from a stale state."""
+    upgrade(postgres_url)
+    apps = [
+        create_app({"TESTING": True, "DATABASE_URL": postgres_url, "SOCKETIO_ASYNC_MODE": "threading"})
+        for _ in range(2)
+    ]
+    engine = make_engine(postgres_url)
+    try:
+        people = make_session(make_db_factory(engine), rounds=2, per_round=1, jurors=2)
+        first, second = (app.extensions["vtt.hub"] for app in apps)
+        stage = Identity("stage", people.session_id)
+        assert first.act(people.session_id, HOST, "open_lobby", {}, "lobby")["ok"]
+        before = first.snapshot(stage)  # the first process has the lobby cached now
+        assert before["status"]["phase"] == "lobby"
+
+        moved = second.act(people.session_id, HOST, "start_round", {}, "round-1")
+        assert moved["ok"], moved
+        after = first.snapshot(stage)
+        assert (after["state_version"], after["status"]["phase"], after["status"]["round"]) == (
+            moved["state_version"],
+            "round",
+            1,
+        )
+        # The first process's writer had the lobby too: its next action starts from round 1, not from the lobby.
+        shown = first.act(people.session_id, HOST, "show_question", {}, "question-1")
+        assert shown["ok"] and shown["state_version"] > moved["state_version"], shown
+        assert second.snapshot(stage)["status"]["position"] == 1
+    finally:
+        for app in apps:
+            app.extensions["vtt.hub"].stop()
+        engine.dispose()
