@@ -1,6 +1,6 @@
 // The juror's phone page: the revealed answers under this round's aliases, the judgment sheet (saved as the
 // juror types, drafts kept in localStorage), the round's vote, the tally and reveals when the host shows them.
-import { format, h, roundHeading } from "./client.js";
+import { applyOwn, format, h, roundHeading } from "./client.js";
 import { ClipScreen } from "./screening.js";
 import { phaseText, questionView, resultsView, startPage } from "./show.js";
 
@@ -94,9 +94,7 @@ async function saveDrafts() {
   for (const [k, line] of Object.entries(sent)) {
     if (drafts[k] === line) delete drafts[k];  // unless it changed again while saving
     lineState[k] = !reply.ok ? { refused: reply.error.message } : drafts[k] ? "pending" : "saved";
-    if (reply.ok) {
-      view.sheet = [...(view.sheet || []).filter((row) => lineKey(row.question, row.alias) !== k), line];
-    }
+    if (reply.ok) applyOwn(view, { action: "sheet", ...line });
     showLineState(line.question, line.alias);
   }
   writeDrafts();
@@ -323,8 +321,7 @@ async function castVote(form, slots, round) {
   for (let slot = 1; slot <= slots; slot += 1) {
     const reply = await live.send("vote", { round, slot, alias: picks[slot - 1], confidence, reason });
     if (!reply.ok) { voteState = { refused: reply.error.message }; showVoteState(); return; }
-    view.votes = [...(view.votes || []).filter((v) => v.slot !== slot),
-      { round, slot, alias: picks[slot - 1], confidence, reason }];
+    applyOwn(view, { action: "vote", round, slot, alias: picks[slot - 1], confidence, reason });
   }
   voteState = "saved";
   showVoteState();

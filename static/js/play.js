@@ -1,6 +1,6 @@
 // A player's page: the lobby, the clip and question, an answer by option or text within the time limit
 // (changeable until answering closes), and a clear "received" once the server has it on disk.
-import { format, h } from "./client.js";
+import { applyOwn, format, h } from "./client.js";
 import { ClipScreen } from "./screening.js";
 import { phaseText, startPage } from "./show.js";
 
@@ -110,7 +110,7 @@ async function submit(question) {
   const reply = await live.send("answer", payload);
   answerState = reply.ok ? "received" : { refused: reply.error.message };
   if (reply.ok) {
-    view.answer = { question: question.id, text: payload.text || "", choice: payload.choice ?? null };
+    applyOwn(view, { action: "answer", ...payload });  // as the ack and the other tabs' `mine` put it
     node("answer-form").querySelector("button").textContent = S.change;
   }
   showState();
