@@ -232,3 +232,40 @@ def test_refusals_reach_a_client_as_socket_io_clients_read_them(database_url, db
     }
     assert refusals["not_host"]["data"]["code"] == "not_host"
     assert refusals["invalid"]["data"]["code"] == "invalid" and "door" in refusals["invalid"]["message"]
+
+
+def test_a_protocol_client_whose_link_is_revoked_stops_and_says_why(database_url, db_factory, monkeypatch):
+    """The bots' and `vtt agent`'s connection: on ``link_revoked`` it closes for good (no reconnecting with a dead
+    token) and says why; the bot's play ends."""
+    import asyncio
+    import secrets
+
+    from vtt.access.host_token import host_token
+    from vtt.client.connection import Connection, Ledger
+
+    secret, password = secrets.token_hex(16), "host password for the test"
+    monkeypatch.setenv("SECRET_KEY", secret)
+    monkeypatch.setenv("VTT_HOST_PASSWORD", password)
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=2)
+
+    async def play(url: str) -> tuple[dict | None, bool]:
+        juror = Connection(url, {"token": people.jurors["J1"]}, Ledger(), "j1")
+        host = Connection(
+            url, {"code": people.code, "role": "host", "host_token": host_token(secret, password)}, Ledger(), "host"
+        )
+        await juror.open()
+        await host.open()
+        try:
+            assert (await host.send("host", {"action": "remove_juror", "juror": "J1"}))["ok"]
+            for _ in range(100):
+                if juror.view.revoked and juror._client is None:
+                    break
+                await asyncio.sleep(0.1)
+            return juror.last_error, juror._client is None
+        finally:
+            await host.close()
+            await juror.close()
+
+    with ServedApp({"DATABASE_URL": database_url}) as served:
+        last_error, closed = asyncio.run(play(served.url))
+    assert closed and last_error["code"] == "link_revoked", last_error

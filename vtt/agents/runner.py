@@ -158,6 +158,8 @@ class Agent:
             news = self.connection.news
             if self.fatal:
                 raise AgentError(self.fatal)
+            if self.view.revoked:
+                raise AgentError(f"this link no longer works ({self.view.revoked}): ask the host for the new one")
             if not self.view.stale:
                 self._check_role()
                 if self.view.phase == "finished":

@@ -36,6 +36,8 @@ class Bot:
     async def play(self) -> None:
         """Take the next step whenever there is one, until the session has finished."""
         while True:
+            if self.view.revoked:  # the host removed this juror or gave a new link: this one plays no more
+                return
             if self.view.stale:  # waiting for a snapshot
                 await self.connection.wait_change(0.5)
                 continue

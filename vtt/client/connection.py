@@ -105,6 +105,12 @@ class Connection:
             self._refusal = refusal
 
     async def _on_event(self, event: str, payload: Any = None) -> None:
+        if event == "link_revoked":  # removed by the host, or given a new link: this one is dead, stop reconnecting
+            self.view.event(event, payload)
+            self.last_error = {"code": "link_revoked", "message": self.view.revoked}
+            asyncio.get_running_loop().create_task(self.close())
+            self.changed.set()
+            return
         if event == "snapshot":
             self.view.snapshot(payload)
             if self.view.stale:  # read before events that came first: ask again
