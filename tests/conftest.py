@@ -251,18 +251,21 @@ def backend(request, database_url):
     engine.dispose()
 
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
+# A database of its own on the machine's Redis: the tests flush it (rate-limit counts, presence left by a run).
+REDIS_URL = "redis://127.0.0.1:6379/3"
 
 
 @pytest.fixture
 def redis_url():
-    """Redis for the tests of several processes (required when CI=true)."""
+    """Redis for the tests of several processes (required when CI=true), emptied before and after."""
     import redis
 
+    server = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
     try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+        server.flushdb()
     except redis.RedisError as exc:
         if IN_CI:
             pytest.fail(f"Redis is required when CI=true: {exc}")
         pytest.skip(f"no Redis at {REDIS_URL}: {exc}")
-    return REDIS_URL
+    yield REDIS_URL
+    server.flushdb()

@@ -5,6 +5,7 @@ Required when CI=true (PostgreSQL, Redis and Debian's nginx: scripts/system-deps
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -12,6 +13,8 @@ import secrets
 import shutil
 import subprocess
 import threading
+import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -19,33 +22,17 @@ import pytest
 import socketio as socketio_client
 from sqlalchemy import func, select
 
-from tests.conftest import HOST_PASSWORD, IN_CI, ROOT, ServedApp, free_port
-from tests.waiting import wait_until
+from tests.conftest import HOST_PASSWORD, IN_CI, ROOT, ServedApp, free_port, host_api_token
+from tests.live_helpers import People, make_session
+from tests.waiting import wait_until, wait_until_async
+from vtt.client.connection import Connection, Ledger
 from vtt.db import make_db_factory, make_engine, upgrade
 from vtt.models import Event, Vote, VttSession
 
 DEPLOY_CONFIG = ROOT / "deploy" / "nginx.conf"
 DEPLOY_DOC = ROOT / "docs" / "deploy.md"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"  # /usr/sbin is not on every user's PATH
-# A database of its own (flushed): other tests use 0.  Pub/sub channels are not per database, but every broadcast is
-# addressed to a session's room, and this test's session lives in its own PostgreSQL database.
-REDIS_URL = "redis://127.0.0.1:6379/3"
 JURORS = 20
-
-
-@pytest.fixture
-def redis_url():
-    import redis
-
-    server = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
-    try:
-        server.flushdb()  # rate-limit counts left by an earlier run
-    except redis.RedisError as exc:
-        if IN_CI:
-            pytest.fail(f"Redis is required when CI=true: {exc}")
-        pytest.skip(f"no Redis at {REDIS_URL}: {exc}")
-    yield REDIS_URL
-    server.flushdb()
 
 
 @pytest.fixture
@@ -269,3 +256,435 @@ def deadline_events(url: str, code: str) -> list[dict]:
             )
     finally:
         engine.dispose()
+
+
+# --- failures: a process killed mid-round, Redis restarted mid-round --------------------------------------------
+
+TIMERS_TAKEN = "this process runs the session timers now"  # vtt.realtime.timers logs it when a process takes them
+
+
+class OwnRedis:
+    """A Redis server of this test's own on a free port, so that it can be stopped and started again mid-round
+    without touching the machine's (which other tests use)."""
+
+    def __init__(self, folder: Path):
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def start(self) -> None:
+        command = ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no"]
+        command += ["--dir", str(self.folder), "--daemonize", "yes", "--logfile", str(self.folder / "redis.log")]
+        subprocess.run(command, check=True, timeout=10)
+        wait_until(self.answers, timeout=10, message="Redis to start")
+
+    def stop(self) -> None:
+        self._cli("shutdown", "nosave")
+        wait_until(lambda: not self.answers(), timeout=10, message="Redis to stop")
+
+    def answers(self) -> bool:
+        return self._cli("ping") == "PONG"
+
+    def _cli(self, *command: str) -> str:
+        done = subprocess.run(["redis-cli", "-p", str(self.port), *command], capture_output=True, text=True, timeout=10)
+        return done.stdout.strip()
+
+    def __enter__(self) -> OwnRedis:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.answers():
+            self.stop()
+
+
+class WatchedApp(ServedApp):
+    """``ServedApp`` whose output is read while it runs (``log()``): what a live process has said so far."""
+
+    def __init__(self, env: dict[str, str]):
+        super().__init__(env)
+        self._lines: list[str] = []
+        self._reader: threading.Thread | None = None
+
+    def __enter__(self) -> WatchedApp:
+        super().__enter__()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        return self
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self._lines.append(line)
+
+    def log(self) -> str:
+        return "".join(self._lines)
+
+    def kill(self) -> None:
+        """``kill -9``: no handler runs, the process's sockets (clients, PostgreSQL, Redis) just close."""
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+    def __exit__(self, *exc) -> None:
+        if self._reader is None:  # never came up: ServedApp reports its output
+            super().__exit__(*exc)
+            return
+        self.process.terminate()  # nothing when already killed
+        self.process.wait(timeout=10)
+        self._reader.join(timeout=10)
+        self.output = self.log()
+
+
+class Client(Connection):
+    """A bot's connection through nginx to the process its ``vtt_route`` cookie picks (it reopens itself and resends
+    until acknowledged); keeps the ids of its acknowledged actions and counts the snapshots it asked for."""
+
+    def __init__(self, url: str, auth: dict, route: str, name: str):
+        super().__init__(url, auth, Ledger(), name, headers={"Cookie": f"vtt_route={route}"})
+        self.acked: list[str] = []
+        self.resyncs = 0  # snapshots asked for after a missed event (or a snapshot older than an event)
+        self.heard: list[tuple] = []  # (event, state_version, prev_version, version known after): for failures
+        self._last_id = ""
+
+    async def _on_event(self, event: str, payload=None) -> None:
+        await super()._on_event(event, payload)
+        if isinstance(payload, dict):
+            self.heard.append((event, payload.get("state_version"), payload.get("prev_version"), self.view.known))
+
+    def new_id(self) -> str:
+        self._last_id = super().new_id()
+        return self._last_id
+
+    async def act(self, event: str, payload: dict) -> dict:
+        reply = await self.send(event, payload)
+        assert reply is not None, (self.id_prefix, event, payload, self.last_error)
+        self.acked.append(self._last_id)
+        return reply
+
+    async def host(self, action: str, **args) -> dict:
+        return await self.act("host", {"action": action, **args})
+
+    async def resync(self) -> None:
+        self.resyncs += 1
+        await super().resync()
+        self.heard.append(("resynced", self.view.known, None, self.view.known))
+
+    @property
+    def sid(self) -> str | None:
+        return self._client.sid if self._client is not None else None
+
+
+def routes_to(nginx: Nginx, backends: list[str]) -> dict[str, str]:
+    """A ``vtt_route`` cookie value per backend: nginx hashes the cookie, so a client sending it lands there (found
+    by asking, from the access log: the hash is nginx's)."""
+    routes: dict[str, str] = {}
+    for number in range(200):
+        request = urllib.request.Request(f"{nginx.url}/healthz", headers={"Cookie": f"vtt_route=probe{number}"})
+        with urllib.request.urlopen(request, timeout=5):
+            pass
+        served = dict(
+            (route, upstream)
+            for upstream, route in re.findall(r"upstream=(\S+) route=(\S+)", nginx.access_log.read_text())
+        )
+        routes = {upstream: route for route, upstream in served.items() if route.startswith("probe")}
+        if set(routes) == set(backends):
+            return routes
+    raise AssertionError(f"no route to some of {backends}: {routes}")
+
+
+def cluster_env(postgres_url: str, redis_url: str, monkeypatch) -> dict[str, str]:
+    """What every process and this test (the host's token, the session) share; docs/deploy.md's vtt.env."""
+    upgrade(postgres_url)
+    for name, value in {
+        "DATABASE_URL": postgres_url,
+        "SECRET_KEY": secrets.token_hex(32),
+        "VTT_HOST_PASSWORD": HOST_PASSWORD,
+    }.items():
+        monkeypatch.setenv(name, value)
+    return {"REDIS_URL": redis_url, "VTT_TRUSTED_PROXIES": "1"}
+
+
+def seat(url: str, people: People, routes: dict[str, str]) -> tuple[Client, dict[str, Client], dict[str, Client]]:
+    """The host, players (by name) and jurors (by label) of ``people``, each with the route ``routes`` gives its
+    name ("host" for the host); a client's name is its ids' prefix."""
+    host = Client(url, {"code": people.code, "role": "host", "host_token": host_api_token()}, routes["host"], "host")
+    players = {name: Client(url, {"token": token}, routes[name], name) for name, token in people.players.items()}
+    jurors = {label: Client(url, {"token": token}, routes[label], label) for label, token in people.jurors.items()}
+    return host, players, jurors
+
+
+def answer_to(question: dict) -> dict:
+    if question["type"] == "mcq":
+        return {"question": question["id"], "choice": 0}
+    return {"question": question["id"], "text": "a cat, I think"}
+
+
+def sheet_lines(juror: Client, note: str) -> dict:
+    """A line about every revealed answer in the juror's view."""
+    lines = [
+        {"question": shown["question"], "alias": answer["alias"], "note": note, "human_likeness": 3}
+        for shown in juror.view.data.get("revealed", [])
+        for answer in shown["answers"]
+    ]
+    assert lines, juror.view.data
+    return {"lines": lines}
+
+
+async def all_see(clients, condition, message: str, timeout: float = 15) -> None:
+    await wait_until_async(lambda: all(condition(client) for client in clients), timeout=timeout, message=message)
+
+
+def recorded_keys(url: str, code: str) -> set[str]:
+    """The client ids of the session's event log: every action that was saved."""
+    engine = make_engine(url)
+    try:
+        with make_db_factory(engine)() as db:
+            return set(
+                db.scalars(
+                    select(Event.client_key)
+                    .join(VttSession, VttSession.id == Event.session_id)
+                    .where(VttSession.join_code == code, Event.client_key.is_not(None))
+                )
+            )
+    finally:
+        engine.dispose()
+
+
+ANSWER_SECONDS = 10  # the deadline of the question during which the timers' process dies
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_a_process_killed_mid_round_loses_nothing_and_its_deadline_fires_once_elsewhere(
+    postgres_url, redis_url, nginx_binary, tmp_path, monkeypatch
+):
+    served = cluster_env(postgres_url, redis_url, monkeypatch)
+    engine = make_engine(postgres_url)
+    people = make_session(make_db_factory(engine), rounds=1, per_round=2, jurors=3)
+    engine.dispose()
+    with (
+        WatchedApp(served) as first,
+        WatchedApp(served) as second,
+        WatchedApp(served) as third,
+        Nginx(nginx_binary, tmp_path / "nginx", [f"127.0.0.1:{app.port}" for app in (first, second, third)]) as nginx,
+    ):
+        apps = {f"127.0.0.1:{app.port}": app for app in (first, second, third)}
+        holders = wait_until(
+            lambda: [address for address, app in apps.items() if TIMERS_TAKEN in app.log()],
+            timeout=10,
+            message="a process to take the timers",
+        )
+        assert len(holders) == 1, holders
+        holder = holders[0]
+        others = [address for address in apps if address != holder]
+        routes = routes_to(nginx, list(apps))
+        # The host, a player and a juror on the process holding the timers; the others spread over the other two.
+        placed = {"host": holder, "Mina": holder, "J1": holder, "Grace": others[0], "J2": others[0]}
+        placed |= {"Agent": others[1], "J3": others[1]}
+        host, players, jurors = seat(nginx.url, people, {who: routes[address] for who, address in placed.items()})
+        everyone = [host, *players.values(), *jurors.values()]
+
+        async def play() -> dict:
+            await asyncio.gather(*(client.open() for client in everyone))
+            for move in ("open_lobby", "start_round", "show_question"):
+                await host.host(move)
+            await host.host("open_answering", seconds=60)
+            await all_see(players.values(), lambda c: c.view.phase == "answering", "question 1's answering")
+            for player in players.values():
+                await player.act("answer", answer_to(player.view.data["question"]))
+            await host.host("close_answering")
+            await host.host("reveal")
+            await all_see(jurors.values(), lambda c: c.view.data.get("revealed"), "question 1's answers")
+            for juror in jurors.values():
+                await juror.act("sheet", sheet_lines(juror, "before the kill"))
+            await host.host("show_question")
+            await host.host("open_answering", seconds=ANSWER_SECONDS)
+            await all_see(players.values(), lambda c: c.view.phase == "answering", "question 2's answering")
+            await players["Mina"].act("answer", answer_to(players["Mina"].view.data["question"]))
+
+            acked_before = {key for client in everyone for key in client.acked}
+            sids = {client.id_prefix: client.sid for client in everyone}
+            apps[holder].kill()
+            killed = time.monotonic()
+            taken = await wait_until_async(
+                lambda: [address for address in others if TIMERS_TAKEN in apps[address].log()],
+                timeout=5,
+                message="another process to take the timers",
+            )
+            takeover = time.monotonic() - killed
+            # Answering goes on through the other processes, for the dead process's clients too.
+            for player in players.values():
+                await player.act("answer", answer_to(player.view.data["question"]))
+            for juror in jurors.values():
+                await juror.act("sheet", sheet_lines(juror, "after the kill"))
+            await all_see(everyone, lambda c: c.view.phase == "answers_closed", "the deadline", ANSWER_SECONDS + 10)
+            await host.host("reveal")
+            await all_see(everyone, lambda c: c.view.phase == "judging", "the reveal after the deadline")
+            await asyncio.sleep(1)  # every surviving ticker has ticked several times past the deadline
+            moved = {client.id_prefix for client in everyone if client.sid != sids[client.id_prefix]}
+            versions = {client.id_prefix: client.view.known for client in everyone}
+            await asyncio.gather(*(client.close() for client in everyone))
+            return {
+                "acked_before": acked_before,
+                "taken": taken,
+                "takeover": takeover,
+                "moved": moved,
+                "versions": versions,
+            }
+
+        outcome = asyncio.run(play())
+        snapshots = [stage_snapshot(apps[address].url, people.code, ["websocket"]) for address in others]
+
+    for address in others:
+        assert "Traceback" not in apps[address].output, apps[address].output
+    # One of the others took the timers within a few seconds (the tick after PostgreSQL freed the lock).
+    assert len(outcome["taken"]) == 1 and outcome["takeover"] < 5, outcome
+    # The dead process's clients, and only they, got a new connection (through nginx, to another process) ...
+    assert outcome["moved"] == {name for name, address in placed.items() if address == holder}, outcome
+    # ... and nginx answered no request with an error of its own: one sent to the dead process went on to another.
+    assert not re.findall(r'" 5\d\d ', nginx.access_log.read_text()), nginx.access_log.read_text()
+    # Every action acknowledged before the kill, and after it, is in the database.
+    recorded = recorded_keys(postgres_url, people.code)
+    assert outcome["acked_before"] <= recorded, outcome["acked_before"] - recorded
+    assert {key for client in everyone for key in client.acked} <= recorded
+    # The deadline closed question 2's answering once; question 1's the host closed.
+    assert deadline_events(postgres_url, people.code) == [{"phase": "answering"}]
+    # Every client and both surviving processes agree.
+    assert len(set(outcome["versions"].values())) == 1, outcome["versions"]
+    assert snapshots[0]["state_version"] == snapshots[1]["state_version"] == host.view.known
+    assert snapshots[0]["status"] == snapshots[1]["status"] and snapshots[0]["status"]["phase"] == "judging"
+
+
+def queue_health(url: str) -> dict:
+    """``/healthz``'s ``queue`` of one process (whatever its status code)."""
+    try:
+        with urllib.request.urlopen(f"{url}/healthz", timeout=5) as response:
+            return json.loads(response.read())["queue"]
+    except urllib.error.HTTPError as error:  # 503: the listener is dead
+        return json.loads(error.read())["queue"]
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_redis_restarted_mid_round_the_session_goes_on_and_every_client_converges(
+    postgres_url, nginx_binary, tmp_path, monkeypatch
+):
+    redis = OwnRedis(tmp_path / "redis")
+    redis.start()
+    served = cluster_env(postgres_url, redis.url, monkeypatch)
+    engine = make_engine(postgres_url)
+    people = make_session(make_db_factory(engine), rounds=1, per_round=2, jurors=3)
+    engine.dispose()
+    with (
+        redis,
+        WatchedApp(served) as first,
+        WatchedApp(served) as second,
+        Nginx(nginx_binary, tmp_path / "nginx", [f"127.0.0.1:{app.port}" for app in (first, second)]) as nginx,
+    ):
+        acting, other = f"127.0.0.1:{first.port}", f"127.0.0.1:{second.port}"
+        routes = routes_to(nginx, [acting, other])
+        # The host on one process; a player and a juror with it, the others and the stage on the other process.
+        placed = {"host": acting, "Mina": acting, "J1": acting, "Grace": other, "Agent": other, "J2": other}
+        placed |= {"J3": other, "stage": other}
+        host, players, jurors = seat(nginx.url, people, {who: routes[address] for who, address in placed.items()})
+        stage = Client(nginx.url, {"code": people.code, "role": "stage"}, routes[other], "stage")
+        everyone = [host, stage, *players.values(), *jurors.values()]
+        elsewhere = [client for client in everyone if placed[client.id_prefix] == other]
+
+        async def play() -> dict:
+            await asyncio.gather(*(client.open() for client in everyone))
+            for move in ("open_lobby", "start_round", "show_question"):
+                await host.host(move)
+            await host.host("open_answering", seconds=300)
+            await all_see(players.values(), lambda c: c.view.phase == "answering", "question 1's answering")
+            for player in players.values():
+                await player.act("answer", answer_to(player.view.data["question"]))
+            await host.host("close_answering")
+            await host.host("reveal")
+            await all_see(jurors.values(), lambda c: c.view.data.get("revealed"), "question 1's answers")
+            for juror in jurors.values():
+                await juror.act("sheet", sheet_lines(juror, "before Redis went away"))
+            before = {client.id_prefix: client.view.known for client in everyone}
+            resyncs_before = {client.id_prefix: client.resyncs for client in everyone}
+
+            redis.stop()
+            try:
+                # Redis away: the acting process's own clients still hear it (it emits to them itself); the
+                # broadcasts it publishes for the other process are lost.
+                await host.host("show_question")
+                await host.host("open_answering", seconds=300)
+                await players["Mina"].act("answer", answer_to(players["Mina"].view.data["question"]))
+                await jurors["J1"].act("sheet", sheet_lines(jurors["J1"], "while Redis was away"))
+                missed = {client.id_prefix: client.view.known for client in elsewhere}
+            finally:
+                redis.start()
+            restarted = time.monotonic()
+            await wait_until_async(
+                lambda: all(queue_health(url) == {"kind": "redis", "listening": True} for url in urls.values()),
+                timeout=15,
+                message="every process's queue listener",
+            )
+            # The other process hears the acting one again once its listener has subscribed again (python-socketio
+            # retries after 1, 2, 4 ... s): until then a broadcast is lost too, so the host moves the deadline a
+            # little until a broadcast reaches every client there.
+            while not all(client.view.known >= host.view.known for client in elsewhere):
+                assert time.monotonic() - restarted < 20, "no broadcast reached the other process after the restart"
+                await host.host("extend", seconds=1)
+                await asyncio.sleep(0.5)
+            relistened = time.monotonic() - restarted
+
+            # The other process's clients catch up through their version gaps, and the session goes on.
+            await all_see(players.values(), lambda c: c.view.data["question"]["position"] == 2, "question 2")
+            for name in ("Grace", "Agent"):
+                await players[name].act("answer", answer_to(players[name].view.data["question"]))
+            await host.host("close_answering")
+            await host.host("reveal")
+            await all_see(jurors.values(), lambda c: len(c.view.data.get("revealed", [])) == 2, "question 2's answers")
+            for juror in jurors.values():
+                await juror.act("sheet", sheet_lines(juror, "after Redis came back"))
+            await host.host("open_vote", seconds=300)
+            await all_see(jurors.values(), lambda c: c.view.phase == "voting", "the vote")
+            for juror in jurors.values():
+                aliases = juror.view.data["round"]["aliases"]
+                await juror.act("vote", {"round": 1, "slot": 1, "alias": aliases[0], "confidence": 3})
+            await host.host("close_vote")
+            await host.host("show_tally")
+            await all_see(everyone, lambda c: c.view.known == host.view.known, "every client at the host's version")
+            # The tally is its own event after the status of the same version: seen once it has come too.
+            await all_see([stage, *jurors.values()], lambda c: c.view.data.get("tallies"), "the tally")
+            resyncs = {client.id_prefix: client.resyncs - resyncs_before[client.id_prefix] for client in everyone}
+            views = {client.id_prefix: (client.view.known, client.view.phase) for client in everyone}
+            tallies = {client.id_prefix: client.view.data.get("tallies") for client in [stage, *jurors.values()]}
+            await asyncio.gather(*(client.close() for client in everyone))
+            return {
+                "before": before,
+                "missed": missed,
+                "relistened": relistened,
+                "resyncs": resyncs,
+                "views": views,
+                "tallies": tallies,
+                "heard": {client.id_prefix: client.heard for client in elsewhere},
+            }
+
+        urls = {acting: first.url, other: second.url}
+        outcome = asyncio.run(play())
+        snapshots = [stage_snapshot(url, people.code, ["websocket"]) for url in urls.values()]
+
+    for app in (first, second):
+        assert "Traceback" not in app.output, app.output
+    # While Redis was away the other process's clients heard nothing of question 2 ...
+    assert outcome["missed"] == {name: outcome["before"][name] for name in outcome["missed"]}, outcome
+    # ... and each of them, hearing the next event after a gap, asked for a snapshot.
+    assert all(outcome["resyncs"][client.id_prefix] >= 1 for client in elsewhere), outcome["resyncs"]
+    assert outcome["relistened"] < 15, outcome
+    # Every client converged on one version and phase; the tally is the same everywhere, and the votes'.
+    assert set(outcome["views"].values()) == {(snapshots[0]["state_version"], "tally")}, outcome
+    assert snapshots[0]["state_version"] == snapshots[1]["state_version"]
+    assert snapshots[0]["tallies"] == snapshots[1]["tallies"]
+    assert all(tallies == snapshots[0]["tallies"] for tallies in outcome["tallies"].values()), outcome["tallies"]
+    assert [
+        {row["alias"]: row["votes"] for row in tally["votes"] if row["votes"]} for tally in snapshots[0]["tallies"]
+    ] == recorded_votes(postgres_url, people.code)
+    # Nothing acknowledged was lost.
+    recorded = recorded_keys(postgres_url, people.code)
+    assert {key for client in everyone for key in client.acked} <= recorded
