@@ -204,7 +204,9 @@ class Target:
             engine.dispose()
 
 
-def vtt_target(jurors: int, folder: Path) -> Target:
+def vtt_target(jurors: int, folder: Path, database_url: str | None = None) -> Target:
+    """A 3-round session of ``jurors`` jurors in a new SQLite file in ``folder``, or in the (empty) database at
+    ``database_url`` (bench/bench_cluster.py's PostgreSQL)."""
     from sqlalchemy import select
 
     from vtt.banks import import_bank, read_bank
@@ -212,7 +214,7 @@ def vtt_target(jurors: int, folder: Path) -> Target:
     from vtt.models import Juror
     from vtt.sessions.create import SessionConfig, create_session
 
-    url = f"sqlite:///{folder / 'bench.db'}"
+    url = database_url or f"sqlite:///{folder / 'bench.db'}"
     password = secrets.token_urlsafe(12)
     env = {
         **os.environ,
@@ -581,13 +583,19 @@ def write_trace(folder: str | None, name: str, trace: list[tuple[str, float, flo
 
 
 def run_server(
-    target: Target, seed: int, rounds: tuple[str, ...] = ROUNDS, profile: str | None = None, trace: str | None = None
+    target: Target,
+    seed: int,
+    rounds: tuple[str, ...] = ROUNDS,
+    profile: str | None = None,
+    trace: str | None = None,
+    serve=Served,
 ) -> ServerResult:
+    """``serve(command, env, folder)``: what the load connects to (bench/bench_cluster.py: processes behind nginx)."""
     import aiohttp
 
     result = ServerResult(target.name, len(target.tokens))
     context = multiprocessing.get_context("spawn")
-    with Served(target.command, target.env, target.folder) as served:
+    with serve(target.command, target.env, target.folder) as served:
         result.rss_idle = served.memory_mib()
         parent, child = context.Pipe()
         worker = context.Process(target=load_process, args=(child, served.url, target.tokens, seed), daemon=True)
