@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from tests.conftest import login
+from tests.conftest import form_token, login
 from tests.live_helpers import People, Role, client_id, make_session
 from vtt.extensions import socketio
-from vtt.models import RoundAlias
+from vtt.models import Answer, Player, RoundAlias, SessionQuestion
 
 # Who each of the 4 jurors names, round by round (None: abstains).  Round 1: the AI 3 of 4 cast votes,
 # Mina 1 (4 voters); round 2: Mina 2, the AI 1, one abstention.
@@ -67,3 +67,34 @@ def play_session(
     for role in [host, *players.values(), *jurors.values()]:
         role.client.disconnect()
     return people
+
+
+# --- grading ---------------------------------------------------------------------------------------------------
+
+
+def open_answers(db_factory, people) -> dict[tuple[str, str], int]:
+    """``{(player, qid): answer id}`` of the session's open answers (q05 and q11 with the demo bank's seed)."""
+    with db_factory() as db:
+        rows = db.execute(
+            select(Player.name, SessionQuestion, Answer.id)
+            .join(Answer, Answer.player_id == Player.id)
+            .join(SessionQuestion, SessionQuestion.id == Answer.session_question_id)
+            .where(Answer.session_id == people.session_id)
+        ).all()
+        return {(name, sq.question.qid): answer_id for name, sq, answer_id in rows if sq.question.type.value == "open"}
+
+
+def host_client(app):
+    """Another host's browser (a grader of their own), signed in."""
+    client = app.test_client()
+    login(client)
+    return client
+
+
+def post(client, path: str, **data):
+    return client.post(path, data={"csrf_token": form_token(client, path.rsplit("/", 1)[0] + "/"), **data})
+
+
+def name_grader(client, base: str, name: str) -> None:
+    response = post(client, f"{base}/grader", grader=name)
+    assert response.status_code == 302

@@ -10,43 +10,15 @@ import pandas as pd
 import pytest
 from sqlalchemy import func, select
 
-from tests.conftest import form_token, login
-from tests.review_helpers import play_session
-from vtt.models import Answer, Event, Grade, GraderMark, Player, SessionQuestion, VttSession
+from tests.conftest import login
+from tests.review_helpers import host_client, name_grader, open_answers, play_session, post
+from vtt.models import Answer, Event, Grade, GraderMark, VttSession
 from vtt.results.session_data import session_frames
 
 
 @pytest.fixture
 def played(app, db_factory):
     return play_session(app, db_factory)
-
-
-def open_answers(db_factory, people) -> dict[tuple[str, str], int]:
-    """``{(player, qid): answer id}`` of the session's open answers (q05 and q11 with the demo bank's seed)."""
-    with db_factory() as db:
-        rows = db.execute(
-            select(Player.name, SessionQuestion, Answer.id)
-            .join(Answer, Answer.player_id == Player.id)
-            .join(SessionQuestion, SessionQuestion.id == Answer.session_question_id)
-            .where(Answer.session_id == people.session_id)
-        ).all()
-        return {(name, sq.question.qid): answer_id for name, sq, answer_id in rows if sq.question.type.value == "open"}
-
-
-def host_client(app):
-    """Another host's browser (a grader of their own), signed in."""
-    client = app.test_client()
-    login(client)
-    return client
-
-
-def post(client, path: str, **data):
-    return client.post(path, data={"csrf_token": form_token(client, path.rsplit("/", 1)[0] + "/"), **data})
-
-
-def name_grader(client, base: str, name: str) -> None:
-    response = post(client, f"{base}/grader", grader=name)
-    assert response.status_code == 302
 
 
 # Ana and Ben on the six open answers: they agree on four (Mina q05 and q11 right, Grace q05 and Agent q11

@@ -27,13 +27,14 @@ TABLES = {
     "answer",
     "grade",
     "grader_mark",
+    "judge_suggestion",
     "sheet_entry",
     "vote",
     "identity_reveal",
     "event",
     "alembic_version",
 }
-HEAD = "0008"
+HEAD = "0009"
 
 
 def assert_schema_matches_models(url: str) -> None:
@@ -126,6 +127,15 @@ def query(url: str, sql: str) -> list[tuple]:
     try:
         with engine.connect() as connection:
             return [tuple(row) for row in connection.execute(text(sql))]
+    finally:
+        engine.dispose()
+
+
+def execute(url: str, sql: str, **values) -> None:
+    engine = make_engine(url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(text(sql), values)
     finally:
         engine.dispose()
 
@@ -574,3 +584,46 @@ def test_sqlite_join_rules_and_the_way_back(tmp_path):
 @pytest.mark.postgres
 def test_postgresql_join_rules_and_the_way_back(postgres_url):
     join_rules_and_back(postgres_url)
+
+
+# --- 0009: the judge's suggestions ---------------------------------------------------------------------------------
+
+
+def judge_suggestions_and_back(url: str) -> None:
+    upgrade(url, "0001")
+    insert_0001_data(url)
+    upgrade(url, "0008")
+    answers = query(url, "SELECT id, text FROM answer ORDER BY id")
+    upgrade(url)
+    assert_schema_matches_models(url)
+    assert query(url, "SELECT count(*) FROM judge_suggestion") == [(0,)]
+    answer_id = answers[0][0]
+    execute(
+        url,
+        "INSERT INTO judge_suggestion (answer_id, dimension, score, model, endpoint, prompt_sha256, temperature,"
+        " asked_at, reply) VALUES (:answer, 'accuracy', 4, 'm', 'http://127.0.0.1/v1/chat/completions', :hash, 0,"
+        " '2026-11-26 19:00:00', '{''score'': 4}')",
+        answer=answer_id,
+        hash="0" * 64,
+    )
+    with pytest.raises(Exception, match="(?i)check|constraint"):  # a score outside 0-5 is refused by the database
+        execute(
+            url,
+            "INSERT INTO judge_suggestion (answer_id, dimension, score, model, endpoint, prompt_sha256, asked_at,"
+            " reply) VALUES (:answer, 'depth', 6, 'm', 'e', :hash, '2026-11-26 19:00:00', '')",
+            answer=answer_id,
+            hash="0" * 64,
+        )
+    downgrade(url, "0008")
+    assert query(url, "SELECT id, text FROM answer ORDER BY id") == answers  # the answers stay
+    upgrade(url)
+    assert_schema_matches_models(url)
+
+
+def test_sqlite_judge_suggestions_and_the_way_back(tmp_path):
+    judge_suggestions_and_back(f"sqlite:///{tmp_path / 'judge.db'}")
+
+
+@pytest.mark.postgres
+def test_postgresql_judge_suggestions_and_the_way_back(postgres_url):
+    judge_suggestions_and_back(postgres_url)

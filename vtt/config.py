@@ -68,6 +68,9 @@ class Settings:
     # VTT_TRUSTED_PROXIES: how many reverse proxies (nginx ...) stand in front; only then are their X-Forwarded-For/
     # -Proto/-Host believed (vtt.access.web_guard).  0, the default: served directly, the headers are ignored.
     trusted_proxies: int = 0
+    # VTT_JUDGE_URL and VTT_JUDGE_MODEL: the grading page's judge (docs/grading.md); its key stays in the environment
+    judge_url: str | None = None
+    judge_model: str | None = None
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -90,6 +93,8 @@ class Settings:
             audit_log=env.get("VTT_AUDIT_LOG") or None,
             media_dir=Path(env.get("VTT_MEDIA_DIR") or instance / "media"),
             trusted_proxies=_proxy_count(env.get("VTT_TRUSTED_PROXIES")),
+            judge_url=env.get("VTT_JUDGE_URL") or None,
+            judge_model=env.get("VTT_JUDGE_MODEL") or None,
         )
 
     def flask_config(self) -> dict:
@@ -103,6 +108,8 @@ class Settings:
             "AUDIT_LOG": self.audit_log,
             "MEDIA_DIR": str(self.media_dir),
             "TRUSTED_PROXIES": self.trusted_proxies,
+            "JUDGE_URL": self.judge_url,
+            "JUDGE_MODEL": self.judge_model,
             # Not readable by scripts, not sent on other sites' subrequests; Secure is added per request when it came
             # over HTTPS (vtt.access.web_guard), so the same install still works over plain HTTP on a venue's LAN.
             "SESSION_COOKIE_HTTPONLY": True,

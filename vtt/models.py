@@ -494,6 +494,29 @@ class GraderMark(Base):
     coherence: Mapped[int | None]
 
 
+class JudgeSuggestion(Base):
+    """A judge model's suggested score of an answer on one dimension (``vtt.judge``): kept apart from the graders'
+    marks and counted only when a grader takes it. ``score`` None: the reply held no score (``reply`` shows why);
+    the next run asks again. One row per (answer, dimension, model, prompt): a new model or prompt adds rows."""
+
+    __tablename__ = "judge_suggestion"
+    __table_args__ = (
+        UniqueConstraint("answer_id", "dimension", "model", "prompt_sha256"),
+        CheckConstraint("score IS NULL OR (score >= 0 AND score <= 5)", name="score_0_to_5"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    answer_id: Mapped[int] = mapped_column(ForeignKey("answer.id", ondelete="CASCADE"))  # indexed by the unique key
+    dimension: Mapped[str] = mapped_column(String(40))  # "verdict" (1 correct, 0 incorrect) or a rubric dimension
+    score: Mapped[int | None]
+    model: Mapped[str] = mapped_column(String(200))
+    endpoint: Mapped[str] = mapped_column(String(500))  # without credentials
+    prompt_sha256: Mapped[str] = mapped_column(String(64))
+    temperature: Mapped[float | None] = mapped_column(Float)
+    asked_at: Mapped[datetime] = mapped_column(default=utcnow)
+    reply: Mapped[str] = mapped_column(Text, default="")  # the model's reply as it came (cut at 4,000 characters)
+
+
 class SheetEntry(Base):
     """A juror's judgment-sheet line about one answer (the player is resolved from the alias)."""
 

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -43,3 +44,14 @@ def in_process(module: str, *args: str, database_url: str, timeout: float = 300)
     return subprocess.run(
         [sys.executable, "-m", module, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False
     )
+
+
+def start_process(module: str, *args: str, database_url: str, log: Path) -> subprocess.Popen:
+    """``python -m module args...`` on ``database_url``, started and left running (its output goes to ``log``): for
+    work that outlasts a request, whose progress the page reads from the database."""
+    env = {**os.environ, "DATABASE_URL": database_url}
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as output:
+        return subprocess.Popen(
+            [sys.executable, "-m", module, *args], env=env, stdout=output, stderr=subprocess.STDOUT, close_fds=True
+        )

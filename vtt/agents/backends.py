@@ -396,29 +396,9 @@ class HttpBackend(Backend):
         return body
 
     async def answer(self, asked: Asked) -> Reply:
-        import aiohttp
-
         frames = await self._frames(asked)
         body = self.request(asked, frames)
-        headers = {"Authorization": f"Bearer {self.options.api_key}"} if self.options.api_key else {}
-        where = public_url(self.url)
-        try:
-            async with self.services.http.post(
-                self.url, json=body, headers=headers, timeout=aiohttp.ClientTimeout(total=asked.timeout)
-            ) as response:
-                raw = await response.text()
-                if response.status != 200:
-                    raise BackendError(f"{where} answered HTTP {response.status}: {' '.join(raw.split())[:300]}")
-        except (aiohttp.ClientError, TimeoutError) as failure:
-            if isinstance(failure, TimeoutError):
-                raise BackendError(f"{where} gave no reply within {asked.timeout:.0f} s") from None
-            raise BackendError(f"cannot reach {where}: {type(failure).__name__} {failure}".strip()) from None
-        try:
-            data = json.loads(raw)
-            message = data["choices"][0]["message"]
-            said = _message_text(message.get("content"))
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-            raise BackendError(f"{where} sent no chat completion: {' '.join(raw.split())[:300]}") from None
+        said, data = await chat_completion(self.services.http, self.url, body, self.options.api_key, asked.timeout)
         provenance = self.provenance()
         if frames:  # what the model saw: the players' clip and span (the question as the server sent it)
             clip = asked.question.get("clip") or {}
@@ -459,6 +439,31 @@ class HttpBackend(Backend):
             )
         provenance["settings"]["unparsed_reply"] = how
         return Reply(chosen, None, provenance, note=f"the reply {shown} names no option: answered as {how}")
+
+
+async def chat_completion(
+    http: Any, url: str, body: dict[str, Any], api_key: str | None, timeout: float
+) -> tuple[str, dict[str, Any]]:
+    """POST ``body`` to the chat-completions endpoint ``url`` with the aiohttp session ``http``: the first choice's
+    text and the whole reply; BackendError naming the endpoint (without credentials) on any failure."""
+    import aiohttp
+
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    where = public_url(url)
+    try:
+        async with http.post(url, json=body, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout)) as response:
+            raw = await response.text()
+            if response.status != 200:
+                raise BackendError(f"{where} answered HTTP {response.status}: {' '.join(raw.split())[:300]}")
+    except (aiohttp.ClientError, TimeoutError) as failure:
+        if isinstance(failure, TimeoutError):
+            raise BackendError(f"{where} gave no reply within {timeout:.0f} s") from None
+        raise BackendError(f"cannot reach {where}: {type(failure).__name__} {failure}".strip()) from None
+    try:
+        data = json.loads(raw)
+        return _message_text(data["choices"][0]["message"].get("content")), data
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        raise BackendError(f"{where} sent no chat completion: {' '.join(raw.split())[:300]}") from None
 
 
 def _message_text(content: Any) -> str:

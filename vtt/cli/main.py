@@ -11,6 +11,7 @@ from .agent import agent
 from .analyze import analyze
 from .database import db
 from .demo import demo
+from .grade import grade
 from .media import media
 from .questions import questions
 from .reports import export, report
@@ -69,5 +70,6 @@ for command in (
     export,
     simulate,
     agent,
+    grade,
 ):
     main.add_command(command)

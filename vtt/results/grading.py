@@ -243,8 +243,10 @@ def answer_to_grade(db: Session, vtt_session: VttSession, answer_id_text: str | 
     return answer
 
 
-def save_mark(db: Session, vtt_session: VttSession, answer: Answer, grader: str, mark: MarkInput) -> GraderMark:
-    """Record (or replace) ``grader``'s own mark of ``answer``."""
+def save_mark(
+    db: Session, vtt_session: VttSession, answer: Answer, grader: str, mark: MarkInput, *, source: str = "hand"
+) -> GraderMark:
+    """Record (or replace) ``grader``'s own mark of ``answer``; ``source`` "judge:MODEL" when taken from the judge."""
     row = db.scalar(select(GraderMark).where(GraderMark.answer_id == answer.id, GraderMark.grader == grader))
     if row is None:
         row = GraderMark(answer_id=answer.id, grader=grader)
@@ -253,7 +255,7 @@ def save_mark(db: Session, vtt_session: VttSession, answer: Answer, grader: str,
     row.graded_at = utcnow()
     for dimension, score in mark.rubric.items():
         setattr(row, dimension, score)
-    _log(db, vtt_session, "grade.mark", grader, answer, mark.correct, mark.rubric)
+    _log(db, vtt_session, "grade.mark", grader, answer, mark.correct, mark.rubric, source=source)
     db.flush()
     return row
 

@@ -49,7 +49,9 @@ from ..models import (
     RUBRIC_DIMENSIONS,
     Answer,
     Event,
+    GraderMark,
     IdentityReveal,
+    JudgeSuggestion,
     Juror,
     Player,
     Question,
@@ -328,6 +330,8 @@ EXPORT_FILES = (
     "aliases.csv",
     "answers.csv",
     "grades.csv",
+    "grader_marks.csv",
+    "judge_suggestions.csv",
     "sheet_entries.csv",
     "votes.csv",
     "identity_reveals.csv",
@@ -394,6 +398,23 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
         )
     )
     events = list(db.scalars(select(Event).where(Event.session_id == session_id).order_by(Event.id)))
+    answer_by_id = {a.id: a for a in answers}
+    marks = list(
+        db.scalars(
+            select(GraderMark)
+            .join(Answer, Answer.id == GraderMark.answer_id)
+            .where(Answer.session_id == session_id)
+            .order_by(GraderMark.answer_id, GraderMark.id)
+        )
+    )
+    suggestions = list(
+        db.scalars(
+            select(JudgeSuggestion)
+            .join(Answer, Answer.id == JudgeSuggestion.answer_id)
+            .where(Answer.session_id == session_id)
+            .order_by(JudgeSuggestion.answer_id, JudgeSuggestion.id)
+        )
+    )
 
     def place(sq_id: int) -> dict:
         sq = by_question[sq_id]
@@ -526,6 +547,34 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
             for a in answers
             if a.grade is not None
         ],
+        "grader_marks.csv": [
+            {
+                "answer_id": m.answer_id,
+                **place(answer_by_id[m.answer_id].session_question_id),
+                "player": name(answer_by_id[m.answer_id].player_id),
+                "grader": m.grader,
+                "correct": m.correct,
+                "graded_at": iso(m.graded_at),
+                **{dimension: getattr(m, dimension) for dimension in RUBRIC_DIMENSIONS},
+            }
+            for m in marks
+        ],
+        "judge_suggestions.csv": [
+            {
+                "answer_id": j.answer_id,
+                **place(answer_by_id[j.answer_id].session_question_id),
+                "player": name(answer_by_id[j.answer_id].player_id),
+                "dimension": j.dimension,
+                "score": j.score,
+                "model": j.model,
+                "endpoint": j.endpoint,
+                "prompt_sha256": j.prompt_sha256,
+                "temperature": j.temperature,
+                "asked_at": iso(j.asked_at),
+                "reply": j.reply,
+            }
+            for j in suggestions
+        ],
         "sheet_entries.csv": [
             {
                 "entry_id": e.id,
@@ -588,6 +637,32 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
             "grader",
             "graded_at",
             *RUBRIC_DIMENSIONS,
+        ],
+        "grader_marks.csv": [
+            "answer_id",
+            "round",
+            "position",
+            "qid",
+            "player",
+            "grader",
+            "correct",
+            "graded_at",
+            *RUBRIC_DIMENSIONS,
+        ],
+        "judge_suggestions.csv": [
+            "answer_id",
+            "round",
+            "position",
+            "qid",
+            "player",
+            "dimension",
+            "score",
+            "model",
+            "endpoint",
+            "prompt_sha256",
+            "temperature",
+            "asked_at",
+            "reply",
         ],
         "sheet_entries.csv": [
             "entry_id",

@@ -7,12 +7,19 @@ field at fault named.
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+import subprocess
+from pathlib import Path
+
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from flask import session as cookie  # Flask's signed cookie; 'session' means a VTT session
 from flask_babel import gettext as _
+from sqlalchemy import select
 
 from ..extensions import request_db
-from ..models import RUBRIC_DIMENSIONS, VttSession
+from ..judge.rubric import DIMENSIONS
+from ..judge.suggest import suggestions, take_suggestion
+from ..models import RUBRIC_DIMENSIONS, Event, VttSession
+from ..offloop import start_process
 from ..results.grading import (
     GradingError,
     MarkInput,
@@ -28,6 +35,7 @@ from .auth import host_required
 bp = Blueprint("grading", __name__, url_prefix="/host/sessions/<int:session_id>/grading")
 
 GRADER_KEY = "grader"
+JUDGE_RUNS: dict[int, subprocess.Popen] = {}  # this process's "Ask the judge" runs, by session id
 # Which answers the page lists: ?show=...
 FILTERS = {
     "all": lambda item, grader: True,
@@ -98,6 +106,63 @@ def _write_mark(session_id: int, write, done_message):
     return _back(vtt_session, answer.id)
 
 
+@bp.post("/take")
+@host_required
+def take(session_id: int):
+    """The grader takes a judge model's suggestion as their own mark (it counts from then on, like any mark)."""
+    vtt_session = _session(session_id)
+    model = (request.form.get("model") or "").strip()
+    try:
+        grader = grader_name(cookie.get(GRADER_KEY))
+        answer = answer_to_grade(request_db(), vtt_session, request.form.get("answer_id"))
+        taken = take_suggestion(request_db(), vtt_session, answer, grader, model)
+    except GradingError as error:
+        request_db().rollback()
+        return _render(vtt_session, error)
+    request_db().commit()
+    verdict = _("correct") if taken.correct else _("incorrect")
+    flash(
+        _(
+            "%(grader)s took %(model)s's mark of answer %(answer)s: %(verdict)s.",
+            grader=grader,
+            model=model,
+            answer=answer.id,
+            verdict=verdict,
+        ),
+        "success",
+    )
+    return _back(vtt_session, answer.id)
+
+
+@bp.post("/judge")
+@host_required
+def ask_judge(session_id: int):
+    """Start the judge (VTT_JUDGE_URL, VTT_JUDGE_MODEL) on every open answer not yet scored, in a worker process."""
+    vtt_session = _session(session_id)
+    url, model = current_app.config.get("JUDGE_URL"), current_app.config.get("JUDGE_MODEL")
+    if not url or not model:
+        flash(_("No judge is set: start the server with VTT_JUDGE_URL and VTT_JUDGE_MODEL (docs/grading.md)."), "error")
+    elif judge_running(vtt_session.id):
+        flash(_("The judge is already scoring this session's answers."), "info")
+    else:
+        log = Path(current_app.config["INSTANCE_PATH"]) / "logs" / f"judge-{vtt_session.join_code}.log"
+        JUDGE_RUNS[vtt_session.id] = start_process(
+            "vtt.workers.judge",
+            str(vtt_session.id),
+            url,
+            model,
+            database_url=current_app.config["DATABASE_URL"],
+            log=log,
+        )
+        flash(_("The judge is scoring the open answers; reload the page to see its suggestions."), "success")
+    return redirect(url_for(".page", session_id=vtt_session.id, _anchor="judge"))
+
+
+def judge_running(session_id: int) -> bool:
+    run = JUDGE_RUNS.get(session_id)
+    return run is not None and run.poll() is None
+
+
 @bp.post("/settle")
 @host_required
 def settle(session_id: int):
@@ -140,7 +205,22 @@ def _render(vtt_session: VttSession, error: GradingError | None = None):
     grader = cookie.get(GRADER_KEY)
     show = request.values.get("show", "all")
     keep = FILTERS.get(show, FILTERS["all"])
+    suggested = suggestions(request_db(), [item.answer.id for item in overview.answers])
     listed = [(question, [item for item in question.answers if keep(item, grader)]) for question in overview.questions]
+    order = "doubt" if request.values.get("order") == "doubt" else "page"
+    if order == "doubt":  # the judge's least sure first, within each question and across them
+
+        def doubt(item) -> float:
+            return max((suggestion.doubt for suggestion in suggested.get(item.answer.id, [])), default=-1.0)
+
+        listed = [(question, sorted(items, key=doubt, reverse=True)) for question, items in listed]
+        listed.sort(key=lambda pair: max((doubt(item) for item in pair[1]), default=-1.0), reverse=True)
+    last_run = request_db().scalar(
+        select(Event)
+        .where(Event.session_id == vtt_session.id, Event.kind == "judge.run")
+        .order_by(Event.id.desc())
+        .limit(1)
+    )
     return render_template(
         "grading/page.html",
         s=vtt_session,
@@ -150,4 +230,13 @@ def _render(vtt_session: VttSession, error: GradingError | None = None):
         show=show if show in FILTERS else "all",
         error=error,
         dimensions=RUBRIC_DIMENSIONS,
+        suggested=suggested,
+        order=order,
+        judge={
+            "model": current_app.config.get("JUDGE_MODEL"),
+            "url": current_app.config.get("JUDGE_URL"),
+            "running": judge_running(vtt_session.id),
+            "last_run": last_run,
+            "dimensions": len(DIMENSIONS),
+        },
     ), 400 if error else 200

@@ -1,0 +1,118 @@
+"""``vtt grade``: help for the graders of open answers."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .tools import db_factory, fail
+
+
+@click.group()
+def grade() -> None:
+    """Grading open answers: a judge model's suggestions beside the graders' marks."""
+
+
+@grade.command("suggest")
+@click.argument("code")
+@click.option(
+    "--judge",
+    "spec",
+    required=True,
+    envvar="VTT_JUDGE_URL",
+    show_envvar=True,
+    help="http:URL of an OpenAI-compatible chat-completions endpoint (vLLM, Ollama, llama.cpp, a local server).",
+)
+@click.option("--model", required=True, envvar="VTT_JUDGE_MODEL", show_envvar=True, help="The model it serves.")
+@click.option(
+    "--dimensions",
+    default=None,
+    help="Comma-separated, of verdict (correct/incorrect) and MovieCORE's accuracy, comprehensiveness, depth, "
+    "evidence and coherence.  [default: all six]",
+)
+@click.option("--temperature", type=float, default=0.0, show_default=True)
+@click.option("--concurrency", type=click.IntRange(1, 32), default=4, show_default=True, help="Calls at once.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True, help="Seconds per call.")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=None, help="Cap on each reply's tokens.")
+@click.option("--api-key", envvar=["VTT_JUDGE_API_KEY", "OPENAI_API_KEY"], show_envvar=True, default=None)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the run's figures.")
+def grade_suggest(
+    code: str,
+    spec: str,
+    model: str,
+    dimensions: str | None,
+    temperature: float,
+    concurrency: int,
+    timeout: float,
+    max_tokens: int | None,
+    api_key: str | None,
+    as_json: bool,
+) -> None:
+    """Ask a judge model to score every open answer of session CODE (join code), one call per dimension.
+
+    The suggestions are stored apart from the graders' marks and count only when a grader takes them on the
+    grading page. A second run asks only what is missing (a new model or prompt asks again). docs/grading.md.
+    """
+    from ..judge.rubric import DIMENSIONS
+    from ..judge.suggest import JudgeError, JudgeSettings, suggest
+    from ..results.session_data import session_by_code
+
+    try:
+        settings = JudgeSettings.from_spec(
+            spec,
+            model,
+            temperature=temperature,
+            api_key=api_key,
+            timeout=timeout,
+            concurrency=concurrency,
+            max_tokens=max_tokens,
+        )
+    except JudgeError as error:
+        fail(error)
+    factory = db_factory()
+    with factory() as db:
+        session = session_by_code(db, code)
+        if session is None:
+            fail(f"no session with join code {code.strip().upper()!r} (`vtt session list` shows every session)")
+        session_id = session.id
+    bar = None
+
+    def started(total: int) -> None:
+        nonlocal bar
+        if not as_json:
+            bar = click.progressbar(length=total, label=f"{model}: {total} calls", file=sys.stderr)
+            bar.__enter__()
+
+    def progress(_said) -> None:
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        summary = suggest(
+            factory,
+            session_id,
+            settings,
+            [name.strip() for name in dimensions.split(",") if name.strip()] if dimensions else DIMENSIONS,
+            started=started,
+            progress=progress,
+        )
+    except JudgeError as error:
+        fail(error)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    if as_json:
+        click.echo(json.dumps(summary.as_dict()))
+    else:
+        left_out = "; ".join(f"{count} left out: {reason}" for reason, count in summary.left_out.items())
+        click.echo(
+            f"{summary.answers} open answers: {summary.asked} calls made, {summary.scored} scored, "
+            f"{summary.unread} replies without a score, {summary.failed} failed, {summary.already} done before"
+            + (f"; {left_out}" if left_out else "")
+        )
+        for problem in summary.problems:
+            click.echo(f"  {problem}", err=True)
+    if summary.stopped:
+        fail(f"the run stopped: {summary.stopped} (what was scored is kept: run again to go on)")

@@ -1,0 +1,25 @@
+"""``python -m vtt.workers.judge SESSION_ID URL MODEL``: the grading page's "Ask the judge", in a process of its own.
+
+Hundreds of HTTP calls and their writes would otherwise run inside the server; this process asks them
+(:func:`vtt.judge.suggest.suggest`, the API key from ``VTT_JUDGE_API_KEY`` or ``OPENAI_API_KEY``) and ends with one
+JSON line, the run's figures. The run is logged as a ``judge.run`` event, which the grading page shows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+
+def main(session_id: str, url: str, model: str) -> dict:
+    from ..cli.tools import db_factory
+    from ..judge.suggest import JudgeSettings, suggest
+
+    api_key = os.environ.get("VTT_JUDGE_API_KEY") or os.environ.get("OPENAI_API_KEY") or None
+    settings = JudgeSettings.from_spec(url, model, api_key=api_key)
+    return suggest(db_factory(), int(session_id), settings).as_dict()
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(*sys.argv[1:4])))
