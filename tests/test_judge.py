@@ -280,3 +280,28 @@ def test_the_judges_agreement_with_each_grader_and_the_final_marks(app, played, 
     matrix = found.confusions[(MODEL, "Ana")]
     assert matrix.loc[True, True] == 3 and matrix.loc[True, False] == 1
     assert matrix.loc[False, True] == 1 and matrix.loc[False, False] == 1
+
+
+def test_the_grading_pages_button_runs_the_judge_in_a_worker_process(app, played, db_factory):
+    from tests.waiting import wait_until
+    from vtt.views.grading import JUDGE_RUNS
+
+    base = f"/host/sessions/{played.session_id}/grading"
+    ana = host_client(app)
+    name_grader(ana, base, "Ana")
+    assert "judge-unset" in ana.get(f"{base}/").get_data(as_text=True)
+    refused = post(ana, f"{base}/judge")
+    assert refused.status_code == 302 and not JUDGE_RUNS.get(played.session_id)
+    with FakeJudge() as judge:
+        app.config.update(JUDGE_URL=f"http:{judge.url}", JUDGE_MODEL=MODEL)
+        page = ana.get(f"{base}/").get_data(as_text=True)
+        assert 'id="ask-judge"' in page and MODEL in page
+        assert post(ana, f"{base}/judge").status_code == 302
+        run = JUDGE_RUNS[played.session_id]
+        assert "judge-running" in ana.get(f"{base}/").get_data(as_text=True) or run.poll() is not None
+        wait_until(lambda: run.poll() is not None, timeout=60, message="the judge's worker to finish")
+    assert run.returncode == 0
+    assert len(judge.requests) == 36 and len(stored(db_factory)) == 18  # (player, dimension) pairs
+    page = ana.get(f"{base}/").get_data(as_text=True)
+    assert 'id="judge-last-run"' in page and "36 scored" in page
+    assert page.count('class="suggestion"') == 6  # a judge's row under each open answer
