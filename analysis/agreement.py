@@ -74,18 +74,11 @@ class Kappa:
 
 
 @dataclass(frozen=True)
-class WeightedKappa:
-    """Cohen's weighted kappa of two raters over ``items`` items; ``kappa`` is NaN when ``reason`` says why."""
+class WeightedKappa(Kappa):
+    """Cohen's weighted kappa of two raters over ``items`` items; ``kappa`` is NaN when ``reason`` says why.
 
-    items: int
-    observed: float  # weighted observed disagreement sum w_ij O_ij, NaN without items
-    expected: float  # weighted chance disagreement sum w_ij E_ij, NaN without items
-    kappa: float
-    reason: str | None = None  # NO_ITEMS or ONE_CATEGORY when kappa is undefined
-
-    @property
-    def defined(self) -> bool:
-        return self.reason is None
+    Unlike :class:`Kappa`'s agreements, ``observed`` and ``expected`` are the weighted *disagreements*
+    sum w_ij O_ij and sum w_ij E_ij (NaN without items): kappa_w = 1 - observed / expected."""
 
 
 @dataclass(frozen=True)

@@ -251,10 +251,7 @@ def save_mark(
     if row is None:
         row = GraderMark(answer_id=answer.id, grader=grader)
         db.add(row)
-    row.correct = mark.correct
-    row.graded_at = utcnow()
-    for dimension, score in mark.rubric.items():
-        setattr(row, dimension, score)
+    _put(row, mark)
     _log(db, vtt_session, "grade.mark", grader, answer, mark.correct, mark.rubric, source=source)
     db.flush()
     return row
@@ -267,15 +264,19 @@ def set_final(
     grade = answer.grade
     if grade is None:
         grade = answer.grade = Grade(answer_id=answer.id)
-    grade.correct = mark.correct
     grade.automatic = False
     grade.grader = grader
-    grade.graded_at = utcnow()
-    for dimension, score in mark.rubric.items():
-        setattr(grade, dimension, score)
+    _put(grade, mark)
     _log(db, vtt_session, "grade.final", grader, answer, mark.correct, mark.rubric, source=source)
     db.flush()
     return grade
+
+
+def _put(row: GraderMark | Grade, mark: MarkInput) -> None:
+    row.correct = mark.correct
+    row.graded_at = utcnow()
+    for dimension, score in mark.rubric.items():
+        setattr(row, dimension, score)
 
 
 def agreed_mark(item: AnswerToGrade) -> MarkInput | None:

@@ -399,21 +399,16 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
     )
     events = list(db.scalars(select(Event).where(Event.session_id == session_id).order_by(Event.id)))
     answer_by_id = {a.id: a for a in answers}
-    marks = list(
-        db.scalars(
-            select(GraderMark)
-            .join(Answer, Answer.id == GraderMark.answer_id)
-            .where(Answer.session_id == session_id)
-            .order_by(GraderMark.answer_id, GraderMark.id)
+    marks, suggestions = (
+        list(
+            db.scalars(
+                select(table)
+                .join(Answer, Answer.id == table.answer_id)
+                .where(Answer.session_id == session_id)
+                .order_by(table.answer_id, table.id)
+            )
         )
-    )
-    suggestions = list(
-        db.scalars(
-            select(JudgeSuggestion)
-            .join(Answer, Answer.id == JudgeSuggestion.answer_id)
-            .where(Answer.session_id == session_id)
-            .order_by(JudgeSuggestion.answer_id, JudgeSuggestion.id)
-        )
+        for table in (GraderMark, JudgeSuggestion)
     )
 
     def place(sq_id: int) -> dict:
