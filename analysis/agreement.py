@@ -56,6 +56,9 @@ CONSTANT = "constant"
 
 GRADES = range(0, 6)  # MovieCORE's rubric: 0-5 per dimension
 VERDICTS = [True, False]
+# The rater name of the final marks beside the graders' in a judge's agreement (vtt.judge.agreement, the reports):
+# parentheses, so no grader's name can be it.
+FINAL_MARKS = "(final mark)"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@
   more AI players the verdict per AI, detection per juror group (one block per juror facet:
   group, expertise, age band, sex), jurors, confidence, and with a judgment sheet the "looks like
   the AI" exposure per question;
-* ``report.pdf``   - both, plus the question set's composition and the Q&A sheet (case study, Table 1);
+* ``report.pdf``   - both, plus (when a judge suggested grades) the judge's agreement with each grader and
+  the final marks, the question set's composition and the Q&A sheet (case study, Table 1);
 * one UTF-8 CSV per table (see :data:`CSV_FILES`).
 
 Each section is built by one function returning flowables; the three PDFs only differ in which
@@ -24,7 +25,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,7 +33,7 @@ from xml.sax.saxutils import escape
 
 import pandas as pd
 from reportlab.lib import colors
-from reportlab.lib.enums import TA_RIGHT
+from reportlab.lib.enums import TA_CENTER, TA_RIGHT
 from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
@@ -52,6 +53,7 @@ from reportlab.platypus import (
 )
 
 from . import charts
+from .agreement import CONSTANT, FINAL_MARKS, NO_ITEMS, ONE_CATEGORY, TOO_FEW
 from .cogme import element_frequencies
 from .composition import Composition, composition
 from .fonts import BOLD, REGULAR, missing_glyphs, register_fonts
@@ -87,7 +89,30 @@ CSV_FILES = (
     "element_frequencies.csv",
     "question_set.csv",
     "qa_sheet.csv",  # question set
+    "judge_agreement.csv",
+    "judge_confusions.csv",  # with a judge's suggestions
 )
+JUDGE_AGREEMENT_COLUMNS = ("model", "rater", "measure", "items", "kappa", "weighted_kappa", "spearman", "reason")
+JUDGE_CONFUSION_COLUMNS = ("model", "rater", "rater_verdict", "judge_verdict", "answers")
+MEASURE_NAMES = {
+    "correct": "Correct/incorrect",
+    "accuracy": "Accuracy",
+    "comprehensiveness": "Comprehensiveness",
+    "depth": "Depth",
+    "evidence": "Evidence",
+    "coherence": "Coherence",
+}
+UNDEFINED_REASONS = {  # why a statistic is undefined (analysis.agreement), in the reports' words
+    NO_ITEMS: "no answer both marked",
+    ONE_CATEGORY: "every answer in one category",
+    TOO_FEW: "a single answer",
+    CONSTANT: "one grade throughout",
+}
+KAPPA_REASONS = (NO_ITEMS, ONE_CATEGORY)  # the reasons a kappa can be undefined
+RHO_REASONS = (NO_ITEMS, TOO_FEW, CONSTANT)  # ... and Spearman's rho
+JUDGE_CONFUSIONS_PER_ROW = 3
+
+JUDGE_CSVS = ("judge_agreement.csv", "judge_confusions.csv")
 
 FACET_TITLES = {"group": "Group", "expert": "Expertise", "age_band": "Age band", "sex": "Sex"}
 
@@ -160,6 +185,8 @@ def _write_reports(
     session_info: dict | None = None,
     exposure: pd.DataFrame | None = None,
     ungraded: pd.DataFrame | None = None,
+    judge_agreement: pd.DataFrame | None = None,
+    judge_confusions: pd.DataFrame | None = None,
 ) -> WrittenReports:
     """Write the PDFs and CSVs into ``out_dir`` (created if needed); return ``{file name: path}``.
 
@@ -168,6 +195,11 @@ def _write_reports(
     there are no vote CSVs), ``exposure`` from :func:`analysis.votes.exposure` with the answers
     (its ``chance_pct`` column is shown when present; without it there is no ``exposure.csv``);
     ``ungraded`` (``player, qid, answer``) are open answers not graded yet, marked apart in the Q&A sheet.
+    ``judge_agreement`` (:data:`JUDGE_AGREEMENT_COLUMNS`: per judge model, rater and measure, as
+    :func:`analysis.agreement.judge_agreement` gives them; the rater :data:`analysis.agreement.FINAL_MARKS` is the
+    final marks) and ``judge_confusions`` (:data:`JUDGE_CONFUSION_COLUMNS`: the 2x2 verdict counts, long) set an
+    LLM judge's suggested grades beside the graders': with a row of agreement, ``judge_agreement.csv``,
+    ``judge_confusions.csv`` and a section of ``report.pdf`` (after the jury's); without, none of them.
     ``tallies.pdf`` is written when there are vote statistics or an exposure table.
     ``session_info`` is shown as a key/value table under the title (e.g. date, drama, players' ages).
     The result is a dict whose ``missing_characters`` lists what the font cannot show (see
@@ -185,7 +217,16 @@ def _write_reports(
         title = t(DEFAULT_TITLE)
     look = _Look.create(profiles, stats)
     set_composition = composition(questions)
+    has_judge = judge_agreement is not None and len(judge_agreement) > 0
+    if has_judge:
+        require_columns(judge_agreement, JUDGE_AGREEMENT_COLUMNS, "judge_agreement")
+        if judge_confusions is None:
+            judge_confusions = pd.DataFrame(columns=list(JUDGE_CONFUSION_COLUMNS))
+        require_columns(judge_confusions, JUDGE_CONFUSION_COLUMNS, "judge_confusions")
     tables = _tables(questions, answers, profiles, stats, set_composition, exposure, ungraded)
+    if has_judge:
+        tables["judge_agreement.csv"] = judge_agreement[list(JUDGE_AGREEMENT_COLUMNS)]
+        tables["judge_confusions.csv"] = judge_confusions[list(JUDGE_CONFUSION_COLUMNS)]
 
     written = WrittenReports()
     for name, table in tables.items():
@@ -205,6 +246,11 @@ def _write_reports(
         lambda: _jury_section(stats, tables.get("tally.csv"), tables.get("exposure.csv"), look),
         _jury_texts(stats, exposure),
     )
+    judge_part = (
+        "portrait",
+        lambda: _judge_section(tables["judge_agreement.csv"], tables["judge_confusions.csv"], look),
+        _texts(*(tables[name][column] for name in JUDGE_CSVS for column in ("model", "rater"))) if has_judge else set(),
+    )
     set_part = (
         "portrait",
         lambda: _composition_section(set_composition, tables["question_set.csv"], profiles, look),
@@ -214,7 +260,9 @@ def _write_reports(
     documents = {"profiles.pdf": [profile_part]}
     if has_jury:
         documents["tallies.pdf"] = [jury_part]
-    documents["report.pdf"] = [profile_part] + ([jury_part] if has_jury else []) + [set_part, qa_part]
+    documents["report.pdf"] = (
+        [profile_part] + ([jury_part] if has_jury else []) + ([judge_part] if has_judge else []) + [set_part, qa_part]
+    )
     cover_text = _texts([title], (session_info or {}).keys(), (session_info or {}).values())
     missing_everywhere: set[str] = set()
     for name, sections in documents.items():
@@ -465,6 +513,7 @@ def _paragraph_styles() -> dict[str, ParagraphStyle]:
         "answer": ParagraphStyle("answer", cell, leftIndent=9, firstLineIndent=-9),
         "head": ParagraphStyle("head", cell, fontName=BOLD),
         "head_right": ParagraphStyle("head_right", cell, fontName=BOLD, alignment=TA_RIGHT),
+        "head_centre": ParagraphStyle("head_centre", cell, fontName=BOLD, alignment=TA_CENTER),
     }
 
 
@@ -953,6 +1002,214 @@ def _exposure_section(exposure: pd.DataFrame, look: _Look) -> list[Flowable]:
             "caption",
         ),
     ]
+
+
+@dataclass(frozen=True)
+class JudgeRow:
+    """One line of a judge's agreement with a rater, as the report and the results page show it."""
+
+    model: str
+    rater: str  # a grader, or FINAL_MARKS
+    measures: tuple[str, ...]  # one measure; or the dimensions neither statistic can use (no answer both marked)
+    items: int  # the answers both marked on the measure
+    kappa: float  # Cohen's kappa ("correct") or the quadratic weighted kappa (a dimension); NaN when undefined
+    kappa_reason: str | None  # why kappa is undefined (analysis.agreement's reasons), None when defined
+    spearman: float | None  # None on "correct" (not a grade); NaN when undefined
+    spearman_reason: str | None
+    starts_rater: bool  # the rater's first line
+
+
+def judge_rows(agreement: pd.DataFrame) -> dict[str, list[JudgeRow]]:
+    """Per judge model (in order), the lines of its agreement table (:data:`JUDGE_AGREEMENT_COLUMNS`).
+
+    Per rater the measures keep their order, except that the dimensions no answer of which both marked are folded
+    into one line (``measures`` several, ``items`` 0): five lines saying "undefined" say less than one.  The two
+    statistics' reasons are told apart from the row's ``reason`` (``no_items; constant``...).
+    """
+    found: dict[str, list[JudgeRow]] = {}
+    for (model, rater), block in agreement.groupby(["model", "rater"], sort=False):
+        lines, unshared = [], []
+        for row in block.itertuples(index=False):
+            reasons = str(row.reason).split("; ") if isinstance(row.reason, str) else []
+            if row.measure != "correct" and row.items == 0:
+                unshared.append(row.measure)
+                if len(unshared) > 1:
+                    continue
+            correct = row.measure == "correct"
+            kappa = row.kappa if correct else row.weighted_kappa
+            lines.append(
+                JudgeRow(
+                    model=str(model),
+                    rater=str(rater),
+                    measures=(row.measure,),
+                    items=int(row.items),
+                    kappa=float(kappa),
+                    kappa_reason=_reason_of(kappa, reasons, KAPPA_REASONS),
+                    spearman=None if correct else float(row.spearman),
+                    spearman_reason=None if correct else _reason_of(row.spearman, reasons, RHO_REASONS),
+                    starts_rater=not lines,
+                )
+            )
+        if len(unshared) > 1:
+            at = next(index for index, line in enumerate(lines) if line.measures == (unshared[0],))
+            lines[at] = replace(lines[at], measures=tuple(unshared))
+        found.setdefault(str(model), []).extend(lines)
+    return found
+
+
+def _reason_of(value, reasons: list[str], possible: tuple[str, ...]) -> str | None:
+    if not pd.isna(value):
+        return None
+    return next((reason for reason in reasons if reason in possible), reasons[0] if reasons else NO_ITEMS)
+
+
+def _judge_section(agreement: pd.DataFrame, confusions: pd.DataFrame, look: _Look) -> list[Flowable]:
+    """Per judge model: its agreement with each grader and with the final marks, then the verdicts' 2x2 tables."""
+    width = _frame_width()
+    story: list[Flowable] = [
+        look.para(t("The judge beside the graders"), "h1"),
+        look.para(
+            t(
+                "A language model (the judge) suggested grades for the open answers: correct or incorrect, and 0–5 "
+                "on MovieCORE's five dimensions. Here its suggestions are set beside each grader's own marks and "
+                "beside the final marks. The suggestions never counted as marks: a suggestion became a mark only "
+                "when a grader took it, and then it is that grader's own mark."
+            )
+        ),
+    ]
+    for model, lines in judge_rows(agreement).items():
+        story += [look.para(t("Judge: {model}", model=markup(model)), "h2"), _judge_table(lines, look, width)]
+        verdicts = confusions[confusions["model"] == model]
+        if len(verdicts):
+            story += [Spacer(1, 8), _confusion_grid(verdicts, look, width)]
+    story.append(
+        look.para(
+            t(
+                "κ on correct/incorrect: Cohen's kappa (Cohen, 1960); κ on a 0–5 dimension: Cohen's weighted kappa "
+                "with quadratic weights (Cohen, 1968); Spearman's ρ (ties at their average rank) as a rank check. "
+                "Each is taken over the answers both the judge and the rater marked on that measure; 1 is perfect "
+                "agreement, 0 what chance gives. Final marks: the marks the reports use, set from the graders' "
+                "agreement or by hand. The tables: the verdicts on the answers both marked, rows the rater's, "
+                "columns the judge's; the shaded diagonal is where they agree. A mark a grader took from the judge "
+                "is that grader's, and agrees with the judge."
+            ),
+            "caption",
+        )
+    )
+    return story
+
+
+def _judge_table(lines: list[JudgeRow], look: _Look, width: float) -> Table:
+    """Rater x measure: the answers both marked, kappa and rho; one "undefined" across both where neither has an
+    answer to go on."""
+    unshared = [line.kappa_reason == NO_ITEMS and line.spearman_reason == NO_ITEMS for line in lines]
+    table = _table(
+        look,
+        [
+            _Column(t("Rater"), 0.14),
+            _Column(t("Measure"), 0.38),
+            _Column(t("Answers both marked"), 0.12, True),
+            _Column(t("κ / weighted κ"), 0.18, True),
+            _Column(t("Spearman ρ"), 0.18, True),
+        ],
+        [
+            [
+                _rater_name(line.rater) if line.starts_rater else "",
+                ", ".join(t(MEASURE_NAMES.get(measure, measure)) for measure in line.measures),
+                str(line.items),
+                _statistic(line.kappa, line.kappa_reason),
+                "" if line.spearman is None or both else _statistic(line.spearman, line.spearman_reason),
+            ]
+            for line, both in zip(lines, unshared)
+        ],
+        width,
+        block_starts=[line.starts_rater for line in lines],
+    )
+    table.setStyle(TableStyle([("SPAN", (3, row + 1), (4, row + 1)) for row, both in enumerate(unshared) if both]))
+    return table
+
+
+def _rater_name(rater: str) -> str:
+    return t("Final marks") if rater == FINAL_MARKS else markup(rater)
+
+
+def _statistic(value: float, reason: str | None) -> str:
+    """A kappa or rho to two decimals, or why it is undefined (grey)."""
+    if reason is None and not pd.isna(value):
+        return f"{value:.2f}"
+    why = t("undefined: {reason}", reason=t(UNDEFINED_REASONS.get(reason, reason or "")))
+    return f"<font color='#{charts.GREY.hexval()[2:]}'>{why}</font>"
+
+
+def _confusion_grid(confusions: pd.DataFrame, look: _Look, width: float) -> Table:
+    """The model's 2x2 tables of the verdicts, one per rater, a few side by side."""
+    gap = 10
+    each = (width - gap * (JUDGE_CONFUSIONS_PER_ROW - 1)) / JUDGE_CONFUSIONS_PER_ROW
+    boxes = [
+        _confusion_table(str(rater), matrix, look, each) for rater, matrix in confusions.groupby("rater", sort=False)
+    ]
+    cells: list[list] = []
+    for start in range(0, len(boxes), JUDGE_CONFUSIONS_PER_ROW):
+        row = boxes[start : start + JUDGE_CONFUSIONS_PER_ROW]
+        cells.append(row + [""] * (JUDGE_CONFUSIONS_PER_ROW - len(row)))
+    grid = Table(cells, colWidths=[each + gap] * (JUDGE_CONFUSIONS_PER_ROW - 1) + [each], hAlign="LEFT")
+    grid.setStyle(
+        TableStyle(
+            [
+                ("FONTNAME", (0, 0), (-1, -1), REGULAR),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                ("RIGHTPADDING", (0, 0), (-1, -1), gap),
+                ("RIGHTPADDING", (-1, 0), (-1, -1), 0),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 8),
+            ]
+        )
+    )
+    return grid
+
+
+def _confusion_table(rater: str, counts: pd.DataFrame, look: _Look, width: float) -> Table:
+    """One rater's 2x2: rows the rater's verdict, columns the judge's (a header spanning them), the agreeing diagonal
+    shaded; the booktabs rules of :func:`_table`."""
+    count = {
+        (bool(row.rater_verdict), bool(row.judge_verdict)): int(row.answers) for row in counts.itertuples(index=False)
+    }
+    verdicts = ((True, t("correct")), (False, t("incorrect")))
+    cells = [
+        [look.para(_rater_name(rater), "head"), look.para(t("Judge"), "head_centre"), ""],
+        ["", *(look.para(label, "head_right") for _, label in verdicts)],
+        *(
+            [
+                look.para(label, "cell"),
+                *(look.para(str(count.get((theirs, judges), 0)), "cell_right") for judges, _ in verdicts),
+            ]
+            for theirs, label in verdicts
+        ),
+    ]
+    table = Table(cells, colWidths=[0.4 * width, 0.3 * width, 0.3 * width], hAlign="LEFT")
+    table.setStyle(
+        TableStyle(
+            [
+                ("SPAN", (1, 0), (2, 0)),
+                ("LINEABOVE", (0, 0), (-1, 0), 0.9, colors.black),
+                ("LINEBELOW", (1, 0), (2, 0), 0.3, charts.GRID),
+                ("LINEBELOW", (0, 1), (-1, 1), 0.5, colors.black),
+                ("LINEBELOW", (0, -1), (-1, -1), 0.9, colors.black),
+                ("BACKGROUND", (1, 2), (1, 2), _AGREE),
+                ("BACKGROUND", (2, 3), (2, 3), _AGREE),
+                ("FONTNAME", (0, 0), (-1, -1), REGULAR),
+                ("VALIGN", (0, 0), (-1, -1), "BOTTOM"),
+                ("TOPPADDING", (0, 0), (-1, -1), 1.6),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 1.6),
+                ("LEFTPADDING", (0, 0), (-1, -1), 3),
+                ("RIGHTPADDING", (0, 0), (-1, -1), 3),
+            ]
+        )
+    )
+    return table
+
+
+_AGREE = colors.HexColor("#E8E8E8")
 
 
 def _rule_text(stats: VoteStats) -> str:

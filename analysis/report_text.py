@@ -224,6 +224,46 @@ KO: dict[str, str] = {
     "Confidence on a 1–5 scale; the Brier score reads confidence as the probability of being right (1 = a blind "
     "guess, 5 = certain); lower is better.": "확신도는 1–5 척도입니다. Brier 점수는 확신도를 맞힐 확률로 읽습니다 (1 = 무작위 추측, 5 = 확실); 낮을수록 "
     "좋습니다.",
+    # the judge beside the graders (the judge: 심사 모델, grader: 채점자, final mark: 최종 채점, as the web pages say)
+    "The judge beside the graders": "채점자와 심사 모델의 일치도",
+    "A language model (the judge) suggested grades for the open answers: correct or incorrect, and 0–5 on "
+    "MovieCORE's five dimensions. Here its suggestions are set beside each grader's own marks and beside the final "
+    "marks. The suggestions never counted as marks: a suggestion became a mark only when a grader took it, and then "
+    "it is that grader's own mark.": "언어 모델(심사 모델)이 서술형 답변의 채점을 제안했습니다: 정답 또는 오답, 그리고 MovieCORE의 다섯 차원별 "
+    "0–5점. 여기서는 그 제안을 각 채점자의 채점, 그리고 최종 채점과 나란히 비교합니다. 제안은 채점으로 반영되지 "
+    "않았습니다: 채점자가 제안을 받아들였을 때에만 채점이 되었고, 그때는 그 채점자 자신의 채점입니다.",
+    "Judge: {model}": "심사 모델: {model}",
+    "Rater": "평가자",
+    "Measure": "척도",
+    "Answers both marked": "둘 다 채점한 답변",
+    "κ / weighted κ": "κ / 가중 κ",
+    "Spearman ρ": "스피어만 ρ",
+    "Final marks": "최종 채점",
+    "Correct/incorrect": "정답/오답",
+    "Accuracy": "정확성",
+    "Comprehensiveness": "포괄성",
+    "Depth": "깊이",
+    "Evidence": "근거",
+    "Coherence": "일관성",
+    "undefined: {reason}": "정의되지 않음: {reason}",
+    "no answer both marked": "둘 다 채점한 답변 없음",
+    "every answer in one category": "모든 답변이 한 범주",
+    "a single answer": "답변이 하나뿐",
+    "one grade throughout": "모두 같은 점수",
+    "Judge": "심사 모델",
+    "correct": "정답",
+    "incorrect": "오답",
+    "κ on correct/incorrect: Cohen's kappa (Cohen, 1960); κ on a 0–5 dimension: Cohen's weighted kappa with "
+    "quadratic weights (Cohen, 1968); Spearman's ρ (ties at their average rank) as a rank check. Each is taken over "
+    "the answers both the judge and the rater marked on that measure; 1 is perfect agreement, 0 what chance gives. "
+    "Final marks: the marks the reports use, set from the graders' agreement or by hand. The tables: the verdicts on "
+    "the answers both marked, rows the rater's, columns the judge's; the shaded diagonal is where they agree. A mark "
+    "a grader took from the judge is that grader's, and agrees with the judge.": "정답/오답의 κ: 코헨의 카파 (Cohen, 1960); 0–5점 차원의 κ: 이차 가중치를 쓴 코헨의 가중 카파 "
+    "(Cohen, 1968); 스피어만 ρ (동점은 평균 순위): 순위 확인용. 모두 해당 척도에서 심사 모델과 채점자가 둘 다 "
+    "채점한 답변만으로 계산합니다. 1은 완전한 일치, 0은 우연 수준의 일치입니다. 최종 채점: 보고서가 쓰는 채점으로, "
+    "채점자들의 일치로 또는 직접 확정한 것. 표: 둘 다 채점한 답변의 정답/오답 판정, 행은 채점자, 열은 심사 모델; "
+    "음영 대각선이 일치한 답변입니다. 채점자가 심사 모델에게서 받아들인 채점은 그 채점자의 채점이며, 심사 모델과 "
+    "일치합니다.",
     # the question set
     "Question set": "문항 구성",
     "<b>{count}</b> untagged": "태그 없음 <b>{count}</b>개",

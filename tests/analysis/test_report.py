@@ -36,6 +36,7 @@ PLAYERS = pd.DataFrame(
 )
 VOTE_CSVS = {"rounds.csv", "tally.csv", "ai_rounds.csv", "groups.csv", "jurors.csv", "vote_summary.csv"}
 SHEET_CSVS = {"exposure.csv"}
+JUDGE_CSVS = {"judge_agreement.csv", "judge_confusions.csv"}
 PDFS = {"profiles.pdf", "tallies.pdf", "report.pdf"}
 
 
@@ -197,7 +198,8 @@ def read_csv(written, name) -> pd.DataFrame:
 
 
 def test_every_pdf_and_csv_is_written(written):
-    assert set(written) == PDFS | (set(CSV_FILES) - SHEET_CSVS)  # exposure.csv only with a judgment sheet
+    # exposure.csv only with a judgment sheet, the judge's files only with a judge's suggestions
+    assert set(written) == PDFS | (set(CSV_FILES) - SHEET_CSVS - JUDGE_CSVS)
     for name, path in written.items():
         assert path.name == name and path.stat().st_size > 0
     for name in PDFS:
@@ -208,7 +210,7 @@ def test_every_pdf_and_csv_is_written(written):
 def test_without_vote_statistics_there_is_no_tally_report(session, results, tmp_path):
     questions, answers, _ = session
     written = write_reports(tmp_path, questions=questions, answers=answers, profiles=results[0])
-    assert set(written) == {"profiles.pdf", "report.pdf"} | (set(CSV_FILES) - VOTE_CSVS - SHEET_CSVS)
+    assert set(written) == {"profiles.pdf", "report.pdf"} | (set(CSV_FILES) - VOTE_CSVS - SHEET_CSVS - JUDGE_CSVS)
     assert not (tmp_path / "tallies.pdf").exists()
     assert "Jury votes" not in pdf_text(written["report.pdf"])
 
@@ -627,6 +629,90 @@ def test_exposure_table_and_csv_with_a_judgment_sheet(session, results, tmp_path
     # without votes the exposure still gets tallies.pdf; without a sheet there is no exposure at all
     alone = write_reports(tmp_path / "alone", questions=questions, answers=answers, profiles=profile, exposure=table)
     assert "Judgment sheet: exposure" in pdf_text(alone["tallies.pdf"]) and "rounds.csv" not in alone
+
+
+def judge_frames(grader: str = "Ana") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A judge against one grader and the final marks on four answers, as vtt.judge.agreement passes them.
+
+    The grader gives every answer accuracy 3 (so rho is undefined: one grade throughout) and scores no depth or
+    evidence (folded into one "undefined" line); the final marks score nothing but the verdict."""
+    from analysis.agreement import FINAL_MARKS, judge_agreement, judge_confusions
+
+    judge = "judge: m-1"
+    rows = [
+        {"item": item, "rater": judge, "correct": verdict, "accuracy": score, "depth": 2, "evidence": 2}
+        for item, verdict, score in [(1, True, 4), (2, True, 3), (3, False, 1), (4, False, 2)]
+    ]
+    rows += [
+        {"item": item, "rater": grader, "correct": verdict, "accuracy": 3, "depth": None, "evidence": None}
+        for item, verdict in [(1, True), (2, False), (3, False), (4, False)]
+    ]
+    rows += [
+        {"item": item, "rater": FINAL_MARKS, "correct": verdict, "accuracy": None, "depth": None, "evidence": None}
+        for item, verdict in [(1, True), (2, True), (3, False)]
+    ]
+    marks = pd.DataFrame(rows).astype({d: "Float64" for d in ("accuracy", "depth", "evidence")})
+    table = judge_agreement(marks, judge, ["accuracy", "depth", "evidence"]).assign(model="m-1")
+    confusions = pd.DataFrame(
+        [
+            {"model": "m-1", "rater": rater, "rater_verdict": theirs, "judge_verdict": judges, "answers": int(n)}
+            for rater, matrix in judge_confusions(marks, judge).items()
+            for theirs in (True, False)
+            for judges in (True, False)
+            for n in [matrix.loc[theirs, judges]]
+        ]
+    )
+    return table[list(report.JUDGE_AGREEMENT_COLUMNS)], confusions
+
+
+def test_the_judge_beside_the_graders_section_and_csvs(session, results, tmp_path):
+    from analysis.agreement import FINAL_MARKS
+
+    questions, answers, _ = session
+    agreement, confusions = judge_frames()
+    lines = report.judge_rows(agreement)["m-1"]
+    assert [(line.rater, line.measures, line.items) for line in lines] == [
+        ("Ana", ("correct",), 4),
+        ("Ana", ("accuracy",), 4),
+        ("Ana", ("depth", "evidence"), 0),  # neither has an answer both marked: one line
+        (FINAL_MARKS, ("correct",), 3),
+        (FINAL_MARKS, ("accuracy", "depth", "evidence"), 0),
+    ]
+    # Ana against the judge on correct: p_o = 3/4, p_e = (1/4)(2/4) + (3/4)(2/4) = 1/2, kappa = 0.5
+    assert lines[0].kappa == pytest.approx(0.5) and lines[0].spearman is None
+    assert lines[1].spearman_reason == "constant" and lines[1].kappa_reason is None
+    written = write_reports(
+        tmp_path,
+        questions=questions,
+        answers=answers,
+        profiles=results[0],
+        judge_agreement=agreement,
+        judge_confusions=confusions,
+    )
+    assert read_csv(written, "judge_agreement.csv").shape == (8, 8)  # 2 raters x 4 measures
+    assert read_csv(written, "judge_confusions.csv")["answers"].tolist() == [1, 0, 1, 2, 2, 0, 0, 1]
+    layout = subprocess.run(
+        ["pdftotext", "-layout", "-enc", "UTF-8", str(written["report.pdf"]), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    text = " ".join(layout.stdout.split())  # row by row, as the tables read
+    assert "The judge beside the graders" in text and "Judge: m-1" in text
+    assert "Ana Correct/incorrect 4 0.50" in text and "undefined: one grade throughout" in text
+    assert "Depth, Evidence 0 undefined: no answer both marked" in text
+    assert "Final marks" in text and "Cohen, 1968" in text
+    assert text.index("The judge beside the graders") < text.index("Question set")
+    assert "The judge beside" not in pdf_text(written["profiles.pdf"])
+    with_emoji = write_reports(
+        tmp_path / "emoji",
+        questions=questions,
+        answers=answers,
+        profiles=results[0],
+        judge_agreement=judge_frames(EMOJI_PLAYER)[0],
+    )
+    assert with_emoji.missing_characters == ("😀",)  # a grader's name goes through the missing-glyph check
+    assert "judge_confusions.csv" in with_emoji  # no confusions passed: an empty table
 
 
 def test_qa_sheet_shows_the_chosen_option_and_the_no_answer_mark(tmp_path):

@@ -33,7 +33,13 @@ def test_every_template_of_the_pdfs_has_a_korean_one(module):
 
 
 def test_the_words_kept_in_tables_are_translated_too():
-    kept = [report.DEFAULT_TITLE, *report.METHOD_NOTES.values(), *report.FACET_TITLES.values()]
+    kept = [
+        report.DEFAULT_TITLE,
+        *report.METHOD_NOTES.values(),
+        *report.FACET_TITLES.values(),
+        *report.MEASURE_NAMES.values(),
+        *report.UNDEFINED_REASONS.values(),
+    ]
     assert [text for text in kept if text not in KO] == []
     with report_language("ko"):  # a juror's expertise is the program's word; the other labels are the host's
         assert [report._facet_value("expert", v) for v in ("expert", "non-expert")] == ["전문가", "비전문가"]

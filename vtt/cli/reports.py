@@ -73,10 +73,11 @@ def write_session_reports(
 
     ``language`` (``en`` or ``ko``): the PDFs' words; the CSVs, session_info.csv included, stay English.
     """
-    from analysis.report import write_reports
+    from analysis.report import JUDGE_CSVS, write_reports
     from analysis.report_text import report_language, t
     from analysis.votes import exposure, vote_stats
 
+    from ..judge.agreement import judge_agreement_of
     from ..results.session_data import session_frames, session_profiles
 
     frames = session_frames(db, session)
@@ -99,6 +100,7 @@ def write_session_reports(
         else None
     )
     sheet_exposure = exposure(frames.sheet, frames.players, frames.answers) if len(frames.sheet) else None
+    judge = judge_agreement_of(db, session)
     written = write_reports(
         out_dir,
         language=language,
@@ -110,6 +112,8 @@ def write_session_reports(
         session_info=shown_info,
         exposure=sheet_exposure,
         ungraded=frames.ungraded,
+        judge_agreement=None if judge.empty else judge.table,
+        judge_confusions=None if judge.empty else judge.confusion_table,
     )
     info_path = out_dir / "session_info.csv"
     _info_frame(info).to_csv(info_path, index=False, encoding="utf-8")
@@ -119,6 +123,9 @@ def write_session_reports(
         frames.ungraded.to_csv(written["ungraded.csv"], index=False, encoding="utf-8")
     else:
         (out_dir / "ungraded.csv").unlink(missing_ok=True)  # an earlier run's list would mislead
+    if judge.empty:
+        for name in JUDGE_CSVS:
+            (out_dir / name).unlink(missing_ok=True)  # as would an earlier run's agreement
     return SessionReports(written, frames, stats is not None, sheet_exposure is not None)
 
 

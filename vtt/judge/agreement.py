@@ -14,13 +14,14 @@ import pandas as pd
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from analysis.agreement import judge_agreement, judge_confusions
+from analysis.agreement import FINAL_MARKS, VERDICTS, judge_agreement, judge_confusions
 
 from ..models import RUBRIC_DIMENSIONS, Answer, Grade, GraderMark, VttSession
 from .suggest import suggestions
 
-FINAL = "(final mark)"  # the rater name of the final marks: parentheses, so no grader's name can be it
+FINAL = FINAL_MARKS  # the rater name of the final marks: parentheses, so no grader's name can be it
 COLUMNS = ["model", "rater", "measure", "items", "kappa", "weighted_kappa", "spearman", "reason"]
+CONFUSION_COLUMNS = ["model", "rater", "rater_verdict", "judge_verdict", "answers"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,19 @@ class JudgeAgreement:
     @property
     def empty(self) -> bool:
         return self.table.empty
+
+    @property
+    def confusion_table(self) -> pd.DataFrame:
+        """The confusion matrices as one long frame (CONFUSION_COLUMNS): per model and rater, the answers both
+        marked for each pair of verdicts (rater's, judge's), True before False, zero counts included."""
+        rows = [
+            {"model": model, "rater": rater, "rater_verdict": theirs, "judge_verdict": judges, "answers": int(count)}
+            for (model, rater), matrix in self.confusions.items()
+            for theirs in VERDICTS
+            for judges in VERDICTS
+            for count in [matrix.loc[theirs, judges]]
+        ]
+        return pd.DataFrame(rows, columns=CONFUSION_COLUMNS).astype({"answers": int})
 
 
 def judge_agreement_of(db: Session, vtt_session: VttSession) -> JudgeAgreement:
