@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Debian packages the tests use: chromium (browser tests), poppler-utils (PDF checks), fonts-nanum (Hangul),
-# nodejs (the pages' view rules under Node's test runner), nginx (several processes behind deploy/nginx.conf).
+# nodejs (the pages' view rules under Node's test runner), nginx (several processes behind deploy/nginx.conf),
+# espeak-ng (speech for the spoken answers' transcription tests).
 set -euo pipefail
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v pdftoppm >/dev/null || missing+=(poppler-utils)
 command -v node >/dev/null || missing+=(nodejs)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)  # /usr/sbin: not on every PATH
+command -v espeak-ng >/dev/null || missing+=(espeak-ng)
 [ -e /usr/share/fonts/truetype/nanum/NanumGothic.ttf ] || missing+=(fonts-nanum)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then

@@ -1,0 +1,149 @@
+"""``http:URL``: an OpenAI-compatible ``/v1/audio/transcriptions`` server (a local Whisper, ...).
+
+The recording goes as it is (the server decodes it), named by what is in it (``answer.webm``,
+``answer.mp4``): OpenAI's API tells the format by the file name.  A multipart form with ``file``,
+``model``, ``language`` and ``response_format=json``; the reply's ``{"text": ...}``.  ``timeout`` bounds the
+exchange as a whole: connecting, sending, the reply's headers and each read of its body get only the
+time then left, so a server that trickles its reply is cut off too.  Proxy settings are not used (the
+server is expected on the host's own network).
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import re
+import ssl
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from .audio import kind_of
+from .errors import TranscriptionError, without_credentials
+
+ENDPOINT = "/audio/transcriptions"
+MAX_REPLY = 1 << 20  # a transcript of a spoken answer is a few hundred bytes
+
+
+def check_url(url: str) -> None:
+    if not re.match(r"^https?://[^/\s]+", url):
+        raise TranscriptionError(f"http: {without_credentials(url)!r} is not an http:// or https:// URL")
+
+
+def endpoint_of(url: str) -> str:
+    """The transcriptions endpoint of ``url``: the server's root gets ``/v1/audio/transcriptions``, any other
+    path (``/v1``, ``/openai/v1``) ``/audio/transcriptions``, unless it already ends so.  A query is kept."""
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    if not path.endswith(ENDPOINT):
+        path = f"{path or '/v1'}{ENDPOINT}"
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+
+
+def public_url(url: str) -> str:
+    """The URL without credentials or a query (what is shown and recorded)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def describe(endpoint: str, model: str) -> str:
+    return f"http:{public_url(endpoint)} model {model}"
+
+
+def form(fields: dict[str, str], file_name: str, mime: str, data: bytes) -> tuple[bytes, str]:
+    """A ``multipart/form-data`` body of ``fields`` and the file: the body and its content type."""
+    boundary = f"vtt-{uuid.uuid4().hex}"
+    parts = []
+    for name, value in fields.items():
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{file_name}"\r\n'
+        f"Content-Type: {mime}\r\n\r\n".encode()
+        + data
+        + b"\r\n"
+    )
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+def transcription(
+    path: Path, url: str, language: str, timeout: float, api_key: str | None, model: str
+) -> tuple[str, str]:
+    """The server's transcript of the recording, and the backend's description."""
+    endpoint = endpoint_of(url)
+    where = public_url(endpoint)
+    extension, mime = kind_of(path)  # not a recording: said here, not by the server
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise TranscriptionError(f"cannot read the recording {path.name}: {error.strerror or error}") from None
+    fields = {"model": model, "language": language, "response_format": "json"}
+    body, content_type = form(fields, f"answer.{extension}", mime, data)
+    headers = {"Content-Type": content_type, "Accept": "application/json", "Connection": "close"}
+    parts = urlsplit(endpoint)
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    elif parts.username is not None:  # http://user:password@host/...
+        pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+        headers["Authorization"] = f"Basic {base64.b64encode(pair.encode()).decode()}"
+    status, raw = _post(endpoint, body, headers, timeout, where)
+    shown = " ".join(raw.decode("utf-8", "replace").split())[:300]
+    if status != 200:
+        raise TranscriptionError(f"{where} answered HTTP {status}" + (f": {shown}" if shown else ""))
+    try:
+        text = json.loads(raw)["text"]
+        if not isinstance(text, str):
+            raise TypeError
+    except (ValueError, KeyError, TypeError):
+        raise TranscriptionError(f'{where} sent no transcript (JSON {{"text": ...}}): {shown}') from None
+    return text, describe(endpoint, model)
+
+
+def _post(endpoint: str, body: bytes, headers: dict[str, str], timeout: float, where: str) -> tuple[int, bytes]:
+    parts = urlsplit(endpoint)
+    target = parts.path + (f"?{parts.query}" if parts.query else "")
+    deadline = time.monotonic() + timeout
+
+    def left() -> float:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        return remaining
+
+    if parts.scheme == "https":
+        connection: http.client.HTTPConnection = http.client.HTTPSConnection(
+            parts.hostname, parts.port, timeout=timeout, context=ssl.create_default_context()
+        )
+    else:
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    try:
+        connection.connect()
+        sock = connection.sock  # kept: getresponse() lets go of it when the server closes
+        sock.settimeout(left())
+        connection.request("POST", target, body=body, headers=headers)
+        sock.settimeout(left())
+        response = connection.getresponse()
+        raw = b""
+        while len(raw) <= MAX_REPLY and not response.isclosed():  # closed: read to its end
+            sock.settimeout(left())
+            chunk = response.read1(65536)  # what one wait brings: a trickle cannot outlast the timeout
+            if not chunk:
+                break
+            raw += chunk
+        return response.status, raw[:MAX_REPLY]
+    except TimeoutError:  # socket.timeout is TimeoutError
+        raise TranscriptionError(f"{where} gave no transcript within {timeout:g} s") from None
+    except ssl.SSLError as error:
+        raise TranscriptionError(f"cannot reach {where}: TLS {error.reason or error}") from None
+    except (OSError, http.client.HTTPException) as error:
+        what = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise TranscriptionError(f"cannot reach {where}: {type(error).__name__} {what}".strip()) from None
+    finally:
+        connection.close()
