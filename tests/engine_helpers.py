@@ -30,12 +30,16 @@ PLAYER_IDS = (H1, H2, AI)
 JURORS = (701, 702, 703, 704)
 J1, J2, J3, J4 = JURORS
 Q11, Q12, Q21, Q22 = 11, 12, 21, 22  # round 1: mcq, open; round 2: open, mcq
+READ_ALOUD = ["text", "read_aloud"]
 CHOICES = ["a red umbrella", "a blue kettle", "a green bicycle", "a yellow hat", "a white cat"]
 
 
 def make_players() -> dict[int, PlayerInfo]:
     return {
-        H1: PlayerInfo(H1, "Hildegard Brunnhuber", PlayerKind.HUMAN, age=10, stage="middle concrete"),
+        # a young child's page reads aloud: that must never reach the jury either
+        H1: PlayerInfo(
+            H1, "Hildegard Brunnhuber", PlayerKind.HUMAN, age=10, stage="middle concrete", answer_modes=READ_ALOUD
+        ),
         H2: PlayerInfo(H2, "Bartholomew Quince", PlayerKind.HUMAN, age=24, stage="formal"),
         AI: PlayerInfo(AI, "Skynet Mk7", PlayerKind.AI),
     }
@@ -128,7 +132,11 @@ FORBIDDEN_KEYS = {
     "answer_index",
     "reference_answer",
     "tells",
+    "answer_modes",  # a page that reads aloud is a young child's
+    "notices",
+    "speech",
 }
+ANSWER_MODE_WORDS = ("read_aloud",)  # an answer mode in a jury payload gives a child away ("spoken" is a word)
 IDENTITY_KEYS = {"is_ai", "age", "stage"}  # what the identities event may say, by alias
 CLIP_KINDS = {kind.value for kind in ClipKind} | {None}
 
@@ -152,6 +160,7 @@ def assert_blind(
         folded = text.casefold()
         assert not any(name in folded for name in names), f"{where}: a player's name in {path}: {text!r}"
         assert not (id_words and id_words.search(text)), f"{where}: a player's id in {path}: {text!r}"
+        assert not any(word in folded for word in ANSWER_MODE_WORDS), f"{where}: an answer mode in {path}: {text!r}"
 
     def walk(value: Any, path: str, parent_key: str | None, identity_ok: bool) -> None:
         if isinstance(value, dict):

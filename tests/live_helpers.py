@@ -180,6 +180,11 @@ IDENTITY_KEYS = {
     "agent",
     "agents",
     "qid",
+    # how a player takes part (a page that reads aloud is a young child's), and a read-aloud page's voice notices
+    "answer_modes",
+    "notices",
+    "notice",
+    "speech",
 }
 
 
@@ -201,6 +206,8 @@ def identity_leaks(payload: Any, people: People, *, allow_reveal: bool = False) 
             for name, token in people.players.items():
                 if name in value or token in value:
                     leaks.append(f"{path}: {value!r}")
+            if "read_aloud" in value:
+                leaks.append(f"{path}: an answer mode {value!r}")
 
     walk(payload, "")
     return leaks

@@ -146,6 +146,9 @@ class EngineMachine(RuleBasedStateMachine):
                 item = state.current_question
                 assert state.phase is Phase.ANSWERING and item.answers_closed_at is None
                 assert item.id == args["question"] and actor.id in state.participants(state.round)
+            if name == "notice":  # only a read-aloud player's page, and only the host hears of it
+                assert "read_aloud" in state.players[actor.id].answer_modes
+                assert {m.audience for o in outcomes[-1:] for m in o.messages} == {"host"}
             if name == "vote":
                 assert state.phase is Phase.VOTING and state.round_info[state.round].vote_closed_at is None
             if name == "sheet":  # a sheet is final once its round's vote is closed or the session finished
@@ -207,7 +210,7 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(
         data=st.data(),
         role=st.sampled_from(
-            ["host_next"] * 6 + ["answer"] * 3 + ["vote"] * 3 + ["sheet"] * 2 + ["host_any", "join", "tick"]
+            ["host_next"] * 6 + ["answer"] * 3 + ["vote"] * 3 + ["sheet"] * 2 + ["host_any", "join", "tick", "notice"]
         ),
     )
     def step(self, data, role):
@@ -320,6 +323,14 @@ class EngineMachine(RuleBasedStateMachine):
             if slot is not None:
                 args["slot"] = slot
         self.act(Actor("juror", juror), "vote", args, draw(ADVANCE))
+
+    def _notice(self, draw):
+        """A read-aloud page's word on its voice (accepted from H1 only: the one player whose page reads aloud)."""
+        args = {
+            "notice": draw(st.sampled_from(["no_voice", "voice_ok", "mute"]), label="notice"),
+            "language": draw(st.sampled_from(["ko", "en-GB", "", "k o", 7]), label="language"),
+        }
+        self.act(Actor("player", draw(st.sampled_from(PLAYER_IDS), label="player")), "notice", args, draw(ADVANCE))
 
     def _join(self, draw):
         self.act(

@@ -442,7 +442,12 @@ def test_a_cli_writing_to_the_sqlite_file_does_not_freeze_the_server(database_ur
 
 
 def test_the_audit_log_has_every_message_and_the_jury_lines_are_blind(database_url, db_factory, tmp_path):
-    people = make_session(db_factory, rounds=1, per_round=1, jurors=2)
+    players = [  # Mina's page reads aloud (a young child's): neither that nor her page's voice notice reaches the jury
+        {"name": "Mina", "kind": "human", "age": 4, "stage": "pre-operational", "answer_modes": ["text", "read_aloud"]},
+        {"name": "Grace", "kind": "human", "age": 31},
+        {"name": "Agent", "kind": "ai"},
+    ]
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=2, players=players)
     audit = tmp_path / "audit.jsonl"
 
     async def scenario(url: str):
@@ -450,6 +455,8 @@ def test_the_audit_log_has_every_message_and_the_jury_lines_are_blind(database_u
         stage = await Peer(url, {"code": people.code, "role": "stage"}).connect()
         jurors = await connect_jurors(url, list(people.jurors.values()))
         players = {name: await Peer(url, {"token": token}).connect() for name, token in people.players.items()}
+        notice = {"id": new_id("n"), "notice": "no_voice", "language": "ko"}
+        assert (await players["Mina"].call("notice", notice))["ok"]
         for move in TO_JUDGING[:4]:
             await host.host(move)
         question = await players["Mina"].wait_for("question")
@@ -496,3 +503,7 @@ def test_the_audit_log_has_every_message_and_the_jury_lines_are_blind(database_u
     assert {"snapshot", "status", "round", "question", "answers", "tally", "identities"} <= {j["event"] for j in jury}
     for line in jury:
         assert not identity_leaks(line["payload"], people, allow_reveal=line["event"] == "identities"), line
+        assert "answer_modes" not in json.dumps(line["payload"]) and line["event"] != "notice", line
+    hosts = [line for line in lines if line["audience"] == "host"]
+    assert any(line["event"] == "notice" for line in hosts)  # the host heard of Mina's page
+    assert any("answer_modes" in json.dumps(line["payload"]) for line in hosts)

@@ -25,7 +25,7 @@ def test_a_two_round_session_for_every_role(backend):
     assert host.connected and stage.connected and all(p.connected for p in players.values())
     assert host.last("snapshot")["status"]["phase"] == "draft"
     assert jurors["J1"].last("snapshot")["me"] == {"label": "J1"}
-    assert players["Mina"].last("snapshot")["me"] == {"name": "Mina"}
+    assert players["Mina"].last("snapshot")["me"] == {"name": "Mina", "answer_modes": ["text"]}
 
     host.host("open_lobby")
     for number in (1, 2):

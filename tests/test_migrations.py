@@ -34,7 +34,7 @@ TABLES = {
     "event",
     "alembic_version",
 }
-HEAD = "0009"
+HEAD = "0010"
 
 
 def assert_schema_matches_models(url: str) -> None:
@@ -627,3 +627,66 @@ def test_sqlite_judge_suggestions_and_the_way_back(tmp_path):
 @pytest.mark.postgres
 def test_postgresql_judge_suggestions_and_the_way_back(postgres_url):
     judge_suggestions_and_back(postgres_url)
+
+
+# --- 0010: players' answer modes -------------------------------------------------------------------------------
+
+
+def answer_modes_and_back(url: str) -> None:
+    upgrade(url, "0001")
+    insert_0001_data(url)
+    upgrade(url, "0009")
+    players = query(url, "SELECT id, name, kind FROM player ORDER BY id")
+    upgrade(url)
+    assert_schema_matches_models(url)
+    engine = make_engine(url)
+    try:
+        with make_db_factory(engine)() as db, db.begin():
+            from vtt.models import Player
+
+            # players before: all of them text players
+            assert [(p.id, p.answer_modes) for p in db.scalars(select(Player).order_by(Player.id))] == [
+                (pid, ["text"]) for pid, _, _ in players
+            ]
+            db.get(Player, players[0][0]).answer_modes = ["text", "read_aloud"]
+            db.add(Player(id=10, session_id=1, name="New", kind="human", token="t-new"))  # the model's default
+        with make_db_factory(engine)() as db:
+            from vtt.models import Player
+
+            assert db.get(Player, players[0][0]).answer_modes == ["text", "read_aloud"]
+            assert db.scalar(select(Player.answer_modes).where(Player.name == "New")) == ["text"]
+    finally:
+        engine.dispose()
+    # a row written without the column (older code, plain SQL) gets the default too
+    execute(
+        url,
+        "INSERT INTO player (id, session_id, name, kind, backends, details, token) "
+        "VALUES (11, 1, 'Plain', 'human', '{}', '{}', 't-plain')",
+    )
+    assert query(url, "SELECT COUNT(*) FROM player WHERE answer_modes IS NULL") == [(0,)]
+    downgrade(url, "0009")
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        columns = {c["name"] for c in inspect(connection).get_columns("player")}
+    engine.dispose()
+    assert "answer_modes" not in columns
+    assert query(url, "SELECT id, name, kind FROM player ORDER BY id")[: len(players)] == players  # they stay
+    upgrade(url)
+    assert_schema_matches_models(url)
+    engine = make_engine(url)
+    try:
+        with make_db_factory(engine)() as db:
+            from vtt.models import Player
+
+            assert {tuple(modes) for modes in db.scalars(select(Player.answer_modes))} == {("text",)}
+    finally:
+        engine.dispose()
+
+
+def test_sqlite_answer_modes_and_the_way_back(tmp_path):
+    answer_modes_and_back(f"sqlite:///{tmp_path / 'modes.db'}")
+
+
+@pytest.mark.postgres
+def test_postgresql_answer_modes_and_the_way_back(postgres_url):
+    answer_modes_and_back(postgres_url)

@@ -48,6 +48,18 @@ class Phase(enum.StrEnum):
     FINISHED = "finished"
 
 
+class AnswerMode(enum.StrEnum):
+    """How a human player takes part (a player's ``answer_modes``, several at once): ``text`` and ``spoken`` are
+    how the player answers, ``read_aloud`` only adds reading (the page reads the question and options aloud)."""
+
+    TEXT = "text"  # the player types or picks an option (the default)
+    SPOKEN = "spoken"  # the player says the answer (recording comes in a later step: typed meanwhile)
+    READ_ALOUD = "read_aloud"  # the page reads the question and each option aloud; options are big numbered buttons
+
+
+DEFAULT_ANSWER_MODES = (AnswerMode.TEXT.value,)  # a design without answer_modes, and every AI player
+
+
 class ClipPlayback(enum.StrEnum):
     HOST = "host"  # the host plays the clip for everyone at once: the stage and every player's page
     DEVICE = "device"  # each player plays it on their own device

@@ -34,6 +34,8 @@ from sqlalchemy.types import TypeDecorator
 from analysis.taxonomy import Module
 
 from .kinds import (  # noqa: F401 - re-exported: vtt.models is where the rest of vtt finds them
+    DEFAULT_ANSWER_MODES,
+    AnswerMode,
     ClipKind,
     ClipPlayback,
     PassRule,
@@ -361,6 +363,11 @@ class Player(Base):
     age: Mapped[int | None]
     stage: Mapped[str | None] = mapped_column(String(120))  # developmental stage, e.g. "formal operational"
     backends: Mapped[dict[str, Any]] = mapped_column(default=dict)  # AI: program per question type
+    # How the player takes part: "text", "spoken", "read_aloud" (vtt.kinds.AnswerMode). Never sent to the jury or
+    # the stage: reading aloud gives a young child away.
+    answer_modes: Mapped[list[Any]] = mapped_column(
+        default=lambda: list(DEFAULT_ANSWER_MODES), server_default=text("'[\"text\"]'")
+    )
     details: Mapped[dict[str, Any]] = mapped_column(default=dict)  # any further metadata
     token: Mapped[str] = mapped_column(String(64), unique=True)  # the player's private login
 

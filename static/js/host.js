@@ -1,6 +1,7 @@
 // The host's live console: the flow buttons of the current phase only, answers with names as they arrive,
 // identity tells to edit or redact before the reveal, the live vote count, the full tally, who is connected,
-// and the AI players' agents (their last report; the host types or imports an answer when one fails).
+// and the AI players' agents (their last report; the host types or imports an answer when one fails); a read-aloud
+// player's page without a voice is said at the top: the host reads that child the questions.
 import { format, h, newId } from "./client.js";
 import { ClipScreen } from "./screening.js";
 import { phaseText, startPage } from "./show.js";
@@ -130,6 +131,7 @@ function render() {
   renderQuestion(status);
   renderVotes(status);
   renderPeople();
+  renderSpeechNotices();
   renderJury(status);
   renderAgents(status);
   node("open-join").checked = Boolean(status.open_join);
@@ -293,11 +295,28 @@ function renderPeople() {
     h("ul", { class: "people" }, (view.players || []).map((p) => h("li", {},
       h("span", { class: `dot ${here.has(p.id) ? "on" : ""}`, "aria-hidden": "true" }),
       `${p.name} `, h("span", { class: `badge ${p.kind}` }, p.kind === "ai" ? S.kind_ai : S.kind_human),
+      readsAloud(p) ? [" ", h("span", { class: "badge reads-aloud" }, S.reads_aloud)] : "",
       here.has(p.id) ? "" : h("span", { class: "muted" }, ` (${S.player_offline})`)))),
     h("p", {}, format(S.jurors_here, { count: connected.jurors || 0 })),
     connected.juror_labels && connected.juror_labels.length
       ? h("p", { class: "muted" }, connected.juror_labels.join(", ")) : "",
     h("p", { class: "muted" }, format(S.stage_here, { count: connected.stage || 0 })));
+}
+
+// --- read-aloud players' pages: a page without a voice for its language (the host reads aloud) -------------------
+function readsAloud(player) {
+  return (player.answer_modes || []).includes("read_aloud");
+}
+
+function renderSpeechNotices() {
+  const lines = (view.players || []).filter(readsAloud).map((player) => {
+    const notice = (view.notices || {})[String(player.id)];
+    return notice && notice.notice === "no_voice"
+      ? h("li", { "data-player": player.id }, format(S.no_voice_notice, { name: player.name, language: notice.language }))
+      : null;
+  }).filter(Boolean);
+  node("speech-notices").hidden = !lines.length;
+  node("speech-notice-list").replaceChildren(...lines);
 }
 
 // --- the AI players' agents ---------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-// The new-session form: add player and juror rows, and show only the juror source chosen.
+// The new-session form: add player and juror rows, show only the juror source chosen, and the answer modes only for
+// human players (an AI player answers in text: its boxes are disabled, so not sent).
 // Without JavaScript the form still works: every row and every source is simply shown.
 
 function addRow(kind) {
@@ -17,6 +18,19 @@ function showJurorSource() {
     block.hidden = block.dataset.source !== chosen;
   }
 }
+
+function showAnswerModes(kindSelect) {
+  const row = kindSelect.closest("[data-player-row]");
+  const modes = row && row.querySelector("[data-answer-modes]");
+  if (!modes) return;
+  const human = kindSelect.value !== "ai";
+  modes.hidden = !human;
+  for (const box of modes.querySelectorAll("input")) box.disabled = !human;
+}
+
+const isKind = (target) => target instanceof HTMLSelectElement && /^players-\d+-kind$/.test(target.name);
+document.addEventListener("change", (event) => { if (isKind(event.target)) showAnswerModes(event.target); });
+for (const select of document.querySelectorAll("select[name$='-kind']")) if (isKind(select)) showAnswerModes(select);
 
 for (const button of document.querySelectorAll("[data-add-row]")) {
   button.addEventListener("click", () => addRow(button.dataset.addRow));

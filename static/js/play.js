@@ -1,13 +1,21 @@
 // A player's page: the lobby, the clip and question, an answer by option or text within the time limit
 // (changeable until answering closes), and a clear "received" once the server has it on disk.
+// A player whose answer modes include "read_aloud" (a young child) also hears the question and each option when
+// answering opens ("Read it again" repeats it), and picks among big numbered buttons: a touch reads that option
+// and selects it, a second touch (or the big Choose button) answers, so a touch never answers unheard. A page
+// without a voice for its language says so, and tells the host (the `notice` action), who then reads aloud.
 import { applyOwn, format, h } from "./client.js";
 import { ClipScreen } from "./screening.js";
 import { phaseText, startPage } from "./show.js";
+import { Reader, optionSpoken, pageLanguage, readingOf, readsAloud } from "./speech.js";
 
 let view = null;
 let shownQuestion = null;  // the question whose form is on screen (kept while the player types)
 let answerState = null;    // null | "sending" | "received" | {refused}
 let playingRound = null;   // the round the snapshot's "playing" is about
+let reader = null;         // read-aloud players: the page's voice (made at the first snapshot that says so)
+let readFor = null;        // the question last read aloud by itself (once, when its answering opens)
+let selected = null;       // read-aloud, multiple choice: the option touched (and heard), not yet sent
 
 const { S, node, live } = startPage({
   onView: (data, event) => {
@@ -25,6 +33,9 @@ const screen = new ClipScreen({ live, askToJoin: true });
 node("clip").replaceChildren(screen.element);
 const joinBox = h("div", { class: "clip-join-box" }, screen.joinButton);
 node("phase").after(joinBox);  // seen in the lobby, before the first clip
+// Read-aloud players: under the question, shown once the page knows it has a voice.
+const readAgain = h("button", { type: "button", class: "read-again big", id: "read-again", hidden: true,
+  onclick: () => { if (shownQuestion) readQuestion(shownQuestion); } }, S.read_again);
 
 // After a round's questions the player has nothing to do: the page says so in words a child understands, in
 // place of the last question (its clip and answer box are hidden).
@@ -49,6 +60,7 @@ function showPhase(status) {
 
 function render() {
   const status = view.status || {};
+  if (readsAloud(view) && !reader) startReading();
   node("me").textContent = view.me ? format(S.me, { name: view.me.name }) : "";
   showPhase(status);
   const message = notice(status);
@@ -60,22 +72,71 @@ function render() {
   const question = message || stale ? null : view.question;
   node("question").hidden = !question;
   screen.show(question, status);
-  if (!question) { shownQuestion = null; return; }
+  if (!question) { shownQuestion = null; if (reader) reader.stop(); return; }
   const answering = status.phase === "answering";
   if (!shownQuestion || shownQuestion.id !== question.id) {
     shownQuestion = question;
+    selected = null;
     answerState = view.answer && view.answer.question === question.id ? "received" : null;
-    node("question-body").replaceChildren(h("p", { class: "question-text" }, question.text));
+    node("question-body").replaceChildren(h("p", { class: "question-text" }, question.text),
+      reader ? readAgain : "");
     buildForm(question);
   }
   setOpen(answering);
+  if (reader && question.type === "mcq") markOptions(myChoice(question));
   showState();
+  if (reader && answering && readFor !== question.id && reader.checked) {
+    readFor = question.id;  // once, when the child is to answer (not over the clip)
+    readQuestion(question);
+  }
+}
+
+// --- reading aloud -------------------------------------------------------------------------------------------
+function startReading() {
+  const language = pageLanguage();
+  reader = new Reader({
+    language,
+    onChange: (hasVoice) => voiceKnown(hasVoice, language),
+    onBlocked: () => showVoiceNote(S.touch_to_hear, "hint"),
+  });
+  document.body.classList.add("reads-aloud");
+  reader.ready().then((hasVoice) => {
+    voiceKnown(hasVoice, language);
+    if (view) render();  // answering may already be open: read now
+  });
+}
+
+// Whether the page can read aloud: said on the page, and to the host (at each load, so a page that found its voice
+// clears the host's note). Without a voice the "Read it again" button goes: the host reads instead.
+function voiceKnown(hasVoice, language) {
+  readAgain.hidden = !hasVoice;
+  showVoiceNote(hasVoice ? "" : S.no_voice, "warning");
+  live.send("notice", { notice: hasVoice ? "voice_ok" : "no_voice", language });
+}
+
+function showVoiceNote(text, kind) {
+  let note = node("voice-note");
+  if (!note) {
+    note = h("p", { id: "voice-note", role: "status" });
+    node("question").before(note);
+  }
+  note.className = `voice-note ${kind}`;
+  note.textContent = text;
+  note.hidden = !text;
+}
+
+function readQuestion(question) {
+  if (reader && reader.say(readingOf(question, S))) showVoiceNote("", "hint");
 }
 
 function buildForm(question) {
   const form = node("answer-form");
   const mine = view.answer && view.answer.question === question.id ? view.answer : null;
   let field;
+  if (question.type === "mcq" && reader) {
+    bigOptions(form, question, mine);
+    return;
+  }
   if (question.type === "mcq") {
     field = h("fieldset", { class: "choice-list" }, h("legend", {}, S.your_answer),
       question.choices.map((choice, index) => h("label", { class: "pill" },
@@ -91,14 +152,61 @@ function buildForm(question) {
   form.hidden = false;
 }
 
-function setOpen(open) {
-  for (const control of node("answer-form").querySelectorAll("input, textarea, button")) control.disabled = !open;
+// Read-aloud, multiple choice: one big numbered button per option. A touch reads the option and selects it; a second
+// touch on it, or the big Choose button, sends it.
+function bigOptions(form, question, mine) {
+  const hint = h("p", { class: "pick-hint", id: "pick-hint", role: "status" });
+  const choose = h("button", { type: "submit", class: "big choose", id: "choose", disabled: true }, S.choose_big);
+  const buttons = question.choices.map((option, index) => h("button", {
+    type: "button", class: "big-option", "data-index": index, "aria-pressed": "false",
+    onclick: () => touch(question, index),
+  }, h("span", { class: "option-number", "aria-hidden": "true" }, String(index + 1)),
+  h("span", { class: "option-text" }, option)));
+  form.replaceChildren(h("div", { class: "big-options", role: "group", "aria-label": S.your_answer }, buttons),
+    hint, choose);
+  form.onsubmit = (event) => { event.preventDefault(); if (selected !== null) submit(question, selected); };
+  form.hidden = false;
+  markOptions(mine ? mine.choice : null);
 }
 
-async function submit(question) {
+function touch(question, index) {
+  if (selected === index) { submit(question, index); return; }
+  selected = index;
+  if (reader) reader.say([optionSpoken(question.choices[index], index, S)]);
+  markOptions(myChoice(question));
+}
+
+// The option the server has as this player's answer to `question` (null: none yet).
+function myChoice(question) {
+  return view.answer && view.answer.question === question.id ? view.answer.choice : null;
+}
+
+// Which option is selected (touched, heard, not yet sent) and which one is the player's answer on the server.
+function markOptions(chosen) {
+  const form = node("answer-form");
+  for (const button of form.querySelectorAll(".big-option")) {
+    const index = Number(button.dataset.index);
+    button.setAttribute("aria-pressed", String(index === selected));
+    button.classList.toggle("chosen", index === chosen && selected === null);
+  }
+  const hint = node("pick-hint");
+  const choose = node("choose");
+  if (hint) hint.textContent = selected === null ? "" : format(S.selected_hint, { number: selected + 1 });
+  if (choose) choose.disabled = selected === null || view.status.phase !== "answering";
+}
+
+function setOpen(open) {
+  for (const control of node("answer-form").querySelectorAll("input, textarea, button")) control.disabled = !open;
+  if (node("choose")) node("choose").disabled = !open || selected === null;
+}
+
+// `choice`: a read-aloud player's option (touched twice, or touched then Choose); else read from the form.
+async function submit(question, choice = null) {
   const data = new FormData(node("answer-form"));
   const payload = { question: question.id };
-  if (question.type === "mcq") {
+  if (question.type === "mcq" && choice !== null) {
+    payload.choice = choice;
+  } else if (question.type === "mcq") {
     if (!data.has("choice")) { answerState = { refused: S.choose }; showState(); return; }
     payload.choice = Number(data.get("choice"));
   } else {
@@ -111,7 +219,12 @@ async function submit(question) {
   answerState = reply.ok ? "received" : { refused: reply.error.message };
   if (reply.ok) {
     applyOwn(view, { action: "answer", ...payload });  // as the ack and the other tabs' `mine` put it
-    node("answer-form").querySelector("button").textContent = S.change;
+    if (choice !== null) {
+      selected = null;
+      markOptions(payload.choice);
+    } else {
+      node("answer-form").querySelector("button").textContent = S.change;
+    }
   }
   showState();
 }

@@ -106,6 +106,11 @@ function applyToView(data, event, payload) {
       (data.agents || (data.agents = {}))[String(player)] = report;
       break;
     }
+    case "notice": {  // the host's: a read-aloud player's page about its voice (no_voice: the host reads aloud)
+      const { player, ...report } = payload;
+      (data.notices || (data.notices = {}))[String(player)] = report;
+      break;
+    }
     case "tells": data.tells = payload; break;  // the host's: the closed question's answers with tells
     case "juror": {  // the host's: a juror joined openly, or was removed
       const rows = (data.jurors || []).filter((row) => row.label !== payload.label);

@@ -128,6 +128,10 @@ class View:
         agents = self.data["agents"] = self.data.get("agents") or {}
         agents[str(report["player"])] = {key: value for key, value in report.items() if key != "player"}
 
+    def _on_notice(self, report: dict[str, Any]) -> None:  # the host's: a read-aloud page's word on its voice
+        notices = self.data["notices"] = self.data.get("notices") or {}
+        notices[str(report["player"])] = {key: value for key, value in report.items() if key != "player"}
+
     def _on_tells(self, tells: dict[str, Any]) -> None:  # the host's: the closed question's answers with tells
         self.data["tells"] = tells
 

@@ -2,8 +2,9 @@
 
 Blinding is an allowlist, not a filter: every juror/stage payload below is assembled field by
 field from plain values.  No model object and no player record is ever serialised, so a player's
-name, id, kind, token, age, stage and answer time cannot reach the jury by accident.  After a
-round's reveal the jury learns what the host chose to reveal (:func:`identities`), by alias.
+name, id, kind, token, age, stage, answer modes (a page that reads aloud is a young child's) and
+answer time cannot reach the jury by accident.  After a round's reveal the jury learns what the
+host chose to reveal (:func:`identities`), by alias.
 
 Host payloads (names, kinds, latencies, tells) are built here too, so one module says who sees what.
 """
@@ -228,7 +229,8 @@ def player_snapshot(state: LiveState, player_id: int) -> dict[str, Any]:
     return {
         "role": "player",
         "session": {"code": state.code, "title": state.name},
-        "me": {"name": state.players[player_id].name},
+        # answer_modes: this player's page reads aloud, takes spoken answers... (the player's own, never the jury's)
+        "me": {"name": state.players[player_id].name, "answer_modes": list(state.players[player_id].answer_modes)},
         "status": status(state),
         "playing": playing,
         "question": player_question(current) if current and current.shown_at and playing else None,
@@ -271,6 +273,11 @@ def host_agent(state: LiveState, player_id: int) -> dict[str, Any]:
     return {"player": player_id, **(state.players[player_id].agent or {})}
 
 
+def host_notice(state: LiveState, player_id: int) -> dict[str, Any]:
+    """A read-aloud player's page's last word on its voice (no_voice: the host reads the questions aloud)."""
+    return {"player": player_id, **(state.players[player_id].speech or {})}
+
+
 def host_tells(state: LiveState, item: QuestionInfo) -> dict[str, Any]:
     """Answers of a question that would give their player away, for the host to redact or edit."""
     warnings = [
@@ -303,7 +310,14 @@ def host_snapshot(state: LiveState, moves: list[str], connected: dict[str, Any] 
         },
         "status": host_status(state, moves),
         "players": [
-            {"id": p.id, "name": p.name, "kind": p.kind.value, "age": p.age, "stage": p.stage}
+            {
+                "id": p.id,
+                "name": p.name,
+                "kind": p.kind.value,
+                "age": p.age,
+                "stage": p.stage,
+                "answer_modes": list(p.answer_modes),
+            }
             for p in state.players.values()
         ],
         "rounds": [
@@ -323,4 +337,5 @@ def host_snapshot(state: LiveState, moves: list[str], connected: dict[str, Any] 
         "votes": vote_count(state),
         "connected": connected or {},
         "agents": {str(p.id): p.agent for p in state.players.values() if p.kind is PlayerKind.AI and p.agent},
+        "notices": {str(p.id): p.speech for p in state.players.values() if p.speech},
     }

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..kinds import ClipPlayback, Phase, PlayerKind, QuestionType, RevealPolicy
+from ..kinds import AnswerMode, ClipPlayback, Phase, PlayerKind, QuestionType, RevealPolicy
 from ..protocol.text import unstorable
 from ..protocol.vocabulary import (
     AGENT_STATUSES,
@@ -33,16 +34,19 @@ from ..protocol.vocabulary import (
     GUEST_ACTIONS,
     HOST_ACTIONS,
     JUROR_ACTIONS,
+    LANGUAGE_TAG,
     MAX_AGENT_MESSAGE,
     MAX_BACKEND,
     MAX_CLIP_SECONDS,
     MAX_EXTEND_SECONDS,
     MAX_FILE_NAME,
     MAX_JURORS,
+    MAX_LANGUAGE_TAG,
     MAX_PROVENANCE,
     MAX_SHEET_LINES,
     MAX_TEXT,
     PLAYER_ACTIONS,
+    SPEECH_NOTICES,
 )
 from . import audiences
 from .state import (
@@ -65,6 +69,7 @@ from .state import (
     SetOpenJoin,
     SetParticipants,
     SetPhase,
+    SetSpeechNotice,
     SetTally,
     apply_effect,
 )
@@ -773,6 +778,28 @@ def _agent_status(state: LiveState, action: Action, now: datetime, tally: Tally)
     return outcome
 
 
+def _notice(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    """A read-aloud player's page says it has no voice for its language (the host reads aloud instead), or that it
+    has one after all: for the host's console only (answer modes never reach the jury or the stage)."""
+    player = state.players[action.actor.id]
+    _require(
+        AnswerMode.READ_ALOUD.value in player.answer_modes,
+        "not_read_aloud",
+        "only a player whose page reads aloud (answer mode read_aloud) reports on its voice",
+    )
+    notice = action.args.get("notice")
+    _require(notice in SPEECH_NOTICES, "bad_field", f"notice must be one of {', '.join(SPEECH_NOTICES)}")
+    language = action.args.get("language")
+    _require(
+        isinstance(language, str) and len(language) <= MAX_LANGUAGE_TAG and re.fullmatch(LANGUAGE_TAG, language),
+        "bad_field",
+        "language must be a language tag such as ko or en-GB",
+    )
+    outcome = Outcome(effects=[SetSpeechNotice(player.id, notice, language, now)])
+    outcome.announce = lambda after: [Message("host", "notice", audiences.host_notice(after, player.id))]
+    return outcome
+
+
 def _sheet(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
     """One judgment-sheet line, or several in ``lines`` (a page saves all the lines typed since its last save
     in one message); all of them are saved or none."""
@@ -941,6 +968,7 @@ _HANDLERS: dict[str, Callable[..., Outcome]] = {
     "enter_answer": _enter_answer,
     "answer": _answer,
     "agent": _agent_status,
+    "notice": _notice,
     "sheet": _sheet,
     "vote": _vote,
     "join": _join,

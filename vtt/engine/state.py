@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..kinds import ClipPlayback, Phase, PlayerKind, QuestionType, RevealPolicy
+from ..kinds import DEFAULT_ANSWER_MODES, ClipPlayback, Phase, PlayerKind, QuestionType, RevealPolicy
 
 AUDIENCES = ("host", "player", "juror", "stage")
 
@@ -25,6 +25,10 @@ class PlayerInfo:
     age: int | None = None
     stage: str | None = None
     agent: dict[str, Any] | None = None  # an AI player's last status report: {status, message, at}
+    # How the player takes part (text, spoken, read_aloud): the player's own page and the host only, never the
+    # jury or the stage (reading aloud gives a young child away).
+    answer_modes: list[str] = field(default_factory=lambda: list(DEFAULT_ANSWER_MODES))
+    speech: dict[str, Any] | None = None  # a read-aloud page's last word on its voice: {notice, language, at}
 
 
 @dataclass
@@ -209,6 +213,17 @@ class SetAgentStatus(Effect):
 
 
 @dataclass(frozen=True)
+class SetSpeechNotice(Effect):
+    """A read-aloud player's page says whether it has a voice for its language (kept on the player: the host's
+    console reloads it)."""
+
+    player_id: int
+    notice: str  # no_voice | voice_ok
+    language: str
+    at: datetime
+
+
+@dataclass(frozen=True)
 class EditAnswer(Effect):
     question_id: int
     player_id: int
@@ -300,6 +315,11 @@ def agent_report(effect: SetAgentStatus) -> dict[str, Any]:
     return {"status": effect.status, "message": effect.message, "at": effect.at.isoformat().replace("+00:00", "Z")}
 
 
+def speech_report(effect: SetSpeechNotice) -> dict[str, Any]:
+    """What ``player.details["speech"]`` holds and the host is shown: a read-aloud page's last notice."""
+    return {"notice": effect.notice, "language": effect.language, "at": effect.at.isoformat().replace("+00:00", "Z")}
+
+
 def apply_effect(state: LiveState, effect: Effect) -> None:
     """Change ``state`` in memory as ``effect`` says (the database gets the same through the store)."""
     match effect:
@@ -335,6 +355,8 @@ def apply_effect(state: LiveState, effect: Effect) -> None:
             )
         case SetAgentStatus():
             state.players[effect.player_id].agent = agent_report(effect)
+        case SetSpeechNotice():
+            state.players[effect.player_id].speech = speech_report(effect)
         case EditAnswer():
             answer = state.answers[effect.question_id][effect.player_id]
             answer.text, answer.redacted, answer.edited = effect.text, effect.redacted, True

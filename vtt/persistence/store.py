@@ -27,8 +27,10 @@ from ..engine.state import (
     RoundInfo,
     VoteInfo,
     agent_report,
+    speech_report,
 )
 from ..models import (
+    DEFAULT_ANSWER_MODES,
     Answer,
     ClipPlayback,
     Event,
@@ -64,7 +66,16 @@ def load_state(db: Session, session_id: int) -> LiveState:
     if row is None:
         raise LookupError(f"no session with id {session_id}")
     players = {
-        p.id: PlayerInfo(p.id, p.name, p.kind, p.age, p.stage, _agent(p.details))
+        p.id: PlayerInfo(
+            p.id,
+            p.name,
+            p.kind,
+            p.age,
+            p.stage,
+            _agent(p.details),
+            list(p.answer_modes or DEFAULT_ANSWER_MODES),
+            _speech(p.details),
+        )
         for p in db.scalars(select(Player).where(Player.session_id == session_id))
     }
     questions = {}
@@ -156,6 +167,11 @@ def load_state(db: Session, session_id: int) -> LiveState:
 
 def _agent(details: dict[str, Any] | None) -> dict[str, Any] | None:
     report = (details or {}).get("agent")
+    return report if isinstance(report, dict) else None
+
+
+def _speech(details: dict[str, Any] | None) -> dict[str, Any] | None:
+    report = (details or {}).get("speech")
     return report if isinstance(report, dict) else None
 
 
@@ -426,6 +442,13 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
                     update(_PLAYERS)
                     .where(_PLAYERS.c.id == effect.player_id)
                     .values(details={**details, "agent": agent_report(effect)})
+                )
+            case engine_state.SetSpeechNotice():  # rare (a page's word on its voice): merged like an agent's
+                details = db.scalar(select(_PLAYERS.c.details).where(_PLAYERS.c.id == effect.player_id)) or {}
+                db.execute(
+                    update(_PLAYERS)
+                    .where(_PLAYERS.c.id == effect.player_id)
+                    .values(details={**details, "speech": speech_report(effect)})
                 )
             case engine_state.RemoveJuror():
                 _remove_juror(db, session_id, effect)

@@ -113,6 +113,20 @@ class AgentIn(_Message):
     message: str = Field("", max_length=vocabulary.MAX_AGENT_MESSAGE, description="e.g. the error, for the host")
 
 
+class NoticeIn(_Message):
+    """A read-aloud player's page tells the host about its voice: ``no_voice`` when the browser cannot read aloud in
+    the page's language (the host then reads the questions aloud), ``voice_ok`` when it can (after all)."""
+
+    id: ClientId
+    notice: Literal[vocabulary.SPEECH_NOTICES]  # type: ignore[valid-type]
+    language: str = Field(
+        min_length=2,
+        max_length=vocabulary.MAX_LANGUAGE_TAG,
+        pattern=vocabulary.LANGUAGE_TAG,
+        description="the language the page reads in (BCP 47, e.g. ko or en-GB)",
+    )
+
+
 class SheetLine(_Message):
     """A juror's judgment-sheet line about one answer (the whole line: the last write wins)."""
 
@@ -214,6 +228,7 @@ CLIENT_MESSAGES: dict[str, type[_Message]] = {
     "vote": VoteIn,
     "host": HostIn,
     "agent": AgentIn,
+    "notice": NoticeIn,
 }
 
 

@@ -14,6 +14,10 @@ MAX_FILE_NAME = 200
 MAX_CLIP_SECONDS = 3600.0
 MAX_JURORS = 100_000  # an open-join cap beyond any hall
 AGENT_STATUSES = ("ready", "working", "answered", "error")
+# A read-aloud player's page about its voice: none for the page's language (the host reads aloud), or one after all.
+SPEECH_NOTICES = ("no_voice", "voice_ok")
+MAX_LANGUAGE_TAG = 35  # a BCP 47 language tag: "ko", "en-GB"
+LANGUAGE_TAG = r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$"
 ANSWER_SOURCES = ("typed", "import")  # how the host entered an AI player's answer
 
 HOST_ACTIONS = (
@@ -37,6 +41,6 @@ HOST_ACTIONS = (
     "new_link",
     "enter_answer",
 )
-PLAYER_ACTIONS = ("answer", "agent")
+PLAYER_ACTIONS = ("answer", "agent", "notice")
 JUROR_ACTIONS = ("sheet", "vote")
 GUEST_ACTIONS = ("join",)  # open join: a guest becomes a juror

@@ -4,8 +4,9 @@
 the host's login cookie from the HTTP session).  The client actions are registered on the
 python-socketio server directly by :func:`attach`: they need no Flask request context, and
 building one per message cost a fifth of a loaded server's CPU.  Client actions: ``answer``
-(players), ``agent`` (AI players' status reports), ``sheet`` and ``vote`` (jurors), ``host`` (the
-host's moves), ``snapshot`` and ``clock`` (anyone).
+(players), ``agent`` (AI players' status reports), ``notice`` (a read-aloud page's word on its
+voice), ``sheet`` and ``vote`` (jurors), ``host`` (the host's moves), ``snapshot`` and ``clock``
+(anyone).
 See ``docs/protocol.md``.
 """
 

@@ -490,6 +490,7 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
                 "age": p.age,
                 "stage": p.stage,
                 "backends": _json(p.backends),
+                "answer_modes": _json(p.answer_modes),
                 "details": _json(_blanked(p.details, _names_a_secret)),
             }
             for p in players

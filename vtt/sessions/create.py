@@ -22,6 +22,8 @@ from sqlalchemy.orm import Session
 
 from ..banks import InputError, Problem, bank_by_name, bank_records, records_frame
 from ..models import (
+    DEFAULT_ANSWER_MODES,
+    AnswerMode,
     ClipPlayback,
     Event,
     Juror,
@@ -61,7 +63,9 @@ CONFIG_KEYS = {
     "open_join",
     "clip_playback",
 }
-PLAYER_KEYS = {"name", "kind", "age", "stage", "backends"}
+PLAYER_KEYS = {"name", "kind", "age", "stage", "backends", "answer_modes"}
+ANSWER_MODES = tuple(mode.value for mode in AnswerMode)  # text, spoken, read_aloud
+ANSWERING_MODES = (AnswerMode.TEXT.value, AnswerMode.SPOKEN.value)  # how a player answers; read_aloud only reads
 JUROR_KEYS = {"label", "age_band", "sex", "expert", "group"}
 # Database column widths (vtt.models), checked here so a design is refused whole, with every problem named.
 MAX_SESSION_NAME = 200
@@ -80,6 +84,14 @@ class PlayerConfig:
     age: int | None = None
     stage: str | None = None
     backends: dict[str, str] = field(default_factory=dict)
+    answer_modes: list[str] = field(default_factory=lambda: list(DEFAULT_ANSWER_MODES))
+
+    def as_design(self) -> dict[str, Any]:
+        """The player as a design entry; ``answer_modes`` only when not the default (absent means ["text"])."""
+        entry = {key: value for key, value in asdict(self).items() if key != "answer_modes"}
+        if self.answer_modes != list(DEFAULT_ANSWER_MODES):
+            entry["answer_modes"] = list(self.answer_modes)
+        return entry
 
 
 @dataclass
@@ -308,6 +320,7 @@ class _FieldCheck:
         if not isinstance(backends, dict) or any(k not in ("mcq", "open", "any") for k in backends):
             self.problem(f"{where}.backends", "must map question types (mcq, open) to program names")
             backends = {}
+        modes = self.answer_modes(item.get("answer_modes", list(DEFAULT_ANSWER_MODES)), kind, f"{where}.answer_modes")
         if not name or kind not in ("human", "ai"):
             return None
         return PlayerConfig(
@@ -316,7 +329,35 @@ class _FieldCheck:
             age,
             (str(item["stage"]) if item.get("stage") else None),
             {k: str(v) for k, v in backends.items()},
+            modes,
         )
+
+    def answer_modes(self, value: Any, kind: Any, where: str) -> list[str]:
+        """A player's ``answer_modes``: a list of text, spoken, read_aloud, no repeats, at least one of text and
+        spoken (how the player answers; read_aloud only adds reading); an AI player's only ["text"]."""
+        default = list(DEFAULT_ANSWER_MODES)
+        names = ", ".join(f'"{mode}"' for mode in ANSWER_MODES)
+        if not isinstance(value, list) or not all(isinstance(mode, str) for mode in value):
+            self.problem(where, f"must be a list of answer modes ({names}), not {value!r}")
+            return default
+        unknown = [mode for mode in value if mode not in ANSWER_MODES]
+        repeated = sorted({mode for mode in value if value.count(mode) > 1})
+        if unknown:
+            self.problem(where, f"has {', '.join(map(repr, unknown))}: the answer modes are {names}")
+        if repeated:
+            self.problem(where, f"names {', '.join(map(repr, repeated))} twice")
+        if unknown or repeated:
+            return default
+        if kind == PlayerKind.AI.value and value != default:
+            self.problem(where, f'must be ["text"] for an AI player (it answers in text), not {value!r}')
+            return default
+        if not any(mode in ANSWERING_MODES for mode in value):
+            self.problem(
+                where,
+                f'needs "text" or "spoken" (how the player answers; "read_aloud" only reads aloud), not {value!r}',
+            )
+            return default
+        return [mode for mode in ANSWER_MODES if mode in value]  # in one order, whatever order the design gave
 
 
 def juror_config(item: dict[str, Any], report, labels: set[str]) -> JurorConfig | None:
@@ -490,7 +531,15 @@ def create_session(db: Session, config: SessionConfig, *, actor: str = "host") -
         for n in range(1, config.rounds + 1)
     ]
     session.players = [
-        Player(name=p.name, kind=p.kind, age=p.age, stage=p.stage, backends=p.backends, token=secrets.token_urlsafe(18))
+        Player(
+            name=p.name,
+            kind=p.kind,
+            age=p.age,
+            stage=p.stage,
+            backends=p.backends,
+            answer_modes=list(p.answer_modes),
+            token=secrets.token_urlsafe(18),
+        )
         for p in config.players
     ]
     session.jurors = [
@@ -531,7 +580,8 @@ def create_session(db: Session, config: SessionConfig, *, actor: str = "host") -
 
 def _design_of(config: SessionConfig) -> dict[str, Any]:
     """A design document for a configuration built in code rather than read from one."""
-    fields = {key: value for key, value in asdict(config).items() if key not in ("design", "jurors")}
+    fields = {key: value for key, value in asdict(config).items() if key not in ("design", "jurors", "players")}
+    fields["players"] = [player.as_design() for player in config.players]
     fields["jurors"] = [juror.as_design() for juror in config.jurors]
     if config.seed is None:
         del fields["seed"]

@@ -23,12 +23,16 @@ from ..models import ClipPlayback, PassRule, Question, QuestionBank, RevealPolic
 from ..offloop import off_loop
 from ..on_behalf.paper_jurors import PAPER_GROUP
 from ..problems import InputError, Problem, summarize
-from ..sessions.create import SessionConfig, create_session, numbered_jurors, read_jurors_csv
+from ..sessions.create import ANSWER_MODES, SessionConfig, create_session, numbered_jurors, read_jurors_csv
 from .auth import host_required
 
 bp = Blueprint("setup", __name__, url_prefix="/host")
 
-PLAYER_FIELDS = ("name", "kind", "age", "stage", "mcq", "open")
+# One checkbox per answer mode (mode_text, mode_spoken, mode_read_aloud), and "modes", a hidden field that says the
+# boxes were on the form (an unticked box is not sent: without the field, as from an older form, the default holds).
+MODE_FIELDS = ("modes", *(f"mode_{mode}" for mode in ANSWER_MODES))
+PLAYER_FIELDS = ("name", "kind", "age", "stage", "mcq", "open", *MODE_FIELDS)
+BLANK_PLAYER = {**dict.fromkeys(PLAYER_FIELDS, ""), "mode_text": "on"}  # a new row answers by text
 JUROR_FIELDS = ("label", "age_band", "sex", "expert", "paper")  # paper: ticked for a juror without a device
 BLANK_PLAYER_ROWS = 5
 BLANK_JUROR_ROWS = 4
@@ -65,7 +69,7 @@ class SetupForm:
     def blank(cls, bank: str = "") -> SetupForm:
         return cls(
             {**DEFAULTS, "bank": bank},
-            [dict.fromkeys(PLAYER_FIELDS, "") for _ in range(BLANK_PLAYER_ROWS)],
+            [dict(BLANK_PLAYER) for _ in range(BLANK_PLAYER_ROWS)],
             [dict.fromkeys(JUROR_FIELDS, "") for _ in range(BLANK_JUROR_ROWS)],
         )
 
@@ -181,6 +185,11 @@ def _player(row: dict[str, str]) -> dict[str, Any]:
     backends = {kind: row[kind] for kind in ("mcq", "open") if row[kind]}
     if backends:
         player["backends"] = backends
+    modes = [mode for mode in ANSWER_MODES if row[f"mode_{mode}"]]
+    # Absent means ["text"] (the design stays what it was before answer modes). An AI row's boxes are disabled, so
+    # not sent, by the page: the default too; a mode ticked for an AI player without JavaScript is refused by name.
+    if row["modes"] and modes != ["text"]:
+        player["answer_modes"] = modes
     return player
 
 
