@@ -59,6 +59,9 @@ def test_a_running_servers_record_gives_the_links(run, demo_code, instance, monk
     assert f"open join:    http://127.0.0.1:5101/join/{demo_code}" in show
     assert not any(":5000/" in line for line in show)
     assert login == "Host console: http://127.0.0.1:5101/host/login"
+    # The demo's four-year-old has the page read aloud: the host sees it beside the link; a text player has nothing.
+    assert next(line for line in show if "김민준" in line).endswith("(text, read_aloud)")
+    assert "(" not in next(line for line in show if "Grace" in line)
     # An explicit address still wins, and so do --host/--port.
     assert starts(
         run("session", "show", demo_code, "--base-url", "http://vtt.lan:9000").output.splitlines(),

@@ -110,9 +110,11 @@ def test_create_prints_the_code_seed_hash_and_every_link(run, db, demo_bank, mon
     key = stage_key(Settings.from_env().secret_key, stored.id)
     assert f"stage screen: http://192.0.2.7:5000/stage/{stored.join_code}?key={key}" in lines
     assert f"open join:    http://192.0.2.7:5000/join/{stored.join_code}" in lines
-    for player in stored.players:
+    for player in stored.players:  # a player's answer modes after the link, unless only text
+        modes = [] if player.answer_modes == ["text"] else [f"({', '.join(player.answer_modes)})"]
         assert any(
-            line.split() == [player.name, str(player.kind), f"http://192.0.2.7:5000/play/{player.token}"]
+            line.split(maxsplit=3)
+            == [player.name, str(player.kind), f"http://192.0.2.7:5000/play/{player.token}"] + modes
             for line in lines
         )
     assert "jurors (16):" in lines
@@ -256,7 +258,7 @@ def test_list_and_show(run, db, demo_bank, tmp_path):
     assert f"open join:    {BASE}/join/{first['code']}" in text
     tokens = {p["label"]: p["token"] for p in first["players"] + first["jurors"]}
     assert f"  Agent   ai     {BASE}/play/{tokens['Agent']}" in text
-    assert f"  김민준  human  {BASE}/play/{tokens['김민준']}" in text  # wide characters take two columns
+    assert f"  김민준  human  {BASE}/play/{tokens['김민준']}  (text, read_aloud)" in text  # wide characters: 2 columns
     assert f"  J01  {BASE}/jury/{tokens['J01']}  (20s, female, AI expert, group panel)" in text
     assert f"  J16  {BASE}/jury/{tokens['J16']}  (50s, male, not an AI expert, group panel)" in text
 

@@ -160,7 +160,9 @@ def _print_links(summary: dict[str, Any], facets: dict[str, str] | None = None) 
     click.echo(f"players ({len(players)}):")
     width = max((_width(p["label"]) for p in players), default=0)
     for player in players:
-        click.echo(f"  {_pad(player['label'], width)}  {player['kind']:<5}  {player['url']}")
+        modes = player["answer_modes"]
+        answers_by = f"  ({', '.join(modes)})" if modes != ["text"] else ""  # a young child's: the host needs it
+        click.echo(f"  {_pad(player['label'], width)}  {player['kind']:<5}  {player['url']}{answers_by}")
     jurors = summary["jurors"]
     click.echo(f"jurors ({len(jurors)}):" if jurors else "jurors: none yet")
     width = max((_width(j["label"]) for j in jurors), default=0)

@@ -18,7 +18,8 @@ def choose_base_url(given: str | None = None, configured: str | None = None) -> 
 def person_links(session, base: str, secret_key: str) -> dict[str, Any]:
     """Every link of a session (a :class:`vtt.models.VttSession`) under ``base``.
 
-    ``{"stage_url", "join_url" (None unless open join), "players": [{"label", "kind", "token", "url"}],
+    ``{"stage_url", "join_url" (None unless open join), "players": [{"label", "kind", "answer_modes", "token",
+    "url"}],
     "jurors": [{"label", "token", "url", "removed"}]}``, players and jurors in the order they were created.  The
     stage link carries the stage key (the installation's ``secret_key`` makes it): that stage shows the door code.
     """
@@ -33,6 +34,7 @@ def person_links(session, base: str, secret_key: str) -> dict[str, Any]:
             {
                 "label": player.name,
                 "kind": str(player.kind),
+                "answer_modes": list(player.answer_modes),
                 "token": player.token,
                 "url": f"{base}/play/{player.token}",
             }
