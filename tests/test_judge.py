@@ -305,3 +305,19 @@ def test_the_grading_pages_button_runs_the_judge_in_a_worker_process(app, played
     page = ana.get(f"{base}/").get_data(as_text=True)
     assert 'id="judge-last-run"' in page and "36 scored" in page
     assert page.count('class="suggestion"') == 6  # a judge's row under each open answer
+
+
+def test_a_judge_run_that_cannot_start_says_why_on_the_grading_page(app, played):
+    from tests.waiting import wait_until
+    from vtt.views.grading import JUDGE_RUNS
+
+    base = f"/host/sessions/{played.session_id}/grading"
+    ana = host_client(app)
+    name_grader(ana, base, "Ana")
+    app.config.update(JUDGE_URL="ftp://judge.example", JUDGE_MODEL=MODEL)
+    assert post(ana, f"{base}/judge").status_code == 302
+    run = JUDGE_RUNS[played.session_id]
+    wait_until(lambda: run.poll() is not None, timeout=60, message="the judge's worker to end")
+    assert run.returncode == 1
+    page = ana.get(f"{base}/").get_data(as_text=True)
+    assert 'id="judge-failure"' in page and "is not http:URL" in page

@@ -7,6 +7,7 @@ field at fault named.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -145,7 +146,8 @@ def ask_judge(session_id: int):
     elif judge_running(vtt_session.id):
         flash(_("The judge is already scoring this session's answers."), "info")
     else:
-        log = Path(current_app.config["INSTANCE_PATH"]) / "logs" / f"judge-{vtt_session.join_code}.log"
+        log = _judge_log(vtt_session)
+        log.unlink(missing_ok=True)  # the page reads this run's last line, not an earlier run's
         JUDGE_RUNS[vtt_session.id] = start_process(
             "vtt.workers.judge",
             str(vtt_session.id),
@@ -161,6 +163,22 @@ def ask_judge(session_id: int):
 def judge_running(session_id: int) -> bool:
     run = JUDGE_RUNS.get(session_id)
     return run is not None and run.poll() is None
+
+
+def judge_failure(vtt_session: VttSession) -> str | None:
+    """Why this process's last judge run of the session failed, from the last line of its log; None if it did not."""
+    run = JUDGE_RUNS.get(vtt_session.id)
+    if run is None or run.poll() in (None, 0):
+        return None
+    lines = _judge_log(vtt_session).read_text(encoding="utf-8", errors="replace").strip().splitlines() or [""]
+    try:
+        return str(json.loads(lines[-1])["error"])
+    except (ValueError, KeyError, TypeError):
+        return lines[-1][-300:] or _("the judge's process ended with status %(status)s", status=run.returncode)
+
+
+def _judge_log(vtt_session: VttSession) -> Path:
+    return Path(current_app.config["INSTANCE_PATH"]) / "logs" / f"judge-{vtt_session.join_code}.log"
 
 
 @bp.post("/settle")
@@ -236,6 +254,7 @@ def _render(vtt_session: VttSession, error: GradingError | None = None):
             "model": current_app.config.get("JUDGE_MODEL"),
             "url": current_app.config.get("JUDGE_URL"),
             "running": judge_running(vtt_session.id),
+            "failure": judge_failure(vtt_session),
             "last_run": last_run,
             "dimensions": len(DIMENSIONS),
         },

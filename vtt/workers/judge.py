@@ -2,7 +2,8 @@
 
 Hundreds of HTTP calls and their writes would otherwise run inside the server; this process asks them
 (:func:`vtt.judge.suggest.suggest`, the API key from ``VTT_JUDGE_API_KEY`` or ``OPENAI_API_KEY``) and ends with one
-JSON line, the run's figures. The run is logged as a ``judge.run`` event, which the grading page shows.
+JSON line, the run's figures (or ``{"error": ...}`` and exit status 1 when the settings are unusable). The run is
+logged as a ``judge.run`` event, which the grading page shows; a run that failed is shown from that last line.
 """
 
 from __future__ import annotations
@@ -22,4 +23,10 @@ def main(session_id: str, url: str, model: str) -> dict:
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(*sys.argv[1:4])))
+    from ..judge.suggest import JudgeError
+
+    try:
+        print(json.dumps(main(*sys.argv[1:4])))
+    except JudgeError as error:  # the settings: the grading page shows this line
+        print(json.dumps({"error": str(error)}))
+        sys.exit(1)
