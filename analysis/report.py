@@ -93,6 +93,7 @@ CSV_FILES = (
     "judge_confusions.csv",  # with a judge's suggestions
 )
 JUDGE_AGREEMENT_COLUMNS = ("model", "rater", "measure", "items", "kappa", "weighted_kappa", "spearman", "reason")
+JUDGE_TAKEN = "taken"  # optional column of the agreement table, after "items": the rater's marks taken from the judge
 JUDGE_CONFUSION_COLUMNS = ("model", "rater", "rater_verdict", "judge_verdict", "answers")
 MEASURE_NAMES = {
     "correct": "Correct/incorrect",
@@ -197,7 +198,8 @@ def _write_reports(
     ``ungraded`` (``player, qid, answer``) are open answers not graded yet, marked apart in the Q&A sheet.
     ``judge_agreement`` (:data:`JUDGE_AGREEMENT_COLUMNS`: per judge model, rater and measure, as
     :func:`analysis.agreement.judge_agreement` gives them; the rater :data:`analysis.agreement.FINAL_MARKS` is the
-    final marks) and ``judge_confusions`` (:data:`JUDGE_CONFUSION_COLUMNS`: the 2x2 verdict counts, long) set an
+    final marks; an optional ``taken`` column, the rater's marks taken from the judge, is kept after ``items`` and
+    shown per rater) and ``judge_confusions`` (:data:`JUDGE_CONFUSION_COLUMNS`: the 2x2 verdict counts, long) set an
     LLM judge's suggested grades beside the graders': with a row of agreement, ``judge_agreement.csv``,
     ``judge_confusions.csv`` and a section of ``report.pdf`` (after the jury's); without, none of them.
     ``tallies.pdf`` is written when there are vote statistics or an exposure table.
@@ -225,7 +227,7 @@ def _write_reports(
         require_columns(judge_confusions, JUDGE_CONFUSION_COLUMNS, "judge_confusions")
     tables = _tables(questions, answers, profiles, stats, set_composition, exposure, ungraded)
     if has_judge:
-        tables["judge_agreement.csv"] = judge_agreement[list(JUDGE_AGREEMENT_COLUMNS)]
+        tables["judge_agreement.csv"] = judge_agreement[_judge_agreement_columns(judge_agreement)]
         tables["judge_confusions.csv"] = judge_confusions[list(JUDGE_CONFUSION_COLUMNS)]
 
     written = WrittenReports()
@@ -1017,6 +1019,7 @@ class JudgeRow:
     spearman: float | None  # None on "correct" (not a grade); NaN when undefined
     spearman_reason: str | None
     starts_rater: bool  # the rater's first line
+    taken: int | None = None  # the rater's marks taken from the judge; None: not given, or the final marks
 
 
 def judge_rows(agreement: pd.DataFrame) -> dict[str, list[JudgeRow]]:
@@ -1048,6 +1051,7 @@ def judge_rows(agreement: pd.DataFrame) -> dict[str, list[JudgeRow]]:
                     spearman=None if correct else float(row.spearman),
                     spearman_reason=None if correct else _reason_of(row.spearman, reasons, RHO_REASONS),
                     starts_rater=not lines,
+                    taken=_taken_of(row, rater),
                 )
             )
         if len(unshared) > 1:
@@ -1055,6 +1059,20 @@ def judge_rows(agreement: pd.DataFrame) -> dict[str, list[JudgeRow]]:
             lines[at] = replace(lines[at], measures=tuple(unshared))
         found.setdefault(str(model), []).extend(lines)
     return found
+
+
+def _judge_agreement_columns(agreement: pd.DataFrame) -> list[str]:
+    columns = list(JUDGE_AGREEMENT_COLUMNS)
+    if JUDGE_TAKEN in agreement.columns:
+        columns.insert(columns.index("items") + 1, JUDGE_TAKEN)
+    return columns
+
+
+def _taken_of(row, rater) -> int | None:
+    taken = getattr(row, JUDGE_TAKEN, None)
+    if rater == FINAL_MARKS or taken is None or pd.isna(taken):
+        return None
+    return int(taken)
 
 
 def _reason_of(value, reasons: list[str], possible: tuple[str, ...]) -> str | None:
@@ -1092,6 +1110,15 @@ def _judge_section(agreement: pd.DataFrame, confusions: pd.DataFrame, look: _Loo
                 "agreement or by hand. The tables: the verdicts on the answers both marked, rows the rater's, "
                 "columns the judge's; the shaded diagonal is where they agree. A mark a grader took from the judge "
                 "is that grader's, and agrees with the judge."
+            )
+            + (
+                " "
+                + t(
+                    "A grader's marks taken from the judge agree with it by construction: their count is shown per "
+                    "grader."
+                )
+                if JUDGE_TAKEN in agreement.columns
+                else ""
             ),
             "caption",
         )
@@ -1103,11 +1130,14 @@ def _judge_table(lines: list[JudgeRow], look: _Look, width: float) -> Table:
     """Rater x measure: the answers both marked, kappa and rho; one "undefined" across both where neither has an
     answer to go on."""
     unshared = [line.kappa_reason == NO_ITEMS and line.spearman_reason == NO_ITEMS for line in lines]
+    with_taken = any(line.taken is not None for line in lines)
+    taken = [_Column(t("Marks taken from the judge"), 0.12, True)] if with_taken else []
     table = _table(
         look,
         [
             _Column(t("Rater"), 0.14),
-            _Column(t("Measure"), 0.38),
+            *taken,
+            _Column(t("Measure"), 0.26 if with_taken else 0.38),
             _Column(t("Answers both marked"), 0.12, True),
             _Column(t("κ / weighted κ"), 0.18, True),
             _Column(t("Spearman ρ"), 0.18, True),
@@ -1115,6 +1145,7 @@ def _judge_table(lines: list[JudgeRow], look: _Look, width: float) -> Table:
         [
             [
                 _rater_name(line.rater) if line.starts_rater else "",
+                *([str(line.taken) if line.starts_rater and line.taken is not None else ""] if with_taken else []),
                 ", ".join(t(MEASURE_NAMES.get(measure, measure)) for measure in line.measures),
                 str(line.items),
                 _statistic(line.kappa, line.kappa_reason),
@@ -1125,7 +1156,10 @@ def _judge_table(lines: list[JudgeRow], look: _Look, width: float) -> Table:
         width,
         block_starts=[line.starts_rater for line in lines],
     )
-    table.setStyle(TableStyle([("SPAN", (3, row + 1), (4, row + 1)) for row, both in enumerate(unshared) if both]))
+    first = 4 if with_taken else 3  # the kappa's column
+    table.setStyle(
+        TableStyle([("SPAN", (first, row + 1), (first + 1, row + 1)) for row, both in enumerate(unshared) if both])
+    )
     return table
 
 

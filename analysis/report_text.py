@@ -238,6 +238,7 @@ KO: dict[str, str] = {
     "Answers both marked": "둘 다 채점한 답변",
     "κ / weighted κ": "κ / 가중 κ",
     "Spearman ρ": "스피어만 ρ",
+    "Marks taken from the judge": "심사 모델에게서 받아들인 채점",
     "Final marks": "최종 채점",
     "Correct/incorrect": "정답/오답",
     "Accuracy": "정확성",
@@ -264,6 +265,8 @@ KO: dict[str, str] = {
     "채점자들의 일치로 또는 직접 확정한 것. 표: 둘 다 채점한 답변의 정답/오답 판정, 행은 채점자, 열은 심사 모델; "
     "음영 대각선이 일치한 답변입니다. 채점자가 심사 모델에게서 받아들인 채점은 그 채점자의 채점이며, 심사 모델과 "
     "일치합니다.",
+    "A grader's marks taken from the judge agree with it by construction: their count is shown per grader.": "채점자가 "
+    "심사 모델에게서 받아들인 채점은 당연히 심사 모델과 일치합니다: 그 수를 채점자별로 표시합니다.",
     # the question set
     "Question set": "문항 구성",
     "<b>{count}</b> untagged": "태그 없음 <b>{count}</b>개",

@@ -90,12 +90,14 @@ def test_the_report_sets_the_judge_beside_each_grader_and_the_final_marks(app, d
         "rater",
         "measure",
         "items",
+        "taken",
         "kappa",
         "weighted_kappa",
         "spearman",
         "reason",
     ]
     assert set(agreement["model"]) == {MODEL}
+    assert set(agreement["taken"]) == {0}  # every mark by hand
     rows = agreement.set_index(["rater", "measure"])
     for rater, kappa in KAPPAS.items():
         assert rows.loc[(rater, "correct"), "kappa"] == pytest.approx(kappa)
@@ -122,11 +124,45 @@ def test_the_report_sets_the_judge_beside_each_grader_and_the_final_marks(app, d
     words = " ".join(text.split())  # a cell's text may wrap
     assert "undefined: no answer both marked" in words
     assert "Cohen, 1960" in words and "Cohen, 1968" in words and "never counted as marks" in words
-    assert re.search(r"^Ana\s+Correct/incorrect\s+6\s+0\.25\s*$", text, re.M), text
+    assert re.search(r"^Ana\s+0\s+Correct/incorrect\s+6\s+0\.25\s*$", text, re.M), text
     assert re.search(r"^\s+Accuracy\s+6\s+0\.42\s+0\.43\s*$", text, re.M), text
     # the 2x2 tables of Ana, Ben and the final marks side by side: rows the rater's verdict, columns the judge's
     assert re.search(r"^\s*correct\s+3\s+1\s+correct\s+2\s+0\s+correct\s+2\s+0\s*$", text, re.M), text
     assert re.search(r"^\s*incorrect\s+1\s+1\s+incorrect\s+2\s+2\s+incorrect\s+1\s+1\s*$", text, re.M), text
+
+
+def test_marks_a_grader_took_from_the_judge_are_counted_per_grader(app, db_factory, run, tmp_path):
+    played = graded(app, db_factory)
+    answers = open_answers(db_factory, played)
+    base = f"/host/sessions/{played.session_id}/grading"
+    ana = host_client(app)
+    name_grader(ana, base, "Ana")
+    assert post(ana, f"{base}/take", answer_id=answers[("Mina", "q05")], model=MODEL).status_code == 302
+    out = tmp_path / "report"
+    assert run("report", played.code, "--out", str(out)).exit_code == 0
+
+    agreement = pd.read_csv(out / "judge_agreement.csv")
+    taken = agreement.groupby("rater")["taken"].agg(set).to_dict()
+    assert taken == {"Ana": {1}, "Ben": {0}, FINAL: {0}}
+
+    text = section(pdf_text(out / "report.pdf"), TITLE, "Question set")
+    assert re.search(r"^Ana\s+1\s+Correct/incorrect\s+6\s", text, re.M), text
+    assert re.search(r"^Ben\s+0\s+Correct/incorrect\s+6\s", text, re.M), text
+    words = " ".join(text.split())
+    assert re.search(r"Marks taken .*\n\s+from the judge", text), text  # the header wraps in its column
+    assert "A grader's marks taken from the judge agree with it by construction: their count is shown per grader." in (
+        words
+    )
+
+    page = host_client(app).get(f"/host/sessions/{played.session_id}/results/").get_data(as_text=True)
+    card = re.search(r'<section class="card" id="judge-agreement">.*?</section>', page, re.S).group(0)
+    assert "Marks taken from the judge" in card and "agree with it by construction" in card
+    counts = dict(
+        re.findall(r'<tr data-rater="([^"]+)" data-measure="correct".*?<td class="num taken">(\d*)</td>', card, re.S)
+    )
+    assert counts == {"Ana": "1", "Ben": "0", FINAL: ""}
+    korean = host_client(app).get(f"/host/sessions/{played.session_id}/results/?lang=ko").get_data(as_text=True)
+    assert "심사 모델에게서 받아들인 채점" in korean
 
 
 def test_the_korean_report_names_the_section_in_korean(app, db_factory, run, tmp_path):

@@ -2,6 +2,11 @@
 (``analysis.agreement.judge_agreement``: Cohen's kappa on correct/incorrect, quadratic weighted kappa and Spearman
 on each 0-5 dimension; the 2x2 confusion matrix of the verdicts), over the answers both marked.
 
+``taken``: per model and grader, how many of the grader's current marks were taken from that model's suggestion
+(the latest ``grade.mark`` event of the answer and grader has ``source`` "judge:MODEL"; older events without a source
+were by hand): those agree with the judge by construction, and a paper must say how many.  The final marks' row says
+0: they are set from the graders' agreement or by hand.
+
 The judge's row is its current suggestion (the prompts as they are now, ``suggest.suggestions``); the final marks
 are the answers' ``grade`` rows set by graders (automatic grades against an mcq key are not the graders' judgment).
 """
@@ -16,11 +21,11 @@ from sqlalchemy.orm import Session
 
 from analysis.agreement import FINAL_MARKS, VERDICTS, judge_agreement, judge_confusions
 
-from ..models import RUBRIC_DIMENSIONS, Answer, Grade, GraderMark, VttSession
+from ..models import RUBRIC_DIMENSIONS, Answer, Event, Grade, GraderMark, VttSession
 from .suggest import suggestions
 
 FINAL = FINAL_MARKS  # the rater name of the final marks: parentheses, so no grader's name can be it
-COLUMNS = ["model", "rater", "measure", "items", "kappa", "weighted_kappa", "spearman", "reason"]
+COLUMNS = ["model", "rater", "measure", "items", "taken", "kappa", "weighted_kappa", "spearman", "reason"]
 CONFUSION_COLUMNS = ["model", "rater", "rater_verdict", "judge_verdict", "answers"]
 
 
@@ -52,8 +57,11 @@ def judge_agreement_of(db: Session, vtt_session: VttSession) -> JudgeAgreement:
     answer_ids = list(db.scalars(select(Answer.id).where(Answer.session_id == vtt_session.id)))
     judged = suggestions(db, answer_ids)
     rows = []
+    current = set()
     for mark in db.scalars(select(GraderMark).where(GraderMark.answer_id.in_(answer_ids)).order_by(GraderMark.id)):
         rows.append(_row(mark.answer_id, mark.grader, mark.correct, mark))
+        current.add((mark.answer_id, mark.grader))
+    taken = _taken(db, vtt_session, current)
     for grade in db.scalars(
         select(Grade).where(Grade.answer_id.in_(answer_ids), Grade.automatic.is_(False)).order_by(Grade.id)
     ):
@@ -79,13 +87,39 @@ def judge_agreement_of(db: Session, vtt_session: VttSession) -> JudgeAgreement:
         if humans.empty:
             continue
         table = judge_agreement(marks, judge, list(RUBRIC_DIMENSIONS))
-        tables.append(table.assign(model=model))
+        tables.append(
+            table.assign(
+                model=model, taken=[0 if rater == FINAL else taken.get((model, rater), 0) for rater in table["rater"]]
+            )
+        )
         verdicts = marks.dropna(subset=["correct"])
         for rater, matrix in judge_confusions(verdicts, judge).items():
             confusions[(model, rater)] = matrix
-    table = pd.concat(tables, ignore_index=True)[COLUMNS] if tables else pd.DataFrame(columns=COLUMNS)
+    table = (
+        pd.concat(tables, ignore_index=True)[COLUMNS].astype({"taken": int})
+        if tables
+        else pd.DataFrame(columns=COLUMNS)
+    )
     return JudgeAgreement(table, confusions)
 
 
 def _row(answer_id: int, rater: str, correct: bool, scored) -> dict:
     return {"item": answer_id, "rater": rater, "correct": correct, **{d: getattr(scored, d) for d in RUBRIC_DIMENSIONS}}
+
+
+def _taken(db: Session, vtt_session: VttSession, current: set[tuple[int, str]]) -> dict[tuple[str, str], int]:
+    """(model, grader) -> how many of the grader's current marks (``current``: (answer id, grader)) the latest
+    ``grade.mark`` event says were taken from that model."""
+    sources: dict[tuple[int, str], str] = {}
+    for event in db.scalars(
+        select(Event).where(Event.session_id == vtt_session.id, Event.kind == "grade.mark").order_by(Event.id)
+    ):
+        key = (event.payload.get("answer_id"), event.actor)
+        if key in current:
+            sources[key] = str(event.payload.get("source") or "hand")
+    counts: dict[tuple[str, str], int] = {}
+    for (_, grader), source in sources.items():
+        if source.startswith("judge:"):
+            model = source.removeprefix("judge:")
+            counts[(model, grader)] = counts.get((model, grader), 0) + 1
+    return counts
