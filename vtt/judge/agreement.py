@@ -20,8 +20,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from analysis.agreement import FINAL_MARKS, VERDICTS, judge_agreement, judge_confusions
+from analysis.report import JudgeRow, judge_rows
 
-from ..models import RUBRIC_DIMENSIONS, Answer, Event, Grade, GraderMark, VttSession
+from ..models import RUBRIC_DIMENSIONS, Answer, Event, Grade, GraderMark, JudgeSuggestion, VttSession
 from .suggest import suggestions
 
 FINAL = FINAL_MARKS  # the rater name of the final marks: parentheses, so no grader's name can be it
@@ -123,3 +124,57 @@ def _taken(db: Session, vtt_session: VttSession, current: set[tuple[int, str]]) 
             model = source.removeprefix("judge:")
             counts[(model, grader)] = counts.get((model, grader), 0) + 1
     return counts
+
+
+# --- the results page's card ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JudgeConfusion:
+    rater: str
+    counts: list[list[int]]  # rows the rater's verdict (correct, incorrect), columns the judge's
+
+
+@dataclass(frozen=True)
+class JudgeModel:
+    model: str
+    rows: list[JudgeRow]  # analysis.report.judge_rows: per rater, its measures
+    confusions: list[JudgeConfusion]
+
+
+@dataclass(frozen=True)
+class JudgeCard:
+    """The judge's agreement with the graders, per model; ``models`` empty: suggestions, but none beside a mark."""
+
+    models: list[JudgeModel]
+    final: str = FINAL  # the rater name of the final marks
+
+
+def judge_card(db: Session, vtt_session: VttSession) -> JudgeCard | None:
+    """What the results page shows of the judge: None when no judge suggested anything."""
+    agreement = judge_agreement_of(db, vtt_session)
+    if agreement.empty:
+        suggested = db.scalar(
+            select(JudgeSuggestion.id)
+            .join(Answer, Answer.id == JudgeSuggestion.answer_id)
+            .where(Answer.session_id == vtt_session.id)
+            .limit(1)
+        )
+        return JudgeCard([]) if suggested is not None else None
+    return JudgeCard(
+        [
+            JudgeModel(
+                model,
+                rows,
+                [
+                    JudgeConfusion(
+                        rater,
+                        [[int(matrix.loc[theirs, judges]) for judges in (True, False)] for theirs in (True, False)],
+                    )
+                    for (of, rater), matrix in agreement.confusions.items()
+                    if of == model
+                ],
+            )
+            for model, rows in judge_rows(agreement.table).items()
+        ]
+    )

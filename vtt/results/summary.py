@@ -3,9 +3,8 @@
 The statistics come from ``analysis`` on the frames of ``vtt.results.session_data`` (the same calls as
 ``vtt report``): per round the tally under the round's aliases, detection, Wilson interval, p-value
 and the pass verdict; per player the CogME profile and one radar per module, the PDF's own drawing
-as inline SVG; when a judge suggested grades, its agreement with each grader and with the final marks
-(``vtt.judge.agreement``, the PDF's section "The judge beside the graders").  A **control round** is one no
-AI player played (its aliases, or its participants before aliases are dealt): it is counted like any other, as
+as inline SVG (the judge's agreement with the graders: ``vtt.judge.agreement.judge_card``).  A **control round**
+is one no AI player played (its aliases, or its participants before aliases are dealt): it is counted like any other, as
 in the PDF, and marked as such.
 """
 
@@ -21,13 +20,11 @@ from sqlalchemy.orm import Session
 from analysis import charts
 from analysis.cogme import Profiles
 from analysis.fonts import register_fonts
-from analysis.report import JudgeRow, judge_rows
 from analysis.svg import inline_svg
 from analysis.taxonomy import Module
 from analysis.votes import VoteStats, vote_stats
 
-from ..judge.agreement import FINAL, judge_agreement_of
-from ..models import Answer, JudgeSuggestion, PlayerKind, RoundAlias, VttSession
+from ..models import PlayerKind, RoundAlias, VttSession
 from .session_data import SessionFrames, session_frames, session_profiles
 
 RADAR_WIDTH, RADAR_HEIGHT = 260, 210  # points, as the PDF's player page; the page scales the SVG down to fit
@@ -61,27 +58,6 @@ class PlayerRadars:
     radars: list[tuple[Module, str]]  # (module, inline SVG)
 
 
-@dataclass(frozen=True)
-class JudgeConfusion:
-    rater: str
-    counts: list[list[int]]  # rows the rater's verdict (correct, incorrect), columns the judge's
-
-
-@dataclass(frozen=True)
-class JudgeModel:
-    model: str
-    rows: list[JudgeRow]  # analysis.report.judge_rows: per rater, its measures
-    confusions: list[JudgeConfusion]
-
-
-@dataclass(frozen=True)
-class JudgeCard:
-    """The judge's agreement with the graders, per model; ``models`` empty: suggestions, but none beside a mark."""
-
-    models: list[JudgeModel]
-    final: str = FINAL  # the rater name of the final marks
-
-
 @dataclass
 class SessionResults:
     frames: SessionFrames
@@ -90,7 +66,6 @@ class SessionResults:
     rounds: list[RoundResult]
     profiles: Profiles | None
     players: list[PlayerRadars] = field(default_factory=list)
-    judge: JudgeCard | None = None  # None: no judge suggested anything
 
 
 def session_results(db: Session, vtt_session: VttSession) -> SessionResults:
@@ -115,36 +90,6 @@ def session_results(db: Session, vtt_session: VttSession) -> SessionResults:
         _rounds(db, vtt_session, stats),
         profiles,
         _radars(frames, profiles) if profiles is not None else [],
-        _judge(db, vtt_session),
-    )
-
-
-def _judge(db: Session, vtt_session: VttSession) -> JudgeCard | None:
-    agreement = judge_agreement_of(db, vtt_session)
-    if agreement.empty:
-        suggested = db.scalar(
-            select(JudgeSuggestion.id)
-            .join(Answer, Answer.id == JudgeSuggestion.answer_id)
-            .where(Answer.session_id == vtt_session.id)
-            .limit(1)
-        )
-        return JudgeCard([]) if suggested is not None else None
-    return JudgeCard(
-        [
-            JudgeModel(
-                model,
-                rows,
-                [
-                    JudgeConfusion(
-                        rater,
-                        [[int(matrix.loc[theirs, judges]) for judges in (True, False)] for theirs in (True, False)],
-                    )
-                    for (of, rater), matrix in agreement.confusions.items()
-                    if of == model
-                ],
-            )
-            for model, rows in judge_rows(agreement.table).items()
-        ]
     )
 
 

@@ -17,6 +17,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from ..extensions import request_db
+from ..judge.agreement import judge_card
 from ..models import VttSession
 from ..offloop import in_process
 from ..results.summary import session_results
@@ -32,7 +33,11 @@ PDF_FILES = ("report.pdf", "profiles.pdf", "tallies.pdf")
 def page(session_id: int):
     vtt_session = _session(session_id)
     return render_template(
-        "results/page.html", s=vtt_session, results=session_results(request_db(), vtt_session), pdf_files=PDF_FILES
+        "results/page.html",
+        s=vtt_session,
+        results=session_results(request_db(), vtt_session),
+        judge=judge_card(request_db(), vtt_session),
+        pdf_files=PDF_FILES,
     )
 
 
