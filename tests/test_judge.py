@@ -282,22 +282,30 @@ def test_the_judges_agreement_with_each_grader_and_the_final_marks(app, played, 
     assert matrix.loc[False, True] == 1 and matrix.loc[False, False] == 1
 
 
+def run_of(app, db_factory, people):
+    """The grading page's judge run of the session, if one was started."""
+    from vtt.models import VttSession
+    from vtt.views.grading import judge_run
+
+    with app.app_context(), db_factory() as db:
+        return judge_run(db.get(VttSession, people.session_id))
+
+
 def test_the_grading_pages_button_runs_the_judge_in_a_worker_process(app, played, db_factory):
     from tests.waiting import wait_until
-    from vtt.views.grading import JUDGE_RUNS
 
     base = f"/host/sessions/{played.session_id}/grading"
     ana = host_client(app)
     name_grader(ana, base, "Ana")
     assert "judge-unset" in ana.get(f"{base}/").get_data(as_text=True)
     refused = post(ana, f"{base}/judge")
-    assert refused.status_code == 302 and not JUDGE_RUNS.get(played.session_id)
+    assert refused.status_code == 302 and run_of(app, db_factory, played) is None
     with FakeJudge() as judge:
         app.config.update(JUDGE_URL=f"http:{judge.url}", JUDGE_MODEL=MODEL)
         page = ana.get(f"{base}/").get_data(as_text=True)
         assert 'id="ask-judge"' in page and MODEL in page
         assert post(ana, f"{base}/judge").status_code == 302
-        run = JUDGE_RUNS[played.session_id]
+        run = run_of(app, db_factory, played)
         assert "judge-running" in ana.get(f"{base}/").get_data(as_text=True) or run.poll() is not None
         wait_until(lambda: run.poll() is not None, timeout=60, message="the judge's worker to finish")
     assert run.returncode == 0
@@ -307,16 +315,15 @@ def test_the_grading_pages_button_runs_the_judge_in_a_worker_process(app, played
     assert page.count('class="suggestion"') == 6  # a judge's row under each open answer
 
 
-def test_a_judge_run_that_cannot_start_says_why_on_the_grading_page(app, played):
+def test_a_judge_run_that_cannot_start_says_why_on_the_grading_page(app, played, db_factory):
     from tests.waiting import wait_until
-    from vtt.views.grading import JUDGE_RUNS
 
     base = f"/host/sessions/{played.session_id}/grading"
     ana = host_client(app)
     name_grader(ana, base, "Ana")
     app.config.update(JUDGE_URL="ftp://judge.example", JUDGE_MODEL=MODEL)
     assert post(ana, f"{base}/judge").status_code == 302
-    run = JUDGE_RUNS[played.session_id]
+    run = run_of(app, db_factory, played)
     wait_until(lambda: run.poll() is not None, timeout=60, message="the judge's worker to end")
     assert run.returncode == 1
     page = ana.get(f"{base}/").get_data(as_text=True)

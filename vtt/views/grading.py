@@ -36,7 +36,7 @@ from .auth import host_required
 bp = Blueprint("grading", __name__, url_prefix="/host/sessions/<int:session_id>/grading")
 
 GRADER_KEY = "grader"
-JUDGE_RUNS: dict[int, subprocess.Popen] = {}  # this process's "Ask the judge" runs, by session id
+JUDGE_RUNS: dict[Path, subprocess.Popen] = {}  # this process's "Ask the judge" runs, by their log (one per session)
 # Which answers the page lists: ?show=...
 FILTERS = {
     "all": lambda item, grader: True,
@@ -143,12 +143,12 @@ def ask_judge(session_id: int):
     url, model = current_app.config.get("JUDGE_URL"), current_app.config.get("JUDGE_MODEL")
     if not url or not model:
         flash(_("No judge is set: start the server with VTT_JUDGE_URL and VTT_JUDGE_MODEL (docs/grading.md)."), "error")
-    elif judge_running(vtt_session.id):
+    elif judge_running(vtt_session):
         flash(_("The judge is already scoring this session's answers."), "info")
     else:
         log = _judge_log(vtt_session)
         log.unlink(missing_ok=True)  # the page reads this run's last line, not an earlier run's
-        JUDGE_RUNS[vtt_session.id] = start_process(
+        JUDGE_RUNS[log] = start_process(
             "vtt.workers.judge",
             str(vtt_session.id),
             url,
@@ -160,17 +160,24 @@ def ask_judge(session_id: int):
     return redirect(url_for(".page", session_id=vtt_session.id, _anchor="judge"))
 
 
-def judge_running(session_id: int) -> bool:
-    run = JUDGE_RUNS.get(session_id)
+def judge_run(vtt_session: VttSession) -> subprocess.Popen | None:
+    """This process's last judge run of the session (keyed by its log: the instance folder and the join code)."""
+    return JUDGE_RUNS.get(_judge_log(vtt_session))
+
+
+def judge_running(vtt_session: VttSession) -> bool:
+    run = judge_run(vtt_session)
     return run is not None and run.poll() is None
 
 
 def judge_failure(vtt_session: VttSession) -> str | None:
     """Why this process's last judge run of the session failed, from the last line of its log; None if it did not."""
-    run = JUDGE_RUNS.get(vtt_session.id)
+    run = judge_run(vtt_session)
     if run is None or run.poll() in (None, 0):
         return None
-    lines = _judge_log(vtt_session).read_text(encoding="utf-8", errors="replace").strip().splitlines() or [""]
+    log = _judge_log(vtt_session)
+    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+    lines = text.strip().splitlines() or [""]
     try:
         return str(json.loads(lines[-1])["error"])
     except (ValueError, KeyError, TypeError):
@@ -253,7 +260,7 @@ def _render(vtt_session: VttSession, error: GradingError | None = None):
         judge={
             "model": current_app.config.get("JUDGE_MODEL"),
             "url": current_app.config.get("JUDGE_URL"),
-            "running": judge_running(vtt_session.id),
+            "running": judge_running(vtt_session),
             "failure": judge_failure(vtt_session),
             "last_run": last_run,
             "dimensions": len(DIMENSIONS),
