@@ -135,8 +135,18 @@ FORBIDDEN_KEYS = {
     "answer_modes",  # a page that reads aloud is a young child's
     "notices",
     "speech",
+    # a spoken answer's recording: a child's voice tells her age; the jury reads the confirmed transcript only
+    "recording",
+    "recordings",
+    "recorded",
+    "file",
+    "mime",
+    "duration_ms",
+    "provenance",
+    "transcribed_by",
 }
-ANSWER_MODE_WORDS = ("read_aloud",)  # an answer mode in a jury payload gives a child away ("spoken" is a word)
+# Words that give a child away in a jury payload: an answer mode ("spoken" is a word), a recording's file or route
+ANSWER_MODE_WORDS = ("read_aloud", ".webm", ".ogg", ".m4a", ".wav", "/recordings/")
 IDENTITY_KEYS = {"is_ai", "age", "stage"}  # what the identities event may say, by alias
 CLIP_KINDS = {kind.value for kind in ClipKind} | {None}
 
@@ -160,7 +170,9 @@ def assert_blind(
         folded = text.casefold()
         assert not any(name in folded for name in names), f"{where}: a player's name in {path}: {text!r}"
         assert not (id_words and id_words.search(text)), f"{where}: a player's id in {path}: {text!r}"
-        assert not any(word in folded for word in ANSWER_MODE_WORDS), f"{where}: an answer mode in {path}: {text!r}"
+        assert not any(word in folded for word in ANSWER_MODE_WORDS), (
+            f"{where}: an answer mode or a recording in {path}: {text!r}"
+        )
 
     def walk(value: Any, path: str, parent_key: str | None, identity_ok: bool) -> None:
         if isinstance(value, dict):

@@ -28,13 +28,14 @@ TABLES = {
     "grade",
     "grader_mark",
     "judge_suggestion",
+    "recording",
     "sheet_entry",
     "vote",
     "identity_reveal",
     "event",
     "alembic_version",
 }
-HEAD = "0010"
+HEAD = "0011"
 
 
 def assert_schema_matches_models(url: str) -> None:

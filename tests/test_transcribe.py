@@ -7,7 +7,6 @@ The speech is made by Debian's espeak-ng (required when CI=true), encoded with P
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import threading
@@ -21,64 +20,17 @@ import av
 import numpy as np
 import pytest
 
-from tests.conftest import IN_CI, free_port
+from tests.audio_helpers import FORMATS, PHRASE, encode, said_webm, tone
+from tests.conftest import free_port
 from vtt.transcribe import Transcript, TranscriptionError, check, language_code, transcribe
 from vtt.transcribe import audio as audio_module
 from vtt.transcribe.audio import kind_of, pcm16k
 from vtt.transcribe.remote import endpoint_of, public_url
 
-PHRASE = "i like to play with my dog"  # of the phrases tried, the one pocketsphinx hears best from espeak-ng
-
-# (container, codec, file name): what browsers record, and what else is accepted
-FORMATS = {
-    "webm": ("webm", "libopus", "answer.webm"),  # Chrome, Firefox: audio/webm;codecs=opus
-    "mp4": ("mp4", "aac", "answer.mp4"),  # Safari: audio/mp4 (AAC)
-    "ogg": ("ogg", "libopus", "answer.ogg"),
-    "wav": ("wav", "pcm_s16le", "answer.wav"),
-}
-
-
-def encode(frames, path: Path, container: str, codec: str, rate: int = 48000) -> Path:
-    """The audio frames encoded into a file, as MediaRecorder would write it (48 kHz mono)."""
-    with av.open(str(path), "w", format=container) as out:
-        stream = out.add_stream(codec, rate=rate)
-        stream.layout = "mono"
-        resampler = av.AudioResampler(format=stream.format.name, layout="mono", rate=rate)
-        for frame in [*frames, None]:
-            for resampled in resampler.resample(frame):
-                for packet in stream.encode(resampled):
-                    out.mux(packet)
-        for packet in stream.encode(None):
-            out.mux(packet)
-    return path
-
-
-def decoded(path: Path):
-    with av.open(str(path)) as source:
-        yield from source.decode(audio=0)
-
-
-def tone(seconds: float = 1.0, hz: float = 440.0, rate: int = 48000, amplitude: float = 0.5):
-    samples = (amplitude * np.sin(2 * np.pi * hz * np.arange(int(seconds * rate)) / rate)).astype(np.float32)
-    frames = []
-    for start in range(0, len(samples), 960):
-        frame = av.AudioFrame.from_ndarray(samples[None, start : start + 960], format="flt", layout="mono")
-        frame.sample_rate = rate
-        frames.append(frame)
-    return frames
-
 
 @pytest.fixture(scope="module")
 def spoken(tmp_path_factory) -> Path:
-    """PHRASE spoken by espeak-ng, as a browser would send it: Opus in WebM."""
-    if not shutil.which("espeak-ng"):
-        if IN_CI:
-            pytest.fail("espeak-ng is required when CI=true (scripts/system-deps.sh installs it)")
-        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng): no speech to transcribe")
-    folder = tmp_path_factory.mktemp("speech")
-    wav = folder / "phrase.wav"
-    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "130", "-w", str(wav), PHRASE], check=True, timeout=60)
-    return encode(list(decoded(wav)), folder / "answer.webm", "webm", "libopus")
+    return said_webm(tmp_path_factory.mktemp("speech"))
 
 
 # --- decoding -------------------------------------------------------------------------------------------------

@@ -63,13 +63,14 @@ class RowId(IntegerConverter):
 
 
 def register_blueprints(app: Flask) -> None:
-    from .views import auth, host, live, setup
+    from .views import auth, host, live, setup, spoken
 
     app.url_map.converters["int"] = RowId
     app.register_blueprint(auth.bp)
     app.register_blueprint(host.bp)
     app.register_blueprint(setup.bp)
     app.register_blueprint(live.bp)
+    app.register_blueprint(spoken.bp)  # recordings of spoken answers
     from .views import grading, results  # the grading view and the results page (issue 9)
 
     app.register_blueprint(grading.bp)

@@ -42,6 +42,14 @@ def _kept_secret(path: Path, make) -> str:
     return path.read_text(encoding="utf-8").strip()
 
 
+def _transcriber(value: str | None) -> str | None:
+    """VTT_TRANSCRIBE: unset is pocketsphinx (offline, English); ``off`` (or ``none``) is no backend: the host types."""
+    value = (value or "").strip()
+    if value.lower() in ("off", "none"):
+        return None
+    return value or "pocketsphinx"
+
+
 def _proxy_count(value: str | None) -> int:
     """VTT_TRUSTED_PROXIES: a whole number of proxies, 0 or more (empty: 0)."""
     text = (value or "").strip()
@@ -71,6 +79,10 @@ class Settings:
     # VTT_JUDGE_URL and VTT_JUDGE_MODEL: the grading page's judge (docs/grading.md); its key stays in the environment
     judge_url: str | None = None
     judge_model: str | None = None
+    # VTT_RECORDINGS_DIR: where spoken answers' recordings are kept (default instance/recordings); VTT_TRANSCRIBE:
+    # the transcription backend the console asks for a suggestion (pocketsphinx, the default, or http:URL; off: none)
+    recordings_dir: Path | None = None
+    transcribe: str | None = "pocketsphinx"
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -95,6 +107,8 @@ class Settings:
             trusted_proxies=_proxy_count(env.get("VTT_TRUSTED_PROXIES")),
             judge_url=env.get("VTT_JUDGE_URL") or None,
             judge_model=env.get("VTT_JUDGE_MODEL") or None,
+            recordings_dir=Path(env.get("VTT_RECORDINGS_DIR") or instance / "recordings"),
+            transcribe=_transcriber(env.get("VTT_TRANSCRIBE")),
         )
 
     def flask_config(self) -> dict:
@@ -110,6 +124,8 @@ class Settings:
             "TRUSTED_PROXIES": self.trusted_proxies,
             "JUDGE_URL": self.judge_url,
             "JUDGE_MODEL": self.judge_model,
+            "RECORDINGS_DIR": str(self.recordings_dir or self.instance_path / "recordings"),
+            "TRANSCRIBE": self.transcribe,
             # Not readable by scripts, not sent on other sites' subrequests; Secure is added per request when it came
             # over HTTPS (vtt.access.web_guard), so the same install still works over plain HTTP on a venue's LAN.
             "SESSION_COOKIE_HTTPONLY": True,

@@ -53,7 +53,7 @@ class AnswerMode(enum.StrEnum):
     how the player answers, ``read_aloud`` only adds reading (the page reads the question and options aloud)."""
 
     TEXT = "text"  # the player types or picks an option (the default)
-    SPOKEN = "spoken"  # the player says the answer (recording comes in a later step: typed meanwhile)
+    SPOKEN = "spoken"  # the player says the answer: the page records it, the host confirms a transcript
     READ_ALOUD = "read_aloud"  # the page reads the question and each option aloud; options are big numbered buttons
 
 

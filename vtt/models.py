@@ -453,6 +453,35 @@ class Answer(Base):
     grade: Mapped[Grade | None] = relationship(back_populates="answer", cascade="all, delete-orphan")
 
 
+class Recording(Base):
+    """A spoken answer's recording, one row per take (a player may record again until answering closes; the
+    latest is the one the host hears and confirms).  The audio lies in the recordings folder (VTT_RECORDINGS_DIR)
+    under ``file``; it never reaches the jury or the stage.  ``deleted_at``: the audio was deleted (consent), the
+    row stays so the record says a recording existed."""
+
+    __tablename__ = "recording"
+    __table_args__ = (
+        UniqueConstraint("player_id", "client_key"),
+        *_session_keys("recording", "session_question", "player"),
+        CheckConstraint("size > 0", name="size_positive"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"), index=True)
+    session_question_id: Mapped[int] = mapped_column(index=True)
+    player_id: Mapped[int]  # indexed by the unique key
+    file: Mapped[str] = mapped_column(String(200), unique=True)  # its name in the recordings folder
+    mime: Mapped[str] = mapped_column(String(40))
+    size: Mapped[int]  # bytes
+    duration_ms: Mapped[int | None]  # as the page measured it
+    ended_at: Mapped[datetime]  # when the recording stopped (server time): a confirmed answer's time
+    received_at: Mapped[datetime] = mapped_column(default=utcnow)
+    client_key: Mapped[str] = mapped_column(String(64))  # the upload's action id: a resent upload is the same take
+    transcript: Mapped[str | None] = mapped_column(Text)  # a transcription backend's suggestion, when asked
+    transcribed_by: Mapped[str | None] = mapped_column(String(200))
+    deleted_at: Mapped[datetime | None]
+
+
 RUBRIC_DIMENSIONS = ("accuracy", "comprehensiveness", "depth", "evidence", "coherence")  # MovieCORE, 0-5 each
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from .tools import db_factory, fail, language_option, out_dir_option, warn_missing_glyphs
+from .tools import db_factory, fail, language_option, out_dir_option, settings, warn_missing_glyphs
 
 
 def _session_or_fail(db, code: str):
@@ -300,18 +300,27 @@ def _info_frame(info: dict[str, str]):
 @click.command("export")
 @click.argument("code")
 @out_dir_option("Write one CSV per table and CODE_wide.csv here.", required=True)
-def export(code: str, out_dir: Path) -> None:
-    """Every table of the session with join code CODE as CSV, plus one wide file (oTree style).
+@click.option(
+    "--recordings-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where the spoken answers' recordings are (default: VTT_RECORDINGS_DIR, else instance/recordings).",
+)
+def export(code: str, out_dir: Path, recordings_dir: Path | None) -> None:
+    """Every table of the session with join code CODE as CSV, plus one wide file (oTree style), and the kept
+    recordings of spoken answers in recordings/ (recordings.csv lists every take).
 
     Each file carries the session's join code and design hash; login tokens are never written.
     """
+    from ..recordings import copy_all
     from ..results.session_data import export_tables
 
+    folder = recordings_dir or Path(settings().flask_config()["RECORDINGS_DIR"])
     with db_factory()() as db:
         session = _session_or_fail(db, code)
         tables = export_tables(db, session)
+        copied = copy_all(db, folder, session.id, out_dir / "recordings")
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, frame in tables.items():
         frame.to_csv(out_dir / name, index=False, encoding="utf-8")
     counts = ", ".join(f"{name} ({len(frame)})" for name, frame in tables.items())
-    click.echo(f"wrote {len(tables)} files to {out_dir}: {counts}")
+    click.echo(f"wrote {len(tables)} files to {out_dir}: {counts}" + (f"; {copied} recordings" if copied else ""))

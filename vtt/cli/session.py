@@ -271,3 +271,33 @@ def _facets(juror) -> str:
     return ", ".join(
         part for part in (juror.age_band, juror.sex, expert, juror.juror_group and f"group {juror.juror_group}") if part
     )
+
+
+@session.command("delete-recordings")
+@click.argument("code")
+@click.option("--yes", is_flag=True, help="Do not ask: delete them (for scripts).")
+def session_delete_recordings(code: str, yes: bool) -> None:
+    """Delete every recording of spoken answers of the session CODE (consent withdrawn, or the data plan's end).
+
+    The audio files go; each take's row stays with its deletion time (recordings.csv says a take existed), and
+    confirmed transcripts stay as answers. A running session is refused: finish it first.
+    """
+    from sqlalchemy import select
+
+    from ..db import transaction
+    from ..models import VttSession
+    from ..recordings import RecordingProblem, delete_all
+
+    folder = Path(settings().flask_config()["RECORDINGS_DIR"])
+    wanted = code.strip().upper()
+    with transaction(db_factory()) as db:
+        vtt = db.scalar(select(VttSession).where(VttSession.join_code == wanted))
+        if vtt is None:
+            fail(f"no session with join code {wanted!r} (`vtt session list` shows every session)")
+        if not yes:
+            click.confirm(f"Delete every recording of {vtt.name} ({wanted})? This cannot be undone.", abort=True)
+        try:
+            count = delete_all(db, folder, vtt, "cli")
+        except RecordingProblem as problem:
+            fail(problem.message)
+    click.echo(f"deleted {count} recordings of {wanted} from {folder}")

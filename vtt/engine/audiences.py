@@ -2,8 +2,9 @@
 
 Blinding is an allowlist, not a filter: every juror/stage payload below is assembled field by
 field from plain values.  No model object and no player record is ever serialised, so a player's
-name, id, kind, token, age, stage, answer modes (a page that reads aloud is a young child's) and
-answer time cannot reach the jury by accident.  After a round's reveal the jury learns what the
+name, id, kind, token, age, stage, answer modes (a page that reads aloud is a young child's), recordings
+(a child's voice tells her age: the jury reads the confirmed transcript like any other answer) and answer time
+cannot reach the jury by accident.  After a round's reveal the jury learns what the
 host chose to reveal (:func:`identities`), by alias.
 
 Host payloads (names, kinds, latencies, tells) are built here too, so one module says who sees what.
@@ -15,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from ..kinds import Phase, PlayerKind, QuestionType
-from .state import AnswerInfo, LiveState, QuestionInfo
+from .state import AnswerInfo, LiveState, QuestionInfo, RecordingInfo
 from .tells import identity_tells
 
 # Phases in which the current round's tally is on screen (or was, and the round is over).
@@ -226,6 +227,7 @@ def player_snapshot(state: LiveState, player_id: int) -> dict[str, Any]:
     current = state.current_question
     playing = state.round is not None and player_id in state.participants(state.round)
     mine = state.answers.get(current.id, {}).get(player_id) if current else None
+    take = state.recordings.get(current.id, {}).get(player_id) if current else None
     return {
         "role": "player",
         "session": {"code": state.code, "title": state.name},
@@ -235,6 +237,8 @@ def player_snapshot(state: LiveState, player_id: int) -> dict[str, Any]:
         "playing": playing,
         "question": player_question(current) if current and current.shown_at and playing else None,
         "answer": {"question": current.id, "text": mine.text, "choice": mine.choice_index} if mine else None,
+        # a spoken answer's latest recording of the current question reached the server (the page may record again)
+        "recorded": {"question": current.id, "ended_at": iso(take.ended_at, "milliseconds")} if take else None,
     }
 
 
@@ -265,6 +269,21 @@ def host_answer(state: LiveState, item: QuestionInfo, answer: AnswerInfo) -> dic
         "tells": identity_tells(answer.text),
         "provenance": answer.provenance,
         "entered_by_host": answer.entered_by_host,
+    }
+
+
+def host_recording(state: LiveState, item: QuestionInfo, player_id: int) -> dict[str, Any]:
+    """A spoken answer's latest recording, for the host's console to play (``file`` in the recordings route)."""
+    take: RecordingInfo = state.recordings[item.id][player_id]
+    return {
+        "question": item.id,
+        "player": player_id,
+        "file": take.file,
+        "mime": take.mime,
+        "size": take.size,
+        "duration_ms": take.duration_ms,
+        "ended_at": iso(take.ended_at, "milliseconds"),
+        "received_at": iso(take.received_at, "milliseconds"),
     }
 
 
@@ -338,4 +357,9 @@ def host_snapshot(state: LiveState, moves: list[str], connected: dict[str, Any] 
         "connected": connected or {},
         "agents": {str(p.id): p.agent for p in state.players.values() if p.kind is PlayerKind.AI and p.agent},
         "notices": {str(p.id): p.speech for p in state.players.values() if p.speech},
+        # the current round's spoken answers: question -> the latest recording of each player who sent one
+        "recordings": {
+            str(item.id): [host_recording(state, item, player) for player in state.recordings.get(item.id, {})]
+            for item in state.round_questions(state.round)
+        },
     }

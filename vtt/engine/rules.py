@@ -43,9 +43,13 @@ from ..protocol.vocabulary import (
     MAX_JURORS,
     MAX_LANGUAGE_TAG,
     MAX_PROVENANCE,
+    MAX_RECORDING_BYTES,
+    MAX_RECORDING_SECONDS,
     MAX_SHEET_LINES,
     MAX_TEXT,
+    MAX_TRANSCRIBER,
     PLAYER_ACTIONS,
+    RECORDING_TYPES,
     SPEECH_NOTICES,
 )
 from . import audiences
@@ -63,6 +67,7 @@ from .state import (
     RenewToken,
     RevealIdentity,
     SaveAnswer,
+    SaveRecording,
     SaveSheet,
     SaveVote,
     SetAgentStatus,
@@ -694,10 +699,13 @@ def _saved_answer(
     now: datetime,
     provenance: dict[str, Any] | None,
     by_host: bool,
+    answered_at: datetime | None = None,
 ) -> Outcome:
-    latency = int((now - item.shown_at).total_seconds() * 1000) if item.shown_at else None
+    """Save an answer given at ``answered_at`` (default: now; a spoken answer: when its recording ended)."""
+    at = answered_at or now
+    latency = int((at - item.shown_at).total_seconds() * 1000) if item.shown_at else None
     outcome = Outcome(
-        effects=[SaveAnswer(item.id, player, text, choice, max(latency or 0, 0), client_key, now, provenance, by_host)]
+        effects=[SaveAnswer(item.id, player, text, choice, max(latency or 0, 0), client_key, at, provenance, by_host)]
     )
     outcome.reply["question"] = item.id
     outcome.announce = lambda after: [
@@ -762,6 +770,83 @@ def _enter_answer(state: LiveState, action: Action, now: datetime, tally: Tally)
     )
     provenance = {"backend": "host", "model": None, "settings": {"source": source, "file": file}}
     return _saved_answer(state, item, player, text, choice, action.client_key or "", now, provenance, True)
+
+
+# A recording's file name, as the upload view makes it: session, question, player and the action's id.
+RECORDING_FILE = r"^[0-9]+-[0-9]+-[0-9]+-[A-Za-z0-9_-]{1,64}\.[a-z0-9]{2,5}$"
+
+
+def _recorded(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    """A spoken answer's recording is on the server's disk (the upload view wrote it, then sent this): kept as the
+    player's latest take, for the host to hear and transcribe.  It is not an answer until the host confirms one."""
+    _require(state.phase is Phase.ANSWERING, "answering_closed", "answering is closed")
+    item = state.current_question
+    _require(action.args.get("question") == item.id, "wrong_question", "that is not the question being answered now")
+    player = state.players[action.actor.id]
+    _require(
+        AnswerMode.SPOKEN.value in player.answer_modes,
+        "not_spoken",
+        "only a player who answers aloud (answer mode spoken) sends recordings",
+    )
+    _require(player.id in state.participants(state.round), "not_playing", "you do not play in this round")
+    args = action.args
+    file, mime = args.get("file"), args.get("mime")
+    _require(isinstance(file, str) and re.fullmatch(RECORDING_FILE, file), "bad_field", "file must be a recording")
+    _require(mime in RECORDING_TYPES, "bad_field", f"mime must be one of {', '.join(sorted(RECORDING_TYPES))}")
+    size = _whole(args.get("size"), "size", 1, MAX_RECORDING_BYTES, optional=False)
+    duration = _whole(args.get("duration_ms"), "duration_ms", 0, MAX_RECORDING_SECONDS * 1000)
+    ended = args.get("ended_at")
+    try:
+        ended_at = datetime.fromisoformat(ended) if isinstance(ended, str) else None
+    except ValueError:
+        ended_at = None
+    _require(ended_at is not None and ended_at.tzinfo is not None, "bad_field", "ended_at must be an ISO time")
+    # The page's word on when it stopped, kept inside what the server saw: after the question, not after now.
+    ended_at = min(max(ended_at, item.shown_at or ended_at), now)
+    effect = SaveRecording(item.id, player.id, file, mime, size, duration, ended_at, action.client_key or "", now)
+    outcome = Outcome(effects=[effect], reply={"question": item.id, "file": file})
+    outcome.announce = lambda after: [Message("host", "recording", audiences.host_recording(after, item, player.id))]
+    return outcome
+
+
+def _confirm_spoken(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    """The host heard a spoken answer's latest recording and confirms what it says (typed, or a transcription
+    backend's suggestion, corrected or not; for a multiple-choice question the option said): saved as the player's
+    answer, answered when the recording ended, with its provenance."""
+    _phase(
+        state,
+        Phase.ANSWERING,
+        Phase.ANSWERS_CLOSED,
+        doing="confirm a spoken answer (while answering is open or closed, before the reveal)",
+    )
+    item = state.current_question
+    asked = action.args.get("question")
+    _require(asked is None or asked == item.id, "wrong_question", "that is not the question being answered now")
+    player = action.args.get("player")
+    _require(player in state.players, "unknown_player", f"this session has no player {player!r}")
+    name = state.players[player].name
+    recording = state.recordings.get(item.id, {}).get(player)
+    _require(recording is not None, "no_recording", f"{name} has sent no recording for this question")
+    _require(
+        action.args.get("file") == recording.file,
+        "stale_recording",
+        f"{name} has recorded again since: listen to the latest recording first",
+    )
+    text, choice = _answer_fields(item, action.args)
+    transcribed_by = action.args.get("transcribed_by") or "host"
+    _require(
+        isinstance(transcribed_by, str) and len(transcribed_by) <= MAX_TRANSCRIBER,
+        "bad_field",
+        f"transcribed_by must be text of at most {MAX_TRANSCRIBER} characters",
+    )
+    provenance = {
+        "spoken": True,
+        "recording": recording.file,
+        "transcribed_by": transcribed_by,
+        "recording_ended_at": audiences.iso(recording.ended_at, "milliseconds"),
+    }
+    key = action.client_key or ""
+    return _saved_answer(state, item, player, text, choice, key, now, provenance, True, recording.ended_at)
 
 
 def _agent_status(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
@@ -966,7 +1051,9 @@ _HANDLERS: dict[str, Callable[..., Outcome]] = {
     "remove_juror": _remove_juror,
     "new_link": _new_link,
     "enter_answer": _enter_answer,
+    "confirm_spoken": _confirm_spoken,
     "answer": _answer,
+    "recorded": _recorded,
     "agent": _agent_status,
     "notice": _notice,
     "sheet": _sheet,

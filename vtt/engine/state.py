@@ -69,6 +69,19 @@ class AnswerInfo:
 
 
 @dataclass
+class RecordingInfo:
+    """A spoken answer's latest recording (a player may record again until answering closes): host side only."""
+
+    player_id: int
+    file: str  # its name in the recordings folder: the host's console plays it, the host's confirmation names it
+    mime: str
+    size: int  # bytes
+    duration_ms: int | None
+    ended_at: datetime  # when the child stopped speaking: a confirmed transcript's answer time
+    received_at: datetime
+
+
+@dataclass
 class VoteInfo:
     player_id: int | None  # None: an abstention
     alias: str | None
@@ -113,6 +126,7 @@ class LiveState:
     questions: dict[int, QuestionInfo]
     round_info: dict[int, RoundInfo]
     answers: dict[int, dict[int, AnswerInfo]] = field(default_factory=dict)  # question -> player -> answer
+    recordings: dict[int, dict[int, RecordingInfo]] = field(default_factory=dict)  # question -> player -> latest
     votes: dict[int, dict[int, VoteInfo]] = field(default_factory=dict)  # current round: juror -> slot -> vote
     juror_labels: set[str] = field(default_factory=set)
     juror_ids: dict[str, int] = field(default_factory=dict)  # by label (a new juror's id arrives with its write)
@@ -200,6 +214,21 @@ class SaveAnswer(Effect):
     at: datetime
     provenance: dict[str, Any] | None = field(default=None, hash=False)
     entered_by_host: bool = False
+
+
+@dataclass(frozen=True)
+class SaveRecording(Effect):
+    """A spoken answer's recording is on disk (the upload wrote it before the action): its row, a take of its own."""
+
+    question_id: int
+    player_id: int
+    file: str
+    mime: str
+    size: int
+    duration_ms: int | None
+    ended_at: datetime
+    client_key: str
+    at: datetime
 
 
 @dataclass(frozen=True)
@@ -352,6 +381,10 @@ def apply_effect(state: LiveState, effect: Effect) -> None:
                 effect.at,
                 provenance=effect.provenance,
                 entered_by_host=effect.entered_by_host,
+            )
+        case SaveRecording():
+            state.recordings.setdefault(effect.question_id, {})[effect.player_id] = RecordingInfo(
+                effect.player_id, effect.file, effect.mime, effect.size, effect.duration_ms, effect.ended_at, effect.at
             )
         case SetAgentStatus():
             state.players[effect.player_id].agent = agent_report(effect)

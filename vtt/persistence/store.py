@@ -24,6 +24,7 @@ from ..engine.state import (
     LiveState,
     PlayerInfo,
     QuestionInfo,
+    RecordingInfo,
     RoundInfo,
     VoteInfo,
     agent_report,
@@ -39,6 +40,7 @@ from ..models import (
     Phase,
     Player,
     Question,
+    Recording,
     RoundAlias,
     SessionQuestion,
     SessionRound,
@@ -123,6 +125,12 @@ def load_state(db: Session, session_id: int) -> LiveState:
             a.provenance,
             bool(a.entered_by_host),
         )
+    recordings: dict[int, dict[int, RecordingInfo]] = defaultdict(dict)
+    takes = select(Recording).where(Recording.session_id == session_id, Recording.deleted_at.is_(None))
+    for take in db.scalars(takes.order_by(Recording.id)):  # the latest take of each (question, player) stays
+        recordings[take.session_question_id][take.player_id] = RecordingInfo(
+            take.player_id, take.file, take.mime, take.size, take.duration_ms, take.ended_at, take.received_at
+        )
     votes: dict[int, dict[int, VoteInfo]] = defaultdict(dict)
     if row.current_round is not None:
         for v in db.scalars(select(Vote).where(Vote.session_id == session_id, Vote.round == row.current_round)):
@@ -151,6 +159,7 @@ def load_state(db: Session, session_id: int) -> LiveState:
         questions=questions,
         round_info=rounds,
         answers=dict(answers),
+        recordings=dict(recordings),
         votes=dict(votes),
         juror_labels={j.label for j in jurors},
         juror_ids={j.label: j.id for j in jurors},
@@ -442,6 +451,21 @@ def write_effects(db: Session, state: LiveState, effects: Iterable[Effect]) -> d
                     update(_PLAYERS)
                     .where(_PLAYERS.c.id == effect.player_id)
                     .values(details={**details, "agent": agent_report(effect)})
+                )
+            case engine_state.SaveRecording():  # rare (one per spoken take)
+                db.execute(
+                    _insert(db, Recording).values(
+                        session_id=session_id,
+                        session_question_id=effect.question_id,
+                        player_id=effect.player_id,
+                        file=effect.file,
+                        mime=effect.mime,
+                        size=effect.size,
+                        duration_ms=effect.duration_ms,
+                        ended_at=effect.ended_at,
+                        received_at=effect.at,
+                        client_key=effect.client_key,
+                    )
                 )
             case engine_state.SetSpeechNotice():  # rare (a page's word on its voice): merged like an agent's
                 details = db.scalar(select(_PLAYERS.c.details).where(_PLAYERS.c.id == effect.player_id)) or {}

@@ -193,17 +193,32 @@ class HostIn(_Message):
         "clip plays (its span, or the file's length from the start); answering opens "
         "when it has played. Default: the span's length when it has both ends",
     )
-    player: int | None = Field(None, description="edit_answer, enter_answer: whose answer; new_link: the player")
-    text: Text | None = Field(None, description="edit_answer: the new text; enter_answer: an open answer")
-    choice: int | None = Field(None, ge=0, description="enter_answer: a multiple-choice answer, the 0-based option")
+    player: int | None = Field(
+        None, description="edit_answer, enter_answer, confirm_spoken: whose answer; new_link: the player"
+    )
+    text: Text | None = Field(
+        None, description="edit_answer: the new text; enter_answer, confirm_spoken: an open answer"
+    )
+    choice: int | None = Field(
+        None, ge=0, description="enter_answer, confirm_spoken: a multiple-choice answer, the 0-based option"
+    )
     question: int | None = Field(
-        None, description="enter_answer: the question's id (refused unless it is the current one)"
+        None, description="enter_answer, confirm_spoken: the question's id (refused unless it is the current one)"
     )
     source: Literal[vocabulary.ANSWER_SOURCES] | None = Field(  # type: ignore[valid-type]
         None, description="enter_answer: typed (the default) or import (from a predictions file)"
     )
     file: str | None = Field(
-        None, max_length=vocabulary.MAX_FILE_NAME, description="enter_answer: the imported file's name"
+        None,
+        max_length=vocabulary.MAX_FILE_NAME,
+        description="enter_answer: the imported file's name; confirm_spoken: the recording heard (its file, as the "
+        "recording event gave it; refused as stale_recording when the player has recorded again since)",
+    )
+    transcribed_by: str | None = Field(
+        None,
+        max_length=vocabulary.MAX_TRANSCRIBER,
+        description="confirm_spoken: who or what turned the recording into text (default host; the transcription "
+        "backend's name when its suggestion was kept)",
     )
     redact: bool = Field(False, description="edit_answer: blank the answer instead")
     open: bool | None = Field(None, description="set_open_join")

@@ -19,6 +19,20 @@ SPEECH_NOTICES = ("no_voice", "voice_ok")
 MAX_LANGUAGE_TAG = 35  # a BCP 47 language tag: "ko", "en-GB"
 LANGUAGE_TAG = r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$"
 ANSWER_SOURCES = ("typed", "import")  # how the host entered an AI player's answer
+# A spoken answer's recording, as MediaRecorder makes it (Opus in WebM or Ogg; AAC in MP4 on Safari; WAV): the
+# upload's type (parameters such as ";codecs=opus" aside) and the file's suffix on disk.
+RECORDING_TYPES = {
+    "audio/webm": ".webm",
+    "video/webm": ".webm",
+    "audio/ogg": ".ogg",
+    "audio/mp4": ".m4a",
+    "video/mp4": ".m4a",
+    "audio/wav": ".wav",
+    "audio/x-wav": ".wav",
+}
+MAX_RECORDING_BYTES = 8 * 1024 * 1024  # a child's answer of a few minutes in Opus is well under 1 MB
+MAX_RECORDING_SECONDS = 600
+MAX_TRANSCRIBER = 200  # who or what turned a recording into text: "host", "pocketsphinx 5.0.4", "http:..."
 
 HOST_ACTIONS = (
     "open_lobby",
@@ -40,7 +54,9 @@ HOST_ACTIONS = (
     "remove_juror",
     "new_link",
     "enter_answer",
+    "confirm_spoken",
 )
-PLAYER_ACTIONS = ("answer", "agent", "notice")
+# recorded: a spoken answer's recording is on the server's disk; sent by the upload view (HTTP), never a socket event
+PLAYER_ACTIONS = ("answer", "agent", "notice", "recorded")
 JUROR_ACTIONS = ("sheet", "vote")
 GUEST_ACTIONS = ("join",)  # open join: a guest becomes a juror

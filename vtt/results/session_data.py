@@ -56,6 +56,7 @@ from ..models import (
     Player,
     Question,
     QuestionType,
+    Recording,
     RoundAlias,
     SessionQuestion,
     SheetEntry,
@@ -332,6 +333,7 @@ EXPORT_FILES = (
     "grades.csv",
     "grader_marks.csv",
     "judge_suggestions.csv",
+    "recordings.csv",
     "sheet_entries.csv",
     "votes.csv",
     "identity_reveals.csv",
@@ -398,6 +400,7 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
         )
     )
     events = list(db.scalars(select(Event).where(Event.session_id == session_id).order_by(Event.id)))
+    takes = list(db.scalars(select(Recording).where(Recording.session_id == session_id).order_by(Recording.id)))
     answer_by_id = {a.id: a for a in answers}
     marks, suggestions = (
         list(
@@ -571,6 +574,25 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
             }
             for j in suggestions
         ],
+        # every take of a spoken answer (file: in the export's recordings/ folder until deleted_at)
+        "recordings.csv": [
+            {
+                "recording_id": r.id,
+                **place(r.session_question_id),
+                "player_id": r.player_id,
+                "player": name(r.player_id),
+                "file": r.file,
+                "mime": r.mime,
+                "bytes": r.size,
+                "duration_ms": r.duration_ms,
+                "ended_at": iso(r.ended_at),
+                "received_at": iso(r.received_at),
+                "transcript_suggested": r.transcript,
+                "transcribed_by": r.transcribed_by,
+                "deleted_at": iso(r.deleted_at),
+            }
+            for r in takes
+        ],
         "sheet_entries.csv": [
             {
                 "entry_id": e.id,
@@ -706,6 +728,23 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
             "entered_by_host",
         ],
         "jurors.csv": ["juror_id", "juror", "group", "expert", "age_band", "sex", "joined_at", "removed_at"],
+        "recordings.csv": [
+            "recording_id",
+            "round",
+            "position",
+            "qid",
+            "player_id",
+            "player",
+            "file",
+            "mime",
+            "bytes",
+            "duration_ms",
+            "ended_at",
+            "received_at",
+            "transcript_suggested",
+            "transcribed_by",
+            "deleted_at",
+        ],
     }
     frames = {
         file: _exact(pd.DataFrame(rows, columns=columns.get(file) if not rows else None, dtype=object))

@@ -30,7 +30,18 @@ from ..banks.upload import (
 )
 from ..engine.rules import HOST
 from ..extensions import request_db
-from ..models import Player, Question, QuestionBank, QuestionTag, QuestionType, RoundStatus, SessionQuestion, VttSession
+from ..kinds import AnswerMode
+from ..models import (
+    Player,
+    Question,
+    QuestionBank,
+    QuestionTag,
+    QuestionType,
+    Recording,
+    RoundStatus,
+    SessionQuestion,
+    VttSession,
+)
 from ..problems import summarize, unique
 from ..realtime.hub import current_hub
 from ..sessions.links import person_links
@@ -271,8 +282,11 @@ def session_config(session_id: int):
     round_states = {r.number: r for r in vtt_session.round_states}
     players = db.scalars(select(Player).where(Player.session_id == vtt_session.id).order_by(Player.id)).all()
     base = join_base_url()
+    deleted = db.execute(select(Recording.deleted_at).where(Recording.session_id == vtt_session.id)).scalars().all()
     return render_template(
         "host/session.html",
+        recordings={"kept": deleted.count(None), "deleted": len(deleted) - deleted.count(None)},
+        spoken=any(AnswerMode.SPOKEN.value in p.answer_modes for p in players),
         s=vtt_session,
         rounds=rounds,
         round_states=round_states,

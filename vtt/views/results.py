@@ -81,15 +81,26 @@ def _in_worker(module: str, *args: str) -> dict:
 @bp.get("/export.zip")
 @host_required
 def export(session_id: int):
-    """Every table of the session as CSV, plus the wide file (as ``vtt export`` writes them)."""
+    """Every table of the session as CSV, plus the wide file and the kept recordings of spoken answers (as
+    ``vtt export`` writes them)."""
     vtt_session = _session(session_id)
     with tempfile.TemporaryDirectory() as folder:
         done = in_process(
-            "vtt.cli", "export", vtt_session.join_code, "--out", folder, database_url=current_app.config["DATABASE_URL"]
+            "vtt.cli",
+            "export",
+            vtt_session.join_code,
+            "--out",
+            folder,
+            "--recordings-dir",
+            current_app.config["RECORDINGS_DIR"],
+            database_url=current_app.config["DATABASE_URL"],
         )
         if done.returncode != 0:
             raise RuntimeError(f"vtt export failed ({done.returncode}): {done.stderr[-2000:]}")
-        data = _zip({path.name: path.read_bytes() for path in sorted(Path(folder).iterdir()) if path.is_file()})
+        root = Path(folder)
+        data = _zip(
+            {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+        )
     return _download(data, f"{vtt_session.join_code}_export.zip")
 
 

@@ -1,0 +1,165 @@
+"""Spoken answers over HTTP: a player's page uploads a recording; the host's console plays it, asks for a
+transcript suggestion, and the session page deletes a session's recordings (consent).
+
+The upload is an action like any other, sent as a file: it is acknowledged only once the file is on disk and the
+engine has committed its ``recorded`` action, and a resent upload (same action id) is acknowledged again and
+stored once.  Recordings are served to the host only: no juror or stage page ever gets their address.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from flask import Blueprint, abort, current_app, flash, jsonify, redirect, request, send_from_directory, url_for
+from flask_babel import get_locale
+from flask_babel import gettext as _
+from sqlalchemy import select
+
+from ..engine.rules import Actor, refused
+from ..extensions import csrf, request_db
+from ..models import Player, VttSession
+from ..offloop import in_process, off_loop
+from ..protocol.vocabulary import MAX_RECORDING_BYTES, MAX_RECORDING_SECONDS
+from ..realtime.hub import current_hub
+from ..recordings import RecordingProblem, delete_all, discard, file_name, kept, media_type, store
+from .auth import host_required
+
+bp = Blueprint("spoken", __name__)
+
+TRANSCRIBE_SECONDS = 120  # a worker that takes longer is stopped: the host types the transcript instead
+
+
+def _folder() -> Path:
+    return Path(current_app.config["RECORDINGS_DIR"])
+
+
+def _refusal(code: str, message: str, status: int):
+    return jsonify(refused(code, message)), status
+
+
+def _whole_field(name: str, high: int) -> int | None:
+    value = request.form.get(name)
+    if value in (None, ""):
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        raise RecordingProblem("bad_field", f"{name} must be a whole number") from None
+    if not 0 <= number <= high:
+        raise RecordingProblem("bad_field", f"{name} must be between 0 and {high}")
+    return number
+
+
+@bp.post("/play/<token>/recording")
+@csrf.exempt  # the player's link is the credential, not a cookie: nothing for another site to ride on
+def upload(token: str):
+    """A spoken answer's recording: multipart ``audio`` (the file) with ``id`` (the action's id), ``question`` and
+    optionally ``duration_ms`` and ``ended_ms_ago`` (how long before this send the recording stopped, by the
+    page's clock: a resend after a dropped connection still dates the take right)."""
+    received = datetime.now(UTC)
+    player = request_db().scalar(select(Player).where(Player.token == token))
+    if player is None:
+        return _refusal("bad_token", "this link is not valid (no player has that token)", 404)
+    if (request.content_length or 0) > MAX_RECORDING_BYTES + 64 * 1024:
+        return _refusal("too_large", f"a recording may be at most {MAX_RECORDING_BYTES // (1024 * 1024)} MB", 413)
+    audio = request.files.get("audio")
+    folder = _folder()
+    try:
+        if audio is None:
+            raise RecordingProblem("bad_field", "send the recording as the multipart field audio")
+        question = _whole_field("question", 2**31 - 1)
+        if question is None:
+            raise RecordingProblem("bad_field", "question is missing (the question's id)")
+        mime = media_type(audio.mimetype or audio.content_type)
+        action_id = request.form.get("id") or ""
+        name = file_name(player.session_id, question, player.id, action_id, mime)
+        duration = _whole_field("duration_ms", MAX_RECORDING_SECONDS * 1000)
+        ago = _whole_field("ended_ms_ago", 7 * 24 * 3600 * 1000) or 0
+        size = off_loop(store, folder, name, iter(lambda: audio.stream.read(64 * 1024), b""))
+    except RecordingProblem as problem:
+        return _refusal(problem.code, problem.message, 413 if problem.code == "too_large" else 422)
+    args = {
+        "question": question,
+        "file": name,
+        "mime": mime,
+        "size": size,
+        "duration_ms": duration,
+        "ended_at": (received - timedelta(milliseconds=ago)).isoformat(),
+    }
+    reply = current_hub().act(player.session_id, Actor("player", player.id), "recorded", args, action_id)
+    if not reply.get("ok"):
+        discard(folder, name)  # refused (answering closed...): the file has no row and goes
+        return jsonify(reply), 409
+    return jsonify(reply)
+
+
+def _session(session_id: int) -> VttSession:
+    return request_db().get(VttSession, session_id) or abort(404)
+
+
+@bp.get("/host/sessions/<int:session_id>/recordings/<name>")
+@host_required
+def play(session_id: int, name: str):
+    """A recording for the host's console (byte ranges: browsers seek in audio too)."""
+    take = kept(request_db(), _session(session_id).id, name)
+    if take is None or not (_folder() / take.file).is_file():
+        abort(404)
+    response = send_from_directory(_folder(), take.file, conditional=True, mimetype=take.mime, max_age=0)
+    response.headers["Cache-Control"] = "private, no-store"  # a child's voice stays off shared caches
+    return response
+
+
+@bp.post("/host/sessions/<int:session_id>/recordings/<name>/transcribe")
+@host_required
+def transcribe(session_id: int, name: str):
+    """A transcript suggestion from the configured backend (VTT_TRANSCRIBE), made by a worker process; kept on the
+    recording's row and returned for the console's box.  The host confirms or corrects it: it is never an answer
+    by itself."""
+    db = request_db()
+    take = kept(db, _session(session_id).id, name)
+    if take is None:
+        abort(404)
+    spec = current_app.config.get("TRANSCRIBE")
+    if not spec:
+        message = _("No transcription backend is set (VTT_TRANSCRIBE): type what you hear.")
+        return jsonify({"ok": False, "message": message}), 409
+    try:
+        done = in_process(
+            "vtt.workers.transcribe",
+            str(_folder() / take.file),
+            spec,
+            str(get_locale() or "en"),
+            database_url=current_app.config["DATABASE_URL"],
+            timeout=TRANSCRIBE_SECONDS,
+        )
+        said = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
+    except Exception:  # noqa: BLE001 - a stuck or broken worker: the host types instead
+        current_app.logger.exception("transcribing %s failed", take.file)
+        said = {}
+    if "text" not in said:
+        reason = said.get("error") or _("the transcription worker gave no answer")
+        return jsonify({"ok": False, "message": _("No suggestion: %(reason)s", reason=reason)}), 502
+    take.transcript, take.transcribed_by = said["text"], said["backend"][:200]
+    db.commit()
+    return jsonify({"ok": True, **said})
+
+
+@bp.post("/host/sessions/<int:session_id>/recordings/delete")
+@host_required
+def delete(session_id: int):
+    """Delete every recording of the session (a family withdrew consent, or the study's data plan says so)."""
+    db = request_db()
+    vtt_session = _session(session_id)
+    if request.form.get("sure") != "yes":
+        flash(_("Tick the box to confirm: deleting recordings cannot be undone."), "error")
+        return redirect(url_for("host.session_config", session_id=session_id) + "#recordings")
+    try:
+        count = delete_all(db, _folder(), vtt_session, "host")
+    except RecordingProblem:
+        flash(_("The session is running: finish it first, then delete its recordings."), "error")
+    else:
+        db.commit()
+        flash(_("Deleted %(count)s recordings of this session.", count=count), "success")
+    return redirect(url_for("host.session_config", session_id=session_id) + "#recordings")

@@ -1,0 +1,35 @@
+"""``python -m vtt.workers.transcribe FILE SPEC LANGUAGE``: the console's "Suggest a transcript", in a process of
+its own (decoding and recognising take the CPU for seconds; the server's loop must not wait on them).
+
+Prints one JSON line, ``{"text", "backend", "seconds"}``, or ``{"error": ...}`` with exit status 1.  An ``http:``
+backend's key comes from ``VTT_TRANSCRIBE_API_KEY`` and its model from ``VTT_TRANSCRIBE_MODEL`` (default whisper-1).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+
+def main(path: str, spec: str, language: str) -> dict:
+    from ..transcribe import DEFAULT_MODEL, transcribe
+
+    heard = transcribe(
+        path,
+        spec,
+        language=language,
+        api_key=os.environ.get("VTT_TRANSCRIBE_API_KEY") or None,
+        model=os.environ.get("VTT_TRANSCRIBE_MODEL") or DEFAULT_MODEL,
+    )
+    return {"text": heard.text, "backend": heard.backend, "seconds": round(heard.seconds, 3)}
+
+
+if __name__ == "__main__":
+    from ..transcribe import TranscriptionError
+
+    try:
+        print(json.dumps(main(*sys.argv[1:4]), ensure_ascii=False))
+    except TranscriptionError as error:
+        print(json.dumps({"error": str(error)}, ensure_ascii=False))
+        sys.exit(1)
