@@ -7,8 +7,8 @@ import { View } from "./view.js";
 export { applyOwn } from "./view.js";
 
 const ACK_TIMEOUT_MS = 10000;
-const RETRY_MS = 1500;
-const RETRYABLE = new Set(["server_error", "timeout", "not_connected"]);
+export const RETRY_MS = 1500;
+export const RETRYABLE = new Set(["server_error", "timeout", "not_connected"]);
 const CLOCK_SAMPLES = 5;  // the clock's offset is read from the quickest of these round trips
 const CLOCK_GAP_MS = 100;
 

@@ -1,10 +1,12 @@
 // The host's live console: the flow buttons of the current phase only, answers with names as they arrive,
 // identity tells to edit or redact before the reveal, the live vote count, the full tally, who is connected,
 // and the AI players' agents (their last report; the host types or imports an answer when one fails); a read-aloud
-// player's page without a voice is said at the top: the host reads that child the questions.
+// player's page without a voice is said at the top: the host reads that child the questions; a spoken player's
+// recordings are heard and confirmed in their own card (spoken_host.js).
 import { format, h, newId } from "./client.js";
 import { ClipScreen } from "./screening.js";
 import { phaseText, startPage } from "./show.js";
+import { renderSpoken } from "./spoken_host.js";
 
 let view = null;
 const { S, node, live } = startPage({
@@ -134,6 +136,7 @@ function render() {
   renderSpeechNotices();
   renderJury(status);
   renderAgents(status);
+  renderSpoken(view, status, { S, node, live });
   node("open-join").checked = Boolean(status.open_join);
   if (status.open_join && node("door-line").hidden) showDoor();
 }
@@ -203,7 +206,9 @@ function answerRow(question, row, editable) {
   const cell = [h("span", {}, text || "—")];
   if (row.redacted) cell.push(" ", h("span", { class: "badge" }, S.redacted));
   else if (row.edited) cell.push(" ", h("span", { class: "badge" }, S.edited));
-  if (row.entered_by_host) cell.push(" ", h("span", { class: "badge" }, S.entered_by_host));
+  if (row.provenance && row.provenance.spoken) {
+    cell.push(" ", h("span", { class: "badge" }, format(S.spoken_by, { who: row.provenance.transcribed_by })));
+  } else if (row.entered_by_host) cell.push(" ", h("span", { class: "badge" }, S.entered_by_host));
   if (row.tells && row.tells.length) cell.push(h("p", { class: "tell" }, format(S.tell, { tells: row.tells.join(", ") })));
   if (editable && question.type === "open" && !row.redacted) {
     const box = h("textarea", { rows: 2, "aria-label": `${S.edit}: ${row.alias}` });

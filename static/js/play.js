@@ -4,7 +4,10 @@
 // answering opens ("Read it again" repeats it), and picks among big numbered buttons: a touch reads that option
 // and selects it, a second touch (or the big Choose button) answers, so a touch never answers unheard. A page
 // without a voice for its language says so, and tells the host (the `notice` action), who then reads aloud.
+// A player whose answer modes include "spoken" says the answer: the page records and uploads it (recorder.js) and
+// the host confirms what was said; without "text" too, the page has no typing or option buttons at all.
 import { applyOwn, format, h } from "./client.js";
+import { SpokenAnswer } from "./recorder.js";
 import { ClipScreen } from "./screening.js";
 import { phaseText, startPage } from "./show.js";
 import { Reader, optionSpoken, pageLanguage, readingOf, readsAloud } from "./speech.js";
@@ -16,6 +19,7 @@ let playingRound = null;   // the round the snapshot's "playing" is about
 let reader = null;         // read-aloud players: the page's voice (made at the first snapshot that says so)
 let readFor = null;        // the question last read aloud by itself (once, when its answering opens)
 let selected = null;       // read-aloud, multiple choice: the option touched (and heard), not yet sent
+let spoken = null;         // spoken players: the recording box (made at the first snapshot that says so)
 
 const { S, node, live } = startPage({
   onView: (data, event) => {
@@ -61,6 +65,11 @@ function showPhase(status) {
 function render() {
   const status = view.status || {};
   if (readsAloud(view) && !reader) startReading();
+  if (answersAloud() && !spoken) {
+    spoken = new SpokenAnswer({ S, uploadUrl: node("question").dataset.upload,
+      onSent: () => { view.recorded = { question: shownQuestion && shownQuestion.id }; } });
+    node("answer-form").before(spoken.element);
+  }
   node("me").textContent = view.me ? format(S.me, { name: view.me.name }) : "";
   showPhase(status);
   const message = notice(status);
@@ -83,6 +92,7 @@ function render() {
     buildForm(question);
   }
   setOpen(answering);
+  if (spoken) spoken.show(question, answering, view.recorded);
   if (reader && question.type === "mcq") markOptions(myChoice(question));
   showState();
   if (reader && answering && readFor !== question.id && reader.checked) {
@@ -129,10 +139,25 @@ function readQuestion(question) {
   if (reader && reader.say(readingOf(question, S))) showVoiceNote("", "hint");
 }
 
+function answersAloud() {
+  return Boolean(view.me && (view.me.answer_modes || []).includes("spoken"));
+}
+
+function types() {
+  return !view.me || (view.me.answer_modes || ["text"]).includes("text");
+}
+
 function buildForm(question) {
   const form = node("answer-form");
   const mine = view.answer && view.answer.question === question.id ? view.answer : null;
   let field;
+  if (!types()) {  // spoken only: the options are there to see (and hear); the child says the answer
+    form.replaceChildren(question.type === "mcq"
+      ? h("ol", { class: "spoken-options" }, question.choices.map((choice) => h("li", {}, choice))) : "");
+    form.onsubmit = (event) => event.preventDefault();
+    form.hidden = question.type !== "mcq";
+    return;
+  }
   if (question.type === "mcq" && reader) {
     bigOptions(form, question, mine);
     return;
@@ -231,6 +256,7 @@ async function submit(question, choice = null) {
 
 function showState() {
   const target = node("answer-state");
+  if (!types() && answerState === null) { target.textContent = ""; return; }  // the recording box says it all
   const closed = view.status.phase !== "answering" && view.status.phase !== "clip";
   target.className = answerState === "received" ? "received" : answerState && answerState.refused ? "refused" : "";
   target.textContent = answerState === "sending" ? S.sending

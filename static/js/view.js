@@ -91,7 +91,9 @@ function applyToView(data, event, payload) {
     case "round":
       Object.assign(data, { round: payload, revealed: [], sheet: [], votes: [], question: null });
       break;
-    case "question": data.question = payload; data.answer = null; break;  // a player's answer was to the one before
+    case "question":  // a player's answer, and a spoken player's recording, were to the question before
+      Object.assign(data, { question: payload, answer: null, recorded: null });
+      break;
     case "answers":
       data.revealed = [...(data.revealed || []).filter((item) => item.question !== payload.question), payload];
       break;
@@ -109,6 +111,12 @@ function applyToView(data, event, payload) {
     case "notice": {  // the host's: a read-aloud player's page about its voice (no_voice: the host reads aloud)
       const { player, ...report } = payload;
       (data.notices || (data.notices = {}))[String(player)] = report;
+      break;
+    }
+    case "recording": {  // the host's: a spoken answer's latest recording replaces the player's earlier take
+      const recordings = data.recordings || (data.recordings = {});
+      const rows = (recordings[payload.question] || []).filter((row) => row.player !== payload.player);
+      recordings[payload.question] = [...rows, payload];
       break;
     }
     case "tells": data.tells = payload; break;  // the host's: the closed question's answers with tells

@@ -112,7 +112,8 @@ class View:
         self.data.update(round=card, revealed=[], sheet=[], votes=[], question=None)
 
     def _on_question(self, question: dict[str, Any]) -> None:
-        self.data.update(question=question, answer=None)  # a player's answer was to the question before
+        # a player's answer, and a spoken player's recording, were to the question before
+        self.data.update(question=question, answer=None, recorded=None)
 
     def _on_answers(self, shown: dict[str, Any]) -> None:
         revealed = [item for item in self.data.get("revealed") or [] if item["question"] != shown["question"]]
@@ -131,6 +132,12 @@ class View:
     def _on_notice(self, report: dict[str, Any]) -> None:  # the host's: a read-aloud page's word on its voice
         notices = self.data["notices"] = self.data.get("notices") or {}
         notices[str(report["player"])] = {key: value for key, value in report.items() if key != "player"}
+
+    def _on_recording(self, take: dict[str, Any]) -> None:  # the host's: a spoken answer's latest recording
+        recordings = self.data["recordings"] = self.data.get("recordings") or {}
+        question = str(take["question"])
+        rows = [row for row in recordings.get(question) or [] if row["player"] != take["player"]]
+        recordings[question] = [*rows, take]
 
     def _on_tells(self, tells: dict[str, Any]) -> None:  # the host's: the closed question's answers with tells
         self.data["tells"] = tells

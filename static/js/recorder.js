@@ -1,0 +1,150 @@
+// A spoken player's answer box (answer mode "spoken"): one big button records the answer with the microphone
+// (MediaRecorder: Opus in WebM, or MP4/AAC on Safari), a clear "Recording…" state with the seconds running and a
+// Stop button, then the take is uploaded by itself and the page says when the server has it on disk. "Record
+// again" makes a new take (the host hears the latest) until answering closes.
+//
+// An upload is an action like any other (docs/protocol.md, "Spoken answers"): it carries an id, is resent with the
+// same id until the server acknowledges it (a dropped connection, a server restart), and the server stores it once.
+// `ended_ms_ago` is measured at each send, so a take resent a minute later is still dated when the child stopped.
+import { RETRY_MS, RETRYABLE, format, h, newId } from "./client.js";
+
+// What MediaRecorder is asked for, in order: Chrome, Edge, Firefox and Android take the first; Safari the MP4.
+const RECORDING_TYPES = ["audio/webm;codecs=opus", "audio/webm", "audio/mp4", "audio/ogg;codecs=opus"];
+const MAX_RECORDING_MS = 5 * 60 * 1000;  // a take stops by itself after five minutes (the server keeps up to 10)
+
+export function recordingType() {
+  if (typeof MediaRecorder === "undefined") return null;
+  return RECORDING_TYPES.find((type) => MediaRecorder.isTypeSupported(type)) || "";
+}
+
+export class SpokenAnswer {
+  // `S`: the page's words; `uploadUrl`: the player's upload address; `onSent(reply)`: the server has a take.
+  constructor({ S, uploadUrl, onSent }) {
+    this.S = S;
+    this.uploadUrl = uploadUrl;
+    this.onSent = onSent;
+    this.question = null;
+    this.open = false;
+    this.recorder = null;
+    this.take = null;        // the take being sent: {id, question, blob, type, durationMs, stoppedAt}
+    this.state = "idle";     // idle | recording | sending | sent | refused | no_microphone | unsupported
+    this.message = "";
+    this.started = 0;
+    this.record = h("button", { type: "button", class: "big record", id: "record",
+      onclick: () => this.start() }, S.record);
+    this.stop = h("button", { type: "button", class: "big stop", id: "stop-recording", hidden: true,
+      onclick: () => this.finish() }, S.stop_recording);
+    this.status = h("p", { class: "recording-state", id: "recording-state", role: "status", "aria-live": "polite" });
+    this.element = h("div", { class: "spoken-answer", id: "spoken-answer" }, this.status, this.record, this.stop);
+    this.ticker = null;
+    if (recordingType() === null || !navigator.mediaDevices) this.state = "unsupported";
+  }
+
+  // The current question, whether answering is open, and the server's word on a take already sent (a reload).
+  show(question, open, recorded) {
+    if (!this.question || this.question.id !== question.id) {
+      this.question = question;
+      if (this.state !== "unsupported" && this.state !== "no_microphone") {
+        this.state = recorded && recorded.question === question.id ? "sent" : "idle";
+      }
+    }
+    this.open = open;
+    if (!open && this.state === "recording") this.finish();  // answering closed mid-take: send what there is
+    this.render();
+  }
+
+  async start() {
+    if (!this.open || this.state === "recording") return;
+    let stream;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+    } catch {
+      this.state = "no_microphone";
+      this.render();
+      return;
+    }
+    const type = recordingType();
+    const recorder = new MediaRecorder(stream, type ? { mimeType: type } : {});
+    const chunks = [];
+    const question = this.question;
+    recorder.ondataavailable = (event) => { if (event.data && event.data.size) chunks.push(event.data); };
+    recorder.onstop = () => {
+      stream.getTracks().forEach((track) => track.stop());
+      window.clearInterval(this.ticker);
+      const blob = new Blob(chunks, { type: (recorder.mimeType || type || "audio/webm").split(";")[0] });
+      this.recorder = null;
+      this.send({ id: newId("take"), question: question.id, blob, durationMs: Math.round(performance.now() - this.started),
+        stoppedAt: performance.now() });
+    };
+    this.recorder = recorder;
+    this.started = performance.now();
+    recorder.start();
+    this.state = "recording";
+    this.ticker = window.setInterval(() => {
+      if (performance.now() - this.started > MAX_RECORDING_MS) this.finish();
+      this.render();
+    }, 500);
+    this.render();
+  }
+
+  finish() {
+    if (this.recorder && this.recorder.state !== "inactive") this.recorder.stop();
+  }
+
+  // Upload the take, again and again with the same id until the server answers (ok, or a refusal that is final).
+  async send(take) {
+    this.take = take;
+    this.state = "sending";
+    this.render();
+    for (;;) {
+      if (this.take !== take) return;  // a newer take replaced this one
+      const form = new FormData();
+      form.append("id", take.id);
+      form.append("question", String(take.question));
+      form.append("duration_ms", String(take.durationMs));
+      form.append("ended_ms_ago", String(Math.max(0, Math.round(performance.now() - take.stoppedAt))));
+      form.append("audio", take.blob, `answer.${extension(take.blob.type)}`);
+      let reply = null;
+      try {
+        const response = await fetch(this.uploadUrl, { method: "POST", body: form, credentials: "omit" });
+        reply = await response.json();
+      } catch {
+        reply = null;  // no connection, or the server went away mid-way: the same take again
+      }
+      if (reply && (reply.ok || !RETRYABLE.has(reply.error && reply.error.code))) {
+        if (this.take !== take) return;
+        this.take = null;
+        this.state = reply.ok ? "sent" : "refused";
+        this.message = reply.ok ? "" : reply.error.message;
+        this.render();
+        if (reply.ok && this.onSent) this.onSent(reply);
+        return;
+      }
+      await new Promise((resolve) => { window.setTimeout(resolve, RETRY_MS); });
+    }
+  }
+
+  render() {
+    const S = this.S;
+    const recording = this.state === "recording";
+    const seconds = recording ? Math.floor((performance.now() - this.started) / 1000) : 0;
+    this.element.dataset.state = this.state;
+    this.status.textContent = {
+      idle: this.open ? S.record_hint : "",
+      recording: format(S.recording, { seconds }),
+      sending: S.recording_sending,
+      sent: this.open ? S.recording_sent : S.recording_kept,
+      refused: format(S.refused, { message: this.message }),
+      no_microphone: S.no_microphone,
+      unsupported: S.cannot_record,
+    }[this.state];
+    this.record.hidden = recording || this.state === "unsupported";
+    this.record.textContent = this.state === "sent" || this.state === "refused" ? S.record_again : S.record;
+    this.record.disabled = !this.open || this.state === "sending";
+    this.stop.hidden = !recording;
+  }
+}
+
+function extension(type) {
+  return { "audio/mp4": "m4a", "audio/ogg": "ogg", "audio/wav": "wav" }[type] || "webm";
+}

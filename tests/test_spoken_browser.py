@@ -1,0 +1,194 @@
+"""A spoken player's page in a real Chromium whose microphone is a file: espeak-ng says a phrase, Chromium's fake
+media stream plays it into the page (``--use-file-for-fake-audio-capture``). The child records, the upload is lost
+on its way back once and sent again (stored once), the host hears it in the console, asks for a transcript, and
+confirms the answer; the audit log shows no recording reaching a juror or the stage. The server side is
+tests/test_spoken.py."""
+
+from __future__ import annotations
+
+import json
+
+import av
+import pytest
+from sqlalchemy import select
+
+from tests.audio_helpers import said_wav
+from tests.browser_helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    LAPTOP,
+    PHONE,
+    WAIT_MS,
+    TestBrowser,
+    host_console,
+    host_step,
+    no_sideways_scroll,
+    screenshot_dir,
+)
+from tests.conftest import IN_CI, ServedApp
+from tests.live_helpers import identity_leaks, make_session
+from vtt.models import Answer, Recording
+
+pytestmark = pytest.mark.browser
+
+PLAYERS = [
+    {"name": "Mina", "kind": "human", "age": 4, "stage": "pre-operational", "answer_modes": ["spoken", "read_aloud"]},
+    {"name": "Grace", "kind": "human", "age": 31},
+    {"name": "Agent", "kind": "ai"},
+]
+
+
+def field(body: bytes, name: str) -> bytes:
+    """A multipart form's field, by name (the boundary differs between sends)."""
+    boundary = body.split(b"\r\n", 1)[0]
+    for part in body.split(boundary):
+        head, _, value = part.partition(b"\r\n\r\n")
+        if f'name="{name}"'.encode() in head:
+            return value.removesuffix(b"\r\n")
+    raise AssertionError(f"no field {name} in the upload")
+
+
+@pytest.fixture(scope="module")
+def mic_browser(tmp_path_factory):
+    """Chromium whose microphone says the espeak-ng phrase (over and over) and which grants it without asking."""
+    import os
+
+    from playwright.sync_api import sync_playwright
+
+    if not os.path.exists(CHROMIUM):
+        if IN_CI:
+            pytest.fail(f"{CHROMIUM} is required when CI=true (make test installs it)")
+        pytest.skip(f"no {CHROMIUM}: install Debian's chromium to run the browser tests")
+    wav = said_wav(tmp_path_factory.mktemp("mic"))
+    fake_mic = [
+        "--use-fake-device-for-media-stream",
+        "--use-fake-ui-for-media-stream",
+        f"--use-file-for-fake-audio-capture={wav}",
+    ]
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *fake_mic])
+        yield TestBrowser(chromium)
+        chromium.close()
+
+
+def test_a_child_records_her_answer_the_host_hears_and_confirms_it_and_the_jury_reads_only_text(
+    mic_browser, database_url, db_factory, instance, tmp_path
+):
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
+    audit = tmp_path / "audit.jsonl"
+    shots = screenshot_dir(tmp_path)
+    with ServedApp({"DATABASE_URL": database_url, "VTT_AUDIT_LOG": str(audit)}) as served:
+        host = host_console(mic_browser, served.url, people)
+        mina = mic_browser.new_page(viewport=PHONE)
+        mina.goto(f"{served.url}/play/{people.players['Mina']}")
+        juror = mic_browser.new_page(viewport=PHONE)
+        juror.goto(f"{served.url}/jury/{list(people.jurors.values())[0]}")
+        for page in (mina, juror):
+            page.wait_for_selector("#connection:not(:empty)", timeout=WAIT_MS)
+        for label in ("Open the lobby", "Start round 1", "Show question 1", "Open answering"):
+            host_step(host, label)
+        host.wait_for_selector("#spoken-card:not([hidden])", timeout=WAIT_MS)
+
+        # the first upload reaches the server, and its reply is lost: the page sends the same take again
+        sent = []
+
+        def reply_lost_once(route):
+            sent.append(route.request.post_data_buffer)
+            if len(sent) == 1:
+                route.fetch()  # the server stores it...
+                route.abort("connectionreset")  # ...and the page never hears so
+            else:
+                route.continue_()
+
+        mina.route("**/recording", reply_lost_once)
+        record = mina.locator("#record")
+        record.wait_for(state="visible", timeout=WAIT_MS)
+        assert mina.locator("#answer-form textarea, #answer-form input, .big-option").count() == 0  # nothing to type
+        record.click()
+        mina.wait_for_function(
+            "document.getElementById('spoken-answer').dataset.state === 'recording'", timeout=WAIT_MS
+        )
+        assert mina.inner_text("#recording-state").startswith("● Recording…")
+        mina.screenshot(path=str(shots / "spoken-player-recording-390.png"), full_page=True)
+        mina.wait_for_timeout(3500)  # the phrase, about 2.5 s, plays into the microphone
+        mina.click("#stop-recording")
+        mina.wait_for_function("document.getElementById('spoken-answer').dataset.state === 'sent'", timeout=WAIT_MS * 2)
+        assert len(sent) == 2 and field(sent[0], "id") == field(sent[1], "id")  # the same take, with its id, twice
+        assert field(sent[0], "audio") == field(sent[1], "audio") and len(field(sent[0], "audio")) > 1000
+        assert mina.inner_text("#recording-state").startswith("✓ We have your answer.")
+        assert mina.inner_text("#record") == "Say it again"
+        no_sideways_scroll(mina)
+        mina.screenshot(path=str(shots / "spoken-player-sent-390.png"), full_page=True)
+
+        with db_factory() as db:
+            takes = db.scalars(select(Recording)).all()
+            assert len(takes) == 1, [t.file for t in takes]  # stored once
+            take = takes[0]
+        path = instance / "recordings" / take.file
+        assert path.stat().st_size == take.size and take.mime == "audio/webm"
+        with av.open(str(path)) as recording:
+            stream = recording.streams.audio[0]
+            assert stream.codec_context.name == "opus"
+            seconds = sum(frame.samples for frame in recording.decode(stream)) / stream.codec_context.sample_rate
+        assert 2.5 < seconds < 6, seconds
+        assert 2500 < take.duration_ms < 6000
+
+        # the host hears it in the console and gets a transcript suggestion
+        item = host.locator(".spoken-player").first
+        item.locator("audio").wait_for(timeout=WAIT_MS)
+        assert "Recording of" in item.inner_text()
+        loaded = host.evaluate(
+            """async () => { const audio = document.querySelector('.spoken-player audio');
+              const response = await fetch(audio.src); return [response.status, response.headers.get('content-type'),
+              (await response.arrayBuffer()).byteLength]; }"""
+        )
+        assert loaded == [200, "audio/webm", take.size]
+        host.wait_for_function(
+            "document.querySelector('.spoken-player audio').readyState >= 1", timeout=WAIT_MS
+        )  # the browser reads it as audio
+        item.get_by_role("button", name="Suggest a transcript").click()
+        host.wait_for_function(
+            "document.querySelector('.spoken-suggestion').textContent.startsWith('Heard:')", timeout=WAIT_MS * 4
+        )
+        assert "pocketsphinx" in item.locator(".spoken-suggestion").inner_text()
+
+        # the host confirms what was said
+        is_mcq = item.locator("select").count() == 1
+        if is_mcq:
+            item.locator("select").select_option("1")
+        else:
+            item.locator("textarea").fill("i like to play with my dog")
+        item.get_by_role("button", name="Confirm the answer").click()
+        host.wait_for_function(
+            "document.querySelector('.spoken-player .agent-result').textContent === 'Saved as the answer.'",
+            timeout=WAIT_MS,
+        )
+        assert "confirmed" in item.inner_text()
+        host.set_viewport_size(LAPTOP)
+        host.screenshot(path=str(shots / "spoken-host-1366.png"), full_page=True)
+        with db_factory() as db:
+            answer = db.scalar(select(Answer).where(Answer.player_id == take.player_id))
+            assert answer.provenance["spoken"] is True and answer.provenance["recording"] == take.file
+            assert answer.provenance["transcribed_by"].startswith(("host", "pocketsphinx"))
+            assert answer.submitted_at == take.ended_at
+        for label in ("Close answering", "Reveal the answers to the jury"):
+            host_step(host, label)
+        juror.wait_for_selector(".sheet-line .answer", timeout=WAIT_MS)
+        shown = juror.locator(".sheet-line .answer").all_inner_texts()
+        assert len(shown) == 3  # Mina's confirmed answer among the others, under an alias
+        if not is_mcq:
+            assert any("i like to play with my dog" in line for line in shown), shown
+        assert juror.locator("audio").count() == 0
+        for page in (host, mina, juror):
+            page.close()
+
+    lines = [json.loads(line) for line in audit.read_text(encoding="utf-8").splitlines()]
+    jury = [line for line in lines if line["audience"] in ("juror", "stage")]
+    assert any(line["event"] == "answers" for line in jury)
+    for line in jury:
+        text = json.dumps(line["payload"], ensure_ascii=False)
+        assert take.file not in text and ".webm" not in text and "recording" not in text, line
+        assert "spoken" not in text and "read_aloud" not in text, line
+        assert not identity_leaks(line["payload"], people, allow_reveal=line["event"] == "identities"), line
+    hosts = [line for line in lines if line["audience"] == "host"]
+    assert any(line["event"] == "recording" and line["payload"]["file"] == take.file for line in hosts)
