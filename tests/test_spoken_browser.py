@@ -192,3 +192,35 @@ def test_a_child_records_her_answer_the_host_hears_and_confirms_it_and_the_jury_
         assert not identity_leaks(line["payload"], people, allow_reveal=line["event"] == "identities"), line
     hosts = [line for line in lines if line["audience"] == "host"]
     assert any(line["event"] == "recording" and line["payload"]["file"] == take.file for line in hosts)
+
+
+NO_MICROPHONE = """navigator.mediaDevices.getUserMedia = () =>
+  Promise.reject(new DOMException("Permission denied", "NotAllowedError"));"""
+NO_RECORDER = "Object.defineProperty(window, 'MediaRecorder', { value: undefined, configurable: true });"
+
+
+@pytest.mark.parametrize(
+    ("script", "state", "says"),
+    [
+        (NO_MICROPHONE, "no_microphone", "The microphone is off. Ask the host to allow it"),
+        (NO_RECORDER, "unsupported", "This device cannot record. Tell the host your answer."),
+    ],
+)
+def test_a_page_without_a_microphone_or_a_recorder_says_so(mic_browser, served, db_factory, script, state, says):
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
+    host = host_console(mic_browser, served.url, people)
+    mina = mic_browser.new_page(viewport=PHONE)
+    mina.add_init_script(script)
+    mina.goto(f"{served.url}/play/{people.players['Mina']}")
+    for label in ("Open the lobby", "Start round 1", "Show question 1", "Open answering"):
+        host_step(host, label)
+    mina.wait_for_selector("#spoken-answer", timeout=WAIT_MS)
+    if state == "no_microphone":
+        mina.click("#record")
+    mina.wait_for_function(f"document.getElementById('spoken-answer').dataset.state === '{state}'", timeout=WAIT_MS)
+    assert mina.inner_text("#recording-state").startswith(says)
+    assert mina.locator("#record").is_visible() is (state == "no_microphone")  # it asks again on the next touch
+    with db_factory() as db:
+        assert db.scalars(select(Recording)).all() == []
+    for page in (host, mina):
+        page.close()
