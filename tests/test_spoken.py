@@ -329,3 +329,74 @@ def test_the_host_gets_a_transcript_suggestion_from_pocketsphinx(app, client, db
         headers={"X-CSRFToken": _token(client.get(f"/host/sessions/{people.session_id}").data)},
     )
     assert off.status_code == 409 and "VTT_TRANSCRIBE" in off.get_json()["message"]
+
+
+# --- the questions' language --------------------------------------------------------------------------------------
+
+
+def test_the_session_s_language_is_a_design_field_the_players_pages_speak(app, client, host, db, db_factory):
+    from tests.test_answer_modes import design as answer_modes_design
+    from tests.test_host_setup import BANK, setup_form
+    from vtt.banks import InputError
+    from vtt.sessions.create import SessionConfig
+
+    def language_of(value):
+        return SessionConfig.from_dict({**answer_modes_design(PLAYERS), "language": value}).language
+
+    assert language_of("ko") == "ko" and language_of("en-GB") == "en-GB" and language_of(None) is None
+    for bad in ("korean!", "k", 7, "x" * 40):
+        with pytest.raises(InputError) as caught:
+            language_of(bad)
+        assert [str(p) for p in caught.value.problems] == [
+            f"session: field 'language': must be a language tag such as ko or en-GB, not {bad!r}"
+        ]
+    without = SessionConfig.from_dict(answer_modes_design(PLAYERS))
+    assert without.language is None and "language" not in without.design  # older designs keep their hash
+
+    # the setup form: not set by default; ko chosen is in the design and on the session's page
+    from tests.conftest import DATA
+    from vtt.banks import import_bank, read_bank
+
+    import_bank(db, read_bank(DATA / "spec_examples.csv"), BANK)
+    db.commit()
+    assert '<option value="" selected>not set' in host.get("/host/sessions/new").get_data(as_text=True)
+    assert host.post("/host/sessions/new", data=setup_form(host, language="ko")).status_code == 302
+    created = db.scalar(select(VttSession).where(VttSession.name == "Pilot"))
+    assert created.design["language"] == "ko"
+    assert "<dt>Language of the questions</dt><dd><code>ko</code>" in host.get(f"/host/sessions/{created.id}").get_data(
+        as_text=True
+    )
+
+    # a player's page is shown (and reads aloud) in it, unless the link asks for another; a juror's is not
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
+    with db_factory() as session:
+        row = session.get(VttSession, people.session_id)
+        row.design = {**row.design, "language": "ko"}
+        session.commit()
+    page = app.test_client()
+    assert '<html lang="ko"' in page.get(f"/play/{people.players['Mina']}").get_data(as_text=True)
+    assert '<html lang="en"' in app.test_client().get(f"/play/{people.players['Mina']}?lang=en").get_data(as_text=True)
+    juror = list(people.jurors.values())[0]
+    assert '<html lang="en"' in app.test_client().get(f"/jury/{juror}").get_data(as_text=True)
+    _host, _stage, players, _jurors = connect_all(app, client, people)
+    assert players["Mina"].last("snapshot")["session"]["language"] == "ko"
+    for role in [_host, _stage, *players.values(), *_jurors.values()]:
+        role.client.disconnect()
+
+
+def test_a_korean_session_s_recording_is_not_given_to_the_english_only_recogniser(
+    app, client, db_factory, tmp_path, spoken_session
+):
+    people, (host, *_rest) = spoken_session
+    with db_factory() as session:
+        row = session.get(VttSession, people.session_id)
+        row.design = {**row.design, "language": "ko"}
+        session.commit()
+    question = host.last("question")["id"]
+    name = upload(app.test_client(), people.players["Mina"], question, webm(tmp_path)).get_json()["file"]
+    token = _token(client.get(f"/host/sessions/{people.session_id}").data)
+    refused = client.post(
+        f"/host/sessions/{people.session_id}/recordings/{name}/transcribe", headers={"X-CSRFToken": token}
+    )
+    assert refused.status_code == 502
+    assert "English" in refused.get_json()["message"] and "ko" in refused.get_json()["message"]

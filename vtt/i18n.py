@@ -1,7 +1,8 @@
 """Languages: Korean and English through Flask-Babel's catalogs (``vtt/translations``).
 
-The language is the one asked for with ``?lang=`` (then remembered in a cookie for a year), else the
-remembered one, else the best match of the browser's Accept-Language.  Question text is shown as
+The language is the one asked for with ``?lang=`` (then remembered in a cookie for a year), else, on a player's
+page, the session's language (``g.session_language``: the questions' language, which the page reads aloud in),
+else the remembered one, else the best match of the browser's Accept-Language.  Question text is shown as
 written; everything vtt itself says goes through the catalogs.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from flask import Flask, Response, request
+from flask import Flask, Response, g, request
 from flask_babel import Babel, get_locale
 
 LANGUAGES = {"en": "English", "ko": "한국어"}
@@ -24,6 +25,9 @@ def select_language() -> str:
     asked = request.args.get("lang", "")
     if asked in LANGUAGES:
         return asked
+    session_language = (g.get("session_language") or "").split("-")[0].lower()
+    if session_language in LANGUAGES:
+        return session_language
     kept = request.cookies.get(COOKIE, "")
     if kept in LANGUAGES:
         return kept

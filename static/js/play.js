@@ -10,7 +10,7 @@ import { applyOwn, format, h } from "./client.js";
 import { SpokenAnswer } from "./recorder.js";
 import { ClipScreen } from "./screening.js";
 import { phaseText, startPage } from "./show.js";
-import { Reader, optionSpoken, pageLanguage, readingOf, readsAloud } from "./speech.js";
+import { Reader, optionSpoken, readingLanguage, readingOf, readsAloud } from "./speech.js";
 
 let view = null;
 let shownQuestion = null;  // the question whose form is on screen (kept while the player types)
@@ -103,7 +103,7 @@ function render() {
 
 // --- reading aloud -------------------------------------------------------------------------------------------
 function startReading() {
-  const language = pageLanguage();
+  const language = readingLanguage(view);
   reader = new Reader({
     language,
     onChange: (hasVoice) => voiceKnown(hasVoice, language),

@@ -1,5 +1,5 @@
 // Reading aloud for a player whose answer modes include "read_aloud" (a young child who cannot read yet): the
-// browser's speech synthesis in the page's language (<html lang>), with a voice for that language or none at all:
+// browser's speech synthesis in the session's language (else the page's, <html lang>), with a voice for that language or none at all:
 // a page without one says so (and tells the host, through the `notice` action: static/js/play.js), never silently.
 // Imports nothing: the rules below (pickVoice, readingOf) run under `node --test tests/js/` too.
 
@@ -20,6 +20,11 @@ export function readsAloud(view) {
 // The page's language: what the page is written in (the person's choice, or their browser's).
 export function pageLanguage(doc = globalThis.document) {
   return tag(doc && doc.documentElement && doc.documentElement.lang) || "en";
+}
+
+// The language to read in: the session's (the questions' language, in the player's snapshot), else the page's.
+export function readingLanguage(view, doc = globalThis.document) {
+  return tag(view && view.session && view.session.language) || pageLanguage(doc);
 }
 
 // The voice that reads `language` best: the same tag ("en-gb" for "en-GB"), else the same language ("ko-KR" for

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { Reader, optionSpoken, pickVoice, readingOf, readsAloud } from "../../static/js/speech.js";
+import { Reader, optionSpoken, pickVoice, readingLanguage, readingOf, readsAloud } from "../../static/js/speech.js";
 
 const voice = (lang, extra = {}) => ({ name: `${lang}${extra.default ? "*" : ""}`, lang, default: false, localService: true, ...extra });
 
@@ -76,4 +76,12 @@ test("a Reader without speech synthesis, or without a voice for its language, re
   assert.equal(await english.ready(), false);  // after waiting VOICE_WAIT_MS for voices that never come
   assert.equal(english.say(["질문"]), false);
   assert.deepEqual(synth.spoken, []);
+});
+
+test("the reading language is the session's when its design names one, else the page's", () => {
+  const doc = { documentElement: { lang: "en" } };
+  assert.equal(readingLanguage({ session: { language: "ko-KR" } }, doc), "ko-kr");
+  assert.equal(readingLanguage({ session: { language: null } }, doc), "en");
+  assert.equal(readingLanguage({}, { documentElement: { lang: "" } }), "en");
+  assert.equal(readingLanguage(null, { documentElement: { lang: "ko" } }), "ko");
 });

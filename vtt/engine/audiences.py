@@ -230,7 +230,8 @@ def player_snapshot(state: LiveState, player_id: int) -> dict[str, Any]:
     take = state.recordings.get(current.id, {}).get(player_id) if current else None
     return {
         "role": "player",
-        "session": {"code": state.code, "title": state.name},
+        # language: the questions' language, which the page reads aloud in (null: the page's own)
+        "session": {"code": state.code, "title": state.name, "language": state.language},
         # answer_modes: this player's page reads aloud, takes spoken answers... (the player's own, never the jury's)
         "me": {"name": state.players[player_id].name, "answer_modes": list(state.players[player_id].answer_modes)},
         "status": status(state),

@@ -138,6 +138,7 @@ class LiveState:
     pass_alpha: float = 0.05
     pass_threshold_pct: float = 70.0
     clip_playback: ClipPlayback = ClipPlayback.HOST
+    language: str | None = None  # the questions' language, from the design (None: each page's own)
 
     # --- reading ------------------------------------------------------------------------------
 

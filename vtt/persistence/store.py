@@ -171,6 +171,7 @@ def load_state(db: Session, session_id: int) -> LiveState:
         pass_alpha=row.pass_alpha,
         pass_threshold_pct=row.pass_threshold_pct,
         clip_playback=ClipPlayback(row.design.get("clip_playback", ClipPlayback.HOST.value)),
+        language=row.design.get("language"),
     )
 
 

@@ -12,6 +12,7 @@ import difflib
 import hashlib
 import json
 import random
+import re
 import secrets
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -38,6 +39,7 @@ from ..models import (
     VttSession,
 )
 from ..problems import load_json
+from ..protocol.vocabulary import LANGUAGE_TAG, MAX_LANGUAGE_TAG
 
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud from a projector
 JOIN_CODE_LENGTH = 6
@@ -62,6 +64,7 @@ CONFIG_KEYS = {
     "jurors",
     "open_join",
     "clip_playback",
+    "language",
 }
 PLAYER_KEYS = {"name", "kind", "age", "stage", "backends", "answer_modes"}
 ANSWER_MODES = tuple(mode.value for mode in AnswerMode)  # text, spoken, read_aloud
@@ -130,6 +133,9 @@ class SessionConfig:
     jurors: list[JurorConfig] = field(default_factory=list)
     open_join: bool = False  # jurors may also join with the join code and a nickname
     clip_playback: ClipPlayback = ClipPlayback.HOST  # host: the host starts each clip for everyone at once
+    # The questions' language (a BCP 47 tag such as ko or en-GB): the players' pages read aloud in it and are shown in
+    # it (unless a link asks otherwise), and spoken answers are transcribed in it.  None: each page's own language.
+    language: str | None = None
     design: dict[str, Any] = field(default_factory=dict)  # the document validated, stored and hashed as given
 
     @classmethod
@@ -159,6 +165,7 @@ class SessionConfig:
             scoring_method=check.choice(data, "scoring_method", ScoringMethod, ScoringMethod.COGSCI2024),
             open_join=check.flag(data, "open_join", False),
             clip_playback=check.choice(data, "clip_playback", ClipPlayback, ClipPlayback.HOST),
+            language=check.language(data),
         )
         if len(config.name) > MAX_SESSION_NAME:
             check.problem("name", f"is {len(config.name)} characters long; at most {MAX_SESSION_NAME}")
@@ -212,6 +219,15 @@ class _FieldCheck:
         value = str(data.get(name) or "").strip()
         if not value:
             self.problem(name, "is required")
+        return value
+
+    def language(self, data: dict) -> str | None:
+        value = data.get("language")
+        if value is None or value == "":
+            return None
+        if not (isinstance(value, str) and len(value) <= MAX_LANGUAGE_TAG and re.fullmatch(LANGUAGE_TAG, value)):
+            self.problem("language", f"must be a language tag such as ko or en-GB, not {value!r}")
+            return None
         return value
 
     def unknown_keys(self, data: dict, known: set[str], prefix: str) -> None:
@@ -583,8 +599,9 @@ def _design_of(config: SessionConfig) -> dict[str, Any]:
     fields = {key: value for key, value in asdict(config).items() if key not in ("design", "jurors", "players")}
     fields["players"] = [player.as_design() for player in config.players]
     fields["jurors"] = [juror.as_design() for juror in config.jurors]
-    if config.seed is None:
-        del fields["seed"]
+    for optional in ("seed", "language"):  # absent, as a design without them is written
+        if fields[optional] is None:
+            del fields[optional]
     return json.loads(json.dumps(fields, ensure_ascii=False))
 
 

@@ -19,6 +19,7 @@ from flask import (
     abort,
     current_app,
     flash,
+    g,
     jsonify,
     redirect,
     render_template,
@@ -28,6 +29,7 @@ from flask import (
 )
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from flask_babel import refresh
 from flask_limiter.util import get_remote_address
 from sqlalchemy import select
 from werkzeug.security import safe_join
@@ -66,6 +68,9 @@ def _person_page(model: type[Player] | type[Juror], token: str, template: str, i
     person = request_db().scalar(select(model).where(model.token == token))
     if person is None:
         abort(404, description=invalid)
+    if model is Player:  # the child's page speaks the questions' language (vtt.i18n)
+        g.session_language = (person.session.design or {}).get("language")
+        refresh()  # the language was chosen before this view knew the session
     return render_template(template, auth={"token": token}, key=token, title=person.session.name)
 
 

@@ -50,6 +50,7 @@ DEFAULTS = {
     "jurors_source": "count",
     "jurors_count": "16",
     "clip_playback": ClipPlayback.HOST.value,
+    "language": "",  # the questions' language: players' pages read aloud and are shown in it; spoken answers too
 }
 WHOLE_NUMBERS = ("rounds", "questions_per_round", "seed", "answer_seconds", "vote_seconds", "ai_votes_per_juror")
 DECIMALS = ("pass_alpha", "pass_threshold_pct")
@@ -99,6 +100,8 @@ class SetupForm:
         for key in ("reveal_policy", "pass_rule", "scoring_method", "clip_playback"):
             data[key] = self.values[key]
         data["open_join"] = bool(self.values["open_join"])
+        if self.values["language"]:
+            data["language"] = self.values["language"]
         themes = [line.strip() for line in self.values["round_themes"].splitlines()]
         while themes and not themes[-1]:
             themes.pop()

@@ -118,9 +118,12 @@ def transcribe(session_id: int, name: str):
     recording's row and returned for the console's box.  The host confirms or corrects it: it is never an answer
     by itself."""
     db = request_db()
-    take = kept(db, _session(session_id).id, name)
+    vtt_session = _session(session_id)
+    take = kept(db, vtt_session.id, name)
     if take is None:
         abort(404)
+    # the questions' language (the design's), else the language of the host's page
+    language = (vtt_session.design or {}).get("language") or str(get_locale() or "en")
     spec = current_app.config.get("TRANSCRIBE")
     if not spec:
         message = _("No transcription backend is set (VTT_TRANSCRIBE): type what you hear.")
@@ -130,7 +133,7 @@ def transcribe(session_id: int, name: str):
             "vtt.workers.transcribe",
             str(_folder() / take.file),
             spec,
-            str(get_locale() or "en"),
+            language,
             database_url=current_app.config["DATABASE_URL"],
             timeout=TRANSCRIBE_SECONDS,
         )
