@@ -309,4 +309,102 @@ KO: dict[str, str] = {
     "questions tagged with the element": "요소가 태그된 문항",
     "answered correctly": "맞힘",
     "missed (per player, same scale)": "놓침 (참가자별, 같은 척도)",
+    # the study report (analysis/study_report.py): several sessions read together (연구 study, 문항 은행 bank)
+    "{name} - Video Turing Test study": "{name} - 비디오 튜링 테스트 연구",
+    "{count} sessions read together. Each keeps its own design, question bank and pass rule: a player, a juror and "
+    "a question belong to their session (a question is shared only when its qid and its text agree), and each "
+    "session is judged under its own rule.": "세션 {count}개를 함께 읽습니다. 세션마다 자신의 설계, 문항 은행, 통과 규칙을 유지합니다: 참가자, 배심원, "
+    "문항은 그 세션에 속하며 (문항은 qid와 문장이 모두 같을 때에만 공유됩니다), 세션마다 자신의 규칙으로 판정합니다.",
+    "Name": "이름",
+    "Bank": "문항 은행",
+    "{players} ({ai} AI)": "{players}명 (AI {ai}명)",
+    "Design hashes": "설계 해시",
+    "The design hash identifies each session's design (questions, rounds, players, rules) as it was run.": "설계 해시는 "
+    "각 세션이 실행된 그대로의 설계 (문항, 라운드, 참가자, 규칙)를 식별합니다.",
+    "Composition": "구성",
+    "Stage or program": "발달 단계 또는 프로그램",
+    "Humans by developmental stage; AI players by the program(s) that answered for them.": "인간 참가자는 발달 "
+    "단계별로, AI 참가자는 그 참가자 대신 답한 프로그램별로 셉니다.",
+    "jurors": "배심원",
+    "A juror belongs to one session: J1 of two sessions are two jurors. Jurors without a label are left out.": "배심원은 "
+    "한 세션에 속합니다: 두 세션의 J1은 서로 다른 배심원 두 명입니다. 값이 없는 배심원은 제외합니다.",
+    "Questions by CogME element": "CogME 요소별 문항",
+    "Questions tagged with each element in each session's own set (elements no session tagged are left out); a "
+    "question asked in two sessions counts in both.": "각 세션의 문항 구성에서 요소마다 태그된 문항 수 (어느 세션에도 "
+    "태그되지 않은 요소는 제외); 두 세션에서 출제된 문항은 양쪽에 모두 셉니다.",
+    "AI detection": "AI 탐지",
+    "No session has votes.": "투표가 있는 세션이 없습니다.",
+    "Pooled over the sessions, <b>{detection} %</b> of {votes} cast votes named an AI player (95 % Wilson CI {ci} %) "
+    "where blind votes would reach {chance} %: exact {p} (one-sided, against the sessions' own chance levels).": "세션을 "
+    "합치면 투표 {votes}표 중 <b>{detection} %</b>가 AI 참가자를 지목했습니다 (95 % Wilson 신뢰구간 {ci} %). 무작위 "
+    "투표라면 {chance} %입니다: 정확검정 {p} (단측, 각 세션 자신의 우연 수준 대비).",
+    "Detection = share of cast votes naming an AI player; whiskers: 95 % Wilson interval; dashed: each session's "
+    "chance level (AI players / players), for all sessions the vote-weighted mean of them. Sessions without votes are "
+    "left out.": "탐지율 = 투표 중 AI 참가자를 지목한 비율; 오차 막대: 95 % Wilson 구간; 점선: 각 세션의 우연 수준 "
+    "(AI 참가자 수 / 참가자 수), 전체 세션은 그 값들을 투표 수로 가중한 평균. 투표가 없는 세션은 제외합니다.",
+    "all sessions": "전체 세션",
+    "p: one-sided exact binomial test of a session's AI votes against its chance level; for all sessions, the exact "
+    "tail of the sum of the sessions' binomials, each at its own chance level (Poisson-binomial, by convolution). "
+    "Both treat votes as independent, which one juror's votes are not: read them as approximate.": "p: 세션의 AI "
+    "득표를 그 세션의 우연 수준 대비 단측 정확 이항검정한 값; 전체 세션은 세션마다 자신의 우연 수준을 갖는 이항분포들의 "
+    "합에 대한 정확한 꼬리 확률 (포아송-이항분포, 합성곱으로 계산). 둘 다 투표를 서로 독립으로 보지만 한 배심원의 "
+    "투표들은 독립이 아니므로 근사치로 읽으세요.",
+    "Do the sessions differ?": "세션 간에 차이가 있는가?",
+    "Test": "검정",
+    "Likelihood-ratio (G) test, chi-squared p": "우도비 (G) 검정, 카이제곱 p",
+    "Monte-Carlo exact p of G ({draws} draws, seed {seed})": "G의 몬테카를로 정확 p ({draws}회 추출, 시드 {seed})",
+    "Whether detection differs between the sessions: the likelihood-ratio test of a logistic model with the session "
+    "as a factor against one common rate (the G-test of homogeneity on the sessions × (named an AI, did not) table). "
+    "The Monte-Carlo p draws the same statistic with the hits spread at random over all votes (the margins kept): it "
+    "holds when counts are small.": "세션 간 탐지율의 차이: 세션을 요인으로 넣은 로지스틱 모형과 공통 비율 하나의 "
+    "모형을 비교하는 우도비 검정 (세션 × (AI 지목, 비지목) 표에 대한 동질성 G-검정). 몬테카를로 p는 주변합을 유지한 채 "
+    "적중을 전체 투표에 무작위로 배분하여 같은 통계량을 뽑습니다: 빈도가 작을 때에도 성립합니다.",
+    "Verdicts, each session under its own rule": "판정, 세션마다 자신의 규칙으로",
+    "Rounds the AI passed": "AI가 통과한 라운드",
+    "{passed} of {judged}": "{judged}개 중 {passed}개",
+    "Mean detection %": "평균 탐지율 %",
+    "CogME profiles by developmental stage": "발달 단계별 CogME 프로필",
+    "CogME profiles by AI program": "AI 프로그램별 CogME 프로필",
+    "No answers to profile.": "프로필을 만들 답변이 없습니다.",
+    "Accuracy = correct / attempts, where an attempt is one answer (no answer counts as wrong) to a question tagged "
+    "with the element. Elements are pooled, not questions: each answer counts under its own session's tags, so "
+    "sessions with other banks add up. The radars plot accuracy, unweighted: the sessions' own reports may score "
+    "with a weighted method.": "정답률 = 정답 수 / 출제 수, 출제 하나는 해당 요소가 태그된 문항에 대한 답변 하나입니다 "
+    "(무응답은 오답으로 셈). 문항이 아니라 요소를 합칩니다: 답변마다 자기 세션의 태그로 세므로 문항 은행이 다른 세션도 "
+    "더할 수 있습니다. 레이더는 가중하지 않은 정답률을 그립니다: 세션별 보고서는 가중 방식으로 채점했을 수 있습니다.",
+    "AI answers grouped by the program that gave them (from each answer's provenance), whichever AI player they "
+    "answered for. Accuracy = correct / attempts; elements pooled over the sessions, each answer under its own "
+    "session's tags. The radars plot accuracy, unweighted: the sessions' own reports may score with a weighted "
+    "method.": "AI 답변을 (답변마다 기록된 출처에 따라) 그 답변을 낸 프로그램별로 묶습니다. 어느 AI 참가자를 대신해 "
+    "답했는지는 따지지 않습니다. 정답률 = 정답 수 / 출제 수; 요소는 세션에 걸쳐 합치며 답변마다 자기 세션의 태그로 "
+    "셉니다. 레이더는 가중하지 않은 정답률을 그립니다: 세션별 보고서는 가중 방식으로 채점했을 수 있습니다.",
+    "Stage": "발달 단계",
+    "Program": "프로그램",
+    "no stage": "발달 단계 없음",
+    "no program recorded": "프로그램 기록 없음",
+    "Accuracy % per element, all sessions pooled; rings at 0, 25, 50, 75 and 100 %; n = attempts of all the groups "
+    "on the element.": "요소별 정답률 %, 전체 세션 합산; 원은 0, 25, 50, 75, 100 %; n = 해당 요소에 대한 모든 "
+    "집단의 출제 수.",
+    "Per element, all sessions": "요소별, 전체 세션",
+    "Accuracy % (correct / attempts); – where the group had no attempt.": "정답률 % (정답 수 / 출제 수); – 는 그 "
+    "집단에 출제가 없었음을 뜻합니다.",
+    "Juror groups across sessions": "세션 전체의 배심원 집단",
+    "Per label of each juror facet: the jurors of each session carrying it and their cast votes (all rounds), then "
+    "all sessions together (a juror belongs to one session). Detection = share of those votes naming an AI player, "
+    "with its 95 % Wilson interval.": "배심원 구분의 값마다: 각 세션에서 그 값을 가진 배심원과 그들의 투표 (전체 "
+    "라운드), 그리고 전체 세션 합계 (배심원은 한 세션에 속합니다). 탐지율 = 그 투표 중 AI 참가자를 지목한 비율과 "
+    "95 % Wilson 구간.",
+    "Judgment sheets: exposure per question": "판정지: 문항별 노출도",
+    "No judgment sheet was filled in.": "작성된 판정지가 없습니다.",
+    "Exposure = share of the question's \"looks like the AI\" marks that fell on an AI player's answer. A question "
+    "asked in several sessions (same qid and text) gets a row for all of them.": "노출도 = 문항의 'AI 같음' 표시 중 "
+    "AI 참가자의 답변에 붙은 비율. 여러 세션에서 출제된 문항 (qid와 문장이 같음)은 전체 세션 합계 행도 있습니다.",
+    "Shared questions": "공유 문항",
+    "No question is asked in more than one session.": "둘 이상의 세션에서 출제된 문항이 없습니다.",
+    "Sessions": "세션",
+    "A question is shared when its qid and its text are the same in both sessions.": "qid와 문장이 두 세션에서 모두 "
+    "같을 때 문항을 공유한 것으로 봅니다.",
+    "The same qid, another question": "같은 qid, 다른 문항",
+    "These qids name different questions in different sessions (other banks): they are never pooled.": "이 qid들은 "
+    "세션마다 (다른 문항 은행의) 다른 문항을 가리킵니다: 합치지 않습니다.",
 }

@@ -29,13 +29,15 @@ TABLES = {
     "grader_mark",
     "judge_suggestion",
     "recording",
+    "study",
+    "study_session",
     "sheet_entry",
     "vote",
     "identity_reveal",
     "event",
     "alembic_version",
 }
-HEAD = "0011"
+HEAD = "0012"
 
 
 def assert_schema_matches_models(url: str) -> None:

@@ -63,7 +63,7 @@ class RowId(IntegerConverter):
 
 
 def register_blueprints(app: Flask) -> None:
-    from .views import auth, host, live, setup, spoken
+    from .views import auth, host, live, setup, spoken, studies
 
     app.url_map.converters["int"] = RowId
     app.register_blueprint(auth.bp)
@@ -71,6 +71,7 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(setup.bp)
     app.register_blueprint(live.bp)
     app.register_blueprint(spoken.bp)  # recordings of spoken answers
+    app.register_blueprint(studies.bp)  # sessions read together
     from .views import grading, results  # the grading view and the results page (issue 9)
 
     app.register_blueprint(grading.bp)

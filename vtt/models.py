@@ -644,6 +644,35 @@ class IdentityReveal(Base):
     revealed_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class Study(Base):
+    """Sessions read together (a session per school, per AI program, per year): the unit a researcher reports.
+    Each session keeps its own frozen design and hash; a session may belong to several studies."""
+
+    __tablename__ = "study"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(120), unique=True)
+    description: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    members: Mapped[list[StudySession]] = relationship(
+        back_populates="study", cascade="all, delete-orphan", order_by="StudySession.added_at"
+    )
+
+
+class StudySession(Base):
+    """A session in a study (deleting either removes the membership only)."""
+
+    __tablename__ = "study_session"
+
+    study_id: Mapped[int] = mapped_column(ForeignKey("study.id", ondelete="CASCADE"), primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"), primary_key=True)
+    added_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    study: Mapped[Study] = relationship(back_populates="members")
+    session: Mapped[VttSession] = relationship()
+
+
 class Event(Base):
     """Append-only log of everything that happened (who did what, when); never updated or deleted.
 

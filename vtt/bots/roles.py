@@ -175,8 +175,13 @@ class PlayerBot(Bot):
 
     def _content(self, question: dict[str, Any]) -> dict[str, Any]:
         if question["type"] == "mcq":
-            return {"question": question["id"], "choice": self.behaviour.choice(len(question["choices"]))}
-        return {"question": question["id"], "text": self.behaviour.open_answer(self.kind)}
+            content = {"question": question["id"], "choice": self.behaviour.choice(len(question["choices"]))}
+        else:
+            content = {"question": question["id"], "text": self.behaviour.open_answer(self.kind)}
+        if self.kind == "ai":  # what an agent sends: the program behind the answer (one per AI player here)
+            me = (self.view.data.get("me") or {}).get("name") or "AI"
+            content["provenance"] = {"backend": "vtt simulate", "model": f"bot {me}", "settings": {}}
+        return content
 
     def _time_left(self) -> float:
         deadline = self.view.status.get("deadline")

@@ -13,11 +13,13 @@ from .database import db
 from .demo import demo
 from .grade import grade
 from .media import media
+from .plan import plan
 from .questions import questions
 from .reports import export, report
 from .serve import host_login, host_token_command, serve
 from .session import session
 from .simulate import simulate
+from .study import study
 from .tools import redact, settings
 
 
@@ -71,5 +73,7 @@ for command in (
     simulate,
     agent,
     grade,
+    study,
+    plan,
 ):
     main.add_command(command)

@@ -192,11 +192,8 @@ def _answers(
         answer = given.get((item.player_id, item.qid))
         if answer is not None and not answer.late:
             question = by_question[answer.session_question_id].question
-            if question.type is QuestionType.MCQ and question.answer_index is not None:
-                row["answer"], row["correct"] = _mcq(question, answer)
-            elif answer.grade is not None:  # an open answer, or one to a question whose key is withheld
-                row["answer"], row["correct"] = player_answer_text(question, answer), bool(answer.grade.correct)
-            elif player_answer_text(question, answer).strip():
+            correct = answer_correct(question, answer)
+            if correct is None:
                 ungraded.append(
                     {
                         "player": item.player,
@@ -206,6 +203,7 @@ def _answers(
                     }
                 )
                 continue
+            row["answer"], row["correct"] = player_answer_text(question, answer), correct
         rows.append(row)
     answers = pd.DataFrame(rows, columns=[*ANSWER_COLUMNS, "round"]).astype({"correct": bool})
     return answers, pd.DataFrame(ungraded, columns=["player", "qid", "round", "answer"])
@@ -222,10 +220,17 @@ def player_answer_text(question: Question, answer: Answer) -> str:
     return answer.text
 
 
-def _mcq(question: Question, answer: Answer) -> tuple[str, bool]:
-    """The chosen option's text and whether it is the key (graded automatically, as SPEC says)."""
-    index = answer.choice_index
-    return player_answer_text(question, answer), index is not None and index == question.answer_index
+def answer_correct(question: Question, answer: Answer) -> bool | None:
+    """Whether an answer counts as right: a multiple-choice answer against the key (graded automatically, as SPEC
+    says), else its final mark (an open answer, or one to a question whose key is withheld); a late or empty
+    ungraded answer is wrong (no answer); None: an open answer with text that no one has graded yet."""
+    if answer.late:
+        return False
+    if question.type is QuestionType.MCQ and question.answer_index is not None:
+        return answer.choice_index is not None and answer.choice_index == question.answer_index
+    if answer.grade is not None:
+        return bool(answer.grade.correct)
+    return None if player_answer_text(question, answer).strip() else False
 
 
 def _votes(votes: list[Vote], jurors: dict[int, Juror], names: dict[int, str]) -> pd.DataFrame:
@@ -529,6 +534,8 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
                 "edited_at": iso(a.edited_at),
                 "provenance": _json(_blanked(a.provenance, _is_credential)),
                 "entered_by_host": bool(a.entered_by_host),
+                # right or wrong as the reports count it (blank: an open answer not graded yet)
+                "correct": answer_correct(by_question[a.session_question_id].question, a),
             }
             for a in answers
         ],
@@ -726,6 +733,7 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
             "edited_at",
             "provenance",
             "entered_by_host",
+            "correct",
         ],
         "jurors.csv": ["juror_id", "juror", "group", "expert", "age_band", "sex", "joined_at", "removed_at"],
         "recordings.csv": [

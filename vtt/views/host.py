@@ -45,6 +45,7 @@ from ..models import (
 from ..problems import summarize, unique
 from ..realtime.hub import current_hub
 from ..sessions.links import person_links
+from ..studies import studies_of
 from .auth import host_required
 from .joinurl import join_base_url, only_this_machine, set_console_base_url, valid_base_url
 
@@ -287,6 +288,7 @@ def session_config(session_id: int):
         "host/session.html",
         recordings={"kept": deleted.count(None), "deleted": len(deleted) - deleted.count(None)},
         spoken=any(AnswerMode.SPOKEN.value in p.answer_modes for p in players),
+        studies=studies_of(db, vtt_session.id),
         s=vtt_session,
         rounds=rounds,
         round_states=round_states,

@@ -6,13 +6,11 @@ each request so that they carry the latest final marks.
 
 from __future__ import annotations
 
-import io
 import json
 import tempfile
-import zipfile
 from pathlib import Path
 
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, send_file, url_for
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
@@ -22,6 +20,7 @@ from ..models import VttSession
 from ..offloop import in_process
 from ..results.summary import session_results
 from .auth import host_required
+from .downloads import download, zip_files
 
 bp = Blueprint("results", __name__, url_prefix="/host/sessions/<int:session_id>/results")
 
@@ -66,8 +65,10 @@ def report_file(session_id: int, name: str):
         if name.endswith(".pdf"):
             data = written[name].read_bytes()
         else:
-            data = _zip({file: path.read_bytes() for file, path in sorted(written.items()) if file.endswith(".csv")})
-    return _download(data, f"{vtt_session.join_code}_{name}")
+            data = zip_files(
+                {file: path.read_bytes() for file, path in sorted(written.items()) if file.endswith(".csv")}
+            )
+    return download(data, f"{vtt_session.join_code}_{name}")
 
 
 def _in_worker(module: str, *args: str) -> dict:
@@ -98,28 +99,11 @@ def export(session_id: int):
         if done.returncode != 0:
             raise RuntimeError(f"vtt export failed ({done.returncode}): {done.stderr[-2000:]}")
         root = Path(folder)
-        data = _zip(
+        data = zip_files(
             {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
         )
-    return _download(data, f"{vtt_session.join_code}_export.zip")
+    return download(data, f"{vtt_session.join_code}_export.zip")
 
 
 def _session(session_id: int) -> VttSession:
     return request_db().get(VttSession, session_id) or abort(404)
-
-
-def _zip(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
-
-
-def _download(data: bytes, filename: str):
-    return send_file(
-        io.BytesIO(data),
-        as_attachment=True,
-        download_name=filename,
-        mimetype="application/pdf" if filename.endswith(".pdf") else "application/zip",
-    )

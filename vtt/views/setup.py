@@ -19,11 +19,12 @@ from werkzeug.datastructures import FileStorage, MultiDict
 
 from ..banks.upload import upload_name
 from ..extensions import request_db
-from ..models import ClipPlayback, PassRule, Question, QuestionBank, RevealPolicy, ScoringMethod, VttSession
+from ..models import ClipPlayback, PassRule, Question, QuestionBank, RevealPolicy, ScoringMethod, Study, VttSession
 from ..offloop import off_loop
 from ..on_behalf.paper_jurors import PAPER_GROUP
 from ..problems import InputError, Problem, summarize
 from ..sessions.create import ANSWER_MODES, SessionConfig, create_session, numbered_jurors, read_jurors_csv
+from ..studies import pooled_detection
 from .auth import host_required
 
 bp = Blueprint("setup", __name__, url_prefix="/host")
@@ -246,7 +247,7 @@ def bank_choices() -> list[dict[str, Any]]:
 def new_session():
     if request.method == "GET":
         form = SetupForm.blank(request.args.get("bank", ""))
-        return _render(form)
+        return _render(form, planned=_plan(request.args))
     form = SetupForm.posted(request.form)
     data, player_rows, juror_rows = form.design(request.files.get("jurors_csv"))
     db = request_db()
@@ -283,10 +284,78 @@ def _clip_preflight(created: VttSession) -> list[str]:
     return preflight_lines(created.name, off_loop(check_clips, Path(current_app.config["MEDIA_DIR"]), refs))
 
 
-def _render(form: SetupForm) -> str:
+def _render(form: SetupForm, planned: dict | None = None) -> str:
     return render_template(
         "host/new_session.html",
         form=form,
         banks=bank_choices(),
         scoring_methods=[(method.value, method.value) for method in ScoringMethod],
+        planned=planned or _plan({}),
+        studies=request_db().scalars(select(Study).order_by(Study.name)).all(),
     )
+
+
+# The plan form's fields, their defaults (the VTT case study's design) and bounds.
+PLAN_FIELDS = {
+    "jurors": ("16", 1, 10_000),
+    "rounds": ("5", 1, 100),
+    "players": ("5", 2, 50),
+    "ai": ("1", 1, 49),
+    "ai_votes": ("1", 1, 49),
+}
+PLAN_RATE_PCT = 48.6  # the VTT case study's mean detection: the default assumed rate
+
+
+def _plan(args) -> dict:
+    """The setup page's plan form (GET ``plan_*`` fields) and, when it was sent, the plan of its design
+    (``analysis.planner``, beside the event loop): what a jury of that size can show at the assumed rate."""
+    values = {name: args.get(f"plan_{name}", default) for name, (default, _low, _high) in PLAN_FIELDS.items()}
+    values |= {
+        "pass_rule": args.get("plan_pass_rule", PassRule.HUMAN_TIE.value),
+        "rate": args.get("plan_rate", ""),
+        "study": args.get("plan_study", ""),
+    }
+    studies = {str(s.id): s for s in request_db().scalars(select(Study))}
+    rate, source = PLAN_RATE_PCT, _("the VTT case study's mean detection")
+    study = studies.get(values["study"])
+    if study is not None:
+        pooled = pooled_detection(request_db(), study)
+        if pooled["rate_pct"] is not None:
+            rate = pooled["rate_pct"]
+            source = _("the pooled detection of %(study)s (%(hits)s of %(votes)s votes)", study=study.name, **pooled)
+    problems = []
+    numbers = {}
+    for name, (_default, low, high) in PLAN_FIELDS.items():
+        text = str(values[name]).strip()
+        if not (text.isascii() and text.isdigit() and low <= int(text) <= high):
+            problems.append(
+                _("%(field)s must be a whole number from %(low)s to %(high)s", field=name, low=low, high=high)
+            )
+        else:
+            numbers[name] = int(text)
+    if values["rate"].strip():
+        try:
+            rate, source = float(values["rate"]), _("the rate you gave")
+        except ValueError:
+            problems.append(_("the rate must be a percentage"))
+    if values["pass_rule"] not in {rule.value for rule in PassRule}:
+        problems.append(_("unknown pass rule"))
+    result = None
+    if "plan" in args and not problems:
+        from analysis.planner import Design, plan
+
+        try:
+            design = Design(
+                numbers["jurors"],
+                numbers["rounds"],
+                numbers["players"],
+                numbers["ai"],
+                numbers["ai_votes"],
+                values["pass_rule"],
+                0.05,
+                70.0,
+            )
+            result = off_loop(plan, design, rate / 100).to_dict()
+        except ValueError as error:
+            problems.append(str(error))
+    return {"values": values, "rate": rate, "source": source, "problems": problems, "result": result}
