@@ -110,7 +110,7 @@ def fill(db, session: VttSession, rng: random.Random, sheet_jurors: int) -> None
         order = rng.sample(players, len(players))
         alias_of = {p.id: letters[i] for i, p in enumerate(order)}
         aliases += [
-            {"session_id": session.id, "round": round_, "player_id": p.id, "alias": a} for p, a in alias_of.items()
+            {"session_id": session.id, "round": round_, "player_id": pid, "alias": a} for pid, a in alias_of.items()
         ]
         detection = rng.uniform(0.3, 0.7)
         humans = [p for p in players if p.kind is PlayerKind.HUMAN]
@@ -207,7 +207,7 @@ def main() -> None:
         parts = profile(factory, out)
     votes = args.sessions * args.jurors * 5
     print(f"{args.sessions} sessions x {args.jurors:,} jurors ({votes:,} votes, {args.sessions * 150:,} answers, ")
-    print(f"  {args.sessions * args.sheet_jurors * 150:,} sheet lines): made in {made:.1f} s")
+    print(f"  {args.sessions * min(args.sheet_jurors, args.jurors) * 150:,} sheet lines): made in {made:.1f} s")
     print(
         f"vtt study report: median {statistics.median(walls):.2f} s of {args.runs} "
         f"({', '.join(f'{w:.2f}' for w in walls)} s); {files} files, study_report.pdf {pdf:.0f} KB"
@@ -220,23 +220,20 @@ def profile(factory, out: Path) -> list[tuple[str, float]]:
     from analysis.study import study_tables
     from analysis.study_report import write_study_report
     from vtt.studies import study_by_name
-    from vtt.studies.data import all_sessions_export, study_data
+    from vtt.studies.data import read_study
 
     parts = []
     with factory() as db:
         study = study_by_name(db, "Bench study")
         started = time.perf_counter()
-        data = study_data(db, study)
-        parts.append(("reading the sessions", time.perf_counter() - started))
+        data, _exports = read_study(db, study)
+        parts.append(("reading the sessions (frames and export)", time.perf_counter() - started))
         started = time.perf_counter()
         study_tables(data)
         parts.append(("the tables", time.perf_counter() - started))
         started = time.perf_counter()
         write_study_report(data, out / "again")
         parts.append(("tables, CSVs and PDF", time.perf_counter() - started))
-        started = time.perf_counter()
-        all_sessions_export(db, study)
-        parts.append(("the all-sessions export", time.perf_counter() - started))
     return parts
 
 

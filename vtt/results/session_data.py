@@ -385,6 +385,12 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
     tokens (their logins) and the client keys (replay ids) are left out; event payload entries
     whose key names a token, password or secret are blanked.  Timestamps are ISO 8601 UTC.
     """
+    return frames_and_export(db, vtt_session)[1]
+
+
+def frames_and_export(db: Session, vtt_session: VttSession) -> tuple[SessionFrames, dict[str, pd.DataFrame]]:
+    """:func:`session_frames` and :func:`export_tables` from one reading of the session's rows (a study needs
+    both of every session: reading each twice was most of its report's time)."""
     session_id = vtt_session.id
     session_rows = _session_rows(db, session_id)
     placed, players, jurors = session_rows.placed, session_rows.players, session_rows.jurors
@@ -754,15 +760,14 @@ def export_tables(db: Session, vtt_session: VttSession) -> dict[str, pd.DataFram
             "deleted_at",
         ],
     }
-    frames = {
+    exported = {
         file: _exact(pd.DataFrame(rows, columns=columns.get(file) if not rows else None, dtype=object))
         for file, rows in tables.items()
     }
-    frames[f"{s.join_code}_wide.csv"] = _wide(
-        s, placed, players, jurors, aliases, answers, votes, _frames(s, session_rows)
-    )
+    frames = _frames(s, session_rows)
+    exported[f"{s.join_code}_wide.csv"] = _wide(s, placed, players, jurors, aliases, answers, votes, frames)
     stamp = {"session": s.join_code, "design_hash": s.design_hash}
-    return {file: _stamped(frame, stamp) for file, frame in frames.items()}
+    return frames, {file: _stamped(frame, stamp) for file, frame in exported.items()}
 
 
 def _exact(frame: pd.DataFrame) -> pd.DataFrame:

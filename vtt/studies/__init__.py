@@ -107,6 +107,7 @@ def pooled_detection(db: Session, study: Study) -> dict[str, float | int | None]
     ids = [member.session_id for member in study.members]
     named = (
         select(Player.kind, func.count())
+        .select_from(Vote)
         .join(Player, (Player.id == Vote.player_id) & (Player.session_id == Vote.session_id))
         .where(Vote.session_id.in_(ids))
         .group_by(Player.kind)

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from analysis.study import SESSION_COLUMNS, StudyData
 
 from ..models import Answer, Player, PlayerKind, Question, SessionQuestion, Study, VttSession
-from ..results.session_data import EXPORT_FILES, export_tables, session_frames
+from ..results.session_data import EXPORT_FILES, frames_and_export
 
 
 def program_label(provenance: Any, entered_by_host: bool = False) -> str | None:
@@ -50,13 +50,18 @@ def _programs(db: Session, session: VttSession) -> dict[tuple[str, str], str | N
     return {(name, qid): program_label(provenance, entered) for name, qid, provenance, entered in rows}
 
 
-def study_data(db: Session, study: Study) -> StudyData:
-    """The study's sessions read into :class:`analysis.study.StudyData`."""
+def read_study(db: Session, study: Study) -> tuple[StudyData, dict[str, pd.DataFrame]]:
+    """The study's sessions read once each: :class:`analysis.study.StudyData`, and the all-sessions export
+    (``<table>_all.csv`` for every table of the session export: every session's rows with ``session`` (the join
+    code) and ``design_hash`` in front, oTree's all-sessions export, so R or pandas users start from one file)."""
     parts: dict[str, list[pd.DataFrame]] = {key: [] for key in ("players", "questions", "answers", "votes", "sheet")}
+    exports: dict[str, list[pd.DataFrame]] = {name: [] for name in EXPORT_FILES}
     rows = []
     for session in _sessions_of(study):
         code = session.join_code
-        frames = session_frames(db, session)
+        frames, exported = frames_and_export(db, session)
+        for name in EXPORT_FILES:
+            exports[name].append(exported[name])
         programs = _programs(db, session)
         players = db.scalars(select(Player).where(Player.session_id == session.id).order_by(Player.id)).all()
         answers = frames.answers.assign(
@@ -106,7 +111,7 @@ def study_data(db: Session, study: Study) -> StudyData:
         frame = pd.concat(parts[key], ignore_index=True) if parts[key] else pd.DataFrame(columns=["session"])
         return frame[["session", *[c for c in frame.columns if c != "session"]]]
 
-    return StudyData(
+    data = StudyData(
         name=study.name,
         sessions=pd.DataFrame(rows, columns=list(SESSION_COLUMNS)),
         players=stacked("players"),
@@ -115,17 +120,7 @@ def study_data(db: Session, study: Study) -> StudyData:
         votes=stacked("votes"),
         sheet=stacked("sheet"),
     )
-
-
-def all_sessions_export(db: Session, study: Study) -> dict[str, pd.DataFrame]:
-    """``<table>_all.csv`` for every table of the session export: every session's rows with ``session`` (the join
-    code) and ``design_hash`` in front (oTree's all-sessions export), so R or pandas users start from one file."""
-    tables: dict[str, list[pd.DataFrame]] = {name: [] for name in EXPORT_FILES}
-    for session in _sessions_of(study):
-        exported = export_tables(db, session)
-        for name in EXPORT_FILES:
-            tables[name].append(exported[name])
-    return {
+    return data, {
         name.replace(".csv", "_all.csv"): pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-        for name, frames in tables.items()
+        for name, frames in exports.items()
     }

@@ -7,7 +7,7 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from . import StudyProblem, study_by_name
-from .data import all_sessions_export, study_data
+from .data import read_study
 
 
 def write_study(db: Session, name: str, out_dir: Path, language: str = "en") -> list[Path]:
@@ -18,8 +18,9 @@ def write_study(db: Session, name: str, out_dir: Path, language: str = "en") -> 
     if not study.members:
         raise StudyProblem(f"the study {study.name!r} has no sessions (vtt study add {study.name} CODE...)")
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = list(write_study_report(study_data(db, study), out_dir, language=language))
-    for file, frame in all_sessions_export(db, study).items():
+    data, exports = read_study(db, study)
+    written = list(write_study_report(data, out_dir, language=language))
+    for file, frame in exports.items():
         frame.to_csv(out_dir / file, index=False, encoding="utf-8")
         written.append(out_dir / file)
     return written

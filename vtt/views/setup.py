@@ -358,4 +358,4 @@ def _plan(args) -> dict:
             result = off_loop(plan, design, rate / 100).to_dict()
         except ValueError as error:
             problems.append(str(error))
-    return {"values": values, "rate": rate, "source": source, "problems": problems, "result": result}
+    return {"fields": values, "rate": rate, "source": source, "problems": problems, "result": result}
