@@ -87,7 +87,7 @@ def test_rule_rate_and_power_options():
     assert data["rate_pct"] == pytest.approx(60) and data["rate_source"] == "--rate"
     assert [jury["pass_rule"] for jury in data["smallest_juries"]] == ["chance", "human-tie", "threshold"]
     assert all(jury["power"] == 0.9 for jury in data["smallest_juries"])
-    text = invoke(*CASE_STUDY, "--pass-rule", "threshold", "--threshold-pct", "50", "--rate", "10").output
+    text = invoke(*CASE_STUDY, "--pass-rule", "threshold", "--threshold", "50", "--rate", "10").output
     assert "threshold 50%" in text
     assert "human-tie: no jury can: at or below chance (20.0%)" in text
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from .questions import FORMAT_CHOICES, read_bank_file
-from .tools import fail, language_option, out_dir_option, warn_missing_glyphs
+from .tools import fail, language_option, out_dir_option, pass_rule_options, warn_missing_glyphs
 
 
 @click.command()
@@ -48,23 +48,7 @@ from .tools import fail, language_option, out_dir_option, warn_missing_glyphs
     show_default=True,
     help="CogME scoring method.",
 )
-@click.option(
-    "--pass-rule", type=click.Choice(["human-tie", "chance", "threshold"]), default="human-tie", show_default=True
-)
-@click.option(
-    "--alpha",
-    default=0.05,
-    show_default=True,
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    help="Significance level of the chance rule.",
-)
-@click.option(
-    "--threshold",
-    default=70.0,
-    show_default=True,
-    type=click.FloatRange(0, 100),
-    help="Detection % at or below which the AI passes (threshold rule).",
-)
+@pass_rule_options
 @click.option("--ai", "ai_names", multiple=True, help="A player who is an AI (repeat for several).")
 @click.option(
     "--sheet",
@@ -86,7 +70,7 @@ def analyze(
     method: str,
     pass_rule: str,
     alpha: float,
-    threshold: float,
+    threshold_pct: float,
     ai_names: tuple[str, ...],
     sheet_file: Path | None,
     title: str,
@@ -125,7 +109,7 @@ def analyze(
     except (InputError, FileError, PredictionsError) as error:
         fail(error)
     result = cogme_profiles(questions, answers, method)
-    stats = vote_stats(votes, players, pass_rule, alpha, threshold) if votes is not None else None
+    stats = vote_stats(votes, players, pass_rule, alpha, threshold_pct) if votes is not None else None
     if out_dir:
         from analysis.report import write_reports
         from analysis.report_text import report_language, t

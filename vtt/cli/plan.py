@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from .tools import fail
+from .tools import fail, pass_rule_options
 
 CASE_STUDY_RATE_PCT = 48.6  # = 100 * analysis.planner.DEFAULT_RATE, repeated here: --help must not import numpy
 CASE_STUDY_SOURCE = "the VTT case study's mean detection"
@@ -33,23 +33,7 @@ RULE_WORDS = {
     type=click.IntRange(1),
     help="Names each juror gives per round (more than 1 only with several AI players).",
 )
-@click.option(
-    "--pass-rule", type=click.Choice(["human-tie", "chance", "threshold"]), default="human-tie", show_default=True
-)
-@click.option(
-    "--alpha",
-    default=0.05,
-    show_default=True,
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    help="Significance level of the chance rule.",
-)
-@click.option(
-    "--threshold-pct",
-    default=70.0,
-    show_default=True,
-    type=click.FloatRange(0, 100),
-    help="Detection % at or below which the AI passes (threshold rule).",
-)
+@pass_rule_options
 @click.option(
     "--rate",
     type=click.FloatRange(0, 100),

@@ -90,3 +90,37 @@ def language_option(help: str = "The PDFs' language (the CSVs are the same in bo
     return click.option(
         "--lang", "language", type=click.Choice(["en", "ko"]), default="en", show_default=True, help=help
     )
+
+
+def pass_rule_options(command):
+    """``--pass-rule``, ``--alpha`` and ``--threshold``: a session's pass rule, as `vtt analyze` and `vtt plan` take
+    it (the function receives ``pass_rule``, ``alpha`` and ``threshold_pct``)."""
+    import click
+
+    for option in reversed(
+        [
+            click.option(
+                "--pass-rule",
+                type=click.Choice(["human-tie", "chance", "threshold"]),
+                default="human-tie",
+                show_default=True,
+            ),
+            click.option(
+                "--alpha",
+                default=0.05,
+                show_default=True,
+                type=click.FloatRange(0, 1, min_open=True, max_open=True),
+                help="Significance level of the chance rule.",
+            ),
+            click.option(
+                "--threshold",
+                "threshold_pct",
+                default=70.0,
+                show_default=True,
+                type=click.FloatRange(0, 100),
+                help="Detection % at or below which the AI passes (threshold rule).",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command

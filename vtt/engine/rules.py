@@ -736,19 +736,26 @@ def _provenance(value: Any) -> dict[str, Any]:
     return kept
 
 
-def _enter_answer(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    """The host types (or imports from a predictions file) the answer of an AI player whose agent failed."""
+def _answer_for(state: LiveState, action: Action, *, doing: str) -> tuple[QuestionInfo, int]:
+    """The current question and the player whose answer the host gives for them (``question``, if given, must be
+    the current one), while answering is open or closed, before the reveal."""
     _phase(
         state,
         Phase.ANSWERING,
         Phase.ANSWERS_CLOSED,
-        doing="enter an AI player's answer (while answering is open or closed, before the reveal)",
+        doing=f"{doing} (while answering is open or closed, before the reveal)",
     )
     item = state.current_question
     asked = action.args.get("question")
     _require(asked is None or asked == item.id, "wrong_question", "that is not the question being answered now")
     player = action.args.get("player")
     _require(player in state.players, "unknown_player", f"this session has no player {player!r}")
+    return item, player
+
+
+def _enter_answer(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    """The host types (or imports from a predictions file) the answer of an AI player whose agent failed."""
+    item, player = _answer_for(state, action, doing="enter an AI player's answer")
     _require(
         state.players[player].kind is PlayerKind.AI,
         "not_ai",
@@ -813,17 +820,7 @@ def _confirm_spoken(state: LiveState, action: Action, now: datetime, tally: Tall
     """The host heard a spoken answer's latest recording and confirms what it says (typed, or a transcription
     backend's suggestion, corrected or not; for a multiple-choice question the option said): saved as the player's
     answer, answered when the recording ended, with its provenance."""
-    _phase(
-        state,
-        Phase.ANSWERING,
-        Phase.ANSWERS_CLOSED,
-        doing="confirm a spoken answer (while answering is open or closed, before the reveal)",
-    )
-    item = state.current_question
-    asked = action.args.get("question")
-    _require(asked is None or asked == item.id, "wrong_question", "that is not the question being answered now")
-    player = action.args.get("player")
-    _require(player in state.players, "unknown_player", f"this session has no player {player!r}")
+    item, player = _answer_for(state, action, doing="confirm a spoken answer")
     name = state.players[player].name
     recording = state.recordings.get(item.id, {}).get(player)
     _require(recording is not None, "no_recording", f"{name} has sent no recording for this question")
