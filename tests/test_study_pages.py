@@ -69,6 +69,16 @@ def test_a_study_is_made_and_grown_from_the_host_s_pages(host, db_factory, run):
     assert f"Nothing added: {second.code} is in Pilot already" in again
     assert "Pilot" in host.get(f"/host/sessions/{first.session_id}").get_data(as_text=True)
 
+    # the pooled figures, on request (a worker pools them): detection per session and pooled, the test, verdicts
+    page = host.get(f"/host/studies/{study.id}").get_data(as_text=True)
+    assert "Show the pooled figures" in page and "Do the sessions differ?" not in page
+    shown = re.sub(
+        r"\s+", " ", re.sub(r"<[^>]+>", " ", host.get(f"/host/studies/{study.id}?figures=1").get_data(as_text=True))
+    )
+    assert f"{first.code} 4 1 25.0" in shown and f"{second.code} 4 2 50.0" in shown and "pooled 8 3 37.5" in shown
+    assert "Do the sessions differ?" in shown and "G-test of homogeneity" in shown
+    assert f"{first.code} (human-tie): AI passed" in shown
+
     # the report: the study's PDF, its tables and the all-sessions export, built by a worker
     report = host.get(f"/host/studies/{study.id}/report.zip")
     assert report.status_code == 200 and report.mimetype == "application/zip"

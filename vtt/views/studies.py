@@ -4,6 +4,7 @@ never on the event loop)."""
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -75,14 +76,24 @@ def page(study_id: int):
             select(Player.session_id, func.count()).where(Player.session_id.in_(ids)).group_by(Player.session_id)
         ).all()
     )
+    figures = _figures(study) if request.args.get("figures") else None
     return render_template(
         "host/study.html",
         study=study,
+        figures=figures,
         jurors=jurors,
         players=players,
         others=[s for s in _sessions() if s.id not in ids],
         pooled=pooled_detection(db, study),
     )
+
+
+def _figures(study: Study) -> dict:
+    """The study's main tables, pooled by a worker process (``vtt.workers.study_figures``)."""
+    done = in_process("vtt.workers.study_figures", str(study.id), database_url=current_app.config["DATABASE_URL"])
+    if done.returncode != 0:
+        raise RuntimeError(f"vtt.workers.study_figures failed ({done.returncode}): {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @bp.post("/<int:study_id>/sessions")
