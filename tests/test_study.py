@@ -182,6 +182,9 @@ def test_a_study_groups_sessions_and_its_report_pools_them(played, monkeypatch):
         "vtt simulate · bot Model One",
         "vtt simulate · bot Model Two",
     }
+    groups = pd.read_csv(out / "juror_groups.csv")  # paper jurors against those on a device: none on paper here
+    on_devices = groups[(groups["facet"] == "group") & (groups["session"] == "all")]
+    assert list(on_devices["group"]) == ["phone or laptop"] and on_devices["votes"].item() == pooled["votes"]
     verdicts = pd.read_csv(out / "verdicts.csv").set_index("session")
     assert list(verdicts.loc[codes, "pass_rule"]) == ["human-tie", "human-tie", "chance"]
 

@@ -31,6 +31,16 @@ def program_label(provenance: Any, entered_by_host: bool = False) -> str | None:
     return f"{backend} · {model}" if model else backend
 
 
+# A juror without a group voted on their own phone or laptop: only paper jurors' marks are typed in by the host
+# (``paper``), and open joins are ``open``. Named so that the study's juror facets compare paper with devices.
+ON_A_DEVICE = "phone or laptop"
+
+
+def _with_medium(votes: pd.DataFrame) -> pd.DataFrame:
+    group = votes["group"] if "group" in votes.columns else pd.Series(None, index=votes.index, dtype=object)
+    return votes.assign(group=group.where(group.notna() & (group.astype(str).str.strip() != ""), ON_A_DEVICE))
+
+
 def _sessions_of(study: Study) -> list[VttSession]:
     return [member.session for member in study.members]
 
@@ -90,7 +100,7 @@ def read_study(db: Session, study: Study) -> tuple[StudyData, dict[str, pd.DataF
         )
         parts["questions"].append(frames.questions)
         parts["answers"].append(answers)
-        parts["votes"].append(frames.votes)
+        parts["votes"].append(_with_medium(frames.votes))
         parts["sheet"].append(frames.sheet)
         for key in parts:
             parts[key][-1] = parts[key][-1].assign(session=code)
