@@ -396,9 +396,12 @@ KO: dict[str, str] = {
     "95 % Wilson 구간.",
     "Judgment sheets: exposure per question": "판정지: 문항별 노출도",
     "No judgment sheet was filled in.": "작성된 판정지가 없습니다.",
-    "Exposure = share of the question's \"looks like the AI\" marks that fell on an AI player's answer. A question "
-    "asked in several sessions (same qid and text) gets a row for all of them.": "노출도 = 문항의 'AI 같음' 표시 중 "
-    "AI 참가자의 답변에 붙은 비율. 여러 세션에서 출제된 문항 (qid와 문장이 같음)은 전체 세션 합계 행도 있습니다.",
+    "Exposure = share of the question's \"looks like the AI\" marks that fell on an AI player's answer; chance = the "
+    "share blind marks would give it (its answers among those the jury read). A question asked in several sessions "
+    "(same qid and text) gets a row for all of them, its chance weighted by each session's marks.": "노출도 = 문항의 "
+    "'AI 같음' 표시 중 AI 참가자의 답변에 붙은 비율, 우연 수준 = 무작위로 표시했을 때 AI에 붙을 비율 (배심원이 읽은 "
+    "답변 중 AI 답변의 비율). 여러 세션에서 출제된 문항 (qid와 문장이 같음)은 전체 세션 합계 행도 있으며, 그 우연 "
+    "수준은 세션별 표시 수로 가중합니다.",
     "Shared questions": "공유 문항",
     "No question is asked in more than one session.": "둘 이상의 세션에서 출제된 문항이 없습니다.",
     "Sessions": "세션",

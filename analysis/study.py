@@ -533,26 +533,38 @@ def juror_groups(data: StudyData, stats: dict[str, VoteStats] | None = None) -> 
 def study_exposure(data: StudyData) -> pd.DataFrame:
     """The judgment sheets' exposure per question, session by session (``analysis.votes.exposure``), and
     pooled (session :data:`ALL`) for a question in several sessions' sheets (same qid and text):
-    ``session, qid, question, marks, ai_marks, exposure_pct``; rows of one question together."""
+    ``session, qid, question, marks, ai_marks, exposure_pct, chance_pct``; rows of one question together.
+
+    ``chance_pct`` is the share blind marks would give the AI: its answers among the answers the jury read, when the
+    answers carry their text (an ``answer`` column), else NaN; pooled, the sessions' chance weighted by their marks
+    (the AI marks blind marking would give, summed, over all marks)."""
     blocks = []
     asked = _question_keys(data)
+    has_text = "answer" in data.answers.columns
     for code in data.codes:
         sheet = data.of(data.sheet, code)
         if len(sheet):
             texts = asked[asked["session"] == code].set_index("qid")["question"]
-            per_question = exposure(sheet, data.roster(code))
+            answers = data.of(data.answers, code) if has_text else None
+            per_question = exposure(sheet, data.roster(code), answers)
+            if not has_text:
+                per_question = per_question.assign(chance_pct=np.nan)
             blocks.append(per_question.assign(session=code, question=per_question["qid"].map(texts)))
-    columns = ["session", "qid", "question", "marks", "ai_marks", "exposure_pct"]
+    columns = ["session", "qid", "question", "marks", "ai_marks", "exposure_pct", "chance_pct"]
     table = _concat(blocks, columns)[columns]
     question = table.groupby(["qid", "question"], sort=False, dropna=False)  # a question is its qid and its text
+    several = table[question["session"].transform("size") > 1]
+    blind = several.assign(blind_ai_marks=several["marks"] * several["chance_pct"] / 100)
     pooled = (
-        table[question["session"].transform("size") > 1]
-        .groupby(["qid", "question"], sort=False, dropna=False)[["marks", "ai_marks"]]
-        .sum()
+        blind.groupby(["qid", "question"], sort=False, dropna=False)[["marks", "ai_marks", "blind_ai_marks"]]
+        .sum(min_count=1)
         .reset_index()
         .assign(session=ALL)
     )
-    pooled = pooled.assign(exposure_pct=_percent(pooled["ai_marks"], pooled["marks"]))[columns]
+    pooled = pooled.assign(
+        exposure_pct=_percent(pooled["ai_marks"], pooled["marks"]),
+        chance_pct=_percent(pooled["blind_ai_marks"], pooled["marks"]),
+    )[columns]
     table = pd.concat([table, pooled], ignore_index=True)
     first_seen = table.groupby(["qid", "question"], sort=False, dropna=False).ngroup()  # numbered as first seen
     table = table.iloc[first_seen.argsort(kind="stable")].reset_index(drop=True)

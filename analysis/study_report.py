@@ -735,6 +735,7 @@ def _exposure_section(exposure: pd.DataFrame, look: _Look) -> list[Flowable]:
             str(row.marks),
             str(row.ai_marks),
             _number(row.exposure_pct),
+            _number(row.chance_pct),
         ]
         for row, start in zip(exposure.itertuples(index=False), starts)
     ]
@@ -742,11 +743,12 @@ def _exposure_section(exposure: pd.DataFrame, look: _Look) -> list[Flowable]:
         _table(
             look,
             [
-                _Column(t("Question"), 0.46),
+                _Column(t("Question"), 0.4),
                 _Column(t("Session"), 0.12),
-                _Column(t("Marks"), 0.12, True),
-                _Column(t("Marks on the AI"), 0.15, True),
-                _Column(t("Exposure %"), 0.15, True),
+                _Column(t("Marks"), 0.1, True),
+                _Column(t("Marks on the AI"), 0.14, True),
+                _Column(t("Exposure %"), 0.12, True),
+                _Column(t("Chance %"), 0.12, True),
             ],
             rows,
             width,
@@ -754,8 +756,10 @@ def _exposure_section(exposure: pd.DataFrame, look: _Look) -> list[Flowable]:
         ),
         look.para(
             t(
-                "Exposure = share of the question's \"looks like the AI\" marks that fell on an AI player's answer. "
-                "A question asked in several sessions (same qid and text) gets a row for all of them."
+                "Exposure = share of the question's \"looks like the AI\" marks that fell on an AI player's answer; "
+                "chance = the share blind marks would give it (its answers among those the jury read). A question "
+                "asked in several sessions (same qid and text) gets a row for all of them, its chance weighted by "
+                "each session's marks."
             ),
             "caption",
         ),

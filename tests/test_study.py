@@ -185,6 +185,12 @@ def test_a_study_groups_sessions_and_its_report_pools_them(played, monkeypatch):
     groups = pd.read_csv(out / "juror_groups.csv")  # paper jurors against those on a device: none on paper here
     on_devices = groups[(groups["facet"] == "group") & (groups["session"] == "all")]
     assert list(on_devices["group"]) == ["phone or laptop"] and on_devices["votes"].item() == pooled["votes"]
+    # exposure per question, with the chance baseline each session's own frames give
+    exposure = pd.read_csv(out / "exposure.csv")
+    assert exposure_of_session(env, codes[0]) == {
+        row.qid: (row.marks, row.ai_marks, rounded(row.chance_pct))
+        for row in exposure[exposure["session"] == codes[0]].itertuples()
+    }
     verdicts = pd.read_csv(out / "verdicts.csv").set_index("session")
     assert list(verdicts.loc[codes, "pass_rule"]) == ["human-tie", "human-tie", "chance"]
 
@@ -201,6 +207,27 @@ def test_a_study_groups_sessions_and_its_report_pools_them(played, monkeypatch):
     korean = folder / "report-ko"
     assert run("study", "report", "Pilot", "--out", str(korean), "--lang", "ko").exit_code == 0
     assert any("\uac00" <= ch <= "\ud7a3" for ch in pdftext(korean / "study_report.pdf"))
+
+
+def exposure_of_session(env: dict, code: str) -> dict[str, tuple[int, int, float]]:
+    """A session's exposure as its own report computes it: ``analysis.votes.exposure`` on its frames."""
+    from analysis.votes import exposure
+    from vtt.db import make_db_factory, make_engine
+    from vtt.results.session_data import session_by_code, session_frames
+
+    engine = make_engine(env["DATABASE_URL"])
+    try:
+        with make_db_factory(engine)() as db:
+            frames = session_frames(db, session_by_code(db, code))
+    finally:
+        engine.dispose()
+    table = exposure(frames.sheet, frames.players, frames.answers)
+    return {row.qid: (row.marks, row.ai_marks, rounded(row.chance_pct)) for row in table.itertuples()}
+
+
+def rounded(percent: float) -> float | None:
+    """None for NaN (an open question nobody graded has no answers the frames count), else 6 decimals."""
+    return None if pd.isna(percent) else round(percent, 6)
 
 
 def exports_qids(out: Path, code: str) -> list[str]:
