@@ -7,6 +7,7 @@ tests/test_spoken.py."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import av
 import pytest
@@ -222,5 +223,39 @@ def test_a_page_without_a_microphone_or_a_recorder_says_so(mic_browser, served, 
     assert mina.locator("#record").is_visible() is (state == "no_microphone")  # it asks again on the next touch
     with db_factory() as db:
         assert db.scalars(select(Recording)).all() == []
+    for page in (host, mina):
+        page.close()
+
+
+def test_a_take_the_server_never_got_is_sent_again_after_the_page_reloads(mic_browser, served, db_factory):
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
+    host = host_console(mic_browser, served.url, people)
+    mina = mic_browser.new_page(viewport=PHONE)
+    mina.goto(f"{served.url}/play/{people.players['Mina']}")
+    for label in ("Open the lobby", "Start round 1", "Show question 1", "Open answering"):
+        host_step(host, label)
+    tried = []
+    mina.route("**/recording", lambda route: (tried.append(1), route.abort("internetdisconnected")))
+    mina.click("#record")
+    mina.wait_for_function("document.getElementById('spoken-answer')?.dataset.state === 'recording'", timeout=WAIT_MS)
+    mina.wait_for_timeout(1500)
+    mina.click("#stop-recording")
+    mina.wait_for_function("document.getElementById('spoken-answer')?.dataset.state === 'sending'", timeout=WAIT_MS)
+    mina.wait_for_timeout(2000)  # a resend or two, all lost
+    assert len(tried) >= 2
+    stopped = datetime.now(UTC)
+    mina.reload()  # the tablet's page is reloaded before the server ever had the take: it is kept in IndexedDB
+    mina.wait_for_function("document.getElementById('spoken-answer')?.dataset.state === 'sending'", timeout=WAIT_MS)
+    mina.unroute("**/recording")
+    mina.wait_for_function("document.getElementById('spoken-answer')?.dataset.state === 'sent'", timeout=WAIT_MS * 2)
+    with db_factory() as db:
+        takes = db.scalars(select(Recording)).all()
+        assert len(takes) == 1 and 1000 < takes[0].duration_ms < 4000
+        assert takes[0].ended_at < stopped  # dated when the child stopped, not when it finally arrived
+    mina.reload()  # acknowledged: forgotten by the page, nothing sent again
+    mina.wait_for_function("document.getElementById('spoken-answer')?.dataset.state === 'sent'", timeout=WAIT_MS)
+    mina.wait_for_timeout(500)
+    with db_factory() as db:
+        assert len(db.scalars(select(Recording)).all()) == 1
     for page in (host, mina):
         page.close()

@@ -6,11 +6,37 @@
 // An upload is an action like any other (docs/protocol.md, "Spoken answers"): it carries an id, is resent with the
 // same id until the server acknowledges it (a dropped connection, a server restart), and the server stores it once.
 // `ended_ms_ago` is measured at each send, so a take resent a minute later is still dated when the child stopped.
+// Until then the take is also kept in the browser's IndexedDB, as the other actions' outbox is kept in localStorage:
+// a page reloaded (or a tablet restarted) before the server had it sends it again when it opens.
 import { RETRY_MS, RETRYABLE, format, h, newId } from "./client.js";
 
 // What MediaRecorder is asked for, in order: Chrome, Edge, Firefox and Android take the first; Safari the MP4.
 const RECORDING_TYPES = ["audio/webm;codecs=opus", "audio/webm", "audio/mp4", "audio/ogg;codecs=opus"];
 const MAX_RECORDING_MS = 5 * 60 * 1000;  // a take stops by itself after five minutes (the server keeps up to 10)
+
+// The takes not yet acknowledged, by id: {id, url, question, blob, durationMs, stoppedAt (ms since the epoch)}.
+const PENDING_DB = "vtt-spoken-takes";
+const PENDING_STORE = "takes";
+
+function pendingStore(mode, work) {
+  return new Promise((resolve) => {
+    if (typeof indexedDB === "undefined") { resolve(null); return; }
+    const opening = indexedDB.open(PENDING_DB, 1);
+    opening.onupgradeneeded = () => opening.result.createObjectStore(PENDING_STORE, { keyPath: "id" });
+    opening.onerror = () => resolve(null);  // private mode and the like: the take lives in memory only
+    opening.onsuccess = () => {
+      const db = opening.result;
+      const done = db.transaction(PENDING_STORE, mode);
+      const request = work(done.objectStore(PENDING_STORE));
+      done.oncomplete = () => { db.close(); resolve(request ? request.result : null); };
+      done.onerror = done.onabort = () => { db.close(); resolve(null); };
+    };
+  });
+}
+
+const keepTake = (take) => pendingStore("readwrite", (store) => store.put(take));
+const forgetTake = (id) => pendingStore("readwrite", (store) => store.delete(id));
+const pendingTakes = () => pendingStore("readonly", (store) => store.getAll());
 
 export function recordingType() {
   if (typeof MediaRecorder === "undefined") return null;
@@ -38,13 +64,23 @@ export class SpokenAnswer {
     this.element = h("div", { class: "spoken-answer", id: "spoken-answer" }, this.status, this.record, this.stop);
     this.ticker = null;
     if (recordingType() === null || !navigator.mediaDevices) this.state = "unsupported";
+    this.resume();
+  }
+
+  // The take of this player's page that a reload interrupted: sent again (only the newest: the host hears the latest).
+  async resume() {
+    const takes = ((await pendingTakes()) || []).filter((take) => take.url === this.uploadUrl);
+    takes.sort((a, b) => b.stoppedAt - a.stoppedAt);
+    for (const older of takes.slice(1)) await forgetTake(older.id);
+    if (takes.length && !this.take) await this.send(takes[0]);
   }
 
   // The current question, whether answering is open, and the server's word on a take already sent (a reload).
   show(question, open, recorded) {
     if (!this.question || this.question.id !== question.id) {
       this.question = question;
-      if (this.state !== "unsupported" && this.state !== "no_microphone") {
+      const sending = this.take && this.take.question === question.id;  // a take the page is still sending
+      if (!sending && this.state !== "unsupported" && this.state !== "no_microphone") {
         this.state = recorded && recorded.question === question.id ? "sent" : "idle";
       }
     }
@@ -73,8 +109,9 @@ export class SpokenAnswer {
       window.clearInterval(this.ticker);
       const blob = new Blob(chunks, { type: (recorder.mimeType || type || "audio/webm").split(";")[0] });
       this.recorder = null;
-      this.send({ id: newId("take"), question: question.id, blob, durationMs: Math.round(performance.now() - this.started),
-        stoppedAt: performance.now() });
+      const take = { id: newId("take"), url: this.uploadUrl, question: question.id, blob,
+        durationMs: Math.round(performance.now() - this.started), stoppedAt: Date.now() };
+      keepTake(take).then(() => this.send(take));
     };
     this.recorder = recorder;
     this.started = performance.now();
@@ -93,6 +130,7 @@ export class SpokenAnswer {
 
   // Upload the take, again and again with the same id until the server answers (ok, or a refusal that is final).
   async send(take) {
+    if (this.take && this.take !== take) forgetTake(this.take.id);  // a newer take replaces one still unsent
     this.take = take;
     this.state = "sending";
     this.render();
@@ -102,7 +140,7 @@ export class SpokenAnswer {
       form.append("id", take.id);
       form.append("question", String(take.question));
       form.append("duration_ms", String(take.durationMs));
-      form.append("ended_ms_ago", String(Math.max(0, Math.round(performance.now() - take.stoppedAt))));
+      form.append("ended_ms_ago", String(Math.max(0, Math.round(Date.now() - take.stoppedAt))));
       form.append("audio", take.blob, `answer.${extension(take.blob.type)}`);
       let reply = null;
       try {
@@ -112,6 +150,7 @@ export class SpokenAnswer {
         reply = null;  // no connection, or the server went away mid-way: the same take again
       }
       if (reply && (reply.ok || !RETRYABLE.has(reply.error && reply.error.code))) {
+        await forgetTake(take.id);  // the server has it (or refused it for good): nothing to send again
         if (this.take !== take) return;
         this.take = null;
         this.state = reply.ok ? "sent" : "refused";
