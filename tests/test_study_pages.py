@@ -97,6 +97,9 @@ def test_a_study_is_made_and_grown_from_the_host_s_pages(host, db_factory, run):
     # the setup page's plan form: the case study's design by default, a study's rate when chosen
     page = host.get("/host/sessions/new").get_data(as_text=True)
     assert 'id="plan"' in page and 'name="plan_jurors" value="16"' in page and "plan-result" not in page
+    assert (
+        '<option value="">the VTT case study (48.6 %)</option>' in page and f'<option value="{study.id}">Pilot' in page
+    )
     planned = host.get(
         f"/host/sessions/new?plan=1&plan_jurors=16&plan_rounds=5&plan_players=5&plan_ai=1"
         f"&plan_ai_votes=1&plan_pass_rule=human-tie&plan_rate=&plan_study={study.id}"

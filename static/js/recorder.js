@@ -141,7 +141,7 @@ export class SpokenAnswer {
       form.append("question", String(take.question));
       form.append("duration_ms", String(take.durationMs));
       form.append("ended_ms_ago", String(Math.max(0, Math.round(Date.now() - take.stoppedAt))));
-      form.append("audio", take.blob, `answer.${extension(take.blob.type)}`);
+      form.append("audio", take.blob, "answer");  // the server names the file by its type (and checks its first bytes)
       let reply = null;
       try {
         const response = await fetch(this.uploadUrl, { method: "POST", body: form, credentials: "omit" });
@@ -182,8 +182,4 @@ export class SpokenAnswer {
     this.record.disabled = !this.open || this.state === "sending";
     this.stop.hidden = !recording;
   }
-}
-
-function extension(type) {
-  return { "audio/mp4": "m4a", "audio/ogg": "ogg", "audio/wav": "wav" }[type] || "webm";
 }

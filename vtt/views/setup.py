@@ -291,7 +291,6 @@ def _render(form: SetupForm, planned: dict | None = None) -> str:
         banks=bank_choices(),
         scoring_methods=[(method.value, method.value) for method in ScoringMethod],
         planned=planned or _plan({}),
-        studies=request_db().scalars(select(Study).order_by(Study.name)).all(),
     )
 
 
@@ -303,7 +302,6 @@ PLAN_FIELDS = {
     "ai": ("1", 1, 49),
     "ai_votes": ("1", 1, 49),
 }
-PLAN_RATE_PCT = 48.6  # the VTT case study's mean detection: the default assumed rate
 
 
 def _plan(args) -> dict:
@@ -315,9 +313,12 @@ def _plan(args) -> dict:
         "rate": args.get("plan_rate", ""),
         "study": args.get("plan_study", ""),
     }
-    studies = {str(s.id): s for s in request_db().scalars(select(Study))}
-    rate, source = PLAN_RATE_PCT, _("the VTT case study's mean detection")
-    study = studies.get(values["study"])
+    from analysis.planner import DEFAULT_RATE, Design, plan  # numpy and scipy: loaded with the setup page
+
+    studies = request_db().scalars(select(Study).order_by(Study.name)).all()
+    case_rate = round(100 * DEFAULT_RATE, 1)
+    rate, source = case_rate, _("the VTT case study's mean detection")
+    study = next((s for s in studies if str(s.id) == values["study"]), None)
     if study is not None:
         pooled = pooled_detection(request_db(), study)
         if pooled["rate_pct"] is not None:
@@ -342,8 +343,6 @@ def _plan(args) -> dict:
         problems.append(_("unknown pass rule"))
     result = None
     if "plan" in args and not problems:
-        from analysis.planner import Design, plan
-
         try:
             design = Design(
                 numbers["jurors"],
@@ -358,4 +357,12 @@ def _plan(args) -> dict:
             result = off_loop(plan, design, rate / 100).to_dict()
         except ValueError as error:
             problems.append(str(error))
-    return {"fields": values, "rate": rate, "source": source, "problems": problems, "result": result}
+    return {
+        "fields": values,
+        "rate": rate,
+        "source": source,
+        "problems": problems,
+        "result": result,
+        "studies": studies,
+        "case_rate": case_rate,
+    }
