@@ -1,39 +1,11 @@
 """Agreement between graders: Cohen's kappa on the items two graders both marked, and how far an
 LLM judge's suggested grades agree with human graders.
 
-Conventions:
-
-* ``marks`` is a long frame ``item, rater, label``: one row per mark (an item is e.g. an answer id,
-  a label e.g. correct True/False).  A rater marks an item at most once (ValueError otherwise).
-* Cohen (1960): kappa = (p_o - p_e) / (1 - p_e), with p_o the share of the shared items both raters
-  labelled alike and p_e the agreement expected by chance from each rater's own label shares:
-  p_e = sum over labels of p_first(label) * p_second(label).
-* **Undefined** kappa (NaN, with a ``reason``): no item marked by both raters (``no_items``), or
-  p_e = 1, i.e. both raters put every shared item in one and the same category (``one_category``):
-  agreement is perfect but there is no variation to measure it against, so nothing is divided by zero.
-* With more than two raters, :func:`pairwise_kappas` gives one row per pair, in the raters' order of
-  first appearance.
-* Label sequences passed to the two-rater functions are aligned (position i: both raters' label of
-  item i), of equal length, with no missing label (ValueError otherwise): pass only shared items.
-
-Ordinal grades (e.g. MovieCORE's 0-5 rubric per dimension):
-
-* Cohen (1968) weighted kappa over k ordered categories c_0 < ... < c_{k-1}:
-  kappa_w = 1 - sum_ij w_ij O_ij / sum_ij w_ij E_ij, with O_ij the share of items the first rater put
-  in c_i and the second in c_j, E_ij = p_first(c_i) * p_second(c_j) its chance value, and the
-  disagreement weights w_ij = ((i - j) / (k - 1))^2 (quadratic, the default) or |i - j| / (k - 1)
-  (linear).  :class:`WeightedKappa` reports the two sums as ``observed`` and ``expected``: weighted
-  **disagreements** in [0, 1] (unlike :class:`Kappa`'s agreements).  Scaling the weights cancels out,
-  so unused categories at the ends of the scale change those two sums but not kappa_w; with two
-  categories kappa_w equals Cohen's kappa.  A label outside the categories raises ValueError.
-  Undefined: ``no_items``, or an expected disagreement of 0 (``one_category``: both raters put every
-  item in the same category).
-* Spearman's rho: Pearson's correlation of the two raters' ranks, tied grades taking the average of
-  the ranks they span.  Undefined: ``no_items``, a single item (``too_few_items``), or one rater giving
-  every item the same grade (``constant``).
-* :func:`judge_agreement` compares a judge (e.g. an LLM's suggested grades) with every other rater of
-  a frame ``item, rater, correct, <dimension>...`` (a dimension cell a grade or missing), counting per
-  measure only the items both marked; :func:`judge_confusions` gives the 2x2 correct/incorrect tables.
+``marks`` is a long table ``item, rater, label`` (one row per mark; a rater marks an item at most once); the
+two-rater functions take aligned label sequences (position i: both raters' label of item i) of equal length with
+no missing label: pass only the items both marked.  A statistic that cannot be computed is NaN with a ``reason``
+(:data:`NO_ITEMS`, :data:`ONE_CATEGORY`, :data:`TOO_FEW`, :data:`CONSTANT`) instead of a division by zero.  The
+definitions of kappa, weighted kappa and Spearman's rho used here: docs/analysis.md, "Agreement between graders".
 """
 
 from __future__ import annotations
@@ -47,7 +19,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .frames import require_columns
+from .tables import require_columns
 
 NO_ITEMS = "no_items"
 ONE_CATEGORY = "one_category"
@@ -238,9 +210,9 @@ def pairwise_kappas(marks: pd.DataFrame) -> pd.DataFrame:
             }
         )
     columns = ["rater_a", "rater_b", "items", "observed", "expected", "kappa", "reason"]
-    frame = pd.DataFrame(rows, columns=columns)
+    table = pd.DataFrame(rows, columns=columns)
     # object, not str: None (rather than NaN) where kappa is defined
-    return frame.assign(reason=pd.Series([row["reason"] for row in rows], dtype=object))
+    return table.assign(reason=pd.Series([row["reason"] for row in rows], dtype=object))
 
 
 def _marks_by_rater(marks: pd.DataFrame, judge: str, measures: Sequence[str]) -> dict[str, pd.DataFrame]:
@@ -294,11 +266,11 @@ def judge_agreement(
             reason = "; ".join(dict.fromkeys(r for r in reasons if r is not None)) or None
             rows.append({"rater": rater, "measure": measure, "items": len(theirs), **statistics, "reason": reason})
     columns = ["rater", "measure", "items", "kappa", "weighted_kappa", "spearman", "reason"]
-    frame = pd.DataFrame(rows, columns=columns).astype(
+    table = pd.DataFrame(rows, columns=columns).astype(
         {"items": int, "kappa": float, "weighted_kappa": float, "spearman": float}
     )
     # object, not str: None (rather than NaN) where everything is defined
-    return frame.assign(reason=pd.Series([row["reason"] for row in rows], dtype=object))
+    return table.assign(reason=pd.Series([row["reason"] for row in rows], dtype=object))
 
 
 def judge_confusions(marks: pd.DataFrame, judge: str) -> dict[str, pd.DataFrame]:

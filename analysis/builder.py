@@ -1,39 +1,11 @@
 """Build a balanced session set from a question bank and deal it into rounds.
 
-Pure: a questions frame (see ``analysis.frames``) in, a :class:`BuiltSet` out.  Sets are
-session-sized (tens of questions); banks may be benchmark-sized (DramaQA's 16k questions take
-well under a second).
-
-Choosing (:func:`build_set`)
-    The set should show every CogME element about equally often (the case study chose its 30
-    questions that way; benchmarks such as DramaQA lean heavily on Recall and Identity).  Each
-    element gets an *even target*: its module's expected number of tags in the set (set size x the
-    bank's mean tags per question in that module) shared out equally, except that an element the
-    bank offers only k times is capped at k and its share goes to the others ("water-filling").
-    The distance of a set from the targets is Pearson's chi-square on shares,
-    ``sum_e (count_e - target_e)**2 / (target_e * module_total)``: scarce elements weigh more, and
-    each module counts alike however many tags it has per question.
-    1. Greedy: questions are picked one at a time, each time the one that most lowers the distance
-       to the targets scaled to the picks made so far (so the set stays on course throughout).
-    2. Swaps: a chosen question is exchanged for an unchosen one while that lowers the distance,
-       repairing what the greedy pass committed to too early.
-    Every pick keeps the type and clip quotas exactly reachable with what is left (swaps stay
-    within a quota class).  Untagged questions are taken only when no tagged one keeps the quotas
-    reachable, and the set's ``notes`` say so.  Ties are broken by a numpy Generator seeded with
-    ``seed``, so a seed always gives the same set and different seeds usually differ.
-
-Dealing
-    Round sizes differ by at most one, the first rounds taking the extra questions.  The chosen
-    questions are laid out cell by cell (mcq/scene, mcq/no clip kind, mcq/shot, open/shot,
-    open/no clip kind, open/scene) and dealt round-robin; since the mcq and the shot questions
-    each form one unbroken run of that layout, each round already gets about its share of both.
-    Then two questions of different rounds are swapped while that makes every round look more like
-    the whole set in miniature: the measure sums, over rounds and features, the squared gap
-    between a round's count and the set's share scaled to the round's size, weighted so that type
-    and clip kind come first, the six type/clip cells next and the CogME elements last.  (This
-    lands every round's mcq, open, shot and scene counts on the even share rounded down or up in
-    all the randomised cases tried; it is a local search, not a proof.)  The order inside a round
-    is a seeded shuffle.
+Pure: a questions table (``analysis.tables``) in, a :class:`BuiltSet` out; the same bank and seed give the same set.
+:func:`build_set` picks the questions whose CogME elements come closest to even targets (greedy picks, then swaps),
+keeps the type and clip quotas exact at every step and takes untagged questions only when it must (the set's
+``notes`` say so); the dealing then makes each round look like the whole set in miniature.  Sets are session-sized;
+banks may be benchmark-sized (DramaQA's 16k questions take well under a second).  The targets, the distance and the
+dealing: docs/analysis.md, "The set builder".
 """
 
 from __future__ import annotations
@@ -44,8 +16,9 @@ import numpy as np
 import pandas as pd
 
 from .composition import Composition, composition
-from .frames import require_columns
+from .tables import require_columns
 from .taxonomy import ELEMENTS, Module, element_order
+from .votes import percent
 
 # Dealt round-robin in this order, the mcq questions and the shot questions each form one unbroken run.
 _DEAL_ORDER: tuple[tuple[str, str | None], ...] = (
@@ -85,11 +58,11 @@ class BuiltSet:
         (so an element on every tagged question is 100 %).
         """
         chosen = self.set_composition
-        frame = self.bank_composition.elements.rename(columns={"questions": "bank"})
-        frame["set"] = chosen.elements["questions"].to_numpy()
-        frame["bank_pct"] = _percent(frame["bank"], _tagged(self.bank_composition))
-        frame["set_pct"] = _percent(frame["set"], _tagged(chosen))
-        return frame
+        table = self.bank_composition.elements.rename(columns={"questions": "bank"})
+        table["set"] = chosen.elements["questions"].to_numpy()
+        table["bank_pct"] = percent(table["bank"], _tagged(self.bank_composition))
+        table["set_pct"] = percent(table["set"], _tagged(chosen))
+        return table
 
 
 def element_skew(questions: pd.DataFrame) -> float:
@@ -263,7 +236,7 @@ def _incidence(questions: pd.DataFrame) -> np.ndarray:
 
 
 def _names(value) -> tuple[str, ...]:
-    """Tag names from a frame cell: a tuple/list of names, one name, or missing."""
+    """Tag names from a table cell: a tuple/list of names, one name, or missing."""
     if isinstance(value, (tuple, list)):
         return tuple(value)
     return (value,) if isinstance(value, str) and value else ()
@@ -428,7 +401,3 @@ def _swap_towards_alike_rounds(
 
 def _tagged(made: Composition) -> int:
     return made.total - len(made.untagged)
-
-
-def _percent(counts: pd.Series, total: int) -> pd.Series:
-    return 100.0 * counts / total if total else counts * np.nan

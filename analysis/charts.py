@@ -19,8 +19,8 @@ from reportlab.lib import colors
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from .fonts import BOLD, REGULAR, register_fonts
-from .report_text import t
 from .taxonomy import EXTENSIONS, Module, all_elements
+from .words import t
 
 # Okabe & Ito (2008), "Color Universal Design"; yellow is left out (unreadable on white), orange too
 # (next to the AI's vermillion it reads as the same colour).
@@ -87,7 +87,7 @@ def fit_text(text: str, max_width: float, size: float = LABEL_SIZE, font: str = 
     return text + "…"
 
 
-def _new_drawing(width: float, height: float) -> Drawing:
+def new_drawing(width: float, height: float) -> Drawing:
     """An empty drawing that starts in the report font (the default, Helvetica, would be referenced unembedded)."""
     register_fonts()
     drawing = Drawing(width, height)
@@ -95,7 +95,8 @@ def _new_drawing(width: float, height: float) -> Drawing:
     return drawing
 
 
-def _text(x, y, text, *, size=LABEL_SIZE, bold=False, colour=BLACK, anchor="start") -> String:
+def text_at(x, y, text, *, size=LABEL_SIZE, bold=False, colour=BLACK, anchor="start") -> String:
+    """``text`` drawn at (x, y) in the report font."""
     return String(x, y, text, fontName=BOLD if bold else REGULAR, fontSize=size, fillColor=colour, textAnchor=anchor)
 
 
@@ -120,7 +121,7 @@ def _draw_legend(
         )
         drawing.add(_marker(x + 9, y, style))
         label = fit_text(style.label(name), max_width - 24)
-        drawing.add(_text(x + 24, y - 2.6, label, bold=style.is_ai))
+        drawing.add(text_at(x + 24, y - 2.6, label, bold=style.is_ai))
 
 
 # --------------------------------------------------------------------------------------- radar
@@ -165,8 +166,8 @@ def radar_chart(
     legend_h = TITLE_SIZE + 8 + 12 * len(entries) if legend_w else 0
     height = max(plot_h + TITLE_SIZE + 6, legend_h)
 
-    drawing = _new_drawing(width, height)
-    drawing.add(_text(0, height - TITLE_SIZE, title, size=TITLE_SIZE, bold=True))
+    drawing = new_drawing(width, height)
+    drawing.add(text_at(0, height - TITLE_SIZE, title, size=TITLE_SIZE, bold=True))
     if legend_w:
         _draw_legend(drawing, width - legend_w, height - TITLE_SIZE - 8, entries, legend_w)
     cx, cy = plot_w / 2, plot_h / 2
@@ -222,7 +223,7 @@ def _ring_labels(drawing: Drawing, cx: float, cy: float, radius: float) -> None:
         x, y = cx - 2, cy + radius * ring / 100 - size - 0.5
         text_w = stringWidth(text, REGULAR, size)
         drawing.add(Rect(x - text_w - 0.8, y - 1.6, text_w + 1.6, size + 1.4, fillColor=colors.white, strokeColor=None))
-        drawing.add(_text(x, y, text, size=size, colour=GREY, anchor="end"))
+        drawing.add(text_at(x, y, text, size=size, colour=GREY, anchor="end"))
 
 
 def _axis_label(drawing: Drawing, x: float, y: float, angle: float, name: str, note: str | None) -> None:
@@ -236,7 +237,7 @@ def _axis_label(drawing: Drawing, x: float, y: float, angle: float, name: str, n
     top = y + 3 + block_h if dy > 0.25 else y - 3 if dy < -0.25 else y + block_h / 2
     for text, size, colour in lines:
         top -= size + 1
-        drawing.add(_text(x, top + 1.5, text, size=size, colour=colour, anchor=anchor))
+        drawing.add(text_at(x, top + 1.5, text, size=size, colour=colour, anchor=anchor))
 
 
 def module_radar(
@@ -250,7 +251,7 @@ def module_radar(
     height: float = 200,
     value_column: str = "score_pct",
 ) -> Drawing:
-    """The radar of one CogME module from a profile element frame.
+    """The radar of one CogME module from a profile element table.
 
     Axes are the module's elements that were asked at all (taxonomy order); each notes its question
     count.  By default every player in ``styles`` is overlaid with a legend; with ``players`` of one
@@ -279,7 +280,7 @@ def module_radar(
 def legend_chart(names: Sequence[str], styles: dict[str, PlayerStyle], *, width: float = 160) -> Drawing:
     """A stand-alone legend of players (line sample, marker, name), e.g. shared by several radars."""
     entries = [(name, styles[name]) for name in names]
-    drawing = _new_drawing(width, 12 * len(entries) + 2)
+    drawing = new_drawing(width, 12 * len(entries) + 2)
     _draw_legend(drawing, 0, drawing.height, entries, width)
     return drawing
 
@@ -294,7 +295,7 @@ def _nice_step(top: float, ticks: int = 5, integer: bool = False) -> float:
     return max(1, math.ceil(step)) if integer else step
 
 
-def _y_axis(
+def y_axis(
     drawing: Drawing,
     x0: float,
     y0: float,
@@ -311,9 +312,9 @@ def _y_axis(
         y = y0 + plot_h * tick / top
         drawing.add(Line(x0, y, x0 + plot_w, y, strokeColor=GRID if tick else GREY, strokeWidth=0.5))
         label = f"{tick:g}{unit}"
-        drawing.add(_text(x0 - 3, y - 2.4, label, size=SMALL_SIZE, colour=GREY, anchor="end"))
+        drawing.add(text_at(x0 - 3, y - 2.4, label, size=SMALL_SIZE, colour=GREY, anchor="end"))
         tick += step
-    vertical_caption = Group(_text(0, 0, caption, size=SMALL_SIZE, colour=GREY, anchor="middle"))
+    vertical_caption = Group(text_at(0, 0, caption, size=SMALL_SIZE, colour=GREY, anchor="middle"))
     vertical_caption.transform = (0, 1, -1, 0, SMALL_SIZE + 1, y0 + plot_h / 2)  # rotated 90 degrees
     drawing.add(vertical_caption)
 
@@ -325,15 +326,15 @@ def round_votes_chart(
 
     A dashed line shows the votes each player would get if jurors picked at random.
     """
-    drawing = _new_drawing(width, height)
-    drawing.add(_text(0, height - TITLE_SIZE, title, size=TITLE_SIZE, bold=True))
+    drawing = new_drawing(width, height)
+    drawing.add(text_at(0, height - TITLE_SIZE, title, size=TITLE_SIZE, bold=True))
     x0, y0 = 34, 24
     plot_w, plot_h = width - x0 - 4, height - y0 - TITLE_SIZE - 16
     cast = float(tally["votes"].sum())
     top_votes = max(float(tally["votes"].max()), 1.0)
     step = _nice_step(top_votes, integer=True)
     top = math.ceil(top_votes / step) * step
-    _y_axis(drawing, x0, y0, plot_w, plot_h, top, step, "", t("votes"))
+    y_axis(drawing, x0, y0, plot_w, plot_h, top, step, "", t("votes"))
 
     slot = plot_w / max(len(tally), 1)
     value_labels = []
@@ -357,9 +358,9 @@ def round_votes_chart(
         if stringWidth(share, REGULAR, SMALL_SIZE) > slot - 4:  # narrow slots: the count alone
             share = f"{row.votes:g}"
         value_labels.append((centre, y0 + bar_h + 2.5, share))
-        drawing.add(_text(centre, y0 - 9, fit_text(row.player, slot - 4), anchor="middle", bold=style.is_ai))
+        drawing.add(text_at(centre, y0 - 9, fit_text(row.player, slot - 4), anchor="middle", bold=style.is_ai))
         if style.is_ai:
-            drawing.add(_text(centre, y0 - 18, "AI", size=SMALL_SIZE, bold=True, colour=VERMILLION, anchor="middle"))
+            drawing.add(text_at(centre, y0 - 18, "AI", size=SMALL_SIZE, bold=True, colour=VERMILLION, anchor="middle"))
     if cast and len(tally):
         chance = cast / len(tally)
         y = y0 + plot_h * chance / top
@@ -378,12 +379,12 @@ def round_votes_chart(
                 strokeDashArray=(3, 2),
             )
         )
-        drawing.add(_text(caption_x, height - 8.2, caption, size=SMALL_SIZE, colour=GREY))
+        drawing.add(text_at(caption_x, height - 8.2, caption, size=SMALL_SIZE, colour=GREY))
     # Value labels go last, on a white patch, so the chance line never strikes through them.
     for x, y, text in value_labels:
         half = stringWidth(text, REGULAR, SMALL_SIZE) / 2 + 1
         drawing.add(Rect(x - half, y - 1.5, 2 * half, SMALL_SIZE + 1.5, fillColor=colors.white, strokeColor=None))
-        drawing.add(_text(x, y, text, size=SMALL_SIZE, anchor="middle"))
+        drawing.add(text_at(x, y, text, size=SMALL_SIZE, anchor="middle"))
     return drawing
 
 
@@ -395,10 +396,10 @@ def detection_chart(
     ``rounds`` needs round, detection_pct, chance_pct, ci_low, ci_high, ai_passed.  A round without
     votes has no bar.  ``threshold_pct`` draws the threshold rule's line.
     """
-    drawing = _new_drawing(width, height)
+    drawing = new_drawing(width, height)
     x0, y0 = 34, 42
     plot_w, plot_h = width - x0 - 4, height - y0 - 12  # room above 100 % for a value label
-    _y_axis(drawing, x0, y0, plot_w, plot_h, 100, 25, " %", t("detection"))
+    y_axis(drawing, x0, y0, plot_w, plot_h, 100, 25, " %", t("detection"))
     slot = plot_w / max(len(rounds), 1)
 
     def y_of(pct: float) -> float:
@@ -407,7 +408,7 @@ def detection_chart(
     for index, row in enumerate(rounds.itertuples(index=False)):
         centre = x0 + slot * (index + 0.5)
         bar_w = min(slot * 0.55, 50)
-        drawing.add(_text(centre, y0 - 10, t("Round {round}", round=row.round), anchor="middle"))
+        drawing.add(text_at(centre, y0 - 10, t("Round {round}", round=row.round), anchor="middle"))
         drawing.add(
             Line(
                 centre - slot * 0.42,
@@ -420,7 +421,7 @@ def detection_chart(
             )
         )
         if pd.isna(row.detection_pct):
-            drawing.add(_text(centre, y0 + 3, t("no votes"), size=SMALL_SIZE, colour=GREY, anchor="middle"))
+            drawing.add(text_at(centre, y0 + 3, t("no votes"), size=SMALL_SIZE, colour=GREY, anchor="middle"))
             continue
         drawing.add(Rect(centre - bar_w / 2, y0, bar_w, y_of(row.detection_pct) - y0, fillColor=SKY, strokeColor=None))
         label_y = y_of(row.detection_pct)
@@ -431,11 +432,11 @@ def detection_chart(
                 drawing.add(Line(centre - 4, y, centre + 4, y, strokeColor=BLACK, strokeWidth=0.9))
             label_y = high
         drawing.add(
-            _text(centre, label_y + 3, f"{row.detection_pct:.1f} %", size=SMALL_SIZE, bold=True, anchor="middle")
+            text_at(centre, label_y + 3, f"{row.detection_pct:.1f} %", size=SMALL_SIZE, bold=True, anchor="middle")
         )
         verdict = t("AI passed") if row.ai_passed else t("AI detected")
         drawing.add(
-            _text(
+            text_at(
                 centre,
                 y0 - 19,
                 verdict,
@@ -456,11 +457,11 @@ def detection_chart(
                 strokeDashArray=(1, 2),
             )
         )
-    _detection_legend(drawing, x0, 6, threshold_pct)
+    detection_legend(drawing, x0, 6, threshold_pct)
     return drawing
 
 
-def _detection_legend(drawing: Drawing, x: float, y: float, threshold_pct: float | None) -> None:
+def detection_legend(drawing: Drawing, x: float, y: float, threshold_pct: float | None) -> None:
     """One horizontal row explaining bar, whisker and reference lines."""
     drawing.add(Rect(x, y - 1, 9, 7, fillColor=SKY, strokeColor=None))
     x = _legend_caption(drawing, x + 12, y, t("detection (% of cast votes naming an AI)"))
@@ -475,7 +476,7 @@ def _detection_legend(drawing: Drawing, x: float, y: float, threshold_pct: float
 
 def _legend_caption(drawing: Drawing, x: float, y: float, text: str) -> float:
     """Draw a legend caption at ``x`` and return where the next legend entry starts."""
-    drawing.add(_text(x, y, text, size=SMALL_SIZE))
+    drawing.add(text_at(x, y, text, size=SMALL_SIZE))
     return x + stringWidth(text, REGULAR, SMALL_SIZE) + 12
 
 
@@ -492,7 +493,7 @@ def element_chart(
     """How often each element is tagged in the set, and, per player, how many of those were right.
 
     ``counts``: module, element, questions (every taxonomy element; unused optional extensions are
-    left out).  ``per_player``: player, element, questions, correct (a profile element frame); its
+    left out).  ``per_player``: player, element, questions, correct (a profile element table); its
     columns show correct as a solid bar and missed as a light tint of the player's colour.
     """
     extensions = {e for names in EXTENSIONS.values() for e in names}
@@ -501,17 +502,17 @@ def element_chart(
     row_h, header_h, label_w, freq_w = 11.0, 22.0, 78.0, 120.0
     modules = list(dict.fromkeys(rows["module"]))
     height = header_h + row_h * (len(rows) + len(modules)) + 20
-    drawing = _new_drawing(width, height)
+    drawing = new_drawing(width, height)
     column_w = (width - label_w - freq_w) / len(players) if players else 0
     top_count = max(int(rows["questions"].max()), 1)
-    frame = per_player.set_index(["player", "element"]) if players else None
+    table = per_player.set_index(["player", "element"]) if players else None
 
     y_header = height - 10
-    drawing.add(_text(label_w, y_header, t("questions tagged"), size=SMALL_SIZE, bold=True))
+    drawing.add(text_at(label_w, y_header, t("questions tagged"), size=SMALL_SIZE, bold=True))
     for index, player in enumerate(players):
         x = label_w + freq_w + index * column_w
         drawing.add(
-            _text(
+            text_at(
                 x,
                 y_header,
                 fit_text(styles[player].label(player), column_w - 6, SMALL_SIZE, BOLD),
@@ -523,17 +524,17 @@ def element_chart(
     y = height - header_h
     for module in modules:
         y -= row_h
-        drawing.add(_text(0, y + 2.5, module.upper(), size=SMALL_SIZE, bold=True, colour=GREY))
+        drawing.add(text_at(0, y + 2.5, module.upper(), size=SMALL_SIZE, bold=True, colour=GREY))
         drawing.add(Line(0, y + row_h - 1, width, y + row_h - 1, strokeColor=GRID, strokeWidth=0.5))
         for row in rows[rows["module"] == module].itertuples(index=False):
             y -= row_h
-            drawing.add(_text(label_w - 4, y + 2.5, row.element, anchor="end"))
+            drawing.add(text_at(label_w - 4, y + 2.5, row.element, anchor="end"))
             bar_max = freq_w - 22
             drawing.add(
                 Rect(label_w, y + 1.5, bar_max * row.questions / top_count, row_h - 3, fillColor=GREY, strokeColor=None)
             )
             drawing.add(
-                _text(label_w + bar_max * row.questions / top_count + 3, y + 2.5, str(row.questions), size=SMALL_SIZE)
+                text_at(label_w + bar_max * row.questions / top_count + 3, y + 2.5, str(row.questions), size=SMALL_SIZE)
             )
             for index, player in enumerate(players):
                 _stacked_cell(
@@ -542,7 +543,7 @@ def element_chart(
                     y,
                     column_w - 10,
                     top_count,
-                    frame,
+                    table,
                     player,
                     row.element,
                     styles[player],
@@ -557,14 +558,14 @@ def _stacked_cell(
     y: float,
     cell_w: float,
     top_count: int,
-    frame: pd.DataFrame,
+    table: pd.DataFrame,
     player: str,
     element: str,
     style: PlayerStyle,
 ) -> None:
-    if (player, element) not in frame.index:
+    if (player, element) not in table.index:
         return
-    cell = frame.loc[(player, element)]
+    cell = table.loc[(player, element)]
     correct, asked = int(cell["correct"]), int(cell["questions"])
     # Missed = the light remainder of the asked bar, so solid + light = questions put to the player.
     drawing.add(Rect(x, y + 1.5, cell_w * asked / top_count, 8, fillColor=lighter(style.colour), strokeColor=None))

@@ -1,10 +1,10 @@
 """CogME profiles: per-player accuracy and weighted score for every story element.
 
-Conventions (SPEC section 3, plus the choices where it is silent):
+Conventions (the CogME papers', plus the choices where they are silent):
 
-* The questions frame is the set *put to* every player who appears in the answers frame.  A player
+* The questions table is the set *put to* every player who appears in the answers table.  A player
   without a row for one of those questions is wrong on it (no answer); answers to questions outside
-  the frame are ignored, so a profile can be computed on a subset (e.g. one round).
+  the table are ignored, so a profile can be computed on a subset (e.g. one round).
 * ``accuracy_pct(e)`` = 100 * correct / questions over the questions tagged with element ``e``;
   ``score_pct(e)`` = the same with each question weighted by ``w(q, e)`` of the chosen method.
 * A question without a THINKING tag has no basis for weighting: every one of its tags gets w = 1
@@ -12,7 +12,7 @@ Conventions (SPEC section 3, plus the choices where it is silent):
   towards a player's overall accuracy and towards no element.
 * ``frontiers2022`` weighs TARGET tags as the paper does; CONTENT and THINKING tags get w = W_R
   (the paper defines no weights for them: our reading, to be stated in reports).
-* Players are listed in order of first appearance in the answers frame; elements in
+* Players are listed in order of first appearance in the answers table; elements in
   :func:`analysis.taxonomy.element_order` order, only those tagged on at least one question.
 * ``element_sd`` is the sample SD (n - 1, as R's ``sd``) of ``accuracy_pct`` over the player's
   elements of all three modules; NaN with fewer than two elements.
@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .composition import composition
-from .frames import PLAYER_KINDS, require_columns, tag_table
+from .tables import PLAYER_KINDS, require_columns, tag_table
 from .taxonomy import element_order
 
 METHODS = ("uniform", "cogsci2024", "frontiers2022")
@@ -131,24 +131,26 @@ def element_frequencies(questions: pd.DataFrame, answers: pd.DataFrame | None = 
     """How often each element of the taxonomy is tagged in the set (zeros included).
 
     Without ``answers``: ``module, element, questions``.  With them, one block per player:
-    ``player, module, element, questions, correct, missed`` (missed includes no answer).
+    ``player, module, element, questions, correct, missed`` (missed includes no answer), as
+    :func:`profile_frequencies` gives for ``profiles(questions, answers)``.
     """
     if answers is None:
         return composition(questions).elements
-    qids = _question_index(questions)
-    players, grid = _answer_grid(qids, answers)
-    tagged = _element_matrix(qids, tag_table(questions), 1.0)
-    asked = np.broadcast_to(tagged.sum(axis=0), (len(players), len(_ELEMENTS)))
-    correct = grid @ tagged
-    every_element = np.ones(len(_ELEMENTS), dtype=bool)
-    frequencies = _per_player_elements(
-        players,
-        every_element,
-        questions=asked.astype(int),
-        correct=correct.astype(int),
-        missed=(asked - correct).astype(int),
+    return profile_frequencies(profiles(questions, answers))
+
+
+def profile_frequencies(result: Profiles) -> pd.DataFrame:
+    """``player, module, element, questions, correct, missed`` for every player of ``result`` and every element
+    of the taxonomy (zeros where none of the player's questions carries it): the counts behind the profiles, so
+    a player profiled on the questions put to them is counted on those same questions."""
+    every = pd.DataFrame(
+        {"module": _ELEMENTS.get_level_values("module"), "element": _ELEMENTS.get_level_values("element")}
     )
-    return frequencies.drop(columns="kind")
+    grid = result.players[["player"]].merge(every, how="cross")
+    counted = result.elements[["player", "module", "element", "questions", "correct"]]
+    table = grid.merge(counted, on=["player", "module", "element"], how="left")
+    table = table.fillna({"questions": 0, "correct": 0}).astype({"questions": int, "correct": int})
+    return table.assign(missed=table["questions"] - table["correct"])
 
 
 def _question_index(questions: pd.DataFrame) -> pd.Index:
@@ -164,7 +166,7 @@ def _answer_grid(qids: pd.Index, answers: pd.DataFrame) -> tuple[pd.DataFrame, n
     require_columns(answers, ("player", "qid", "correct", "kind"), "answers")
     if answers["correct"].isna().any():
         raise ValueError(f"{int(answers['correct'].isna().sum())} answer(s) are not graded (correct is missing)")
-    _check_correct(answers["correct"])
+    check_correct(answers["correct"])
     bad_kind = ~answers["kind"].isin(PLAYER_KINDS)
     if bad_kind.any():
         raise ValueError(f"player kind must be human or ai, not {answers['kind'][bad_kind].iloc[0]!r}")
@@ -186,7 +188,7 @@ def _answer_grid(qids: pd.Index, answers: pd.DataFrame) -> tuple[pd.DataFrame, n
     return players, grid
 
 
-def _check_correct(correct: pd.Series) -> None:
+def check_correct(correct: pd.Series) -> None:
     """``correct`` holds bools (numpy, pandas boolean or Python) or the integers 0 and 1, nothing else."""
     dtype = correct.dtype
     if pd.api.types.is_bool_dtype(dtype):
@@ -227,7 +229,7 @@ def _element_matrix(qids: pd.Index, tags: pd.DataFrame, values) -> np.ndarray:
 
 
 def _per_player_elements(players: pd.DataFrame, used: np.ndarray, **columns: np.ndarray) -> pd.DataFrame:
-    """Long frame: for each player (in order) one row per used element; ``columns`` are players x elements."""
+    """Long table: for each player (in order) one row per used element; ``columns`` are players x elements."""
     elements = _ELEMENTS[used]
     count = len(players)
     return pd.DataFrame(

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .frames import CLIP_KINDS, QUESTION_TYPES, require_columns, tag_table
+from .tables import CLIP_KINDS, QUESTION_TYPES, require_columns, tag_table
 from .taxonomy import element_order
 
 

@@ -1,6 +1,6 @@
 """Which option of a multiple-choice question an answer names: by its text, its letter or its index.
 
-One rule for grading (:mod:`analysis.inputs`) and display (the Q&A sheet of :mod:`analysis.report`):
+One rule for grading (:mod:`analysis.inputs`) and display (the Q&A sheet of :mod:`analysis.session_report`):
 
 * the option's text, case- and space-insensitive, wins (so an option that reads "b" or "3" is
   chosen by that text, not as a letter or an index); when two options read the same, the first;
@@ -20,7 +20,7 @@ import string
 import numpy as np
 import pandas as pd
 
-from .frames import require_columns
+from .tables import require_columns
 
 _LETTER_INDEX = {letter: index for index, letter in enumerate(string.ascii_lowercase)}
 

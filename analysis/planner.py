@@ -1,41 +1,13 @@
 """Designing a case study before running it: what a jury of a given size can show.
 
-A design is J jurors, R rounds, P players per round of whom A are AI players, and v "who is the
-AI?" votes per juror and round (v > 1 only with several AI players: v distinct names, one per
-slot).  The pass rules are those of :mod:`analysis.votes` (``human-tie``, ``chance``,
-``threshold``), applied by the same code (``_PassRule``, ``_p_greater``, ``_percent``, ``_wilson``).
-
-The model (every figure rests on it; :data:`ASSUMPTIONS` says it in words):
-
-* Each slot vote names an AI player with the assumed **detection rate** d (any AI, chosen
-  uniformly among the AIs the juror has not named yet in the round) and otherwise a human, chosen
-  uniformly among the humans the juror has not named yet.  A juror who has already named every
-  human names an AI (only possible when v > P - A; then detection exceeds d a little).
-* Jurors are independent of each other, rounds of each other, and every juror votes in every
-  round (no abstentions).
-* A round's verdict is :mod:`analysis.votes`' own: with several AI players ``human-tie`` judges the
-  most-voted AI, ``chance`` and ``threshold`` pool the AI votes (chance = A / P).
-
-What it computes, and how:
-
-* The probability that the AI **passes a round**.  ``chance`` and ``threshold`` depend only on the
-  round's AI votes K: with P - A >= v (the humans never run out) every slot is an independent
-  Bernoulli(d) trial, so K ~ Binomial(J v, d) and the probability is an exact binomial sum.
-  ``human-tie`` with one AI (v = 1) is exact too: given K = k the other J - k votes are multinomial
-  with equal probabilities over the P - 1 humans, and P(every human count <= k - 1) is the
-  coefficient of x^(J-k) in (sum_{j<k} x^j / j!)^(P-1), times (J-k)! / (P-1)^(J-k) (computed
-  with truncated Poisson probabilities, convolved: all terms are positive, so nothing cancels).
-  That is done for J <= :data:`EXACT_JURY_LIMIT` and P - 1 <= :data:`EXACT_HUMAN_LIMIT`.
-  Everything else (several AIs under ``human-tie``, humans running out) is **simulated** with a
-  seeded numpy Generator: :func:`simulated_round_pass` draws whole rounds from the same model by a
-  different route (jurors grouped by how many AIs they name, then player by player binomial draws),
-  so the two paths can check each other.
-* Rounds are independent, so the number of rounds passed is Binomial(R, p).
-* The **detection interval**: the Wilson 95 % interval of detection, pooled over the J R v cast
-  votes of all rounds, and of one round (J v votes); its expected and median width over the
-  distribution of the AI votes (exact binomial when P - A >= v, simulated otherwise).
-* The **smallest jury** for a power: the smallest J with P(the AI is caught in a round, i.e. fails
-  the rule) >= power, see :func:`smallest_jury`.
+A :class:`Design` is J jurors, R rounds, P players per round of whom A are AI players, and v "who is the AI?" votes
+per juror and round (v > 1 only with several AI players: v distinct names).  Its pass rule is judged by
+:mod:`analysis.votes`' own code.  Every figure rests on one model, said in words in :data:`ASSUMPTIONS`: each vote
+names an AI with the assumed detection rate d and otherwise a human the juror has not named yet; jurors and rounds
+are independent; nobody abstains.  Figures are exact where that is cheap (:func:`exact_round_pass`) and simulated
+with a seeded numpy Generator otherwise (:func:`simulated_round_pass`, which draws the same model by another route,
+so the two check each other); each :class:`Estimate` says which.  How each figure is computed: docs/analysis.md,
+"The study planner".
 """
 
 from __future__ import annotations
@@ -46,7 +18,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy.special import bdtrc, gammaln, xlog1py, xlogy
 
-from .votes import PASS_RULES, _p_greater, _PassRule, _percent, _wilson
+from .votes import PASS_RULES, PassRule, p_greater, percent, wilson_interval
 
 DEFAULT_RATE = 0.486  # the VTT case study's mean detection over its 5 rounds (62.5, 75, 37.5, 55.6, 12.5 %)
 DEFAULT_POWER = 0.8
@@ -275,11 +247,11 @@ def _rule_passes(design: Design, ai_votes: np.ndarray, top_ai=None, top_human=No
     """Whether the AI passes rounds with these AI votes (and top counts), by ``analysis.votes``' own rule."""
     ai_votes = np.asarray(ai_votes)
     n = design.round_votes
-    rule = _PassRule(design.pass_rule, design.alpha, design.threshold_pct)
+    rule = PassRule(design.pass_rule, design.alpha, design.threshold_pct)
     top_ai = ai_votes if top_ai is None else top_ai
     top_human = np.zeros_like(ai_votes) if top_human is None else top_human
     passed = rule.passed(
-        top_human, top_ai, _percent(ai_votes, n), _p_greater(ai_votes, np.full_like(ai_votes, n), design.chance), True
+        top_human, top_ai, percent(ai_votes, n), p_greater(ai_votes, np.full_like(ai_votes, n), design.chance), True
     )
     return passed.to_numpy(dtype=bool)
 
@@ -387,7 +359,7 @@ def rounds_passed(rounds: int, round_pass: Estimate) -> RoundsPassed:
 
 def wilson_width(ai_votes, votes: int) -> np.ndarray:
     """Width in percentage points of the Wilson 95 % interval of ``ai_votes`` out of ``votes``."""
-    low, high = _wilson(np.asarray(ai_votes, dtype=float), np.full(np.shape(ai_votes), votes))
+    low, high = wilson_interval(np.asarray(ai_votes, dtype=float), np.full(np.shape(ai_votes), votes))
     return high - low
 
 
@@ -406,7 +378,7 @@ def interval_width(
     _check_rate(rate)
     rounds = design.rounds if rounds is None else rounds
     votes = design.round_votes * rounds
-    low, high = _wilson(np.array([model_detection(design, rate) * votes]), np.array([votes]))
+    low, high = wilson_interval(np.array([model_detection(design, rate) * votes]), np.array([votes]))
     at_rate = (float(low[0]), float(high[0]))
     if design.humans >= design.ai_votes:
         pmf = binomial_pmf(votes, rate)
@@ -448,10 +420,10 @@ def caught_curve(design: Design, rate: float, cap: int = JURY_CAP) -> np.ndarray
 
 def _passes_curve(design: Design, ai_votes: np.ndarray, votes: np.ndarray) -> np.ndarray:
     """The rule's verdict on ``ai_votes`` of ``votes`` (chance / threshold), element-wise."""
-    rule = _PassRule(design.pass_rule, design.alpha, design.threshold_pct)
+    rule = PassRule(design.pass_rule, design.alpha, design.threshold_pct)
     zeros = np.zeros_like(ai_votes)
-    detection = _percent(ai_votes, votes)
-    p_value = _p_greater(ai_votes, votes, design.chance)
+    detection = percent(ai_votes, votes)
+    p_value = p_greater(ai_votes, votes, design.chance)
     return rule.passed(zeros, zeros, detection, p_value, True).to_numpy(dtype=bool)
 
 

@@ -65,11 +65,9 @@ def read_predictions(path: Path, player: str | None = None) -> pd.DataFrame:
     elif suffix == ".jsonl":
         rows = [_prediction_row(path, number, item) for number, item in _jsonl(path)]
     else:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
-        frame.columns = [str(column).strip().lower() for column in frame.columns]
-        rows = [
-            _prediction_row(path, number, record) for number, record in enumerate(frame.to_dict("records"), start=2)
-        ]
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+        raw.columns = [str(column).strip().lower() for column in raw.columns]
+        rows = [_prediction_row(path, number, record) for number, record in enumerate(raw.to_dict("records"), start=2)]
     table = pd.DataFrame(rows, columns=["qid", "answer", "correct"]).fillna("")
     table.insert(0, "player", name)
     table["kind"] = ""

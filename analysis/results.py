@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .cogme import Profiles
+from .juries import JuryStats
 from .votes import VoteStats
 
 _ELEMENT_FIELDS = ("module", "element", "questions", "correct", "accuracy_pct", "score_pct")
@@ -70,3 +71,20 @@ def _plain(value):
     if isinstance(value, float) and math.isnan(value):
         return None
     return value
+
+
+def juries_json(stats: JuryStats) -> dict:
+    """``{juries, rounds, pooled, round_tests, pooled_test, shares}``: the tables of :class:`JuryStats` as lists of
+    records (``pooled_test`` one record), NaN, <NA> and an infinite odds ratio as None."""
+
+    def records(table: pd.DataFrame) -> list[dict]:
+        return [_plain_record(row, tuple(table.columns)) for row in table.to_dict("records")]
+
+    return {
+        "juries": list(stats.juries),
+        "rounds": records(stats.rounds),
+        "pooled": records(stats.pooled),
+        "round_tests": records(stats.round_tests.replace([np.inf, -np.inf], np.nan)),
+        "pooled_test": records(stats.pooled_test.replace([np.inf, -np.inf], np.nan))[0],
+        "shares": records(stats.shares),
+    }

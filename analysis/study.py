@@ -1,31 +1,12 @@
 """A study: several VTT sessions read together, each keeping its own design, question bank and pass rule.
 
-Every frame of :class:`StudyData` is the long form of one session's frame with a ``session`` column
-(the session's join code) in front.  The computations here pool across sessions without pretending
-that the sessions are one:
-
-* **Who a thing belongs to.**  A juror is ``(session, juror)`` (labels such as "J1" repeat), a player
-  ``(session, player)``, a question ``(session, qid)``: sessions may draw on different banks, so a qid
-  means a question only within its session.  Two sessions share a question when both qid and text
-  agree (:func:`shared_questions`); a same-qid pair with different texts is never pooled.
-* **CogME profiles** (:func:`group_profiles`) pool *elements*, not questions: every answer row is
-  joined to its own session's tags, and a group's attempts on an element are the answer rows tagged
-  with it, summed over sessions.  Humans are grouped by developmental ``stage``, AI answers by the
-  ``program`` that gave them.  Accuracy only (correct / attempts): the one-session reports may score
-  with a weighted method, which has no meaning across banks.  Answers to a question outside their
-  session's set are ignored (as :func:`analysis.cogme.profiles` does).
-* **Detection** (:func:`detection`) per session is :func:`analysis.votes.vote_stats`' own (exact
-  one-sided binomial against the session's chance level, Wilson 95 % interval).  Pooled, the hits of
-  all votes are tested against the *mixture* of the sessions' chance levels: under blind voting the
-  pooled hits are a sum of independent binomials with different p, whose distribution (a
-  Poisson-binomial) is the convolution of the sessions' binomial pmfs (:func:`pooled_binomial_p`).
-  Both treat votes as independent, which one juror's votes are not: read the p-values as approximate.
-* **Whether the sessions differ** (:func:`sessions_differ`): the likelihood-ratio test of a logistic
-  model with session as a factor against one common detection rate, i.e. the G-test of homogeneity
-  on the sessions x (hit, miss) table, with its chi-squared p and a seeded Monte-Carlo p of the same
-  statistic under the common rate given the margins (hits permuted over votes).
-* **Verdicts** (:func:`verdicts`) are each session's under its own rule, from ``vote_stats``.
-* The pooled label of every table is :data:`ALL` in the ``session`` column.
+Every table of :class:`StudyData` is the long form of one session's table with a ``session`` column (the join
+code) in front; the pooled rows of every result carry :data:`ALL` there.  Pooling never pretends the sessions are
+one: a juror is ``(session, juror)``, a player ``(session, player)`` and a question ``(session, qid)`` (two
+sessions share a question only when qid and text agree).  Profiles pool CogME elements, not questions, with
+accuracy only (a weighted score has no meaning across banks; answers to a question outside their session's set are
+ignored).  Detection, verdicts and p-values are each session's own :func:`analysis.votes.vote_stats`; the pooled
+test is against the mixture of the sessions' chance levels.  What each table holds: docs/studies.md.
 """
 
 from __future__ import annotations
@@ -39,11 +20,19 @@ import pandas as pd
 from scipy.special import xlogy
 from scipy.stats import binom, chi2
 
-from .cogme import _check_correct
+from .cogme import check_correct
 from .composition import composition as question_set_composition
-from .frames import JUROR_FACETS, PLAYER_KINDS, QUESTION_COLUMNS, VOTE_COLUMNS, require_columns, tag_table
+from .tables import (
+    JUROR_FACETS,
+    JURY_VOTE_COLUMNS,
+    PLAYER_KINDS,
+    QUESTION_COLUMNS,
+    VOTE_COLUMNS,
+    require_columns,
+    tag_table,
+)
 from .taxonomy import element_order
-from .votes import VoteStats, _percent, _wilson, exposure, vote_stats
+from .votes import VoteStats, exposure, percent, vote_stats, wilson_interval
 
 ALL = "all"  # the session label of pooled rows
 NO_STAGE = "no stage"  # humans without a developmental stage
@@ -96,22 +85,25 @@ STUDY_CSV_FILES = (
     "qid_collisions.csv",
 )
 
-_ELEMENT_RANK = {element: rank for rank, (_, element) in enumerate(element_order())}  # names unique across modules
+ELEMENT_RANK = {element: rank for rank, (_, element) in enumerate(element_order())}  # names unique across modules
 
 
 @dataclass(frozen=True)
 class StudyData:
-    """The sessions of a study as long frames, each with ``session`` (the join code) in front.
+    """The sessions of a study as long tables, each with ``session`` (the join code) in front.
 
     ``sessions``:  session, name, design_hash, bank, pass_rule, alpha, threshold_pct, rounds
     ``players``:   session, player, kind ("human" | "ai"), stage (str | None), age (Int64 | NA),
                    program (AI players: the label of the program(s) that answered for it; None for humans)
-    ``questions``: session + :data:`analysis.frames.QUESTION_COLUMNS` (qid unique within a session)
+    ``questions``: session + :data:`analysis.tables.QUESTION_COLUMNS` (qid unique within a session)
     ``answers``:   session, player, qid, correct (bool), kind, program: one row per question put to a
                    player who took part (no answer = wrong), ungraded open answers left out; ``program``
                    is the answer's own program label (AI rows), None for humans
-    ``votes``:     session + :data:`analysis.frames.VOTE_COLUMNS` + optional juror facets
+    ``votes``:     session + :data:`analysis.tables.VOTE_COLUMNS` + optional juror facets
     ``sheet``:     session, juror, qid, player, looks_like_ai (bool)
+    ``jury_votes`` (optional): session + :data:`analysis.tables.JURY_VOTE_COLUMNS`: every jury's votes (live,
+                   displaced, ai:<model>), compared by :mod:`analysis.study_juries`; ``votes`` stays the live jury's
+    ``aliases`` (optional): session, round, player, alias: who played each round under which alias
     """
 
     name: str
@@ -121,28 +113,36 @@ class StudyData:
     answers: pd.DataFrame
     votes: pd.DataFrame
     sheet: pd.DataFrame
+    jury_votes: pd.DataFrame | None = None
+    aliases: pd.DataFrame | None = None
 
     def __post_init__(self) -> None:
-        for frame, columns, name in (
+        for table, columns, name in (
             (self.sessions, SESSION_COLUMNS, "sessions"),
             (self.players, PLAYER_COLUMNS, "players"),
             (self.questions, ("session", *QUESTION_COLUMNS), "questions"),
             (self.answers, STUDY_ANSWER_COLUMNS, "answers"),
             (self.votes, ("session", *VOTE_COLUMNS), "votes"),
             (self.sheet, SHEET_COLUMNS, "sheet"),
+            *(
+                [(self.jury_votes, ("session", *JURY_VOTE_COLUMNS), "jury_votes")]
+                if self.jury_votes is not None
+                else []
+            ),
+            *([(self.aliases, ("session", "round", "player", "alias"), "aliases")] if self.aliases is not None else []),
         ):
-            require_columns(frame, columns, name)
+            require_columns(table, columns, name)
         codes = self.sessions["session"]
         if not codes.is_unique:
             raise ValueError(f"session(s) listed twice: {', '.join(map(str, codes[codes.duplicated()].unique()))}")
-        for frame, name in (
+        for table, name in (
             (self.players, "players"),
             (self.questions, "questions"),
             (self.answers, "answers"),
             (self.votes, "votes"),
             (self.sheet, "sheet"),
         ):
-            unknown = set(frame["session"]) - set(codes)
+            unknown = set(table["session"]) - set(codes)
             if unknown:
                 raise ValueError(f"{name} name session(s) not in the study: {', '.join(map(str, sorted(unknown)))}")
         roster = pd.MultiIndex.from_frame(self.players[["session", "player"]])
@@ -160,9 +160,9 @@ class StudyData:
         """The sessions' join codes in the study's order."""
         return list(self.sessions["session"])
 
-    def of(self, frame: pd.DataFrame, session: str) -> pd.DataFrame:
-        """The rows of one session of ``frame``, without the ``session`` column."""
-        return frame[frame["session"] == session].drop(columns="session").reset_index(drop=True)
+    def of(self, table: pd.DataFrame, session: str) -> pd.DataFrame:
+        """The rows of one session of ``table``, without the ``session`` column."""
+        return table[table["session"] == session].drop(columns="session").reset_index(drop=True)
 
     def roster(self, session: str) -> pd.DataFrame:
         """The session's players as ``analysis.votes`` reads them: ``name, kind``."""
@@ -173,7 +173,7 @@ class StudyData:
 
 
 def session_overview(data: StudyData) -> pd.DataFrame:
-    """Per session its design facts and head counts: the sessions frame plus players, humans,
+    """Per session its design facts and head counts: the sessions table plus players, humans,
     ai_players, jurors (distinct jurors in the votes), questions and untagged (questions without a tag)."""
     rows = []
     for code in data.codes:
@@ -300,10 +300,10 @@ def group_profiles(data: StudyData, by: Literal["stage", "program"]) -> GroupPro
     # pooled players: a player is (session, player), so the sum of the sessions' distinct players
     groups = _with_total(per_session, [by], ["players", "attempts", "correct"])
 
-    def finished(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-        frame = frame.astype({"attempts": int, "correct": int})
-        frame = frame.assign(accuracy_pct=_percent(frame["correct"], frame["attempts"]))
-        return _sorted(frame, data, keys, **{by: order})
+    def finished(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+        table = table.astype({"attempts": int, "correct": int})
+        table = table.assign(accuracy_pct=percent(table["correct"], table["attempts"]))
+        return _sorted(table, data, keys, **{by: order})
 
     return GroupProfiles(
         by=by,
@@ -318,7 +318,7 @@ def _answers_put(data: StudyData) -> pd.DataFrame:
     answers = data.answers
     if answers["correct"].isna().any():
         raise ValueError(f"{int(answers['correct'].isna().sum())} answer(s) are not graded (correct is missing)")
-    _check_correct(answers["correct"])
+    check_correct(answers["correct"])
     answers = answers.assign(qid=answers["qid"].astype(str), correct=answers["correct"].astype(bool))
     asked = data.questions[["session", "qid"]].astype({"qid": str})
     return answers.merge(asked, on=["session", "qid"])
@@ -393,16 +393,16 @@ def detection(data: StudyData, stats: dict[str, VoteStats] | None = None) -> pd.
     table = pd.DataFrame(rows, columns=list(DETECTION_COLUMNS))
     voted = table[table["votes"] > 0]
     votes, hits = int(voted["votes"].sum()), int(voted["ai_votes"].sum())
-    low, high = _wilson(np.array([hits]), np.array([votes]))
+    low, high = wilson_interval(np.array([hits]), np.array([votes]))
     chances = voted["chance_pct"].to_numpy(dtype=float) / 100
     pooled = {
         "session": ALL,
         "votes": votes,
         "ai_votes": hits,
-        "detection_pct": _percent(hits, votes).item(),
+        "detection_pct": percent(hits, votes).item(),
         "ci_low": low[0],
         "ci_high": high[0],
-        "chance_pct": _percent((voted["votes"] * chances).sum(), votes).item(),
+        "chance_pct": percent((voted["votes"] * chances).sum(), votes).item(),
         "p_value": pooled_binomial_p(hits, voted["votes"].to_numpy(), chances),
         "test": "exact Poisson-binomial",
     }
@@ -522,8 +522,8 @@ def juror_groups(data: StudyData, stats: dict[str, VoteStats] | None = None) -> 
     columns = ["session", "facet", "group", "jurors", "votes", "ai_votes"]
     table = _with_total(_concat(blocks, columns)[columns], ["facet", "group"], ["jurors", "votes", "ai_votes"])
     table = table.astype({"jurors": int, "votes": int, "ai_votes": int})
-    low, high = _wilson(table["ai_votes"].to_numpy(), table["votes"].to_numpy())
-    table = table.assign(detection_pct=_percent(table["ai_votes"], table["votes"]), ci_low=low, ci_high=high)
+    low, high = wilson_interval(table["ai_votes"].to_numpy(), table["votes"].to_numpy())
+    table = table.assign(detection_pct=percent(table["ai_votes"], table["votes"]), ci_low=low, ci_high=high)
     return _sorted(table, data, ["facet", "group", "session"])
 
 
@@ -562,8 +562,8 @@ def study_exposure(data: StudyData) -> pd.DataFrame:
         .assign(session=ALL)
     )
     pooled = pooled.assign(
-        exposure_pct=_percent(pooled["ai_marks"], pooled["marks"]),
-        chance_pct=_percent(pooled["blind_ai_marks"], pooled["marks"]),
+        exposure_pct=percent(pooled["ai_marks"], pooled["marks"]),
+        chance_pct=percent(pooled["blind_ai_marks"], pooled["marks"]),
     )[columns]
     table = pd.concat([table, pooled], ignore_index=True)
     first_seen = table.groupby(["qid", "question"], sort=False, dropna=False).ngroup()  # numbered as first seen
@@ -644,7 +644,7 @@ def study_tables(
 
 
 def _concat(blocks: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
-    """The blocks one after another; an empty frame with ``columns`` when there are none."""
+    """The blocks one after another; an empty table with ``columns`` when there are none."""
     return pd.concat(blocks, ignore_index=True) if blocks else pd.DataFrame(columns=columns)
 
 
@@ -655,17 +655,17 @@ def _with_total(per_session: pd.DataFrame, keys: list[str], counts: list[str]) -
     return pd.concat([per_session, total[per_session.columns]], ignore_index=True)
 
 
-def _sorted(frame: pd.DataFrame, data: StudyData, keys: list[str], **orders: list[str]) -> pd.DataFrame:
-    """``frame`` sorted by ``keys`` in report order: sessions in the study's order then :data:`ALL`, kinds
-    human then AI, facets in :data:`analysis.frames.JUROR_FACETS` order, elements in taxonomy order, the
+def _sorted(table: pd.DataFrame, data: StudyData, keys: list[str], **orders: list[str]) -> pd.DataFrame:
+    """``table`` sorted by ``keys`` in report order: sessions in the study's order then :data:`ALL`, kinds
+    human then AI, facets in :data:`analysis.tables.JUROR_FACETS` order, elements in taxonomy order, the
     columns named in ``orders`` in the order given; other keys as they sort; missing values last."""
     orders = {"session": [*data.codes, ALL], "kind": list(PLAYER_KINDS), "facet": list(JUROR_FACETS), **orders}
-    ranks = pd.DataFrame(index=frame.index)
+    ranks = pd.DataFrame(index=table.index)
     for key in keys:
         if key == "element":
-            ranks[key] = frame[key].map(_ELEMENT_RANK)
+            ranks[key] = table[key].map(ELEMENT_RANK)
         elif key in orders:
-            ranks[key] = frame[key].map({label: index for index, label in enumerate(orders[key])})
+            ranks[key] = table[key].map({label: index for index, label in enumerate(orders[key])})
         else:
-            ranks[key] = frame[key]
-    return frame.loc[ranks.sort_values(keys, kind="stable", na_position="last").index].reset_index(drop=True)
+            ranks[key] = table[key]
+    return table.loc[ranks.sort_values(keys, kind="stable", na_position="last").index].reset_index(drop=True)

@@ -1,59 +1,12 @@
 """The jury's votes: detection per round and per AI, tallies, pass/fail under a rule, groups, jurors, confidence.
 
-Conventions (SPEC section 4, plus the choices where it is silent):
-
-* Every row of the votes frame is one slot of one juror in one round.  A row naming a player is a
-  **cast vote** (a session with several AI players gives each juror several slots: each is a cast
-  vote); a row without a name (None, NaN or blank) is an **abstention** and is kept apart.  The
-  rounds are those with at least one row; ``players`` counts every player of the session, and at
-  least one of them must be an AI (without one, detection and pass/fail mean nothing: ValueError).
-* A juror names a player at most once per round (ValueError otherwise).
-* **Juror facets**: each of the optional columns ``group``, ``expert``, ``age_band`` and ``sex``
-  present in the votes frame is a facet (``analysis.frames.JUROR_FACETS``; labels read by
-  ``analysis.frames.facet_labels``: free text, ``expert`` as "expert"/"non-expert").  A juror has
-  one label per facet: the label on any of the juror's rows holds for all of them (a blank cell
-  takes it too); two different labels, or an ``expert`` cell that is no yes/no word, are a ValueError.
-* **Detection** = share of cast votes (slot votes) that name an AI player (any of them).
-  **Chance** = the share a blind vote would reach: number of AI players / number of players
-  (1 / players with one AI).
-* ``voters`` = jurors who cast at least one vote in the round.  A player's ``share_pct`` =
-  100 * votes / voters (the share of voting jurors who named the player) and **majority** = one
-  player was named by more than half of the voters (strictly).  With one slot per juror voters =
-  cast votes, so this is the plain share of the votes; with several slots the shares of a round add
-  up to more than 100 %.  ``top_player`` is the single most-voted player, None when several share
-  the top or nobody voted; ``majority_player`` is the top player when that player has a majority
-  (None when several players with a majority share the top, which only several slots allow).
-* ``p_value`` = one-sided exact binomial test of ``ai_votes`` out of ``votes`` against chance,
-  P(X >= k) = ``scipy.special.bdtrc(k - 1, n, chance)`` (1 for k = 0; equal to
-  ``scipy.stats.binomtest(..., alternative="greater")``).  It treats votes as independent,
-  which one juror's several slots in a round (distinct names) and, in the pooled overall test, one
-  juror's votes in different rounds are not quite: read those p-values as approximate.
-* ``ci_low``/``ci_high``: Wilson score 95 % interval of detection, in percent.
-* Pass rules (``ai_passed``; NA for a round without cast votes):
-  ``human-tie`` - the most-voted human drew at least as many votes as the most-voted AI (with
-  several AI players the round is judged by the best-detected AI: all pass or none);
-  ``chance`` - the binomial test is not significant (p >= alpha);
-  ``threshold`` - detection <= ``threshold_pct``.
-* ``ai_rounds`` judges each AI player alone, round by round: ``detection_pct`` = this AI's votes /
-  cast votes, ``share_pct`` as in the tally, and ``passed`` (NA without cast votes) under the same
-  rule: ``human-tie`` - the most-voted human drew at least as many votes as this AI; ``chance`` -
-  the one-sided exact binomial test of this AI's votes out of the cast votes against 1 / players
-  is not significant; ``threshold`` - this AI's detection <= ``threshold_pct``.  With one AI player
-  its rows repeat the rounds' detection and verdict; with several the round's ``human-tie``
-  verdict is "every AI passed", while ``chance`` and ``threshold`` pool the AI votes.
-* ``jurors``: one row per juror, with the juror's label for each facet, rounds with at least one
-  cast vote, cast votes, hits (votes naming an AI) and hit rate = hits / cast votes.
-  ``groups``: one block per facet (facets in the order group, expert, age_band, sex; groups in
-  sorted order), one row per label: jurors carrying it (those who only abstained included), their
-  cast votes pooled over rounds and the AI votes among them - the sums of ``jurors``, so the two
-  tables agree.  A juror without a label for a facet is left out of that facet's block.
-* Confidence 1-5 is read as the probability that the vote is right, linearly from a blind guess to
-  certainty: p = chance + (1 - chance) * (c - 1) / 4 (0.2, 0.4, ... 1.0 with five players and one
-  AI).  ``brier`` = mean (p - right)^2 over cast votes with a confidence; means and Brier are None
-  without any; ``votes`` counts the cast votes with a confidence.
-* A round where everyone abstained has no detection, verdict or majority: it is counted apart in
-  the summary (``rounds_without_votes``), not among the rounds passed, detected or without majority.
-* Undefined numbers (a round where everyone abstained) are NaN in frames and None in dicts.
+Each row of the votes table is one slot of one juror in one round: a row naming a player is a cast vote, a row
+without a name an abstention.  Detection is the share of cast votes naming an AI player, tested against chance (AI
+players / players) with a one-sided exact binomial test and a Wilson 95 % interval; each round passes or fails under
+the session's rule (``human-tie``, ``chance`` or ``threshold``), and ``ai_rounds`` judges each AI alone.  A
+session needs an AI player, and a juror names a player at most once per round (ValueError otherwise).  Undefined
+numbers (a round where everyone abstained) are NaN in tables and None in dicts.  Every definition (shares out of
+the voters, majority, several AI players, juror facets, confidence and Brier score): docs/analysis.md, "Votes".
 """
 
 from __future__ import annotations
@@ -64,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import bdtrc  # scipy.special loads in a third of the time scipy.stats takes
 
-from .frames import (
+from .tables import (
     EXPERT_VALUES,
     JUROR_FACETS,
     PLAYER_KINDS,
@@ -122,7 +75,7 @@ def vote_stats(
     alpha: float = 0.05,
     threshold_pct: float = 70.0,
 ) -> VoteStats:
-    """Statistics of a session's "who is the AI?" votes; ``players`` is a frame ``[name, kind]``.
+    """Statistics of a session's "who is the AI?" votes; ``players`` is a table ``[name, kind]``.
 
     ``votes`` needs ``round, juror, vote``; ``slot``, ``confidence`` and the juror facets
     ``group``, ``expert``, ``age_band``, ``sex`` are optional.
@@ -131,25 +84,25 @@ def vote_stats(
         raise ValueError(f"unknown pass rule {pass_rule!r}; choose one of {', '.join(PASS_RULES)}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie strictly between 0 and 1, not {alpha}")
-    roster = _roster(players, needs_ai=True)
+    roster = player_roster(players, needs_ai=True)
     require_columns(votes, ("round", "juror", "vote"), "votes")
     blank = votes["vote"].astype("string").str.strip().eq("").fillna(False).to_numpy(dtype=bool)
     facets = _juror_facets(votes)
     votes = votes.assign(vote=votes["vote"].mask(blank, None), **facets)
     cast = votes[votes["vote"].notna()]
-    cast = cast.assign(right=_names_ai(cast["vote"], roster))
+    cast = cast.assign(right=names_ai(cast["vote"], roster))
     named_twice = cast.duplicated(["round", "juror", "vote"])
     if named_twice.any():
         first = cast[named_twice].iloc[0]
         raise ValueError(f"juror {first['juror']!r} names {first['vote']!r} more than once in round {first['round']}")
     chance = float((roster == "ai").mean())
 
-    rule = _PassRule(pass_rule, alpha, threshold_pct)
+    rule = PassRule(pass_rule, alpha, threshold_pct)
     rounds, tally = _rounds(votes, cast, roster, chance, rule)
     facet_names = list(facets.columns)
     jurors = _jurors(votes, cast, facet_names)
     overall_votes, overall_hits = len(cast), int(cast["right"].sum())
-    overall_low, overall_high = _wilson(np.array([overall_hits]), np.array([overall_votes]))
+    overall_low, overall_high = wilson_interval(np.array([overall_hits]), np.array([overall_votes]))
     with_votes = int((rounds["votes"] > 0).sum())
     summary = {
         "rounds": len(rounds),
@@ -158,9 +111,9 @@ def vote_stats(
         "rounds_passed": int(rounds["ai_passed"].sum()),
         "mean_detection_pct": _number(rounds["detection_pct"].mean()),
         "overall_votes": overall_votes,
-        "overall_detection_pct": _number(_percent(overall_hits, overall_votes)),
+        "overall_detection_pct": _number(percent(overall_hits, overall_votes)),
         "overall_ci": [_number(overall_low[0]), _number(overall_high[0])],
-        "overall_p_value": _number(_p_greater(np.array([overall_hits]), np.array([overall_votes]), chance)[0]),
+        "overall_p_value": _number(p_greater(np.array([overall_hits]), np.array([overall_votes]), chance)[0]),
         "majority_rounds": int(rounds["majority"].sum()),
         "mean_hit_rate_pct": _number(jurors["hit_rate_pct"].mean()),
     }
@@ -183,15 +136,15 @@ def exposure(sheet: pd.DataFrame, players: pd.DataFrame, answers: pd.DataFrame |
 
     ``sheet`` has one row per (juror, qid, player) with ``looks_like_ai`` (bool; missing = no mark);
     ``exposure_pct`` = share of "looks like the AI" marks that fell on an AI player (NaN without
-    marks).  With ``answers`` (the answers frame) ``chance_pct`` is the share blind marks would
+    marks).  With ``answers`` (the answers table) ``chance_pct`` is the share blind marks would
     reach: AI answers / all answers to the question (non-empty answers, the ones the jury read;
     NaN without any).  Questions are listed in order of first appearance.  ``players`` must
     include an AI player.
     """
-    roster = _roster(players, needs_ai=True)
+    roster = player_roster(players, needs_ai=True)
     require_columns(sheet, ("juror", "qid", "player", "looks_like_ai"), "sheet")
     marked = sheet["looks_like_ai"].astype("boolean").fillna(False).to_numpy(dtype=bool)
-    on_ai = _names_ai(sheet["player"], roster) & marked
+    on_ai = names_ai(sheet["player"], roster) & marked
     qids = sheet["qid"].astype(str)
     per_question = (
         pd.DataFrame({"qid": qids, "marks": marked, "ai_marks": on_ai})
@@ -200,20 +153,20 @@ def exposure(sheet: pd.DataFrame, players: pd.DataFrame, answers: pd.DataFrame |
         .astype(int)
         .reset_index()
     )
-    per_question = per_question.assign(exposure_pct=_percent(per_question["ai_marks"], per_question["marks"]))
+    per_question = per_question.assign(exposure_pct=percent(per_question["ai_marks"], per_question["marks"]))
     if answers is None:
         return per_question
     require_columns(answers, ("player", "qid", "answer"), "answers")
     shown = answers[answers["answer"].fillna("").astype(str).str.strip() != ""]
-    shown_ai = pd.Series(_names_ai(shown["player"], roster), index=shown.index)
+    shown_ai = pd.Series(names_ai(shown["player"], roster), index=shown.index)
     by_question = shown_ai.groupby(shown["qid"].astype(str)).agg(["sum", "size"])
     ai_answers = per_question["qid"].map(by_question["sum"]).fillna(0)
     all_answers = per_question["qid"].map(by_question["size"]).fillna(0)
-    return per_question.assign(chance_pct=_percent(ai_answers, all_answers))
+    return per_question.assign(chance_pct=percent(ai_answers, all_answers))
 
 
 @dataclass(frozen=True)
-class _PassRule:
+class PassRule:
     """The session's pass rule and its parameters."""
 
     name: str
@@ -235,7 +188,7 @@ class _PassRule:
         return pd.array(np.where(voted, passed, None), dtype="boolean")
 
 
-def _rounds(votes, cast, roster, chance, rule: _PassRule) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _rounds(votes, cast, roster, chance, rule: PassRule) -> tuple[pd.DataFrame, pd.DataFrame]:
     round_ids = np.sort(votes["round"].unique())
     counts = (
         cast.groupby(["round", "vote"])
@@ -248,9 +201,9 @@ def _rounds(votes, cast, roster, chance, rule: _PassRule) -> tuple[pd.DataFrame,
     # jurors who cast at least one vote: the denominator of shares and majorities (one slot: = cast votes)
     voters = cast.groupby("round")["juror"].nunique().reindex(round_ids, fill_value=0).to_numpy()
     ai_votes = counts[:, is_ai].sum(axis=1)
-    detection = _percent(ai_votes, cast_votes)
-    p_value = _p_greater(ai_votes, cast_votes, chance)
-    ci_low, ci_high = _wilson(ai_votes, cast_votes)
+    detection = percent(ai_votes, cast_votes)
+    p_value = p_greater(ai_votes, cast_votes, chance)
+    ci_low, ci_high = wilson_interval(ai_votes, cast_votes)
 
     most = counts.max(axis=1, initial=0)
     leader = roster.index.to_numpy()[counts.argmax(axis=1)]
@@ -296,13 +249,13 @@ def _rounds(votes, cast, roster, chance, rule: _PassRule) -> tuple[pd.DataFrame,
     return rounds, tally
 
 
-def _ai_rounds(rounds: pd.DataFrame, tally: pd.DataFrame, blind_share: float, rule: _PassRule) -> pd.DataFrame:
+def _ai_rounds(rounds: pd.DataFrame, tally: pd.DataFrame, blind_share: float, rule: PassRule) -> pd.DataFrame:
     """Each AI player in each round judged alone; ``blind_share`` = 1 / players (the chance of one AI)."""
     ai = tally[tally["kind"] == "ai"].reset_index(drop=True)
     cast_votes = ai["round"].map(rounds.set_index("round")["votes"]).to_numpy()
     top_human = ai["round"].map(tally[tally["kind"] == "human"].groupby("round")["votes"].max()).fillna(0)
-    detection = _percent(ai["votes"], cast_votes)
-    p_value = _p_greater(ai["votes"], cast_votes, blind_share)
+    detection = percent(ai["votes"], cast_votes)
+    p_value = p_greater(ai["votes"], cast_votes, blind_share)
     return ai[["round", "player", "votes", "share_pct"]].assign(
         detection_pct=detection,
         passed=rule.passed(top_human, ai["votes"], detection, p_value, cast_votes > 0),
@@ -332,16 +285,16 @@ def _jurors(votes: pd.DataFrame, cast: pd.DataFrame, facets: list[str]) -> pd.Da
     jurors["rounds"] = jurors["juror"].map(by_juror["round"].nunique()).fillna(0).astype(int)
     jurors["votes"] = jurors["juror"].map(by_juror.size()).fillna(0).astype(int)
     jurors["hits"] = jurors["juror"].map(by_juror["right"].sum()).fillna(0).astype(int)
-    jurors["hit_rate_pct"] = _percent(jurors["hits"], jurors["votes"])
+    jurors["hit_rate_pct"] = percent(jurors["hits"], jurors["votes"])
     return jurors
 
 
 def _groups(jurors: pd.DataFrame, facets: list[str]) -> pd.DataFrame:
     """Per facet and label: the jurors carrying it and their votes, summed from ``jurors``."""
-    # one row per (juror, facet) with a label; "label", not "group": melt refuses a name the frame has
+    # one row per (juror, facet) with a label; "label", not "group": melt refuses a name the table has
     labelled = jurors.melt(id_vars=["votes", "hits"], value_vars=facets, var_name="facet", value_name="label")
     labelled = labelled.dropna(subset=["label"]).assign(
-        facet=lambda frame: pd.Categorical(frame["facet"], categories=facets),  # blocks in facet order
+        facet=lambda table: pd.Categorical(table["facet"], categories=facets),  # blocks in facet order
     )
     grouped = (
         labelled.groupby(["facet", "label"], observed=True)
@@ -354,8 +307,8 @@ def _groups(jurors: pd.DataFrame, facets: list[str]) -> pd.DataFrame:
         .rename(columns={"label": "group"})
     )
     grouped = grouped.astype({"facet": str, "group": str, "jurors": int, "votes": int, "ai_votes": int})
-    ci_low, ci_high = _wilson(grouped["ai_votes"].to_numpy(), grouped["votes"].to_numpy())
-    return grouped.assign(detection_pct=_percent(grouped["ai_votes"], grouped["votes"]), ci_low=ci_low, ci_high=ci_high)
+    ci_low, ci_high = wilson_interval(grouped["ai_votes"].to_numpy(), grouped["votes"].to_numpy())
+    return grouped.assign(detection_pct=percent(grouped["ai_votes"], grouped["votes"]), ci_low=ci_low, ci_high=ci_high)
 
 
 def _confidence(cast: pd.DataFrame, chance: float) -> dict:
@@ -376,7 +329,7 @@ def _confidence(cast: pd.DataFrame, chance: float) -> dict:
     }
 
 
-def _roster(players: pd.DataFrame, needs_ai: bool = False) -> pd.Series:
+def player_roster(players: pd.DataFrame, needs_ai: bool = False) -> pd.Series:
     """Player kind indexed by name, checked (with ``needs_ai``: at least one AI player)."""
     require_columns(players, ("name", "kind"), "players")
     roster = pd.Series(players["kind"].to_numpy(), index=pd.Index(players["name"], name="player"), name="kind")
@@ -394,7 +347,7 @@ def _roster(players: pd.DataFrame, needs_ai: bool = False) -> pd.Series:
     return roster
 
 
-def _names_ai(names: pd.Series, roster: pd.Series) -> np.ndarray:
+def names_ai(names: pd.Series, roster: pd.Series) -> np.ndarray:
     """Whether each name is an AI player; raises on a name that is not a player."""
     kinds = names.map(roster)
     unknown = names[kinds.isna()]
@@ -403,14 +356,14 @@ def _names_ai(names: pd.Series, roster: pd.Series) -> np.ndarray:
     return (kinds == "ai").to_numpy(dtype=bool)
 
 
-def _percent(part, whole) -> np.ndarray:
+def percent(part, whole) -> np.ndarray:
     """100 * part / whole, NaN where whole is 0."""
     part, whole = np.asarray(part, dtype=float), np.asarray(whole, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(whole > 0, 100.0 * part / whole, np.nan)
 
 
-def _p_greater(successes: np.ndarray, trials: np.ndarray, chance: float) -> np.ndarray:
+def p_greater(successes: np.ndarray, trials: np.ndarray, chance: float) -> np.ndarray:
     """One-sided exact binomial P(X >= successes | trials, chance); NaN without trials.
 
     P(X >= k) = bdtrc(k - 1, n, p), the regularised incomplete beta function; P(X >= 0) = 1.
@@ -420,7 +373,7 @@ def _p_greater(successes: np.ndarray, trials: np.ndarray, chance: float) -> np.n
     return np.where(trials > 0, tail, np.nan)
 
 
-def _wilson(successes: np.ndarray, trials: np.ndarray, z: float = _Z95) -> tuple[np.ndarray, np.ndarray]:
+def wilson_interval(successes: np.ndarray, trials: np.ndarray, z: float = _Z95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval in percent; NaN without trials."""
     n = np.asarray(trials, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):

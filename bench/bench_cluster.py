@@ -1,4 +1,4 @@
-"""Part 4's load (bench/bench_load.py) on 1, 2 and 3 ``vtt serve`` processes behind nginx on PostgreSQL + Redis,
+"""The load of bench/bench_load.py on 1, 2 and 3 ``vtt serve`` processes behind nginx on PostgreSQL + Redis,
 beside the single SQLite process.
 
     python bench/bench_cluster.py [--jurors 500,1000] [--setups sqlite,pg,pg+redis-1,pg+redis-2,pg+redis-3]
@@ -6,7 +6,7 @@ beside the single SQLite process.
 
 Setups (each on a fresh database: SQLite file, or a new PostgreSQL database dropped afterwards):
 
-- ``sqlite``: part 4's single process, the load connected to it directly;
+- ``sqlite``: bench_load's single process, the load connected to it directly;
 - ``pg``: one process on PostgreSQL, directly, without Redis (what the queue costs is the difference to the next);
 - ``pg+redis-N``: N processes on PostgreSQL with ``REDIS_URL``, behind nginx with deploy/nginx.conf (tests/
   test_cluster.py's ``Nginx``, with room for thousands of connections); the jurors' websockets are spread over the
@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_load import ROUNDS, Served, quantile, run_server, vtt_target  # noqa: E402
 
-from tests.test_cluster import NGINX, Nginx  # noqa: E402
+from tests.support.nginx import NGINX, Nginx  # noqa: E402
 
 POSTGRES_ADMIN_URL = os.environ.get("VTT_BENCH_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("VTT_BENCH_REDIS", "redis://127.0.0.1:6379/6")

@@ -35,15 +35,33 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_upload import Host, Poller  # noqa: E402
-from sqlalchemy import func, select  # noqa: E402
+from bench_upload import Host, Poller
+from sqlalchemy import func, select
 
-from tests.audio_helpers import said_webm  # noqa: E402
-from tests.conftest import ServedApp  # noqa: E402
-from vtt.db import make_db_factory, make_engine, upgrade  # noqa: E402
-from vtt.models import Answer, JudgeSuggestion, Player, PlayerKind, Recording, VttSession  # noqa: E402
+from tests.support.audio import said_webm
+from tests.support.served import ServedApp
+from vtt.db import make_db_factory, make_engine, upgrade
+from vtt.models import Answer, JudgeSuggestion, Player, PlayerKind, Recording, VttSession
 
 PASSWORD = "bench password"
+
+
+def bench_instance(folder: str, **settings: str) -> tuple[Path, str, dict[str, str]]:
+    """A fresh instance under ``folder`` with a migrated SQLite database: its path, the database URL and the
+    environment that points vtt at it (``settings`` added, e.g. ``SECRET_KEY``), also set in this process."""
+    instance = Path(folder) / "instance"
+    instance.mkdir()
+    database_url = f"sqlite:///{instance / 'vtt.db'}"
+    upgrade(database_url)
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SECRET_KEY")},
+        "VTT_INSTANCE_PATH": str(instance),
+        "VTT_HOST_PASSWORD": PASSWORD,
+        "DATABASE_URL": database_url,
+        **settings,
+    }
+    os.environ.update(env)
+    return instance, database_url, env
 
 
 class StubJudge:
@@ -103,19 +121,9 @@ def main() -> None:
     args = parser.parse_args()
     judge = StubJudge()
     with tempfile.TemporaryDirectory(prefix="bench-host-work-") as folder:
-        instance = Path(folder) / "instance"
-        instance.mkdir()
-        database_url = f"sqlite:///{instance / 'vtt.db'}"
-        upgrade(database_url)
-        env = {
-            **{k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SECRET_KEY")},
-            "VTT_INSTANCE_PATH": str(instance),
-            "VTT_HOST_PASSWORD": PASSWORD,
-            "DATABASE_URL": database_url,
-            "VTT_JUDGE_URL": f"http:{judge.url}",
-            "VTT_JUDGE_MODEL": "bench-judge",
-        }
-        os.environ.update(env)
+        instance, database_url, env = bench_instance(
+            folder, VTT_JUDGE_URL=f"http:{judge.url}", VTT_JUDGE_MODEL="bench-judge"
+        )
         subprocess.run([sys.executable, "-m", "vtt.cli", "demo", "load"], env=env, check=True, capture_output=True)
         db = make_db_factory(make_engine(database_url))
         with ServedApp(env) as server:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from analysis.taxonomy import ELEMENTS, Module
 from vtt.banks import import_bank, read_bank
-from vtt.banks.readers import NATIVE_COLUMNS
+from vtt.banks.fields import NATIVE_COLUMNS
 from vtt.db import make_db_factory, make_engine, transaction, upgrade
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.cogme import METHODS, profiles
-from analysis.frames import QUESTION_COLUMNS
+from analysis.tables import QUESTION_COLUMNS
 from analysis.taxonomy import ELEMENTS, Module
 from analysis.votes import vote_stats
 

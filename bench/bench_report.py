@@ -1,4 +1,4 @@
-"""Time ``analysis.report.write_reports`` on a case-study-sized session.
+"""Time ``analysis.session_report.write_reports`` on a case-study-sized session.
 
 30 questions x 5 players (4 humans, 1 AI) x 16 jurors x 5 rounds, as in the VTT case study; best of 3.
 Run: ``.venv/bin/python bench/bench_report.py [out_dir]`` (the PDFs are kept there for a look).
@@ -16,11 +16,11 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.cogme import profiles  # noqa: E402
-from analysis.frames import QUESTION_COLUMNS  # noqa: E402
-from analysis.report import write_reports  # noqa: E402
-from analysis.taxonomy import ELEMENTS, Module  # noqa: E402
-from analysis.votes import vote_stats  # noqa: E402
+from analysis.cogme import profiles
+from analysis.session_report import write_reports
+from analysis.tables import QUESTION_COLUMNS
+from analysis.taxonomy import ELEMENTS, Module
+from analysis.votes import vote_stats
 
 PLAYERS = (
     ("민준 (4 y)", "human"),
@@ -34,7 +34,7 @@ TARGETS, CONTENTS, THINKING = ELEMENTS[Module.TARGET], ELEMENTS[Module.CONTENT],
 
 
 def synthetic_session(n_questions: int = 30, n_jurors: int = 16, n_rounds: int = 5, seed: int = 7):
-    """Random but plausible questions, graded answers and votes frames (see ``analysis.frames``)."""
+    """Random but plausible questions, graded answers and votes frames (see ``analysis.tables``)."""
     rng = np.random.default_rng(seed)
     rows = []
     for index in range(n_questions):

@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import insert, select  # noqa: E402
+from sqlalchemy import insert, select
 
-from vtt.db import make_db_factory, make_engine, upgrade  # noqa: E402
-from vtt.models import (  # noqa: E402
+from vtt.db import make_db_factory, make_engine, upgrade
+from vtt.models import (
     Answer,
     Grade,
     Juror,
@@ -43,9 +43,9 @@ from vtt.models import (  # noqa: E402
     Vote,
     VttSession,
 )
-from vtt.sessions.create import SessionConfig, create_session, numbered_jurors  # noqa: E402
-from vtt.sessions.demo import ensure_demo_bank  # noqa: E402
-from vtt.studies import create_study  # noqa: E402
+from vtt.sessions.create import SessionConfig, create_session, numbered_jurors
+from vtt.sessions.demo import ensure_demo_bank
+from vtt.studies import create_study
 
 PLAYERS = [
     {"name": "Mina", "kind": "human", "age": 4, "stage": "pre-operational"},

@@ -3,8 +3,8 @@ stalls while it is imported, how long a live writer waits for SQLite's lock, and
 
     python bench/bench_upload.py [--questions 40000] [--runs 5]
 
-The server is ``python run.py`` in a subprocess on a fresh instance folder (as tests.conftest.ServedApp starts it).
-The bank is a native CSV drawn here (~9 MB at 40,000 questions).  During the large upload:
+The server is ``python run.py`` in a subprocess on a fresh instance folder (as tests.support.served.ServedApp starts
+it).  The bank is a native CSV drawn here (~9 MB at 40,000 questions).  During the large upload:
 
 - ``/healthz`` ``max_stall_ms`` (the server's own heartbeat, reset just before the upload) is the longest stall;
 - a client polls ``/healthz`` every 20 ms and keeps its slowest answer;
@@ -30,10 +30,10 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_import import write_bank  # noqa: E402
+from bench_import import write_bank
 
-from tests.conftest import ServedApp  # noqa: E402
-from vtt.db import upgrade  # noqa: E402
+from tests.support.served import ServedApp
+from vtt.db import upgrade
 
 PASSWORD = "bench password"
 SPEC_EXAMPLES = Path(__file__).resolve().parent.parent / "tests" / "data" / "spec_examples.csv"

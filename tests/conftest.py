@@ -1,9 +1,10 @@
-"""Fixtures: each test gets a fresh instance folder, a migrated database and an app on it."""
+"""Fixtures: each test gets a fresh instance folder, a migrated database and an app on it.
+
+The helpers these fixtures are built from, and those the tests import, are in tests/support/.
+"""
 
 from __future__ import annotations
 
-import os
-import re
 import shutil
 import uuid
 from pathlib import Path
@@ -11,13 +12,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from vtt.app import create_app
+from tests.support.apps import HOST_PASSWORD, login, threaded_app
+from tests.support.machine import POSTGRES_ADMIN_URL, REDIS_URL, require_poppler, unavailable
+from tests.support.served import ServedApp
 from vtt.db import make_db_factory, make_engine, upgrade
-
-DATA = Path(__file__).parent / "data"
-HOST_PASSWORD = "correct horse battery"
-POSTGRES_ADMIN_URL = os.environ.get("VTT_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 def pytest_collection_modifyitems(items) -> None:
@@ -80,7 +78,7 @@ def db(db_factory):
 
 @pytest.fixture
 def app(database_url):
-    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
+    app = threaded_app(database_url)
     yield app
     app.extensions["vtt.hub"].stop()  # the writer thread of this app
 
@@ -105,25 +103,6 @@ def client(app):
     return app.test_client()
 
 
-def form_token(client, path: str = "/host/login") -> str:
-    """The CSRF token a page's forms carry (Flask-WTF's, signed)."""
-    page = client.get(path).get_data(as_text=True)
-    return re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-
-
-def login(client, password: str = HOST_PASSWORD):
-    return client.post("/host/login", data={"password": password, "csrf_token": form_token(client)})
-
-
-def host_api_token() -> str:
-    """The host's API token of this test's instance (the one a server started by the test accepts)."""
-    from vtt.access.host_token import host_token
-    from vtt.config import Settings
-
-    settings = Settings.from_env()
-    return host_token(settings.secret_key, settings.host_password)
-
-
 @pytest.fixture
 def host(client):
     assert login(client).status_code == 302
@@ -138,11 +117,9 @@ def postgres_url():
     try:
         with admin.connect() as connection:
             connection.execute(text(f'CREATE DATABASE "{name}"'))
-    except Exception as exc:  # noqa: BLE001 - any connection failure means "no server here"
+    except Exception as exc:
         admin.dispose()
-        if IN_CI:
-            pytest.fail(f"PostgreSQL is required when CI=true: {exc}")
-        pytest.skip(f"no PostgreSQL at {POSTGRES_ADMIN_URL}: {exc}")
+        unavailable(f"no PostgreSQL at {POSTGRES_ADMIN_URL}: {exc}")
     url = POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
     yield url
     with admin.connect() as connection:
@@ -150,109 +127,40 @@ def postgres_url():
     admin.dispose()
 
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class ServedApp:
-    """``python run.py`` in a subprocess (gevent, as in production), stopped on exit; ``.output`` after."""
-
-    def __init__(self, env: dict[str, str]):
-        self.env = {**os.environ, "VTT_ASYNC_MODE": "gevent", **env}
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.output = ""
-
-    def __enter__(self) -> ServedApp:
-        import subprocess
-        import sys
-
-        from tests.waiting import wait_until
-
-        self.process = subprocess.Popen(
-            [sys.executable, "run.py", "--port", str(self.port)],
-            env=self.env,
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        try:
-            wait_until(
-                lambda: self.process.poll() is not None or self._answers(),
-                timeout=30,
-                interval=0.2,
-                message="the server to answer /healthz",
-            )
-            if self.process.poll() is None:
-                return self
-        except AssertionError:
-            pass  # still not answering: stopped and reported with its output, as when it has exited
-        self.__exit__(None, None, None)
-        raise RuntimeError(f"server did not come up:\n{self.output}")
-
-    def _answers(self) -> bool:
-        import urllib.request
-
-        try:
-            with urllib.request.urlopen(f"{self.url}/healthz", timeout=2):
-                return True
-        except OSError:
-            return False
-
-    def __exit__(self, *_exc) -> None:
-        self.process.terminate()
-        self.output, _ = self.process.communicate(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Debian's Chromium through Playwright (required when CI=true), one per test module."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser_helpers import CHROMIUM, CHROMIUM_ARGS, TestBrowser
-
-    if not os.path.exists(CHROMIUM):
-        if IN_CI:
-            pytest.fail(f"{CHROMIUM} is required when CI=true (make test installs it)")
-        pytest.skip(f"no {CHROMIUM}: install Debian's chromium to run the browser tests")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield TestBrowser(chromium)
-        chromium.close()
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def database_kind(request) -> str:
+    """Each database vtt runs on: a test that takes this, or a fixture below, runs once on each (``[sqlite]``,
+    ``[postgresql]``; PostgreSQL is required when CI=true)."""
+    return request.param
 
 
 @pytest.fixture
-def served(database_url):
-    """``python run.py`` (gevent) on this test's database; no traceback in its output by the end."""
-    with ServedApp({"DATABASE_URL": database_url}) as app:
-        yield app
-    assert "Traceback" not in app.output, app.output
+def empty_database_url(database_kind, tmp_path, request) -> str:
+    """A database without any table yet, on each database: what the migrations start from."""
+    if database_kind == "sqlite":
+        return f"sqlite:///{tmp_path / 'empty.db'}"
+    return request.getfixturevalue("postgres_url")
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def backend(request, database_url):
-    """(app, db_factory) on SQLite, and on PostgreSQL too (required when CI=true)."""
-    url = database_url
-    if request.param == "postgresql":
-        url = request.getfixturevalue("postgres_url")
-        upgrade(url)
-    app = create_app({"TESTING": True, "DATABASE_URL": url, "SOCKETIO_ASYNC_MODE": "threading"})
-    engine = make_engine(url)
+@pytest.fixture
+def migrated_database_url(database_kind, request, monkeypatch) -> str:
+    """This test's migrated database, on each database; DATABASE_URL names it (for ``run`` and a served app)."""
+    if database_kind == "sqlite":
+        return request.getfixturevalue("database_url")
+    url = request.getfixturevalue("postgres_url")
+    upgrade(url)
+    monkeypatch.setenv("DATABASE_URL", url)
+    return url
+
+
+@pytest.fixture
+def backend(migrated_database_url):
+    """(app, db_factory) on each database."""
+    app = threaded_app(migrated_database_url)
+    engine = make_engine(migrated_database_url)
     yield app, make_db_factory(engine)
     app.extensions["vtt.hub"].stop()
     engine.dispose()
-
-
-# A database of its own on the machine's Redis: the tests flush it (rate-limit counts, presence left by a run).
-REDIS_URL = "redis://127.0.0.1:6379/3"
 
 
 @pytest.fixture
@@ -264,8 +172,97 @@ def redis_url():
     try:
         server.flushdb()
     except redis.RedisError as exc:
-        if IN_CI:
-            pytest.fail(f"Redis is required when CI=true: {exc}")
-        pytest.skip(f"no Redis at {REDIS_URL}: {exc}")
+        unavailable(f"no Redis at {REDIS_URL}: {exc}")
     yield REDIS_URL
     server.flushdb()
+
+
+@pytest.fixture
+def poppler() -> None:
+    """poppler-utils, which reads the PDFs back (required when CI=true)."""
+    require_poppler()
+
+
+@pytest.fixture
+def lan_address(monkeypatch) -> str:
+    """This machine's LAN address, as ``vtt.netaddr`` finds it, is 192.168.7.23 for the test."""
+    import vtt.netaddr
+
+    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
+    return "192.168.7.23"
+
+
+@pytest.fixture
+def threaded_serving(monkeypatch) -> None:
+    """``vtt serve`` (vtt.serving.server) builds its app in threading mode: no gevent in the test process."""
+    import vtt.serving.server
+    from vtt.app import create_app
+
+    monkeypatch.setattr(
+        vtt.serving.server,
+        "create_app",
+        lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}),
+    )
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium through Playwright (required when CI=true), one per test module."""
+    from tests.support.browser import launched_chromium
+
+    with launched_chromium() as chromium:
+        yield chromium
+
+
+@pytest.fixture
+def served_env() -> dict[str, str]:
+    """More environment for the ``served`` app: a test module overrides this fixture (e.g. with its media folder)."""
+    return {}
+
+
+@pytest.fixture
+def served(database_url, served_env):
+    """``python run.py`` (gevent) on this test's database; no traceback in its output by the end."""
+    with ServedApp({"DATABASE_URL": database_url, **served_env}) as app:
+        yield app
+    assert "Traceback" not in app.output, app.output
+
+
+@pytest.fixture(scope="session", params=["firefox", "webkit"])
+def engine_browser(request):
+    """Firefox ESR or WebKitGTK (tests/support/browser_engines.py), started once per test run (required when
+    CI=true)."""
+    from tests.support.browser_engines import EngineUnavailable, start_engine
+
+    try:
+        browser = start_engine(request.param)
+    except EngineUnavailable as exc:
+        unavailable(str(exc))
+    yield browser
+    browser.quit()
+
+
+class EnginePages:
+    """A test's pages in one engine, each fresh, all closed when the test ends."""
+
+    def __init__(self, browser):
+        self.browser = browser
+        self.name = browser.engine
+        self.pages = []
+
+    def new_page(self, viewport: dict):
+        page = self.browser.new_page(viewport["width"], viewport["height"])
+        self.pages.append(page)
+        return page
+
+    def close(self) -> None:
+        for page in self.pages:
+            page.close()
+
+
+@pytest.fixture
+def engine(engine_browser):
+    """``engine.new_page(PHONE)``: a fresh page of this test's engine (``engine.name``: "firefox" or "webkit")."""
+    pages = EnginePages(engine_browser)
+    yield pages
+    pages.close()

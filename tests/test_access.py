@@ -11,10 +11,11 @@ import pytest
 from flask_babel import force_locale, ngettext
 from sqlalchemy import select
 
-from tests.browser_helpers import WAIT_MS, host_console
-from tests.conftest import HOST_PASSWORD, ROOT, ServedApp, form_token
-from tests.live_helpers import make_session
-from vtt.app import create_app
+from tests.support.apps import HOST_PASSWORD, form_token, threaded_app
+from tests.support.browser import WAIT_MS, host_console, wait_connected
+from tests.support.live import make_session
+from tests.support.paths import ROOT
+from tests.support.served import ServedApp
 from vtt.config import Settings
 from vtt.views.auth import local_path
 
@@ -345,7 +346,7 @@ def test_forwarded_headers_are_ignored_without_a_trusted_proxy(client, app):
 @pytest.fixture
 def proxied_app(database_url, monkeypatch):
     monkeypatch.setenv("VTT_TRUSTED_PROXIES", "1")
-    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
+    app = threaded_app(database_url)
     yield app
     app.extensions["vtt.hub"].stop()
 
@@ -399,7 +400,7 @@ def test_a_wrong_trusted_proxies_value_is_refused(tmp_path, value):
 
 
 @pytest.mark.browser
-def test_no_page_of_a_session_breaks_under_the_csp(browser, database_url, db_factory):  # noqa: F811
+def test_no_page_of_a_session_breaks_under_the_csp(browser, database_url, db_factory):
     from vtt.models import QuestionBank as Bank
 
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1, open_join=True)
@@ -445,9 +446,7 @@ def test_no_page_of_a_session_breaks_under_the_csp(browser, database_url, db_fac
             assert page.goto(f"{url}{path}").status == 200, path
             opened[name] = page
         for name in ("juror", "player"):
-            opened[name].wait_for_function(
-                "document.getElementById('connection').textContent === 'Connected'", timeout=WAIT_MS
-            )
+            wait_connected(opened[name])
         # The stage's QR code (an image of this server) loaded.
         assert opened["stage"].eval_on_selector("img", "(img) => img.complete && img.naturalWidth > 0")
         # Sizes set by script through the CSSOM (how client.js's h() sizes the tally bars) apply.

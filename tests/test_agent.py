@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tests.agent_helpers import (
+from tests.support.agent import (
     CLIP,
     AgentProcess,
     Host,
@@ -23,16 +23,14 @@ from tests.agent_helpers import (
     make_clip,
     make_sitting,
 )
-from tests.conftest import ServedApp
 
 
 @pytest.fixture
-def served(database_url, tmp_path):
+def served_env(tmp_path) -> dict[str, str]:
+    """The served app's media folder, with the test clip."""
     media = tmp_path / "media"
     make_clip(media / CLIP)
-    with ServedApp({"DATABASE_URL": database_url, "VTT_MEDIA_DIR": str(media)}) as app:
-        yield app
-    assert "Traceback" not in app.output, app.output
+    return {"VTT_MEDIA_DIR": str(media)}
 
 
 def agent(tmp_path, served, sitting, *backend_args: str, env=None, name="agent") -> AgentProcess:
@@ -110,13 +108,13 @@ def slow_once(question):
     if not mark.exists():
         mark.write_text("started")
         import time
-        time.sleep(300)
+        time.sleep(300)  # a model still thinking when its process is killed: the sleep is the test
     return 1 if question["type"] == "mcq" else "Red, then green, then blue."
 
 
 def slow(question):
     import time
-    time.sleep(1.5)
+    time.sleep(1.5)  # a slow model, so that two agents on one token both ask: the sleep is the test
     return 2 if question["type"] == "mcq" else "It goes from red to blue."
 
 
@@ -191,7 +189,7 @@ def test_an_agent_killed_mid_question_and_restarted_answers_once(served, db_fact
             second.start()
             answer = await driver.wait_agent_answer(question["id"])
             assert answer["choice"] == 1 or answer["text"]
-            await asyncio.sleep(1.0)  # time for a stray second answer to show up
+            await asyncio.sleep(1.0)  # time for a stray second answer to show up: none within it is the test
             assert len(driver.answers_of(question["id"], sitting.agent_id)) == 1
             await driver.close_and_reveal()
             for _ in range(2):
@@ -338,7 +336,7 @@ class ChatCompletions(BaseHTTPRequestHandler):
 
     seen: list[dict] = []
 
-    def do_POST(self) -> None:  # noqa: N802 - the http.server API
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).seen.append({"path": self.path, "authorization": self.headers.get("Authorization"), "body": body})
         content = body["messages"][-1]["content"]
@@ -379,7 +377,7 @@ def test_the_http_backend_sends_frames_of_the_clip_and_parses_the_reply(served, 
 
     from PIL import Image
 
-    from tests.agent_helpers import COLOURS
+    from tests.support.agent import COLOURS
 
     url, seen = chat_server
     sitting = make_sitting(db_factory, tmp_path)

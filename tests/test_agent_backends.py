@@ -9,7 +9,7 @@ from datetime import UTC
 
 import pytest
 
-from tests.agent_helpers import COLOURS, make_clip
+from tests.support.agent import COLOURS, make_clip
 from vtt.agents.backends import (
     Asked,
     BackendError,
@@ -387,7 +387,7 @@ def test_the_agent_modules_import_neither_flask_nor_the_database():
         "import sys, vtt.agents.runner, vtt.agents.backends, vtt.agents.frames, vtt.cli.agent; "
         "print(sorted(m for m in ('flask', 'flask_socketio', 'sqlalchemy', 'av') if m in sys.modules))"
     )
-    from tests.conftest import ROOT
+    from tests.support.paths import ROOT
 
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert result.stdout.strip() == "[]"  # PyAV loads only with --frames

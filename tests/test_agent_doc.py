@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.agent_helpers import CLIP, Host, agent_answers, make_clip, make_sitting
-from tests.conftest import ServedApp
-from tests.live_helpers import published_schemas
+from tests.support.agent import CLIP, Host, agent_answers, make_clip, make_sitting
+from tests.support.live import published_schemas
+from tests.support.served import ServedApp
 from vtt.agents.schemas import agent_schemas
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "agents.md"

@@ -1,4 +1,4 @@
-"""AI players over the live protocol (issue 11, the server's side): the question's qid for players, an answer's
+"""AI players over the live protocol (the server's side): the question's qid for players, an answer's
 provenance, agents' status reports, the host entering an AI player's answer (typed, or from a predictions file),
 and all of it kept from the jury."""
 
@@ -10,9 +10,8 @@ import re
 
 from sqlalchemy import func, select
 
-from tests.conftest import login
-from tests.live_helpers import Role, client_id, connect_all, identity_leaks, make_session
-from vtt.app import create_app
+from tests.support.apps import login, threaded_app
+from tests.support.live import Role, client_id, connect_all, identity_leaks, make_session
 from vtt.extensions import socketio
 from vtt.models import Answer, Event, Player
 
@@ -127,14 +126,14 @@ def test_an_ai_answer_s_provenance_reaches_the_host_the_export_and_the_report_ne
         assert (first.provenance, first.entered_by_host) == (PROVENANCE, False)
         assert rows[question["id"], people.player_ids["Mina"]].provenance is None
 
-        from vtt.cli.reports import ai_programs_info
         from vtt.models import VttSession
-        from vtt.results.session_data import export_tables
+        from vtt.reports.session_info import ai_programs_info
+        from vtt.results.export import export_tables
 
         session = db.get(VttSession, people.session_id)
         info = ai_programs_info(db, session)
         assert info == {"AI players' programs": "Agent: replay (model qwen2-vl-7b): 1 answer; entered by the host: 1"}
-        from analysis.report_text import report_language
+        from analysis.words import report_language
 
         with report_language("ko"):  # the Korean PDFs' cover
             assert ai_programs_info(db, session) == {
@@ -198,7 +197,7 @@ def test_an_agent_reports_its_status_to_the_host_only_and_a_restart_keeps_it(app
         role.client.disconnect()
     app.extensions["vtt.hub"].stop()  # the process goes away
 
-    restarted = create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
+    restarted = threaded_app(database_url)
     try:
         host_client = restarted.test_client()
         login(host_client)
@@ -404,7 +403,7 @@ def test_a_predictions_file_gives_an_open_answer_or_an_option_as_vtt_analyze_rea
     assert problem.value.code == "unreadable"
 
 
-def test_provenance_entered_answers_and_reports_are_stored_on_both_databases(backend):  # noqa: F811
+def test_provenance_entered_answers_and_reports_are_stored_on_both_databases(backend):
     app, db_factory = backend
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1)
     host, _stage, players, _jurors = connect_all(app, app.test_client(), people)

@@ -7,10 +7,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import DATA
+from tests.support.machine import require_poppler
+from tests.support.paths import DATA
 from vtt.cli import main
 
-# Right on q1, q2, q4 and wrong on q3, q5: the worked example of SPEC section 3.
+# Right on q1, q2, q4 and wrong on q3, q5: the CogME worked example (CogME 2022, Figure 2).
 ANSWERS = """player,qid,answer,correct
 Minjun,q1,0,
 Minjun,q2,Kyungsu,
@@ -128,7 +129,7 @@ def test_input_errors_name_file_row_and_field(files, tmp_path):
 
 
 def test_case_study_figures_from_files():
-    """SPEC section 4: 62.5, 75, 37.5, 55.6, 12.5 % detection, mean 48.6 %, a majority in 4 of 5 rounds."""
+    """The 2021 VTT case study: 62.5, 75, 37.5, 55.6, 12.5 % detection, mean 48.6 %, a majority in 4 of 5 rounds."""
     result = invoke(
         "--questions",
         str(DATA / "spec_examples.csv"),
@@ -298,11 +299,9 @@ def test_juror_facets_from_files_leave_the_json_as_it_is(tmp_path):
 
 
 def test_out_in_korean(files, tmp_path):
-    import shutil
     import subprocess
 
-    if not shutil.which("pdftotext"):
-        pytest.skip("poppler-utils is not installed: the PDF text is not checked")
+    require_poppler()
     result = invoke(*files, "--ai", "Agent", "--out", str(tmp_path / "ko"), "--lang", "ko")
     assert result.exit_code == 0, result.output
     text = subprocess.run(

@@ -10,25 +10,22 @@ import json
 import pytest
 from sqlalchemy import select
 
-from tests.conftest import DATA, login
-from tests.engine_helpers import AI, H1, H2, HOST, Run, assert_blind, make_state
-from tests.live_helpers import Role, client_id, connect_all, identity_leaks, make_session
-from vtt.app import create_app
+from tests.support.apps import login, threaded_app
+from tests.support.engine import AI, H1, H2, HOST, Run, assert_blind, make_state
+from tests.support.live import Role, client_id, connect_all, identity_leaks, make_session
+from tests.support.paths import DATA
+from tests.support.session_setup import design
 from vtt.banks import InputError, import_bank, read_bank
 from vtt.engine import audiences
-from vtt.engine.rules import Actor
+from vtt.engine.actions import Actor
 from vtt.engine.state import SetSpeechNotice
 from vtt.extensions import socketio
 from vtt.models import Event, Player, VttSession
-from vtt.results.session_data import export_tables
+from vtt.results.export import export_tables
 from vtt.sessions.create import SessionConfig, create_session, design_hash
 
 CHILD = {"name": "Mina", "kind": "human", "age": 4, "stage": "pre-operational", "answer_modes": ["text", "read_aloud"]}
 PLAYERS = [CHILD, {"name": "Grace", "kind": "human", "age": 31}, {"name": "Agent", "kind": "ai"}]
-
-
-def design(players) -> dict:
-    return {"name": "S", "bank": "Spec", "rounds": 1, "questions_per_round": 5, "seed": 3, "players": players}
 
 
 def problems(players) -> list[str]:
@@ -134,7 +131,7 @@ def test_the_demo_s_four_year_old_hears_the_questions():
 
 
 def test_the_setup_form_ticks_answer_modes_per_human_player(host, db):
-    from tests.test_host_setup import BANK, setup_form
+    from tests.support.session_setup import BANK, setup_form
 
     import_bank(db, read_bank(DATA / "spec_examples.csv"), BANK)
     db.commit()
@@ -284,7 +281,7 @@ def test_answer_modes_reach_the_player_and_the_host_and_never_a_juror_or_the_sta
     app.extensions["vtt.hub"].stop()
 
     # a restarted server still shows the host the note, and the page's later "voice_ok" clears it
-    restarted = create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
+    restarted = threaded_app(database_url)
     try:
         host_client = restarted.test_client()
         login(host_client)

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
 
-from tests.conftest import IN_CI, POSTGRES_ADMIN_URL, ROOT, ServedApp
+from tests.support.machine import POSTGRES_ADMIN_URL, require_programs
+from tests.support.paths import ROOT
+from tests.support.served import ServedApp
 from vtt.db import upgrade
 
 VTT = str(ROOT / ".venv" / "bin" / "vtt")
@@ -24,11 +25,7 @@ JURORS = 12
 
 @pytest.fixture
 def postgres_clients() -> None:
-    missing = [name for name in ("pg_dump", "pg_restore", "createdb") if shutil.which(name) is None]
-    if missing:
-        if IN_CI:
-            pytest.fail(f"PostgreSQL's client programs are required when CI=true: no {', '.join(missing)}")
-        pytest.skip(f"no {', '.join(missing)}: install postgresql-client")
+    require_programs("pg_dump", "pg_restore", "createdb", install="install postgresql-client")
 
 
 def libpq_url(sqlalchemy_url: str) -> str:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import io
-import re
 import threading
 import time
 
 import requests
 from sqlalchemy import func, select
 
-from tests.conftest import DATA, HOST_PASSWORD, ServedApp, form_token
+from tests.support.apps import form_token
+from tests.support.paths import DATA
+from tests.support.served import ServedApp, signed_in
 from vtt.banks.upload import MAX_UPLOAD_BYTES
 from vtt.models import Question, QuestionBank
 
@@ -112,20 +113,6 @@ def write_bank(path, count: int) -> None:
         for i in range(count)
     ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-def signed_in(url: str) -> tuple[requests.Session, str]:
-    http = requests.Session()
-    page = http.get(f"{url}/host/login", timeout=10).text
-    csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-    assert (
-        http.post(
-            f"{url}/host/login", data={"password": HOST_PASSWORD, "csrf_token": csrf}, allow_redirects=False, timeout=10
-        ).status_code
-        == 302
-    )
-    page = http.get(f"{url}/host/", timeout=10).text
-    return http, re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
 
 
 def test_a_large_upload_does_not_hold_the_event_loop(database_url, db_factory, tmp_path):

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from tests.conftest import DATA
-from vtt.banks import InputError, detect_format, read_bank, records_frame
+from tests.support.paths import DATA
+from vtt.banks import InputError, detect_format, read_bank, records_table
 from vtt.banks.readers import read_tag_file
 
 NATIVE_HEADER = "qid,question,type,choices,answer,video,start,end,clip,targets,contents,thinking,category,round\n"
@@ -47,8 +47,8 @@ def test_native_csv_with_the_five_spec_examples():
     assert result.untagged == []
 
 
-def test_records_frame_follows_the_analysis_contract():
-    frame = records_frame(read_bank(DATA / "spec_examples.csv").records)
+def test_records_table_follows_the_analysis_contract():
+    frame = records_table(read_bank(DATA / "spec_examples.csv").records)
     row = frame.set_index("qid").loc["q1"]
     assert row["answer"] == "A white coat" and row["answer_index"] == 0 and row["round"] == 1
     assert row["targets"] == ("Character", "Object") and row["key_target"] == "Object"
@@ -511,14 +511,11 @@ def test_progress_is_reported_for_large_files(tmp_path):
     assert len(result.untagged) == 2500
 
 
-@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def test_import_round_trips_through_the_database(backend, tmp_path, request):
+def test_import_round_trips_through_the_database(migrated_database_url):
     from vtt.banks import bank_records, import_bank
-    from vtt.db import make_db_factory, make_engine, transaction, upgrade
+    from vtt.db import make_db_factory, make_engine, transaction
 
-    url = f"sqlite:///{tmp_path / 'rt.db'}" if backend == "sqlite" else request.getfixturevalue("postgres_url")
-    upgrade(url)
-    engine = make_engine(url)
+    engine = make_engine(migrated_database_url)
     factory = make_db_factory(engine)
     original = read_bank(DATA / "spec_examples.csv")
     with transaction(factory) as db:

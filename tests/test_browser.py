@@ -7,8 +7,9 @@ import threading
 import pytest
 from werkzeug.serving import make_server
 
-from tests.browser_helpers import screenshot_dir
-from tests.conftest import DATA, HOST_PASSWORD
+from tests.support.apps import HOST_PASSWORD
+from tests.support.browser import screenshot_dir
+from tests.support.paths import DATA
 from vtt.banks import import_bank, read_bank
 
 pytestmark = pytest.mark.browser

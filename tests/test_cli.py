@@ -9,7 +9,8 @@ import sys
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
-from tests.conftest import DATA, HOST_PASSWORD
+from tests.support.apps import HOST_PASSWORD
+from tests.support.paths import DATA
 from vtt.banks import read_bank
 from vtt.cli import main
 from vtt.models import Event, Question, QuestionBank, QuestionTag
@@ -92,7 +93,7 @@ def test_host_login_banner(run):
 def test_host_token_is_the_one_the_server_takes_and_changes_with_the_password(
     run, app, client, db_factory, monkeypatch
 ):
-    from tests.live_helpers import Role, make_session
+    from tests.support.live import Role, make_session
     from vtt.extensions import socketio
 
     token = run("host-token").output.strip()
@@ -106,10 +107,7 @@ def test_host_token_is_the_one_the_server_takes_and_changes_with_the_password(
     assert run("host-token").output.strip() != token  # a new password revokes the old token
 
 
-def test_host_login_follows_the_host_and_port(monkeypatch):
-    import vtt.netaddr
-
-    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
+def test_host_login_follows_the_host_and_port(lan_address, monkeypatch):
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
     runner = CliRunner()
 

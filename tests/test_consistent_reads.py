@@ -11,12 +11,12 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import update
 
-from tests.live_helpers import make_session
-from vtt.app import create_app
+from tests.support.apps import threaded_app
+from tests.support.live import make_session
 from vtt.db import make_db_factory, make_engine, upgrade
-from vtt.engine.rules import HOST, Action
+from vtt.engine.actions import HOST, Action
 from vtt.models import VttSession
-from vtt.persistence.store import current_version, load_state
+from vtt.persistence.load import current_version, load_state
 from vtt.realtime.hub import Identity
 
 
@@ -49,10 +49,7 @@ def test_a_process_sees_what_another_process_committed(postgres_url):
     """Two processes on one database: each one's cached state (the writer's, the snapshot reader's) gives way to
     what the other committed, and a write on one after the other's never works from a stale state."""
     upgrade(postgres_url)
-    apps = [
-        create_app({"TESTING": True, "DATABASE_URL": postgres_url, "SOCKETIO_ASYNC_MODE": "threading"})
-        for _ in range(2)
-    ]
+    apps = [threaded_app(postgres_url) for _ in range(2)]
     engine = make_engine(postgres_url)
     try:
         people = make_session(make_db_factory(engine), rounds=2, per_round=1, jurors=2)

@@ -11,7 +11,9 @@ import urllib.request
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
-from tests.conftest import HOST_PASSWORD, ROOT, ServedApp, free_port
+from tests.support.apps import HOST_PASSWORD
+from tests.support.paths import ROOT
+from tests.support.served import ServedApp, free_port
 from vtt.cli import main
 from vtt.db import head_revision
 from vtt.models import Player, PlayerKind, Question, QuestionBank, SessionQuestion, VttSession
@@ -98,21 +100,15 @@ def test_a_busy_port_is_one_line_not_a_traceback(database_url):
     assert f"make run PORT={port + 1}" in message and f"--port {port + 1}" in message
 
 
-def test_the_banner_on_all_interfaces_shows_the_lan_address(database_url, monkeypatch, capsys, tmp_path):
+def test_the_banner_on_all_interfaces_shows_the_lan_address(
+    database_url, monkeypatch, capsys, tmp_path, lan_address, threaded_serving
+):
     """``vtt serve --host 0.0.0.0`` prints an address phones can use, not 127.0.0.1."""
-    import vtt.netaddr
     import vtt.serving.server
-    from vtt.app import create_app
 
     served = {}
-    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
-    # No gevent in the test process, and no real serving: keep the app the server would run.
-    monkeypatch.setattr(
-        vtt.serving.server,
-        "create_app",
-        lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}),
-    )
+    # No real serving: keep the app the server would run.
     monkeypatch.setattr(
         vtt.serving.server, "serve_forever", lambda app, host, port: served.update(app=app, host=host, port=port)
     )
@@ -131,23 +127,17 @@ def test_the_banner_on_all_interfaces_shows_the_lan_address(database_url, monkey
     assert "Host console: https://vtt.example.org/host/login" in capsys.readouterr().out
 
 
-def test_a_port_taken_after_the_check_is_still_one_line(database_url, monkeypatch):
+def test_a_port_taken_after_the_check_is_still_one_line(database_url, monkeypatch, threaded_serving):
     import errno
 
     import click
     import pytest
 
     import vtt.serving.server
-    from vtt.app import create_app
 
     def taken(app, host, port):
         raise OSError(errno.EADDRINUSE, "Address already in use")
 
-    monkeypatch.setattr(
-        vtt.serving.server,
-        "create_app",
-        lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}),
-    )
     monkeypatch.setattr(vtt.serving.server, "serve_forever", taken)
     port = free_port()
     with pytest.raises(click.ClickException, match=f"port {port} is busy on 127.0.0.1"):

@@ -2,7 +2,7 @@
 
 No database: a :class:`LiveState` is built by hand, every action goes through
 ``vtt.engine.rules.decide`` with the real tally (``vtt.persistence.tally.round_tally``).  The helpers
-(``make_state``, ``Run``, ``assert_blind``) are in ``tests/engine_helpers.py``.
+(``make_state``, ``Run``, ``assert_blind``) are in ``tests/support/engine.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.engine_helpers import (
+from tests.support.engine import (
     AI,
     CHOICES,
     GUEST,
@@ -38,10 +38,12 @@ from tests.engine_helpers import (
     wilson,
 )
 from vtt.engine import audiences
-from vtt.engine.rules import MAX_SHEET_LINES, MAX_TEXT, SYSTEM, Action, Actor, Outcome, Refusal, decide, host_moves
+from vtt.engine.actions import SYSTEM, Action, Actor, Outcome, Refusal
+from vtt.engine.rules import decide, host_moves
 from vtt.engine.state import AUDIENCES, EditAnswer, LogEvent, RevealIdentity, SaveSheet, SetPhase
 from vtt.models import ClipPlayback, Phase, RevealPolicy
 from vtt.persistence.tally import round_tally
+from vtt.protocol.vocabulary import MAX_SHEET_LINES, MAX_TEXT
 
 # --- the whole session ---------------------------------------------------------------------------
 

@@ -18,12 +18,15 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from tests.engine_helpers import JURORS, PLAYER_IDS, T0, assert_blind, assert_identities_payload, make_state
+from tests.support.engine import JURORS, PLAYER_IDS, T0, assert_blind, assert_identities_payload, make_state
 from vtt.engine import audiences
-from vtt.engine.rules import ALIASES, HOST_ACTIONS, MAX_TEXT, SYSTEM, Action, Actor, Refusal, decide
+from vtt.engine.actions import SYSTEM, Action, Actor, Refusal
+from vtt.engine.flow import ALIASES
+from vtt.engine.rules import decide
 from vtt.engine.state import LogEvent, SaveAnswer, SaveVote, SetPhase
 from vtt.models import Phase, PlayerKind, RevealPolicy
 from vtt.persistence.tally import round_tally
+from vtt.protocol.vocabulary import HOST_ACTIONS, MAX_TEXT
 
 HOST = Actor("host")
 UNKNOWN_PLAYER = 4242

@@ -7,7 +7,7 @@ import re
 import pytest
 from flask_babel import force_locale, gettext
 
-from tests.conftest import form_token
+from tests.support.apps import form_token
 
 JSON = {"Accept": "application/json"}
 

@@ -11,9 +11,10 @@ import pytest
 import socketio
 from sqlalchemy import update
 
-from tests.browser_helpers import PHONE, WAIT_MS, host_console
-from tests.conftest import ServedApp, host_api_token
-from tests.live_helpers import TO_JUDGING, make_session
+from tests.support.apps import host_api_token
+from tests.support.browser import PHONE, WAIT_MS, host_console, wait_connected
+from tests.support.live import TO_JUDGING, make_session
+from tests.support.served import ServedApp
 from vtt.access.admission import door_code, stage_key
 from vtt.config import Settings
 from vtt.db import transaction
@@ -22,7 +23,7 @@ from vtt.models import Juror
 pytestmark = pytest.mark.browser
 
 
-def test_a_refused_link_says_so_and_stops_connecting(browser, database_url, db_factory):  # noqa: F811
+def test_a_refused_link_says_so_and_stops_connecting(browser, database_url, db_factory):
     """The page is connected; while the server is down the juror's token changes in the database; the page's
     reconnect is refused with bad_token, which socket.io-client hands over as err.data.code."""
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1)
@@ -31,7 +32,7 @@ def test_a_refused_link_says_so_and_stops_connecting(browser, database_url, db_f
     try:
         page = browser.new_page(viewport=PHONE)
         page.goto(f"{first.url}/jury/{people.jurors['J1']}")
-        page.wait_for_function("document.getElementById('connection').textContent === 'Connected'", timeout=WAIT_MS)
+        wait_connected(page)
         first.process.kill()
         first.process.wait()
         with transaction(db_factory) as db:
@@ -51,16 +52,16 @@ def test_a_refused_link_says_so_and_stops_connecting(browser, database_url, db_f
                 app.__exit__(None, None, None)
 
 
-def test_a_replaced_link_closes_its_page_and_a_removed_juror_is_told(browser, served, db_factory):  # noqa: F811
+def test_a_replaced_link_closes_its_page_and_a_removed_juror_is_told(browser, served, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1, open_join=True)
     player = browser.new_page(viewport=PHONE)
     player.goto(f"{served.url}/play/{people.players['Mina']}")
-    player.wait_for_function("document.getElementById('connection').textContent === 'Connected'", timeout=WAIT_MS)
+    wait_connected(player)
     stranger = browser.new_page(viewport=PHONE)
     stranger.goto(f"{served.url}/join/{people.code}")
     stranger.fill("#nickname", "Stranger")
     stranger.click("button[type=submit]")
-    stranger.wait_for_function("document.getElementById('connection').textContent === 'Connected'", timeout=WAIT_MS)
+    wait_connected(stranger)
 
     host = host_console(browser, served.url, people)
     host.wait_for_selector("#jurors li:has-text('Stranger')", timeout=WAIT_MS)
@@ -99,7 +100,7 @@ def test_a_replaced_link_closes_its_page_and_a_removed_juror_is_told(browser, se
 
 def test_the_stage_opened_with_its_key_shows_the_door_code_and_puts_it_in_the_qr(
     browser,
-    served,  # noqa: F811
+    served,
     db_factory,
 ):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=0, open_join=True)
@@ -112,12 +113,12 @@ def test_the_stage_opened_with_its_key_shows_the_door_code_and_puts_it_in_the_qr
     assert stage.get_attribute("#join img", "src").endswith(f"join-qr.svg?door={door}")
     unkeyed = browser.new_page(viewport={"width": 1920, "height": 1080})
     unkeyed.goto(f"{served.url}/stage/{people.code}")
-    unkeyed.wait_for_function("document.getElementById('connection').textContent === 'Connected'", timeout=WAIT_MS)
+    wait_connected(unkeyed)
     unkeyed.wait_for_timeout(500)
     assert unkeyed.is_hidden("#door") and unkeyed.inner_text("#door-code") == ""
 
 
-def test_a_vote_cast_in_one_tab_shows_in_the_other(browser, served, db_factory):  # noqa: F811
+def test_a_vote_cast_in_one_tab_shows_in_the_other(browser, served, db_factory):
     """The same juror in two tabs: the second tab's vote and note reach the first (``mine``), no reload."""
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1)
     host = socketio.Client(reconnection=False)

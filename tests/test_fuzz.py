@@ -16,12 +16,11 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 from sqlalchemy import func, select
 
-from tests.conftest import HOST_PASSWORD
-from tests.live_helpers import Role, client_id, make_session
-from vtt.app import create_app
-from vtt.engine.rules import AGENT_STATUSES, HOST_ACTIONS
+from tests.support.apps import HOST_PASSWORD, threaded_app
+from tests.support.live import Role, client_id, make_session
 from vtt.extensions import socketio
 from vtt.models import Base, Event
+from vtt.protocol.vocabulary import AGENT_STATUSES, HOST_ACTIONS
 
 FUZZ = settings(
     deadline=None,
@@ -728,9 +727,7 @@ UPLOAD = st.tuples(
 def site(database_url, db_factory):
     """An app with CSRF off, a signed-in host, and a session played to its first vote
     (answers to an open question, to grade; a vote open, for the paper form)."""
-    app = create_app(
-        {"TESTING": True, "WTF_CSRF_ENABLED": False, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"}
-    )
+    app = threaded_app(database_url, WTF_CSRF_ENABLED=False)
     client = app.test_client()
     assert client.post("/host/login", data={"password": HOST_PASSWORD}).status_code == 302
     room = Room(app, client, db_factory)

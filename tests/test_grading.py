@@ -10,36 +10,15 @@ import pandas as pd
 import pytest
 from sqlalchemy import func, select
 
-from tests.conftest import login
-from tests.review_helpers import host_client, name_grader, open_answers, play_session, post
+from tests.support.apps import form_token, login
+from tests.support.review import ANA, BEN, host_client, name_grader, open_answers, play_session, post
 from vtt.models import Answer, Event, Grade, GraderMark, VttSession
-from vtt.results.session_data import session_frames
+from vtt.results.tables import session_tables
 
 
 @pytest.fixture
 def played(app, db_factory):
     return play_session(app, db_factory)
-
-
-# Ana and Ben on the six open answers: they agree on four (Mina q05 and q11 right, Grace q05 and Agent q11
-# wrong) and disagree on Grace q11 and Agent q05, where Ana says right and Ben wrong.
-# p_o = 4/6; Ana says right 4/6, Ben 2/6 -> p_e = (4/6)(2/6) + (2/6)(4/6) = 4/9; kappa = (2/3 - 4/9) / (5/9) = 0.4
-ANA = {
-    ("Mina", "q05"): 1,
-    ("Grace", "q05"): 0,
-    ("Agent", "q05"): 1,
-    ("Mina", "q11"): 1,
-    ("Grace", "q11"): 1,
-    ("Agent", "q11"): 0,
-}
-BEN = {
-    ("Mina", "q05"): 1,
-    ("Grace", "q05"): 0,
-    ("Agent", "q05"): 0,
-    ("Mina", "q11"): 1,
-    ("Grace", "q11"): 0,
-    ("Agent", "q11"): 0,
-}
 
 
 def test_two_graders_kappa_and_the_final_mark_the_reports_use(app, played, db_factory):
@@ -88,7 +67,7 @@ def test_two_graders_kappa_and_the_final_mark_the_reports_use(app, played, db_fa
 
     # the reports read the final marks (mcq answers: option B, wrong against both keys)
     with db_factory() as db:
-        frames = session_frames(db, db.get(VttSession, played.session_id))
+        frames = session_tables(db, db.get(VttSession, played.session_id))
     assert frames.ungraded.empty
     graded = frames.answers.set_index(["player", "qid"])["correct"]
     assert {key: bool(graded[key]) for key in ANA} == {
@@ -178,3 +157,50 @@ def test_an_answer_the_host_entered_for_an_ai_player_is_marked_for_the_graders(a
     assert "entered by the host" in entered
     other = re.search(rf'id="answer-{answers[("Agent", "q11")]}".*?</li>', page, re.S).group(0)
     assert "entered by the host" not in other
+
+
+def post_json(client, path: str, **data):
+    """A row's form as the page's script sends it: the same fields, asking for JSON."""
+    token = form_token(client, path.rsplit("/", 1)[0] + "/")
+    return client.post(path, data={"csrf_token": token, **data}, headers={"Accept": "application/json"})
+
+
+def test_a_mark_sent_by_the_pages_script_comes_back_as_its_row_not_a_redirect(app, played, db_factory):
+    answers = open_answers(db_factory, played)
+    base = f"/host/sessions/{played.session_id}/grading"
+    ana = host_client(app)
+    name_grader(ana, base, "Ana")
+    target = answers["Grace", "q05"]
+    response = post_json(ana, f"{base}/mark", answer_id=target, correct="0", accuracy="2")
+    assert response.status_code == 200 and response.is_json
+    reply = response.get_json()
+    assert reply["ok"] and "Ana marked answer" in reply["message"]
+    row = reply["row"]
+    assert row.lstrip().startswith(f'<li class="answer" id="answer-{target}"') and row.rstrip().endswith("</li>")
+    assert re.search(r'<tr data-grader="Ana">.*?incorrect.*?<td class="num">2</td>', row, re.S)
+    assert 'name="csrf_token"' in row and "Save my mark" in row  # the row's forms, ready for the next change
+    assert 'id="count-finals">0<' in reply["agreement"] and 'id="agreement"' in reply["agreement"]
+    with db_factory() as db:
+        mark = db.scalar(select(GraderMark).where(GraderMark.answer_id == target))
+        assert (mark.grader, mark.correct, mark.accuracy) == ("Ana", False, 2)
+    # the final mark and the graders' agreement come back as the row too
+    settled = post_json(ana, f"{base}/settle", answer_id=target).get_json()
+    assert settled["ok"] and 'id="count-finals">1<' in settled["agreement"]
+    assert "not set" not in settled["row"].split("</div>")[0]
+    # a refusal names the field, as JSON, and nothing is written
+    refused = post_json(ana, f"{base}/mark", answer_id=target, correct="1", depth="9")
+    assert refused.status_code == 400
+    assert refused.get_json() == {
+        "ok": False,
+        "error": {
+            "code": "refused",
+            "field": "depth",
+            "message": "a score is a whole number from 0 to 5 or blank, not “9”",
+        },
+    }
+    forged = ana.post(
+        f"{base}/mark", data={"answer_id": target, "correct": "1"}, headers={"Accept": "application/json"}
+    )
+    assert forged.status_code == 400 and forged.get_json()["error"]["code"] == "csrf_failed"
+    with db_factory() as db:
+        assert db.scalar(select(GraderMark.correct).where(GraderMark.answer_id == target)) is False

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from tests.browser_helpers import PLAYERS, WAIT_MS, host_console, host_step, screenshot_dir
-from tests.conftest import login
-from tests.live_helpers import make_session
+from tests.support.apps import login
+from tests.support.browser import PLAYERS, WAIT_MS, host_console, host_step, screenshot_dir
+from tests.support.live import make_session
 
 pytestmark = pytest.mark.browser
 
@@ -20,7 +20,7 @@ def answer_rows(host) -> list[list[str]]:
         (tr) => [tr.className, ...[...tr.cells].map((td) => td.innerText.trim())])""")
 
 
-def test_the_answer_table_lists_players_without_an_answer(browser, served, db_factory, tmp_path):  # noqa: F811
+def test_the_answer_table_lists_players_without_an_answer(browser, served, db_factory, tmp_path):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
     host = host_console(browser, served.url, people)
     for label in ("Open the lobby", "Start round 1", "Show question 1", "Open answering"):

@@ -11,10 +11,11 @@ from __future__ import annotations
 import copy
 from datetime import timedelta
 
-from tests.engine_helpers import JURORS, T0, make_state
-from tests.live_helpers import client_id, connect_all, make_session
+from tests.support.engine import JURORS, T0, make_state
+from tests.support.live import client_id, connect_all, make_session
 from vtt.engine import audiences
-from vtt.engine.rules import HOST, Action, Actor, Refusal, decide, host_moves
+from vtt.engine.actions import HOST, Action, Actor, Refusal
+from vtt.engine.rules import decide, host_moves
 from vtt.engine.state import LiveState, SetPhase
 from vtt.kinds import ClipPlayback, Phase, QuestionType, RevealPolicy
 from vtt.persistence.tally import round_tally
@@ -23,7 +24,13 @@ from vtt.protocol.vocabulary import HOST_ACTIONS
 TRIAL_ARGS = {"extend": {"seconds": 30}}  # the one move that cannot be made without an argument
 
 ANSWERING = ("answering", ["close_answering", "extend", "play_clip"])
-QUESTION = [("clip", ["play_clip", "open_answering"]), ANSWERING, ("answers_closed", ["reveal"])]
+# Once the clip has played, opening answering is the usual move and a replay comes last.
+QUESTION = [
+    ("clip", ["play_clip", "open_answering"]),
+    ("clip", ["open_answering", "play_clip"]),
+    ANSWERING,
+    ("answers_closed", ["reveal"]),
+]
 VOTE = [("judging", ["open_vote"]), ("voting", ["close_vote", "extend"])]
 
 
@@ -133,7 +140,7 @@ def test_the_host_plays_no_clip_on_devices_nor_a_question_without_one():
     without_a_clip = make_state()
     second = next(item for item in without_a_clip.questions.values() if (item.round, item.position) == (1, 2))
     second.clip_source = None
-    assert play(without_a_clip)[2:11] == [
+    assert play(without_a_clip)[2:12] == [
         ("round", ["show_question"]),
         *QUESTION,
         ("judging", ["show_question"]),
@@ -180,3 +187,15 @@ def test_over_socket_io_the_host_s_status_lists_its_moves_and_no_one_else_s_does
         role.received()
         statuses = [m["args"][0] for m in role.seen if m["name"] == "status"]
         assert len(statuses) == len(offered) and all("moves" not in status for status in statuses)
+
+
+def test_while_the_clip_plays_the_usual_move_is_to_open_answering_not_to_replay():
+    state = make_state()
+    now = T0
+    for name in ("open_lobby", "start_round", "show_question"):
+        now += timedelta(seconds=1)
+        decide(state, Action(HOST, name, {}), now, round_tally)
+    assert host_moves(state) == ["play_clip", "open_answering"]
+    decide(state, Action(HOST, "play_clip", {}), now + timedelta(seconds=1), round_tally)
+    assert state.phase is Phase.CLIP and state.current_question.clip_started_at is not None
+    assert host_moves(state) == ["open_answering", "play_clip"]

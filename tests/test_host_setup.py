@@ -9,11 +9,12 @@ import pytest
 from openpyxl import Workbook
 from sqlalchemy import func, select
 
-from tests.conftest import DATA, form_token
+from tests.support.apps import form_token
+from tests.support.machine import require_poppler
+from tests.support.paths import DATA
+from tests.support.session_setup import BANK, setup_form
 from vtt.banks import import_bank, read_bank
 from vtt.models import Juror, PlayerKind, QuestionBank, SessionRound, VttSession
-
-BANK = "Spec examples"
 
 
 @pytest.fixture
@@ -21,53 +22,6 @@ def spec_bank(db):
     bank = import_bank(db, read_bank(DATA / "spec_examples.csv"), BANK)
     db.commit()
     return bank
-
-
-def setup_form(client, **overrides) -> dict:
-    """A complete new-session form: 2 humans and an AI, two listed jurors, timers, 1 round of 5."""
-    data = {
-        "csrf_token": form_token(client, "/host/sessions/new"),
-        "name": "Pilot",
-        "bank": BANK,
-        "rounds": "1",
-        "questions_per_round": "5",
-        "seed": "7",
-        "answer_seconds": "45",
-        "vote_seconds": "90",
-        "reveal_policy": "per-round",
-        "pass_rule": "chance",
-        "pass_alpha": "0.1",
-        "pass_threshold_pct": "70",
-        "ai_votes_per_juror": "1",
-        "scoring_method": "cogsci2024",
-        "round_themes": "emotion recognition\n",
-        "open_join": "on",
-        "clip_playback": "device",
-        "players-0-name": "Minjun",
-        "players-0-kind": "human",
-        "players-0-age": "10",
-        "players-0-stage": "middle concrete operational",
-        "players-1-name": "지수",
-        "players-1-kind": "human",
-        "players-1-age": "24",
-        "players-2-name": "Agent",
-        "players-2-kind": "ai",
-        "players-2-mcq": "mcq-model",
-        "players-2-open": "open-model",
-        "players-3-name": "",
-        "players-3-kind": "human",  # a blank row is left out
-        "jurors_source": "list",
-        "jurors-0-label": "J1",
-        "jurors-0-age_band": "30s",
-        "jurors-0-sex": "female",
-        "jurors-0-expert": "yes",
-        "jurors-1-label": "J2",
-        "jurors-1-expert": "no",
-        "jurors-2-label": "",
-        "jurors-2-expert": "",
-    }
-    data.update(overrides)
-    return data
 
 
 def sessions_in(db) -> int:
@@ -198,9 +152,7 @@ def test_numbered_jurors_and_a_jurors_csv(host, db, spec_bank):
     assert [(j.label, j.expert, j.juror_group) for j in vtt.jurors] == [("민지", True, "panel"), ("B", None, None)]
 
 
-def test_the_join_base_url_is_configured_derived_or_set_on_this_console(host, app, db, spec_bank, monkeypatch):
-    import vtt.netaddr
-
+def test_the_join_base_url_is_configured_derived_or_set_on_this_console(host, app, db, spec_bank, lan_address):
     assert host.post("/host/sessions/new", data=setup_form(host)).status_code == 302
     created = db.scalar(select(VttSession))
     path = f"/host/sessions/{created.id}"
@@ -208,7 +160,6 @@ def test_the_join_base_url_is_configured_derived_or_set_on_this_console(host, ap
     def shown() -> str:
         return re.search(r'<code id="base-url">([^<]+)</code>', host.get(path).get_data(as_text=True)).group(1)
 
-    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
     app.config.update(SERVE_HOST="0.0.0.0", SERVE_PORT=5000)
     assert shown() == "http://192.168.7.23:5000"  # serving on all interfaces: the LAN address
     assert "Phones cannot open" not in host.get(path).get_data(as_text=True)
@@ -370,21 +321,16 @@ def decode_terminal_qr(drawing: str) -> str:
     return found[0].text
 
 
-def test_make_run_prints_the_login_the_lan_address_and_the_demo_join_qr(run, db, monkeypatch, capsys):
-    import vtt.netaddr
+def test_make_run_prints_the_login_the_lan_address_and_the_demo_join_qr(
+    run, db, monkeypatch, capsys, lan_address, threaded_serving
+):
     import vtt.serving.server
-    from tests.conftest import HOST_PASSWORD, free_port
-    from vtt.app import create_app
+    from tests.support.apps import HOST_PASSWORD
+    from tests.support.served import free_port
 
     run("demo", "load")
     code = db.scalar(select(VttSession.join_code).where(VttSession.name == "Demo VTT session"))
-    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
-    monkeypatch.setattr(
-        vtt.serving.server,
-        "create_app",
-        lambda overrides: create_app({**overrides, "SOCKETIO_ASYNC_MODE": "threading"}),
-    )
     monkeypatch.setattr(vtt.serving.server, "serve_forever", lambda app, host, port: app.extensions["vtt.hub"].stop())
     port = free_port()
     vtt.serving.server.serve("0.0.0.0", port)
@@ -445,7 +391,6 @@ def test_flash_messages_carry_their_category_and_errors_are_alerts(host, db):
 
 
 def test_the_form_marks_a_paper_juror_and_the_paper_pages_list_them(host, db, spec_bank):
-    import shutil
     import subprocess
 
     refused = host.post("/host/sessions/new", data=setup_form(host, **{"jurors-1-paper": "on", "rounds": "x"}))
@@ -464,6 +409,6 @@ def test_the_form_marks_a_paper_juror_and_the_paper_pages_list_them(host, db, sp
     assert options[:2] == ["J2 · paper", "J1"]  # the paper juror first, and the form opens on them
     sheets = host.get(f"/host/sessions/{vtt.id}/paper-sheets.pdf?lang=en")
     assert sheets.status_code == 200 and sheets.mimetype == "application/pdf"
-    if shutil.which("pdftotext"):
-        text = subprocess.run(["pdftotext", "-", "-"], input=sheets.data, capture_output=True, check=True).stdout
-        assert b"J2" in text and b"J1" not in text  # only the marked juror gets a sheet
+    require_poppler()
+    text = subprocess.run(["pdftotext", "-", "-"], input=sheets.data, capture_output=True, check=True).stdout
+    assert b"J2" in text and b"J1" not in text  # only the marked juror gets a sheet

@@ -11,10 +11,10 @@ import urllib.request
 import pytest
 from sqlalchemy import func, select
 
-from tests.conftest import ServedApp
-from tests.live_helpers import TO_JUDGING, Role, client_id, connect_all, make_session
+from tests.support.live import TO_JUDGING, Role, client_id, connect_all, make_session
+from tests.support.served import ServedApp
 from vtt.db import KeptDb, make_writer_engine
-from vtt.engine.rules import Action, Actor
+from vtt.engine.actions import Action, Actor
 from vtt.extensions import socketio
 from vtt.models import Vote
 from vtt.persistence.batch import StateCache, Submission, run_batch

@@ -19,16 +19,14 @@ Ana 4 (4/6) or 1 (2/6) against the judge's 4, 1, 2 (2/6 each): (4/6)(2/6)(0 + 9 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import pandas as pd
 import pytest
 
-from tests.conftest import IN_CI
-from tests.judge_helpers import FakeJudge
-from tests.review_helpers import host_client, name_grader, open_answers, play_session, post
-from tests.test_judge import ANA_AND_BEN, MODEL, settings
+from tests.support.judge import ANA_AND_BEN, MODEL, FakeJudge, settings
+from tests.support.machine import require_poppler
+from tests.support.review import host_client, name_grader, open_answers, play_session, post
 from vtt.judge.agreement import FINAL
 from vtt.judge.suggest import suggest
 
@@ -62,10 +60,7 @@ def graded(app, db_factory, judged: bool = True):
 
 
 def pdf_text(path) -> str:
-    if not shutil.which("pdftotext"):
-        if IN_CI:
-            raise RuntimeError("poppler-utils (pdftotext) is required when CI=true; make test installs it")
-        pytest.skip("poppler-utils is not installed: the PDF text is not checked")
+    require_poppler()
     done = subprocess.run(["pdftotext", "-layout", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return done.stdout

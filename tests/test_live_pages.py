@@ -9,7 +9,7 @@ import re
 import pytest
 import socketio
 
-from tests.browser_helpers import (
+from tests.support.browser import (
     LAPTOP,
     PHONE,
     PLAYERS,
@@ -19,13 +19,14 @@ from tests.browser_helpers import (
     no_sideways_scroll,
     page_text,
     screenshot_dir,
+    wait_connected,
 )
-from tests.live_helpers import make_session
+from tests.support.live import make_session
 
 pytestmark = pytest.mark.browser
 
 
-def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory, tmp_path):  # noqa: F811
+def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory, tmp_path):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=2, players=PLAYERS)
     shots = screenshot_dir(tmp_path)
     url = served.url
@@ -39,7 +40,7 @@ def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory,
     jurors = {"J1": browser.new_page(viewport=PHONE), "J2": browser.new_page(viewport=LAPTOP)}
     for label, page in jurors.items():
         page.goto(f"{url}/jury/{people.jurors[label]}")
-        page.wait_for_function("document.getElementById('connection').textContent === 'Connected'", timeout=WAIT_MS)
+        wait_connected(page)
     stage = browser.new_page(viewport={"width": 1280, "height": 720})
     stage.goto(f"{url}/stage/{people.code}")
 
@@ -151,7 +152,7 @@ def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory,
         assert db.scalar(select(Vote.alias).where(Vote.juror_id == j1)) == first
 
 
-def test_the_juror_page_speaks_korean_and_passes_an_accessibility_audit(browser, served, db_factory):  # noqa: F811
+def test_the_juror_page_speaks_korean_and_passes_an_accessibility_audit(browser, served, db_factory):
     from axe_playwright_python.sync_playwright import Axe
 
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
@@ -166,7 +167,7 @@ def test_the_juror_page_speaks_korean_and_passes_an_accessibility_audit(browser,
     no_sideways_scroll(page)
 
 
-def test_opening_a_join_link_creates_nothing_until_the_person_presses_join(browser, served, db_factory):  # noqa: F811
+def test_opening_a_join_link_creates_nothing_until_the_person_presses_join(browser, served, db_factory):
     from sqlalchemy import func, select
 
     from vtt.models import Juror
@@ -189,7 +190,7 @@ def test_opening_a_join_link_creates_nothing_until_the_person_presses_join(brows
 def test_the_host_is_warned_before_the_reveal_about_players_without_an_answer(
     browser,
     served,
-    db_factory,  # noqa: F811
+    db_factory,
     tmp_path,
 ):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
@@ -218,7 +219,7 @@ def test_the_host_is_warned_before_the_reveal_about_players_without_an_answer(
     assert "Mina" in host.inner_text("#answers .missing")
 
 
-def test_each_juror_page_saves_only_at_its_own_save_slots(browser, served, db_factory, tmp_path):  # noqa: F811
+def test_each_juror_page_saves_only_at_its_own_save_slots(browser, served, db_factory, tmp_path):
     """Thousands of pages start typing at the same reveal, so a page saves only at its own slots: one every
     sheet_save_seconds (1 s here), at a phase drawn per page (Math.random pinned: J1 on whole seconds, J2 on
     half seconds). The pages' clocks are paused and run by hand: a keystroke every 250 ms for 4 s, then none."""

@@ -24,9 +24,11 @@ import requests
 import socketio
 from sqlalchemy import func, select
 
-from tests.conftest import HOST_PASSWORD, ROOT, ServedApp
-from tests.live_helpers import TO_JUDGING, identity_leaks, make_session
-from tests.waiting import wait_until, wait_until_async
+from tests.support.apps import HOST_PASSWORD
+from tests.support.live import TO_JUDGING, identity_leaks, make_session
+from tests.support.paths import ROOT
+from tests.support.served import ServedApp
+from tests.support.waiting import wait_until, wait_until_async
 from vtt.models import Event, Juror, QuestionBank, SheetEntry, Vote
 
 CALL_TIMEOUT = 30  # seconds a client waits for one acknowledgement

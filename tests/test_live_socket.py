@@ -8,10 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import Connection, func, select, text
 
-from tests.conftest import login
-from tests.live_helpers import TO_JUDGING, Role, client_id, connect_all, identity_leaks, make_session
-from tests.waiting import wait_until
-from vtt.app import create_app
+from tests.support.apps import login, threaded_app
+from tests.support.live import TO_JUDGING, Role, client_id, connect_all, identity_leaks, make_session
+from tests.support.waiting import wait_until
 from vtt.db import make_db_factory, make_engine, upgrade
 from vtt.extensions import socketio
 from vtt.models import Answer, Event, SessionQuestion, SheetEntry, Vote
@@ -187,7 +186,7 @@ def test_a_new_app_on_the_same_database_resumes_where_the_session_was(app, clien
         role.client.disconnect()
     app.extensions["vtt.hub"].stop()  # the process goes away
 
-    restarted = create_app({"TESTING": True, "DATABASE_URL": database_url, "SOCKETIO_ASYNC_MODE": "threading"})
+    restarted = threaded_app(database_url)
     try:
         juror = Role(socketio, restarted, {"token": people.jurors["J1"]})
         snapshot = juror.last("snapshot")
@@ -236,7 +235,7 @@ def test_the_writer_leaves_nothing_in_reference_cycles(app, client, db_factory):
 @pytest.mark.postgres
 def test_the_writer_carries_on_when_its_database_connection_is_lost(postgres_url):
     upgrade(postgres_url)
-    app = create_app({"TESTING": True, "DATABASE_URL": postgres_url, "SOCKETIO_ASYNC_MODE": "threading"})
+    app = threaded_app(postgres_url)
     engine = make_engine(postgres_url)
     try:
         people = make_session(make_db_factory(engine), rounds=1, per_round=1)
@@ -390,7 +389,7 @@ def test_the_plain_reading_of_votes_and_sheets_agrees_with_the_models():
     import json
     import random
 
-    from vtt.protocol.messages import _PLAIN, CLIENT_MESSAGES, Invalid, parse, parse_action
+    from vtt.protocol.messages import CLIENT_MESSAGES, PLAIN_READERS, Invalid, parse, parse_action
 
     rng = random.Random(5)
     odd = [None, True, False, 0, -1, 1, 5, 6, 2**70, 1.0, "", "A", "ABCDEFGHI", "x" * 4001, [], {}, "1"]
@@ -443,13 +442,13 @@ def test_the_plain_reading_of_votes_and_sheets_agrees_with_the_models():
             with pytest.raises(Invalid) as raised:
                 parse_action(event, data)
             assert raised.value.message == invalid.message
-            assert _PLAIN[event](data) is None
+            assert PLAIN_READERS[event](data) is None
             continue
         action, fields, key = parse_action(event, data)
         expected = model.model_dump(exclude={"id", "action"})
         assert (action, key) == (event, model.id)
         assert json.dumps(fields) == json.dumps(expected)  # the same values, in the same order
-        plain_seen[event] += _PLAIN[event](data) is not None
+        plain_seen[event] += PLAIN_READERS[event](data) is not None
     assert plain_seen["vote"] > 100 and plain_seen["sheet"] > 50
     assert parse_action("host", {"id": "h1", "action": "open_vote"})[0] == "open_vote"
 

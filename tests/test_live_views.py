@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from tests.conftest import form_token
-from tests.live_helpers import Role, connect_all, make_session
-from tests.waiting import wait_until
+from tests.support.apps import form_token
+from tests.support.live import Role, connect_all, make_session
+from tests.support.waiting import wait_until
 from vtt.extensions import socketio
 from vtt.models import Juror
 

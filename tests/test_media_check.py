@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.media_helpers import make_clip
+from tests.support.media import make_clip
 from vtt.media.check import ClipRef, check_clip, check_clips
 
 BANK = """qid,question,answer,video,start,end

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
-from tests.media_helpers import make_clip
+from tests.support.media import make_clip
 from vtt.media.prepare import fit
 from vtt.models import Question
 

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tests.media_helpers import make_clip
+from tests.support.media import make_clip
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import time
 import socketio as socketio_client
 from flask_socketio import SocketIO
 
-from tests.conftest import ServedApp
-from tests.live_helpers import make_session
+from tests.support.live import make_session
+from tests.support.served import ServedApp
 
 
 def test_a_broadcast_from_another_process_reaches_a_websocket_client(database_url, db_factory, redis_url):

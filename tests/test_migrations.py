@@ -1,4 +1,5 @@
-"""Migrations build the schema from empty on SQLite and PostgreSQL, and match the models exactly."""
+"""Migrations build the schema from empty on SQLite and PostgreSQL, and match the models exactly (each test that
+takes ``empty_database_url`` runs on both)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ TABLES = {
     "player",
     "round_alias",
     "juror",
+    "jury_link",
+    "juror_reply",
     "answer",
     "grade",
     "grader_mark",
@@ -37,7 +40,7 @@ TABLES = {
     "event",
     "alembic_version",
 }
-HEAD = "0012"
+HEAD = "0016"
 
 
 def assert_schema_matches_models(url: str) -> None:
@@ -51,7 +54,8 @@ def assert_schema_matches_models(url: str) -> None:
         engine.dispose()
 
 
-def round_trip(url: str) -> None:
+def test_from_empty(empty_database_url) -> None:
+    url = empty_database_url
     assert current_revision(url) is None
     upgrade(url)
     assert current_revision(url) == HEAD
@@ -64,15 +68,6 @@ def round_trip(url: str) -> None:
     engine.dispose()
     upgrade(url)
     assert current_revision(url) == HEAD
-
-
-def test_sqlite_from_empty(tmp_path):
-    round_trip(f"sqlite:///{tmp_path / 'fresh.db'}")
-
-
-@pytest.mark.postgres
-def test_postgresql_from_empty(postgres_url):
-    round_trip(postgres_url)
 
 
 # --- 0001 -> 0002 with data -----------------------------------------------------------------
@@ -211,7 +206,8 @@ def assert_0002_data(url: str) -> None:
         engine.dispose()
 
 
-def upgrade_with_data(url: str) -> None:
+def test_upgrade_keeps_0001_data(empty_database_url) -> None:
+    url = empty_database_url
     upgrade(url, "0001")
     insert_0001_data(url)
     counts = row_counts(url)
@@ -248,16 +244,8 @@ def upgrade_with_data(url: str) -> None:
     assert_event_log_append_only(url)
 
 
-def test_sqlite_upgrade_keeps_0001_data(tmp_path):
-    upgrade_with_data(f"sqlite:///{tmp_path / 'data.db'}")
-
-
-@pytest.mark.postgres
-def test_postgresql_upgrade_keeps_0001_data(postgres_url):
-    upgrade_with_data(postgres_url)
-
-
-def refuse_rows_the_new_keys_would_break(url: str) -> None:
+def test_upgrade_refuses_rows_the_new_keys_would_break(empty_database_url) -> None:
+    url = empty_database_url
     upgrade(url, "0001")
     insert_0001_data(url)
     bad = [
@@ -299,15 +287,6 @@ def refuse_rows_the_new_keys_would_break(url: str) -> None:
     assert query(url, "SELECT client_key FROM answer WHERE id = 1") == [(None,)]
 
 
-def test_sqlite_upgrade_refuses_rows_the_new_keys_would_break(tmp_path):
-    refuse_rows_the_new_keys_would_break(f"sqlite:///{tmp_path / 'bad.db'}")
-
-
-@pytest.mark.postgres
-def test_postgresql_upgrade_refuses_rows_the_new_keys_would_break(postgres_url):
-    refuse_rows_the_new_keys_would_break(postgres_url)
-
-
 def test_sqlite_connections_use_wal_foreign_keys_and_busy_timeout(database_url):
     engine = make_engine(database_url)
     with engine.connect() as connection:
@@ -321,7 +300,8 @@ def test_sqlite_connections_use_wal_foreign_keys_and_busy_timeout(database_url):
 # --- 0003: questions without keys -------------------------------------------------------------
 
 
-def keyless_questions_and_back(url: str) -> None:
+def test_keyless_questions_and_the_way_back(empty_database_url) -> None:
+    url = empty_database_url
     from vtt.models import Question, QuestionBank, QuestionType
 
     upgrade(url)
@@ -353,17 +333,8 @@ def keyless_questions_and_back(url: str) -> None:
     assert query(url, "SELECT qid, answer_index FROM question") == [("7", 1)]
 
 
-def test_sqlite_keyless_questions_and_the_way_back(tmp_path):
-    keyless_questions_and_back(f"sqlite:///{tmp_path / 'keys.db'}")
-
-
-@pytest.mark.postgres
-def test_postgresql_keyless_questions_and_the_way_back(postgres_url):
-    keyless_questions_and_back(postgres_url)
-
-
 def upgraded_with_0001_data(url: str) -> str:
-    """A database with part 1's rows, upgraded to the head; a timestamp literal this database takes."""
+    """A database with rows of schema 0001, upgraded to the head; a timestamp literal this database takes."""
     upgrade(url, "0001")
     insert_0001_data(url)
     upgrade(url)
@@ -373,7 +344,8 @@ def upgraded_with_0001_data(url: str) -> str:
 # --- 0004: a sheet message's lines share its client id -----------------------------------------
 
 
-def shared_client_keys_and_back(url: str) -> None:
+def test_sheet_lines_share_a_client_key_and_the_way_back(empty_database_url) -> None:
+    url = empty_database_url
     at = upgraded_with_0001_data(url)
     second_line = (
         "INSERT INTO sheet_entry (id, session_id, juror_id, session_question_id, player_id, alias, note, "
@@ -403,19 +375,11 @@ def shared_client_keys_and_back(url: str) -> None:
     assert query(url, "SELECT id, client_key FROM sheet_entry") == [(1, "legacy-1")]
 
 
-def test_sqlite_sheet_lines_share_a_client_key_and_the_way_back(tmp_path):
-    shared_client_keys_and_back(f"sqlite:///{tmp_path / 'lines.db'}")
-
-
-@pytest.mark.postgres
-def test_postgresql_sheet_lines_share_a_client_key_and_the_way_back(postgres_url):
-    shared_client_keys_and_back(postgres_url)
-
-
 # --- 0005: each grader's own marks ----------------------------------------------------------------
 
 
-def grader_marks_and_back(url: str) -> None:
+def test_grader_marks_and_the_way_back(empty_database_url) -> None:
+    url = empty_database_url
     at = upgraded_with_0001_data(url)
     mark = (
         "INSERT INTO grader_mark (answer_id, grader, correct, graded_at, depth) "
@@ -449,19 +413,11 @@ def grader_marks_and_back(url: str) -> None:
     assert query(url, "SELECT COUNT(*) FROM grader_mark") == [(0,)]
 
 
-def test_sqlite_grader_marks_and_the_way_back(tmp_path):
-    grader_marks_and_back(f"sqlite:///{tmp_path / 'graders.db'}")
-
-
-@pytest.mark.postgres
-def test_postgresql_grader_marks_and_the_way_back(postgres_url):
-    grader_marks_and_back(postgres_url)
-
-
 # --- 0006: answers' provenance and answers the host entered ---------------------------------------
 
 
-def provenance_and_back(url: str) -> None:
+def test_answer_provenance_and_the_way_back(empty_database_url) -> None:
+    url = empty_database_url
     upgrade(url, "0001")
     insert_0001_data(url)
     upgrade(url, "0005")
@@ -502,19 +458,11 @@ def provenance_and_back(url: str) -> None:
     ]
 
 
-def test_sqlite_answer_provenance_and_the_way_back(tmp_path):
-    provenance_and_back(f"sqlite:///{tmp_path / 'provenance.db'}")
-
-
-@pytest.mark.postgres
-def test_postgresql_answer_provenance_and_the_way_back(postgres_url):
-    provenance_and_back(postgres_url)
-
-
 # --- 0007: when the host's screening of a question's clip starts ------------------------------------
 
 
-def clip_screening_and_back(url: str) -> None:
+def test_clip_screening_and_the_way_back(empty_database_url) -> None:
+    url = empty_database_url
     upgrade(url, "0001")
     insert_0001_data(url)
     upgrade(url, "0006")
@@ -548,19 +496,11 @@ def clip_screening_and_back(url: str) -> None:
     assert_schema_matches_models(url)
 
 
-def test_sqlite_clip_screening_and_the_way_back(tmp_path):
-    clip_screening_and_back(f"sqlite:///{tmp_path / 'screening.db'}")
-
-
-@pytest.mark.postgres
-def test_postgresql_clip_screening_and_the_way_back(postgres_url):
-    clip_screening_and_back(postgres_url)
-
-
 # --- 0008: open join rules and removed jurors --------------------------------------------------------
 
 
-def join_rules_and_back(url: str) -> None:
+def test_join_rules_and_the_way_back(empty_database_url) -> None:
+    url = empty_database_url
     upgrade(url, "0001")
     insert_0001_data(url)
     upgrade(url, "0007")
@@ -580,19 +520,11 @@ def join_rules_and_back(url: str) -> None:
     assert_schema_matches_models(url)
 
 
-def test_sqlite_join_rules_and_the_way_back(tmp_path):
-    join_rules_and_back(f"sqlite:///{tmp_path / 'join.db'}")
-
-
-@pytest.mark.postgres
-def test_postgresql_join_rules_and_the_way_back(postgres_url):
-    join_rules_and_back(postgres_url)
-
-
 # --- 0009: the judge's suggestions ---------------------------------------------------------------------------------
 
 
-def judge_suggestions_and_back(url: str) -> None:
+def test_judge_suggestions_and_the_way_back(empty_database_url) -> None:
+    url = empty_database_url
     upgrade(url, "0001")
     insert_0001_data(url)
     upgrade(url, "0008")
@@ -623,19 +555,11 @@ def judge_suggestions_and_back(url: str) -> None:
     assert_schema_matches_models(url)
 
 
-def test_sqlite_judge_suggestions_and_the_way_back(tmp_path):
-    judge_suggestions_and_back(f"sqlite:///{tmp_path / 'judge.db'}")
-
-
-@pytest.mark.postgres
-def test_postgresql_judge_suggestions_and_the_way_back(postgres_url):
-    judge_suggestions_and_back(postgres_url)
-
-
 # --- 0010: players' answer modes -------------------------------------------------------------------------------
 
 
-def answer_modes_and_back(url: str) -> None:
+def test_answer_modes_and_the_way_back(empty_database_url) -> None:
+    url = empty_database_url
     upgrade(url, "0001")
     insert_0001_data(url)
     upgrade(url, "0009")
@@ -686,10 +610,54 @@ def answer_modes_and_back(url: str) -> None:
         engine.dispose()
 
 
-def test_sqlite_answer_modes_and_the_way_back(tmp_path):
-    answer_modes_and_back(f"sqlite:///{tmp_path / 'modes.db'}")
+# --- 0015: juries ---------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.postgres
-def test_postgresql_answer_modes_and_the_way_back(postgres_url):
-    answer_modes_and_back(postgres_url)
+def test_juries_and_the_way_back(empty_database_url) -> None:
+    url = empty_database_url
+    upgrade(url, "0001")
+    insert_0001_data(url)
+    upgrade(url, "0014")
+    jurors = query(url, "SELECT id, label FROM juror ORDER BY id")
+    assert jurors
+    upgrade(url)
+    assert_schema_matches_models(url)
+    # every juror before judged in the room: the live jury
+    assert query(url, "SELECT id, jury FROM juror ORDER BY id") == [(jid, "live") for jid, _ in jurors]
+    execute(url, "UPDATE juror SET jury = 'displaced' WHERE id = :id", id=jurors[0][0])
+    with pytest.raises(Exception, match="(?i)check|constraint"):  # a jury outside live, displaced, ai is refused
+        execute(url, "UPDATE juror SET jury = 'online' WHERE id = :id", id=jurors[0][0])
+    downgrade(url, "0014")
+    assert query(url, "SELECT id, label FROM juror ORDER BY id") == jurors  # the jurors stay
+    upgrade(url)
+    assert_schema_matches_models(url)
+    assert {jury for (jury,) in query(url, "SELECT jury FROM juror")} == {"live"}
+
+
+# --- 0016: displaced and AI juries ------------------------------------------------------------------------------------
+
+
+def test_displaced_and_ai_juries_and_the_way_back(empty_database_url) -> None:
+    url = empty_database_url
+    upgrade(url, "0001")
+    insert_0001_data(url)
+    upgrade(url, "0015")
+    jurors = query(url, "SELECT id, label FROM juror ORDER BY id")
+    upgrade(url)
+    assert_schema_matches_models(url)
+    # jurors from before judged every round of their session, by no model, with no code or link
+    assert query(url, "SELECT rounds, model, completion_code, attention_passed, link_id FROM juror") == [
+        (None, None, None, None, None) for _ in jurors
+    ]
+    session_id = query(url, f"SELECT session_id FROM juror WHERE id = {jurors[0][0]}")[0][0]
+    with pytest.raises(Exception, match="(?i)check|constraint"):  # an open link holds at least one juror
+        execute(
+            url,
+            "INSERT INTO jury_link (session_id, token, cap, attention_check, created_at) "
+            "VALUES (:s, 'x', 0, false, CURRENT_TIMESTAMP)",
+            s=session_id,
+        )
+    downgrade(url, "0015")
+    assert query(url, "SELECT id, label FROM juror ORDER BY id") == jurors
+    upgrade(url)
+    assert_schema_matches_models(url)

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import delete, select, update
 from sqlalchemy.exc import DatabaseError, IntegrityError
 
-from vtt.db import make_db_factory, make_engine, upgrade
+from vtt.db import make_db_factory, make_engine
 from vtt.models import (
     Answer,
     AppendOnlyError,
@@ -73,11 +73,9 @@ def another_session(session, question: Question):
     return other, placed, stranger, outsider
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def any_db(request, tmp_path):
-    url = f"sqlite:///{tmp_path / 'm.db'}" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
-    upgrade(url)
-    engine = make_engine(url)
+@pytest.fixture
+def any_db(migrated_database_url):
+    engine = make_engine(migrated_database_url)
     with make_db_factory(engine)() as db:
         yield db
     engine.dispose()
@@ -345,7 +343,7 @@ def test_timestamps_come_back_timezone_aware_utc(any_db):
 def test_deleting_a_session_removes_everything_of_it(db_factory):
     from sqlalchemy import func, select
 
-    from tests.live_helpers import make_session
+    from tests.support.live import make_session
     from vtt.models import Answer, Juror, SessionQuestion, SessionRound, VttSession
 
     people = make_session(db_factory, rounds=2, per_round=1)

@@ -10,29 +10,23 @@ import pytest
 from vtt import netaddr
 
 
-@pytest.fixture
-def lan(monkeypatch) -> str:
-    monkeypatch.setattr(netaddr, "lan_address", lambda: "192.168.7.23")
-    return "192.168.7.23"
-
-
 @pytest.mark.parametrize("bind_host", ["0.0.0.0", "::", ""])
-def test_all_interfaces_mean_the_lan_address(lan, bind_host):
-    assert netaddr.reachable_host(bind_host) == lan
-    assert netaddr.base_url(bind_host, 8080) == f"http://{lan}:8080"
+def test_all_interfaces_mean_the_lan_address(lan_address, bind_host):
+    assert netaddr.reachable_host(bind_host) == lan_address
+    assert netaddr.base_url(bind_host, 8080) == f"http://{lan_address}:8080"
 
 
 @pytest.mark.parametrize("bind_host", ["127.0.0.1", "10.1.2.3", "vtt.local"])
-def test_a_specific_host_is_kept(lan, bind_host):
+def test_a_specific_host_is_kept(lan_address, bind_host):
     assert netaddr.reachable_host(bind_host) == bind_host
     assert netaddr.base_url(bind_host, 5000) == f"http://{bind_host}:5000"
 
 
-def test_an_ipv6_host_is_bracketed(lan):
+def test_an_ipv6_host_is_bracketed(lan_address):
     assert netaddr.base_url("::1", 5000) == "http://[::1]:5000"
 
 
-def test_the_configured_base_url_wins(lan):
+def test_the_configured_base_url_wins(lan_address):
     assert netaddr.base_url("0.0.0.0", 5000, "https://vtt.example.org/") == "https://vtt.example.org"
     assert netaddr.base_url("127.0.0.1", 5000, None) == "http://127.0.0.1:5000"
     assert netaddr.base_url("127.0.0.1", 5000, "") == "http://127.0.0.1:5000"

@@ -8,9 +8,10 @@ import re
 import socketio as python_socketio
 from sqlalchemy import func, select
 
-from tests.conftest import ServedApp, login
-from tests.live_helpers import TO_JUDGING, Role, client_id, make_session
-from tests.waiting import wait_until
+from tests.support.apps import login
+from tests.support.live import TO_JUDGING, Role, client_id, make_session
+from tests.support.served import ServedApp
+from tests.support.waiting import wait_until, wait_until_async
 from vtt.access.admission import DOOR_SECONDS, door_code, door_valid, stage_key
 from vtt.config import Settings
 from vtt.extensions import socketio
@@ -257,10 +258,11 @@ def test_a_protocol_client_whose_link_is_revoked_stops_and_says_why(database_url
         await host.open()
         try:
             assert (await host.send("host", {"action": "remove_juror", "juror": "J1"}))["ok"]
-            for _ in range(100):
-                if juror.view.revoked and juror._client is None:
-                    break
-                await asyncio.sleep(0.1)
+            await wait_until_async(
+                lambda: juror.view.revoked and juror._client is None,
+                interval=0.1,
+                message="the revoked juror's connection to close",
+            )
             return juror.last_error, juror._client is None
         finally:
             await host.close()

@@ -10,33 +10,26 @@ import shutil
 import pytest
 import socketio
 
-from tests.browser_helpers import LAPTOP, PHONE, PLAYERS, WAIT_MS, host_step, no_sideways_scroll, screenshot_dir
-from tests.conftest import HOST_PASSWORD, ServedApp
-from tests.live_helpers import make_session
+from tests.support.browser import (
+    LAPTOP,
+    PHONE,
+    PLAYERS,
+    WAIT_MS,
+    host_console,
+    host_step,
+    no_sideways_scroll,
+    screenshot_dir,
+    wait_connected,
+)
+from tests.support.live import make_session
 
 pytestmark = pytest.mark.browser
 
 DOCS_SHOTS = os.environ.get("VTT_DOCS_SCREENSHOTS")  # set to docs/screenshots to refresh the pictures there
 
 
-@pytest.fixture
-def served(database_url):
-    with ServedApp({"DATABASE_URL": database_url}) as app:
-        yield app
-    assert "Traceback" not in app.output, app.output
-
-
-def new_page(browser, viewport):  # noqa: F811
+def new_page(browser, viewport):
     return browser.new_page(viewport=viewport)
-
-
-def host_console(browser, url: str, people):  # noqa: F811
-    host = new_page(browser, LAPTOP)
-    host.goto(f"{url}/host/login?next=/host/sessions/{people.session_id}/live")
-    host.fill("#password", HOST_PASSWORD)
-    host.click("button[type=submit]")
-    host.wait_for_selector("#flow button[data-action=open_lobby]", timeout=WAIT_MS)
-    return host
 
 
 def in_viewport(page, selector: str) -> bool:
@@ -62,7 +55,7 @@ def shoot(page, shots, name: str, full_page: bool = False) -> None:
         shutil.copy(shots / name, os.path.join(DOCS_SHOTS, name))
 
 
-def test_after_the_questions_every_page_says_what_happens(browser, served, db_factory, tmp_path):  # noqa: F811
+def test_after_the_questions_every_page_says_what_happens(browser, served, db_factory, tmp_path):
     people = make_session(db_factory, rounds=2, per_round=1, jurors=3, players=PLAYERS)
     shots = screenshot_dir(tmp_path)
     url = served.url
@@ -218,7 +211,7 @@ def test_after_the_questions_every_page_says_what_happens(browser, served, db_fa
     assert "세션이 끝났어요" in korean.inner_text("#notice")
 
 
-def test_the_join_page_after_the_finish_says_so_without_a_form(browser, served, db_factory, tmp_path):  # noqa: F811
+def test_the_join_page_after_the_finish_says_so_without_a_form(browser, served, db_factory, tmp_path):
     from sqlalchemy import update
 
     from vtt.models import Phase, VttSession
@@ -237,7 +230,7 @@ def test_the_join_page_after_the_finish_says_so_without_a_form(browser, served, 
     shoot(page, screenshot_dir(tmp_path), "join-finished-390.png")
 
 
-def test_host_forms_and_console_fit_a_phone(browser, served, db_factory, tmp_path):  # noqa: F811
+def test_host_forms_and_console_fit_a_phone(browser, served, db_factory, tmp_path):
     """Badges and ids do not break mid-word, the file inputs show their text, the pass-rule select has room,
     the tell editor's box shows more than two clipped lines; at 390 px and 1366 px."""
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
@@ -292,3 +285,20 @@ def test_host_forms_and_console_fit_a_phone(browser, served, db_factory, tmp_pat
                 }""")
                 assert fits, viewport
             shoot(host, shots, f"{name}-{viewport['width']}.png", full_page=True)
+
+
+@pytest.mark.parametrize("lang, words", [("en", "Connecting…"), ("ko", "연결 중…")])
+def test_a_page_says_it_is_connecting_before_its_scripts_connect(browser, served, db_factory, lang, words):
+    """On a venue's slow Wi-Fi the scripts and the socket take seconds: until they connect, the line says so."""
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
+    page = new_page(browser, PHONE)
+    page.route("**/socket.io/**", lambda route: route.abort())  # the connection never comes
+    page.goto(f"{served.url}/jury/{people.jurors['J1']}?lang={lang}")
+    shown = "getComputedStyle(document.getElementById('connection'), '::before').content"
+    assert page.evaluate(shown) == f'"{words}"'
+    assert page.evaluate("document.getElementById('connection')?.textContent") == ""
+    page.unroute("**/socket.io/**")
+    page.reload()
+    wait_connected(page, "Connected" if lang == "en" else "연결됨")
+    assert page.evaluate(shown) == "none"
+    page.close()

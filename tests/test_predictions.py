@@ -8,7 +8,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import DATA
+from tests.support.paths import DATA
 from vtt.cli import main
 
 SPEC = str(DATA / "spec_examples.csv")  # q1, q2 multiple choice; q3-q5 open

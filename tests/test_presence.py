@@ -8,10 +8,10 @@ import threading
 import pytest
 import socketio as socketio_client
 
-from tests.conftest import ServedApp, host_api_token
-from tests.live_helpers import make_session
-from tests.waiting import wait_until
-from vtt.app import create_app
+from tests.support.apps import host_api_token, threaded_app
+from tests.support.live import make_session
+from tests.support.served import ServedApp
+from tests.support.waiting import wait_until
 from vtt.db import make_db_factory, make_engine, make_reader_engine, upgrade
 from vtt.extensions import socketio
 from vtt.realtime.hub import Hub, Identity
@@ -33,7 +33,7 @@ def juror(people, label: str) -> Identity:
 @pytest.mark.postgres
 def test_two_hubs_count_each_other_s_connections_until_one_stops(postgres_url, redis_url, session_on_postgres):
     people = session_on_postgres
-    app = create_app({"TESTING": True, "DATABASE_URL": postgres_url, "SOCKETIO_ASYNC_MODE": "threading"})
+    app = threaded_app(postgres_url)
     # Hubs with Redis, on an app whose Socket.IO has no queue: Flask-SocketIO would keep a queue for every later
     # app of this test process, and the test client refuses to run with one.
     app.config["REDIS_URL"] = redis_url

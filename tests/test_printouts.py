@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import math
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,12 +14,14 @@ from PIL import Image, ImageChops
 from sqlalchemy import select, update
 
 from analysis import charts
-from tests.conftest import IN_CI, form_token, login
-from tests.live_helpers import TO_JUDGING, Role, make_session
+from tests.support.apps import form_token, login
+from tests.support.live import TO_JUDGING, Role, make_session
 from vtt.access.admission import stage_key
 from vtt.config import Settings
 from vtt.extensions import socketio
 from vtt.models import Juror, SheetEntry, Vote
+
+pytestmark = pytest.mark.usefixtures("poppler")
 
 BASE = "http://192.168.1.20:5000"
 PLAYERS = [
@@ -28,14 +29,6 @@ PLAYERS = [
     {"name": "Grace", "kind": "human", "age": 31},
     {"name": "Agent", "kind": "ai"},
 ]
-
-
-@pytest.fixture(autouse=True)
-def poppler():
-    if not shutil.which("pdftoppm"):
-        if IN_CI:
-            raise RuntimeError("poppler-utils (pdftoppm, pdftotext) is required when CI=true; make test installs it")
-        pytest.skip("poppler-utils is not installed")
 
 
 @pytest.fixture
@@ -176,7 +169,10 @@ def test_an_ai_players_card_says_how_to_run_the_agent(served, db_factory, tmp_pa
         card = " ".join(cards[command].split())
         assert role in card and hint in card and "replay:FILE, http:URL" in card, card
         assert not_for_ai not in card
-        assert command in card or command.replace(token, token.rstrip("-")) in card, card  # printed whole
+        # printed whole; pdftotext reads a line ending in "-" (a token may end so) as a hyphenated word: it drops the
+        # "-" and the line break
+        dehyphenated = command.replace(f"{token} ", token.removesuffix("-")) if token.endswith("-") else command
+        assert any(whole.replace(" ", "") in card.replace(" ", "") for whole in (command, dehyphenated)), card
         assert token.rstrip("-") in card
         human = " ".join(cards[f"{BASE}/play/{people.players['Grace']}"].split())
         assert not_for_ai in human and "vtt agent" not in human

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.live_helpers import published_schemas
+from tests.support.live import published_schemas
 from vtt.protocol.messages import json_schemas
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"

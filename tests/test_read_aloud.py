@@ -9,8 +9,8 @@ import json
 import pytest
 from sqlalchemy import select
 
-from tests.browser_helpers import LAPTOP, PHONE, WAIT_MS, host_console, host_step, no_sideways_scroll, screenshot_dir
-from tests.live_helpers import make_session
+from tests.support.browser import LAPTOP, PHONE, WAIT_MS, host_console, host_step, no_sideways_scroll, screenshot_dir
+from tests.support.live import make_session
 from vtt.models import Answer, Player
 
 pytestmark = pytest.mark.browser
@@ -22,11 +22,13 @@ PLAYERS = [
 ]
 
 # The page's speech synthesis, recorded: `window.__spoken` gets {text, lang, voice} per utterance, in order.
-# VOICES: the voices getVoices() gives; null: the browser has no speech synthesis at all.
+# VOICES: the voices getVoices() gives; null: the browser has no speech synthesis at all. `window.__voicesArrive(list)`:
+# the voices load late and, as in Safari, without a voiceschanged event.
 FAKE_SPEECH = """
 (() => {
-  const voices = %s;
+  let voices = %s;
   window.__spoken = [];
+  window.__voicesArrive = (list) => { voices = list; };
   if (voices === null) {
     Object.defineProperty(window, "speechSynthesis", { value: undefined, configurable: true });
     return;
@@ -171,3 +173,21 @@ def test_a_read_aloud_page_without_a_voice_says_so_and_the_host_console_shows_it
     mina.wait_for_selector("#answer-state.received", timeout=WAIT_MS)
     assert spoken(mina) == []
     assert problems == []
+
+
+def test_a_voice_that_loads_after_the_wait_reads_the_open_question_by_itself(browser, served, db_factory):
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
+    host = host_console(browser, served.url, people)
+    mina = player_page(browser, served.url, people.players["Mina"], [])
+    mina.wait_for_selector("#voice-note:not([hidden])", timeout=WAIT_MS)  # no voice within the page's wait
+    for label in ("Open the lobby", "Start round 1", "Show question 1", "Open answering"):
+        host_step(host, label)
+    mina.wait_for_selector(".big-option:not([disabled])", timeout=WAIT_MS)
+    host.wait_for_selector("#speech-notices:not([hidden])", timeout=WAIT_MS)
+    assert spoken(mina) == []
+
+    mina.evaluate("(voices) => window.__voicesArrive(voices)", ENGLISH)  # seconds late, and no event says so
+    mina.wait_for_function("window.__spoken.length >= 1", timeout=WAIT_MS)
+    assert spoken(mina)[0] == {"text": mina.inner_text(".question-text"), "lang": "en", "voice": "Fake English"}
+    assert mina.locator("#voice-note").is_hidden() and mina.locator("#read-again").is_visible()
+    host.wait_for_selector("#speech-notices", state="hidden", timeout=WAIT_MS)  # the host need not read for Mina

@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-import shutil
 import subprocess
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -33,7 +32,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from tests.conftest import IN_CI
+from tests.support.machine import require_poppler
 from vtt.banks import import_bank, read_bank
 from vtt.cli import main
 from vtt.models import (
@@ -49,7 +48,8 @@ from vtt.models import (
     SheetEntry,
     Vote,
 )
-from vtt.results.session_data import EXPORT_FILES, session_frames, session_profiles
+from vtt.results.export import EXPORT_FILES
+from vtt.results.tables import session_profiles, session_tables
 from vtt.sessions.create import SessionConfig, create_session
 from vtt.sessions.demo import BANK_FILE
 
@@ -141,6 +141,8 @@ def finished(db, tmp_path):
         sq.question.qid: sq
         for sq in db.scalars(select(SessionQuestion).where(SessionQuestion.session_id == session.id))
     }
+    for sq in placed.values():  # played to the end: every question was shown
+        sq.shown_at = START + timedelta(minutes=sq.round * 10 + sq.position - 1)
     jurors = {}
     for label, group, expert, age_band, sex in JURORS:
         jurors[label] = Juror(
@@ -217,10 +219,10 @@ def finished(db, tmp_path):
     return {"code": session.join_code, "hash": session.design_hash, "tokens": tokens, "id": session.id}
 
 
-def test_session_frames_follow_the_analysis_contract(db, finished):
+def test_session_tables_follow_the_analysis_contract(db, finished):
     from vtt.models import VttSession
 
-    frames = session_frames(db, db.get(VttSession, finished["id"]))
+    frames = session_tables(db, db.get(VttSession, finished["id"]))
     assert dict(zip(frames.questions["qid"], frames.questions["round"])) == {
         qid: number for number, qids in ROUNDS.items() for qid in qids
     }
@@ -306,10 +308,7 @@ def test_report_writes_pdfs_and_csvs_with_the_sessions_figures(run, finished, tm
 
 
 def test_report_pdf_names_the_session_and_its_design_hash(run, finished, tmp_path):
-    if not shutil.which("pdftotext"):
-        if IN_CI:
-            raise RuntimeError("poppler-utils (pdftotext) is required when CI=true; make test installs it")
-        pytest.skip("poppler-utils is not installed: the PDF text is not checked")
+    require_poppler()
     out = tmp_path / "report"
     assert run("report", finished["code"], "--out", str(out)).exit_code == 0
     text = subprocess.run(
@@ -374,8 +373,14 @@ def test_export_writes_every_table_with_the_design_hash_and_no_token(run, finish
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
         assert list(frame.columns[:2]) == ["session", "design_hash"], path.name
         assert set(frame["design_hash"]) <= {finished["hash"]}, path.name
-        # every table has rows, but for the graders' own marks and the judge's suggestions: nobody graded by hand here
-        assert len(frame) > 0 or path.name in {"grader_marks.csv", "judge_suggestions.csv", "recordings.csv"}, path.name
+        # every table has rows, but for the graders' own marks, the judge's suggestions (nobody graded by hand here),
+        # recordings and AI jurors' replies
+        assert len(frame) > 0 or path.name in {
+            "grader_marks.csv",
+            "judge_suggestions.csv",
+            "recordings.csv",
+            "ai_juror_replies.csv",
+        }, path.name
         content = path.read_text(encoding="utf-8")
         assert not any(token in content for token in finished["tokens"]), path.name
         assert "token" not in frame.columns and "client_key" not in frame.columns, path.name
@@ -429,10 +434,7 @@ def test_unknown_code_exits_1(run, finished, tmp_path):
 
 
 def pdf_text(path) -> str:
-    if not shutil.which("pdftotext"):
-        if IN_CI:
-            raise RuntimeError("poppler-utils (pdftotext) is required when CI=true; make test installs it")
-        pytest.skip("poppler-utils is not installed: the PDF text is not checked")
+    require_poppler()
     return subprocess.run(
         ["pdftotext", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True, check=True
     ).stdout

@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 from werkzeug.serving import make_server
 
-from tests.browser_helpers import screenshot_dir
-from tests.conftest import HOST_PASSWORD, login
-from tests.review_helpers import play_session
+from tests.support.apps import HOST_PASSWORD, login
+from tests.support.browser import screenshot_dir
+from tests.support.review import play_session
 
 CONTROL_VOTES = {1: ["Agent", "Agent", "Agent", "Mina"], 2: ["Mina", "Mina", "Grace", None]}
 
@@ -117,6 +117,29 @@ def test_downloads_are_the_reports_and_the_tables(client, played):
     assert client.get(f"{base}/files/secrets.txt").status_code == 404
 
 
+def test_the_zips_are_built_by_a_worker_and_streamed_from_a_file_that_then_goes(client, played, tmp_path, monkeypatch):
+    login(client)
+    base = f"/host/sessions/{played.session_id}/results"
+    real_zip = zipfile.ZipFile
+
+    def in_the_server(*args, **kwargs):
+        raise AssertionError("a zip built in the server's process (its event loop)")
+
+    monkeypatch.setattr(zipfile, "ZipFile", in_the_server)
+    for path, member in ((f"{base}/export.zip", "votes.csv"), (f"{base}/files/report-csv.zip", "rounds.csv")):
+        response = client.get(path)
+        assert response.status_code == 200, response.data[-2000:]
+        assert response.headers["Cache-Control"] == "private, no-store" and response.headers["Accept-Ranges"] == "bytes"
+        with real_zip(io.BytesIO(response.data)) as archive:
+            assert member in archive.namelist()
+        resumed = client.get(path, headers={"Range": "bytes=0-3"})
+        assert resumed.status_code == 206 and resumed.data == b"PK\x03\x04"
+        assert resumed.headers["Content-Range"].startswith("bytes 0-3/")
+    pdf = client.get(f"{base}/files/tallies.pdf")
+    assert pdf.status_code == 200 and pdf.data.startswith(b"%PDF")
+    assert list((tmp_path / "instance" / "exports").iterdir()) == []  # nothing kept once sent
+
+
 @pytest.mark.browser
 def test_results_page_fits_a_phone(app, played, tmp_path, browser):
     server = make_server("127.0.0.1", 0, app, threaded=True)
@@ -156,8 +179,20 @@ def test_the_pdf_downloads_speak_the_pages_language(client, played):
 
     korean = text(f"{base}/files/report.pdf?lang=ko")
     assert "배심원 투표" in korean and "CogME 프로필" in korean and "Jury votes" not in korean
+    page = client.get(f"{base}/?lang=ko").get_data(as_text=True)
+    assert "files/profiles.pdf?report_lang=ko" in page  # the page's links name its language...
+    assert "files/profiles.pdf?report_lang=en" in page  # ...and offer the other one
     assert "배심원 투표" in text(f"{base}/files/tallies.pdf")  # the language ?lang=ko left in the cookie
-    page = client.get(f"{base}/").get_data(as_text=True)
-    assert "files/profiles.pdf?lang=ko" in page  # the page's links name its language
-    english = text(f"{base}/files/report.pdf?lang=en")
+    english = text(f"{base}/files/report.pdf?report_lang=en")
     assert "Jury votes" in english and "배심원 투표" not in english
+
+
+def test_a_report_in_another_language_leaves_the_interface_s_language_alone(client, played):
+    login(client)
+    base = f"/host/sessions/{played.session_id}/results"
+    assert '<html lang="en">' in client.get(f"{base}/?lang=en").get_data(as_text=True)
+    for asked in ("report_lang=ko", "lang=ko"):  # the page's link, and a hand-made one
+        reply = client.get(f"{base}/files/report.pdf?{asked}")
+        assert reply.status_code == 200 and reply.mimetype == "application/pdf"
+        assert "vtt_lang" not in reply.headers.get("Set-Cookie", ""), asked
+    assert '<html lang="en">' in client.get(f"{base}/").get_data(as_text=True)

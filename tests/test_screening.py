@@ -15,8 +15,9 @@ import sys
 import pytest
 from sqlalchemy import select
 
-from tests.browser_helpers import FULL_HD, PHONE, WAIT_MS, host_console, host_step, no_sideways_scroll, screenshot_dir
-from tests.conftest import ROOT, ServedApp
+from tests.support.browser import FULL_HD, PHONE, WAIT_MS, host_console, host_step, no_sideways_scroll, screenshot_dir
+from tests.support.paths import ROOT
+from tests.support.served import ServedApp
 
 pytestmark = pytest.mark.browser
 
@@ -86,31 +87,51 @@ def wait_playing(page, selector: str) -> None:
     )
 
 
-# The autoplay rule of a phone or a fresh desktop browser: no sound before the person has touched the page.
-# Headless Chromium lets every page start a video with sound whatever --autoplay-policy says, and reports every
-# page as activated (both checked here), so the pages get the rule from this script: a page is touched once it
-# has had a real (trusted) pointer or key event.
-AUTOPLAY_RULE = """(() => {
-    let touched = false;
-    for (const kind of ["pointerdown", "keydown"]) {
-        window.addEventListener(kind, (event) => { if (event.isTrusted) touched = true; }, true);
+# The media rule of Safari and iOS (WebKit), the strictest of the three engines (docs/design.md, "Media rules per
+# engine"): an element may play with sound only once it has itself been played inside the person's touch; a touch
+# elsewhere on the page unlocks nothing, and sound turned on without one pauses the element. Headless Chromium lets
+# every page start a video with sound whatever --autoplay-policy says, and reports every page as activated, so the
+# pages get the rule from this script. A touch is a real (trusted) pointer, click or key event: while its handlers
+# run (and their promise reactions), a play() unlocks that element. `window.unlockedMedia(element)` says whether
+# the element has been unlocked.
+MEDIA_RULE = """(() => {
+    let touching = false;
+    for (const kind of ["pointerdown", "pointerup", "touchend", "click", "keydown"]) {
+        window.addEventListener(kind, (event) => {
+            if (!event.isTrusted) return;
+            touching = true;
+            setTimeout(() => { touching = false; }, 0);
+        }, true);
     }
-    const play = HTMLMediaElement.prototype.play;
-    HTMLMediaElement.prototype.play = function () {
-        if (!this.muted && !touched) {
-            return Promise.reject(new DOMException("play() failed: the user did not interact", "NotAllowedError"));
+    const unlocked = new WeakSet();
+    window.unlockedMedia = (element) => unlocked.has(element);
+    const media = HTMLMediaElement.prototype;
+    const play = media.play;
+    media.play = function () {
+        if (touching) unlocked.add(this);
+        if (!this.muted && !unlocked.has(this)) {
+            return Promise.reject(new DOMException("sound needs a touch on this element", "NotAllowedError"));
         }
         return play.call(this);
     };
+    const muted = Object.getOwnPropertyDescriptor(media, "muted");
+    Object.defineProperty(media, "muted", {
+        configurable: true,
+        get() { return muted.get.call(this); },
+        set(value) {
+            muted.set.call(this, value);
+            if (!value && !unlocked.has(this) && !this.paused) this.pause();
+        },
+    });
 })();"""
 
 
 class StrictBrowser:
-    """Pages under AUTOPLAY_RULE, opened as ``browser.new_page(viewport=...)`` opens them."""
+    """Pages under MEDIA_RULE, opened as ``browser.new_page(viewport=...)`` opens them."""
 
-    def __init__(self, browser):  # noqa: F811
+    def __init__(self, browser):
         self.context = browser.new_context()
-        self.context.add_init_script(AUTOPLAY_RULE)
+        self.context.add_init_script(MEDIA_RULE)
 
     def new_page(self, viewport: dict):
         page = self.context.new_page()
@@ -119,7 +140,7 @@ class StrictBrowser:
 
 
 @pytest.fixture
-def strict_browser(browser):  # noqa: F811
+def strict_browser(browser):
     strict = StrictBrowser(browser)
     yield strict
     strict.context.close()
@@ -140,6 +161,10 @@ def test_the_host_plays_a_demo_clip_for_the_room(strict_browser, demo, tmp_path)
             page.get_by_role("button", name="Tap to join the screening").click()
             page.wait_for_selector(".clip-join", state="hidden", timeout=WAIT_MS)
             players.append(page)
+        # a player who never taps it: the clip plays muted with "Tap for sound"
+        untapped = browser.new_page(viewport=PHONE)
+        untapped.goto(f"{app.url}/play/{demo.players['Tomás']}")
+        untapped.wait_for_selector(".clip-join", state="visible", timeout=WAIT_MS)
         juror = browser.new_page(viewport=PHONE)
         juror.goto(f"{app.url}/jury/{demo.juror}")
 
@@ -161,6 +186,12 @@ def test_the_host_plays_a_demo_clip_for_the_room(strict_browser, demo, tmp_path)
             page.evaluate(RECORD_PLAYING, "#clip video")
         stage.wait_for_function("document.querySelector('#question video')?.readyState >= 1", timeout=WAIT_MS)
         stage.evaluate(RECORD_PLAYING, "#question video")
+        for page in (*players, untapped, stage, juror):  # inline on a phone, never the fullscreen player
+            media = page.eval_on_selector_all(
+                "video, audio",
+                "(all) => all.map((m) => [m.hasAttribute('playsinline'), m.hasAttribute('webkit-playsinline')])",
+            )
+            assert media and all(all(flags) for flags in media), (page.url, media)
 
         host_step(host, "Play the clip for everyone")
         starts_at = screening_start(demo)
@@ -182,13 +213,27 @@ def test_the_host_plays_a_demo_clip_for_the_room(strict_browser, demo, tmp_path)
         first = [video_state(page, "#clip video") for page in players]
         players[0].wait_for_timeout(800)
         later = [video_state(page, "#clip video") for page in players]
-        for before, after in zip(first, later):
+        for page, before, after in zip(players, first, later):
             assert after["t"] - before["t"] >= 0.5, (before, after)
-            assert not after["muted"] and after["width"] == 640, after
+            assert not after["muted"], after
+            assert "rendition=phone" in after["src"] and after["width"] < 640, after  # a phone: the light clip
+            assert page.evaluate("unlockedMedia(document.querySelector('#clip video'))")  # the lobby's tap did it
+        # The page nobody touched: muted, not frozen, until the person taps for sound.
+        wait_playing(untapped, "#clip video")
+        alone = video_state(untapped, "#clip video")
+        assert alone["muted"] and not alone["paused"], alone
+        untapped.get_by_role("button", name="Tap for sound").click()
+        untapped.wait_for_function("!document.querySelector('#clip video').muted", timeout=WAIT_MS)
+        untapped.wait_for_timeout(300)
+        heard = video_state(untapped, "#clip video")
+        assert not heard["muted"] and not heard["paused"], heard
+        assert untapped.locator(".clip-sound").is_hidden()
         staged = video_state(stage, "#question video")
         assert staged["muted"] and not staged["paused"], staged  # never frozen: muted rather than stopped
+        assert "rendition" not in staged["src"] and staged["width"] == 640, staged  # the projector: the clip itself
         stage.get_by_role("button", name="Tap for sound").click()  # someone touches the projector's laptop
         stage.wait_for_function("!document.querySelector('#question video').muted", timeout=WAIT_MS)
+        stage.wait_for_timeout(300)
         assert not video_state(stage, "#question video")["paused"]
         stage.screenshot(path=str(shots / "stage-screening-1080p.png"))
         players[0].screenshot(path=str(shots / "player-screening-phone.png"))
@@ -200,6 +245,7 @@ def test_the_host_plays_a_demo_clip_for_the_room(strict_browser, demo, tmp_path)
         players[1].get_by_role("button", name="Tap to join the screening").click()
         wait_playing(players[1], "#clip video")
         players[1].wait_for_timeout(600)
+        assert not video_state(players[1], "#clip video")["muted"]  # joined mid-clip, with sound
         positions = [page.evaluate("document.querySelector('#clip video').currentTime") for page in players]
         assert abs(positions[0] - positions[1]) <= 0.6, positions
 

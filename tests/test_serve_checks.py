@@ -13,9 +13,10 @@ import click
 import pytest
 
 import vtt.serving.server
-from tests.conftest import ROOT, ServedApp, free_port
-from tests.waiting import wait_until
-from vtt.app import create_app
+from tests.support.apps import threaded_app
+from tests.support.paths import ROOT
+from tests.support.served import ServedApp, free_port
+from tests.support.waiting import wait_until
 from vtt.extensions import socketio
 
 
@@ -119,9 +120,7 @@ def test_a_served_process_reports_its_redis_listener_and_its_timers(database_url
 
 
 def test_healthz_answers_503_when_the_queue_listener_has_died(database_url, redis_url):
-    app = create_app(
-        {"TESTING": True, "DATABASE_URL": database_url, "REDIS_URL": redis_url, "SOCKETIO_ASYNC_MODE": "threading"}
-    )
+    app = threaded_app(database_url, REDIS_URL=redis_url)
     try:
         manager = socketio.server.manager
         stop = threading.Event()

@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from tests.conftest import ServedApp
-from tests.waiting import wait_until
+from tests.support.served import ServedApp
+from tests.support.waiting import wait_until
 from vtt.banks import import_bank, read_bank
 from vtt.serving import record as serving_record
 from vtt.sessions.demo import BANK_FILE, SESSION_FILE
@@ -73,11 +73,8 @@ def test_a_running_servers_record_gives_the_links(run, demo_code, instance, monk
     assert run("host-login", "--port", "8081").output.startswith("Host console: http://127.0.0.1:8081/host/login")
 
 
-def test_a_server_on_all_interfaces_gives_the_lan_address(run, demo_code, instance, monkeypatch):
-    import vtt.netaddr
-
+def test_a_server_on_all_interfaces_gives_the_lan_address(run, demo_code, instance, monkeypatch, lan_address):
     monkeypatch.delenv("VTT_BASE_URL", raising=False)
-    monkeypatch.setattr(vtt.netaddr, "lan_address", lambda: "192.168.7.23")
     record(instance, 5101, os.getpid(), host="0.0.0.0")
     show, login = links(run, demo_code)
     assert starts(show, f"stage screen: http://192.168.7.23:5101/stage/{demo_code}?key=")

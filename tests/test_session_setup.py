@@ -8,7 +8,7 @@ import json
 import pytest
 from sqlalchemy import func, select
 
-from tests.conftest import DATA
+from tests.support.paths import DATA
 from vtt.banks import InputError, import_bank, read_bank
 from vtt.models import Event, Juror, PlayerKind, Question, SessionQuestion, VttSession
 from vtt.sessions.create import (

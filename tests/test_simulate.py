@@ -7,11 +7,11 @@ import json
 import time
 
 import pandas as pd
-import pytest
 from sqlalchemy import func, select
 
-from tests.conftest import ServedApp, host_api_token
-from tests.live_helpers import make_session
+from tests.support.apps import host_api_token
+from tests.support.live import make_session
+from tests.support.served import ServedApp
 from vtt.bots.behaviour import Habits
 from vtt.bots.simulate import Run
 from vtt.models import Answer, Event, Phase, SheetEntry, Vote, VttSession
@@ -29,20 +29,8 @@ def simulate_json(run, *args: str) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def backend_url(request, database_url, monkeypatch):
-    """The test's SQLite database, or (always when CI=true) a fresh PostgreSQL one, migrated."""
-    if request.param == "sqlite":
-        return database_url
-    from vtt.db import upgrade
-
-    url = request.getfixturevalue("postgres_url")
-    upgrade(url)
-    monkeypatch.setenv("DATABASE_URL", url)
-    return url
-
-
-def test_simulate_new_plays_a_whole_session_and_the_record_matches(run, backend_url, tmp_path):
+def test_simulate_new_plays_a_whole_session_and_the_record_matches(run, migrated_database_url, tmp_path):
+    backend_url = migrated_database_url
     from vtt.db import make_db_factory, make_engine
 
     with ServedApp({"DATABASE_URL": backend_url}) as served:

@@ -7,27 +7,26 @@ tests/test_spoken.py."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 
 import av
 import pytest
 from sqlalchemy import select
 
-from tests.audio_helpers import said_wav
-from tests.browser_helpers import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
+from tests.support.audio import said_wav
+from tests.support.browser import (
     LAPTOP,
     PHONE,
     WAIT_MS,
-    TestBrowser,
     host_console,
     host_step,
+    launched_chromium,
     no_sideways_scroll,
     screenshot_dir,
 )
-from tests.conftest import IN_CI, ServedApp
-from tests.live_helpers import identity_leaks, make_session
+from tests.support.live import identity_leaks, make_session
+from tests.support.served import ServedApp
 from vtt.models import Answer, Recording
 
 pytestmark = pytest.mark.browser
@@ -52,24 +51,14 @@ def field(body: bytes, name: str) -> bytes:
 @pytest.fixture(scope="module")
 def mic_browser(tmp_path_factory):
     """Chromium whose microphone says the espeak-ng phrase (over and over) and which grants it without asking."""
-    import os
-
-    from playwright.sync_api import sync_playwright
-
-    if not os.path.exists(CHROMIUM):
-        if IN_CI:
-            pytest.fail(f"{CHROMIUM} is required when CI=true (make test installs it)")
-        pytest.skip(f"no {CHROMIUM}: install Debian's chromium to run the browser tests")
     wav = said_wav(tmp_path_factory.mktemp("mic"))
     fake_mic = [
         "--use-fake-device-for-media-stream",
         "--use-fake-ui-for-media-stream",
         f"--use-file-for-fake-audio-capture={wav}",
     ]
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *fake_mic])
-        yield TestBrowser(chromium)
-        chromium.close()
+    with launched_chromium(*fake_mic) as chromium:
+        yield chromium
 
 
 def test_a_child_records_her_answer_the_host_hears_and_confirms_it_and_the_jury_reads_only_text(
@@ -151,7 +140,14 @@ def test_a_child_records_her_answer_the_host_hears_and_confirms_it_and_the_jury_
         host.wait_for_function(
             "document.querySelector('.spoken-suggestion').textContent.startsWith('Heard:')", timeout=WAIT_MS * 4
         )
-        assert "pocketsphinx" in item.locator(".spoken-suggestion").inner_text()
+        suggestion = item.locator(".spoken-suggestion").inner_text()
+        assert "pocketsphinx" in suggestion
+        assert re.search(r"(Sure|Not sure|A guess) \(\d+ %\)", suggestion), suggestion  # how sure, in words
+        host.reload()  # the console reloaded (or another one) gets the suggestion with the take
+        host.wait_for_function(
+            "(document.querySelector('.spoken-suggestion') || {}).textContent?.startsWith('Heard:')", timeout=WAIT_MS
+        )
+        assert item.locator(".spoken-suggestion").inner_text() == suggestion
 
         # the host confirms what was said
         is_mcq = item.locator("select").count() == 1
@@ -259,3 +255,36 @@ def test_a_take_the_server_never_got_is_sent_again_after_the_page_reloads(mic_br
         assert len(db.scalars(select(Recording)).all()) == 1
     for page in (host, mina):
         page.close()
+
+
+def test_a_player_past_the_takes_cap_is_told_in_words_in_english_and_korean(mic_browser, database_url, db_factory):
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
+    with ServedApp({"DATABASE_URL": database_url, "VTT_MAX_TAKES_PER_PLAYER": "1"}) as server:
+        host = host_console(mic_browser, server.url, people)
+        pages = []
+        for language, says in (
+            ("en", "No more recordings can be kept in this session. Tell the host your answer out loud."),
+            ("ko", "이 세션에는 녹음을 더 보관할 수 없어요. 진행자에게 답을 소리 내어 말해 주세요."),
+        ):
+            mina = mic_browser.new_page(viewport=PHONE)
+            pages.append(mina)
+            mina.goto(f"{server.url}/play/{people.players['Mina']}?lang={language}")
+            if language == "en":
+                for label in ("Open the lobby", "Start round 1", "Show question 1", "Open answering"):
+                    host_step(host, label)
+            state = "document.getElementById('spoken-answer')?.dataset.state"
+            takes = 2 if language == "en" else 1  # the first take is kept; every one after it is refused
+            for _take in range(takes):
+                mina.wait_for_function(f"['idle', 'sent'].includes({state})", timeout=WAIT_MS)
+                mina.click("#record")
+                mina.wait_for_function(f"{state} === 'recording'", timeout=WAIT_MS)
+                mina.wait_for_timeout(800)
+                mina.click("#stop-recording")
+                mina.wait_for_function(f"['sent', 'full', 'refused'].includes({state})", timeout=WAIT_MS)
+            assert mina.evaluate(state) == "full"
+            assert mina.inner_text("#recording-state") == says
+            assert not mina.locator("#record").is_visible()  # nothing more to try: the host hears it instead
+        with db_factory() as db:
+            assert len(db.scalars(select(Recording)).all()) == 1
+        for page in (host, *pages):
+            page.close()

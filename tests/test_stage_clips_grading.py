@@ -14,15 +14,14 @@ from pathlib import Path
 import pytest
 import socketio
 
-from tests.browser_helpers import FULL_HD, HD, screenshot_dir
-from tests.conftest import HOST_PASSWORD, ServedApp
+from tests.support.apps import HOST_PASSWORD
+from tests.support.browser import FULL_HD, HD, screenshot_dir
 
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1366, "height": 900}
 WAIT_MS = 15_000
-ROOT = Path(__file__).resolve().parent.parent
 # One round of three questions, each with a clip: one that plays, one whose file is missing, one that is no video.
 BANK = """qid,question,type,choices,answer,video,start,end,round
 c1,What colour fills the screen at first?,open,,red,clips/colours.webm,0,1.5,1
@@ -49,7 +48,7 @@ def action_id(prefix: str) -> str:
 
 def make_clip(path: Path) -> None:
     """Two seconds of VP8 video (red, then blue): a WebM every Chromium plays."""
-    av = pytest.importorskip("av")
+    import av
     import numpy as np
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -74,10 +73,8 @@ def media(tmp_path) -> Path:
 
 
 @pytest.fixture
-def served(database_url, media):
-    with ServedApp({"DATABASE_URL": database_url, "VTT_MEDIA_DIR": str(media)}) as app:
-        yield app
-    assert "Traceback" not in app.output, app.output
+def served_env(media) -> dict[str, str]:
+    return {"VTT_MEDIA_DIR": str(media)}
 
 
 @pytest.fixture
@@ -158,7 +155,7 @@ class Driver:
             client.disconnect()
 
 
-def sign_in(browser, url: str, next_path: str):  # noqa: F811
+def sign_in(browser, url: str, next_path: str):
     page = browser.new_page(viewport=LAPTOP)
     page.goto(f"{url}/host/login?next={next_path}")
     page.fill("#password", HOST_PASSWORD)
@@ -224,7 +221,7 @@ def wait_clip(page, container: str, expected: str) -> None:
 EXPECTED_CLIP = {"clips/colours.webm": "video", "clips/missing.mp4": "missing", "clips/broken.mp4": "missing"}
 
 
-def test_stage_at_1080p_clips_that_fail_and_live_grading(browser, served, clip_session, tmp_path):  # noqa: F811
+def test_stage_at_1080p_clips_that_fail_and_live_grading(browser, served, clip_session, tmp_path):
     people, url = clip_session, served.url
     shots = screenshot_dir(tmp_path)
     grading, cookie = sign_in(browser, url, f"/host/sessions/{people['id']}/grading/")
@@ -373,7 +370,7 @@ def test_stage_at_1080p_clips_that_fail_and_live_grading(browser, served, clip_s
     assert_no_sideways_scroll(phone)
 
 
-def test_pages_touched_fit_a_phone(browser, served, clip_session):  # noqa: F811
+def test_pages_touched_fit_a_phone(browser, served, clip_session):
     """The new-session form (paper juror ticks), the grading page and a flash message at 390 px."""
     page, _cookie = sign_in(browser, served.url, "/host/sessions/new")
     phone = browser.new_page(viewport=PHONE)

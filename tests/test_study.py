@@ -11,7 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.conftest import DATA, ServedApp
+from tests.support.paths import DATA
+from tests.support.served import ServedApp
 
 pytestmark = pytest.mark.slow
 
@@ -51,7 +52,7 @@ def played(tmp_path_factory):
 
     from click.testing import CliRunner
 
-    from tests.conftest import HOST_PASSWORD
+    from tests.support.apps import HOST_PASSWORD
     from vtt.cli import main
     from vtt.db import upgrade
 
@@ -213,12 +214,13 @@ def exposure_of_session(env: dict, code: str) -> dict[str, tuple[int, int, float
     """A session's exposure as its own report computes it: ``analysis.votes.exposure`` on its frames."""
     from analysis.votes import exposure
     from vtt.db import make_db_factory, make_engine
-    from vtt.results.session_data import session_by_code, session_frames
+    from vtt.results.session_rows import session_by_code
+    from vtt.results.tables import session_tables
 
     engine = make_engine(env["DATABASE_URL"])
     try:
         with make_db_factory(engine)() as db:
-            frames = session_frames(db, session_by_code(db, code))
+            frames = session_tables(db, session_by_code(db, code))
     finally:
         engine.dispose()
     table = exposure(frames.sheet, frames.players, frames.answers)

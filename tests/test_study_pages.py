@@ -9,8 +9,8 @@ import zipfile
 
 from sqlalchemy import select
 
-from tests.conftest import form_token
-from tests.live_helpers import make_session
+from tests.support.apps import form_token
+from tests.support.live import make_session
 from vtt.models import Juror, Player, PlayerKind, Study, Vote
 
 

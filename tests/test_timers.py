@@ -3,20 +3,32 @@ CI=true)."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from sqlalchemy import select
 
-from tests.live_helpers import make_session
-from tests.waiting import wait_until
-from vtt.app import create_app
+from tests.support.apps import threaded_app
+from tests.support.live import make_session
+from tests.support.waiting import wait_until
 from vtt.db import make_db_factory, make_engine, upgrade
-from vtt.engine.rules import Actor
+from vtt.engine.actions import Actor
 from vtt.models import Event, VttSession
 from vtt.realtime.timers import TimerClaim
 
 HOST = Actor("host")
+
+
+def counting_ticks(hubs) -> list[int]:
+    """How often each hub's ticker has ticked from now on (each tick asks its timers' claim once)."""
+    ticks = [0] * len(hubs)
+    for number, hub in enumerate(hubs):
+        claim = hub.writer.timers
+
+        def held(number=number, held=claim.held) -> bool:
+            ticks[number] += 1
+            return held()
+
+        claim.held = held
+    return ticks
 
 
 def test_on_sqlite_the_one_process_always_runs_the_timers(database_url):
@@ -47,15 +59,13 @@ def test_a_deadline_is_acted_on_once_by_two_processes_on_one_database(postgres_u
     engine = make_engine(postgres_url)
     factory = make_db_factory(engine)
     people = make_session(factory, rounds=1, per_round=1)
-    apps = [
-        create_app({"TESTING": True, "DATABASE_URL": postgres_url, "SOCKETIO_ASYNC_MODE": "threading"})
-        for _ in range(2)
-    ]
+    apps = [threaded_app(postgres_url) for _ in range(2)]
     hubs = [app.extensions["vtt.hub"] for app in apps]
     try:
         for move in ("open_lobby", "start_round", "show_question"):
             assert hubs[0].act(people.session_id, HOST, move, {})["ok"]
         hubs[1].writer  # noqa: B018 - both processes' writers, and so their tickers, run
+        ticks = counting_ticks(hubs)
         wait_until(lambda: sum(hub.holds_timers for hub in hubs) == 1, timeout=5, message="one hub holding the timers")
         assert hubs[1].act(people.session_id, HOST, "open_answering", {"seconds": 1})["ok"]
 
@@ -64,7 +74,11 @@ def test_a_deadline_is_acted_on_once_by_two_processes_on_one_database(postgres_u
                 return db.get(VttSession, people.session_id).phase.value
 
         wait_until(lambda: phase() == "answers_closed", timeout=5, message="answering to close at its deadline")
-        time.sleep(1)  # every ticker has had several ticks past the deadline
+        past = list(ticks)
+        wait_until(
+            lambda: all(now >= then + 4 for now, then in zip(ticks, past)),
+            message="every ticker to tick several times past the deadline",
+        )
         with factory() as db:
             deadlines = db.scalars(
                 select(Event.payload).where(Event.session_id == people.session_id, Event.kind == "deadline")

@@ -7,22 +7,21 @@ The speech is made by Debian's espeak-ng (required when CI=true), encoded with P
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 import threading
 import time
-from email import policy
-from email.parser import BytesParser
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import av
 import numpy as np
 import pytest
 
-from tests.audio_helpers import FORMATS, PHRASE, encode, said_webm, tone
-from tests.conftest import free_port
-from vtt.transcribe import Transcript, TranscriptionError, check, language_code, transcribe
+from tests.support.audio import FORMATS, PHRASE, encode, said_webm, tone
+from tests.support.served import free_port
+from tests.support.whisper import FakeWhisper
+from vtt.transcribe import MAX_TRANSCRIPT, Transcript, TranscriptionError, check, language_code, transcribe
 from vtt.transcribe import audio as audio_module
 from vtt.transcribe.audio import kind_of, pcm16k
 from vtt.transcribe.remote import endpoint_of, public_url
@@ -196,77 +195,6 @@ def test_the_backend_is_described_without_credentials():
 # --- http: an OpenAI-compatible server ------------------------------------------------------------------------
 
 
-class FakeWhisper:
-    """An OpenAI-compatible transcriptions server in a thread: ``mode`` is ok, error, slow, trickle or garbage."""
-
-    def __init__(self, mode: str = "ok", text: str = "i like to play with my dog"):
-        self.mode, self.text = mode, text
-        self.requests: list[dict] = []
-        self.release = threading.Event()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                message = BytesParser(policy=policy.HTTP).parsebytes(
-                    f"Content-Type: {self.headers['Content-Type']}\r\n\r\n".encode() + body
-                )
-                fields, files = {}, {}
-                for part in message.iter_parts():
-                    name = part.get_param("name", header="content-disposition")
-                    if part.get_filename():
-                        files[name] = (part.get_filename(), part.get_content_type(), part.get_payload(decode=True))
-                    else:
-                        fields[name] = part.get_content()
-                server.requests.append(
-                    {"path": self.path, "headers": dict(self.headers), "fields": fields, "files": files}
-                )
-                if server.mode == "slow" and server.release.wait(10):
-                    return  # the client has given up: nobody to answer
-                if server.mode == "trickle":  # headers at once, then a byte every 0.2 s
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", "200")
-                    self.end_headers()
-                    for _ in range(200):
-                        if server.release.wait(0.2):
-                            return
-                        try:
-                            self.wfile.write(b" ")
-                            self.wfile.flush()
-                        except OSError:  # the client has given up
-                            return
-                    return
-                status, reply = {
-                    "ok": (200, json.dumps({"text": server.text}).encode()),
-                    "slow": (200, json.dumps({"text": server.text}).encode()),
-                    "error": (500, b'{"error": {"message": "CUDA out of memory"}}'),
-                    "garbage": (200, b"<html>a proxy's page</html>"),
-                }[server.mode]
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(reply)))
-                self.end_headers()
-                self.wfile.write(reply)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        self.root = f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> FakeWhisper:
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.release.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
 def recording(tmp_path) -> Path:
     return encode(tone(0.5), tmp_path / "answer.webm", "webm", "libopus")
@@ -281,7 +209,8 @@ def test_http_sends_the_recording_as_a_form_and_reads_the_text(recording):
     (request,) = server.requests
     assert request["path"] == "/v1/audio/transcriptions"
     assert request["headers"]["Authorization"] == "Bearer sk-test"
-    assert request["fields"] == {"model": "whisper-1", "language": "fr", "response_format": "json"}
+    assert request["fields"] == {"model": "whisper-1", "language": "fr", "response_format": "verbose_json"}
+    assert heard.confidence is None  # a reply without segments says nothing of how sure it is
     assert request["files"] == {"file": ("answer.webm", "audio/webm", recording.read_bytes())}
 
 
@@ -337,3 +266,140 @@ def test_a_server_that_is_not_there(recording):
         transcribe(recording, f"http:http://ana:secret@127.0.0.1:{port}/v1", timeout=5)
     assert str(failed.value).startswith(f"cannot reach http://127.0.0.1:{port}/v1/audio/transcriptions: Connection")
     assert "secret" not in str(failed.value)
+
+
+# --- how sure the backend is ----------------------------------------------------------------------------------
+
+
+def test_pocketsphinx_says_how_sure_it_is(spoken):
+    heard = transcribe(spoken, "pocketsphinx")
+    assert heard.text and 0 < heard.confidence <= 1
+
+
+def test_the_confidence_of_word_posteriors_is_their_geometric_mean():
+    from vtt.transcribe.sphinx import confidence
+
+    assert confidence([1.0001, 1.0]) == 1.0  # the log arithmetic's rounding stays within 0..1
+    assert confidence([1.0, 0.25]) == pytest.approx(0.5)
+    assert confidence([0.0, 1.0]) == pytest.approx(10**-4.5)  # a word no path went through: near 0, not an error
+    assert confidence([]) is None
+
+
+def verbose(text: str, *segments) -> tuple[int, bytes]:
+    return 200, json.dumps({"task": "transcribe", "text": text, "segments": list(segments)}).encode()
+
+
+def test_http_confidence_is_the_exp_of_the_token_weighted_avg_logprob(recording):
+    reply = verbose(
+        " the man opened the red door",
+        {"id": 0, "text": " the man opened", "tokens": [1, 2, 3], "avg_logprob": -0.1},
+        {"id": 1, "text": " the red door", "tokens": [4], "avg_logprob": -0.9},
+    )
+    with FakeWhisper(reply=lambda fields: reply) as server:
+        heard = transcribe(recording, f"http:{server.root}")
+    assert heard.text == "the man opened the red door"
+    assert heard.confidence == pytest.approx(math.exp((3 * -0.1 + 1 * -0.9) / 4))
+    no_tokens = verbose("hello", {"avg_logprob": -0.2}, {"avg_logprob": -0.4})  # whisper.cpp may leave them out
+    with FakeWhisper(reply=lambda fields: no_tokens) as server:
+        assert transcribe(recording, f"http:{server.root}").confidence == pytest.approx(math.exp(-0.3))
+
+
+@pytest.mark.parametrize(
+    "segments",
+    [
+        "not a list",
+        [{"avg_logprob": "high"}],
+        [{"avg_logprob": -0.1}, {"text": "no figure"}],
+        [{"avg_logprob": True}],
+        [7],
+        [],
+    ],
+)
+def test_segments_without_usable_figures_give_no_confidence_but_keep_the_text(segments, recording):
+    body = json.dumps({"text": "a red ball", "segments": segments}).encode()
+    with FakeWhisper(reply=lambda fields: (200, body)) as server:
+        heard = transcribe(recording, f"http:{server.root}")
+    assert (heard.text, heard.confidence) == ("a red ball", None)
+
+
+def test_a_server_that_refuses_verbose_json_is_asked_for_json(recording):
+    def only_json(fields):
+        if fields["response_format"] != "json":
+            return 400, b'{"error": {"message": "response_format verbose_json is not compatible with this model"}}'
+        return 200, b'{"text": "a big dog"}'
+
+    with FakeWhisper(reply=only_json) as server:
+        heard = transcribe(recording, f"http:{server.root}", model="gpt-4o-transcribe")
+    assert [r["fields"]["response_format"] for r in server.requests] == ["verbose_json", "json"]
+    assert (heard.text, heard.confidence) == ("a big dog", None)
+
+
+# --- a hostile or broken server -------------------------------------------------------------------------------
+
+
+def test_a_hostile_transcript_is_cleaned_and_kept_as_text(recording):
+    hostile = (
+        '<img src=x onerror="alert(1)">\x1b[31m red\x00 \u202eflow\u202c \ud800 line\r\nbreak\x7f\u2066!\u2069 '
+        "\U0001f468\u200d\U0001f469 아이"
+    )
+    with FakeWhisper(reply=lambda fields: verbose(hostile)) as server:
+        heard = transcribe(recording, f"http:{server.root}")
+    # markup is kept as the characters it is (the console shows it as text); every control character is gone
+    assert heard.text == '<img src=x onerror="alert(1)"> [31m red flow line break ! \U0001f468\u200d\U0001f469 아이'
+    heard.text.encode("utf-8")  # no lone surrogate left: a database would refuse it
+
+
+def test_a_long_transcript_is_cut_at_a_word(recording):
+    with FakeWhisper(reply=lambda fields: verbose("la " * 100_000)) as server:
+        heard = transcribe(recording, f"http:{server.root}")
+    assert len(heard.text) <= MAX_TRANSCRIPT and heard.text.endswith("la…")
+
+
+@pytest.mark.parametrize(
+    "body, problem",
+    [
+        (b'{"text": "' + b"a" * (1 << 20) + b'"}', "sent a reply of over 1024 KB: not a transcript"),
+        (b"[" * 100_000 + b"]" * 100_000, "sent no transcript"),  # nested past the parser's depth
+        (b'["the man"]', "sent no transcript"),
+        (b'{"text": 5}', "sent no transcript"),
+        (b'{"text": null, "segments": []}', "sent no transcript"),
+        (b'{"error": "failed to read WAV file"}', "sent no transcript .*failed to read WAV file"),  # whisper.cpp
+        (b"\xff\xfe\x00garbage\x1b[2J", "sent no transcript"),
+        (b"", "sent no transcript"),
+    ],
+)
+def test_a_malformed_or_oversized_reply_is_no_transcript_with_its_reason(body, problem, recording):
+    with FakeWhisper(reply=lambda fields: (200, body)) as server:
+        with pytest.raises(TranscriptionError, match=problem) as failed:
+            transcribe(recording, f"http:{server.root}")
+    assert len(str(failed.value)) < 500 and "\x1b" not in str(failed.value) and "\x00" not in str(failed.value)
+
+
+def test_an_error_reply_is_quoted_short_and_clean(recording):
+    body = b"\x1b]0;owned\x07" + b"x" * 5000
+    with FakeWhisper(reply=lambda fields: (503, body)) as server:
+        with pytest.raises(TranscriptionError) as failed:
+            transcribe(recording, f"http:{server.root}")
+    message = str(failed.value)
+    assert message.startswith(f"{server.root}/v1/audio/transcriptions answered HTTP 503: ]0;owned x")
+    assert len(message) < 400 and "\x1b" not in message and "\x07" not in message
+
+
+# --- word error rate ------------------------------------------------------------------------------------------
+
+
+def test_word_error_rate_counts_substitutions_deletions_and_insertions():
+    from vtt.transcribe.accuracy import edit_distance, word_error_rate, words
+
+    assert words("The man's dog, DON'T run!  'quoted'") == ["the", "man's", "dog", "don't", "run", "quoted"]
+    assert word_error_rate("the man opened the red door", "The man opened the red door.") == 0
+    assert word_error_rate("the man opened the red door", "the man opened a red door") == pytest.approx(1 / 6)
+    assert word_error_rate("the man opened the red door", "the man opened door") == pytest.approx(2 / 6)
+    assert word_error_rate("a red ball", "a big red ball") == pytest.approx(1 / 3)
+    assert word_error_rate("the man opened the red door", "all my all") == pytest.approx(6 / 6)  # 3 subs, 3 dels
+    assert word_error_rate("no", "oh no no no") == 3  # insertions: above 1
+    assert word_error_rate("i like my dog", "") == 1
+    assert edit_distance(["a", "b", "c"], ["b", "c", "d"]) == 2  # one deletion, one insertion
+    assert edit_distance([], ["x", "y"]) == 2
+    with pytest.raises(ValueError, match="the reference has no word"):
+        word_error_rate(" ... ", "anything")

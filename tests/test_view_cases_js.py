@@ -4,22 +4,16 @@ import json
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
-import pytest
+from tests.support.machine import require_programs
+from tests.support.paths import ROOT
 
-from tests.conftest import IN_CI
-
-ROOT = Path(__file__).resolve().parent.parent
 CASES = json.loads((ROOT / "tests" / "data" / "view_cases.json").read_text(encoding="utf-8"))
 
 
 def test_the_pages_view_rules_pass_the_shared_cases():
+    require_programs("node", install="install Node.js: it runs the pages' tests (tests/js)")
     node = shutil.which("node")
-    if node is None:
-        if IN_CI:
-            pytest.fail("node is needed in CI: it runs the pages' tests (tests/js)")
-        pytest.skip("node is not installed")
     run = subprocess.run(
         [node, "--test", "--test-reporter=tap", "tests/js/"],
         check=False,

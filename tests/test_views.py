@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from tests.conftest import DATA, HOST_PASSWORD, form_token, login
+from tests.support.apps import HOST_PASSWORD, form_token, login
+from tests.support.paths import DATA
 from vtt.banks import import_bank, read_bank
 from vtt.sessions.create import SessionConfig, create_session
 
@@ -116,13 +117,13 @@ def test_session_page_shows_the_configuration(host, db, spec_bank):
 
 def test_balance_counted_by_the_database_matches_the_analysis_module(db, spec_bank, tmp_path):
     from analysis.composition import composition
-    from vtt.banks import bank_records, records_frame
+    from vtt.banks import bank_records, records_table
     from vtt.banks.store import bank_composition
 
     untagged = tmp_path / "more.csv"
     untagged.write_text("qid,question,answer\nu1,Untagged?,yes\n", encoding="utf-8")
     import_bank(db, read_bank(untagged), "Spec <examples>")
-    by_sql, by_pandas = bank_composition(db, spec_bank), composition(records_frame(bank_records(db, spec_bank)))
+    by_sql, by_pandas = bank_composition(db, spec_bank), composition(records_table(bank_records(db, spec_bank)))
     assert by_sql.element_counts() == by_pandas.element_counts()
     assert (
         (by_sql.types, by_sql.clips, by_sql.total, by_sql.untagged)

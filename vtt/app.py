@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mimetypes
 import os
 
 from flask import Flask, redirect, url_for
@@ -9,6 +10,10 @@ from werkzeug.routing import IntegerConverter
 
 from .config import PROJECT_ROOT, Settings
 from .extensions import csrf, database, limiter, socketio
+
+# Safari plays media only under its media type: the pages' silent source (static/media/silence.m4a) is not left to
+# the machine's /etc/mime.types, which a slim server image lacks (.webm is known without it).
+mimetypes.add_type("audio/mp4", ".m4a")
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -34,8 +39,8 @@ def register_extensions(app: Flask) -> None:
     # only handlers declared while it had no server, to the server each init_app creates.
     from . import i18n
     from .access import web_guard as security
-    from .realtime import handlers, wirejson  # noqa: F401
-    from .realtime.frames import Frame
+    from .realtime import handlers, wirejson  # noqa: F401 - importing handlers registers them
+    from .realtime.packets import ServerPacket
 
     database.init_app(app)
     csrf.init_app(app)
@@ -49,7 +54,7 @@ def register_extensions(app: Flask) -> None:
         async_mode=app.config["SOCKETIO_ASYNC_MODE"],
         message_queue=app.config.get("REDIS_URL"),
         json=wirejson,
-        serializer=Frame,
+        serializer=ServerPacket,
     )
     security.init_app(app)  # headers, Secure cookies over HTTPS, VTT_TRUSTED_PROXIES (after SocketIO: outermost)
 
@@ -63,16 +68,17 @@ class RowId(IntegerConverter):
 
 
 def register_blueprints(app: Flask) -> None:
-    from .views import auth, host, live, setup, spoken, studies
+    from .views import auth, host, juries, live, setup, spoken, studies
 
     app.url_map.converters["int"] = RowId
     app.register_blueprint(auth.bp)
     app.register_blueprint(host.bp)
     app.register_blueprint(setup.bp)
     app.register_blueprint(live.bp)
+    app.register_blueprint(juries.bp)  # a displaced jury: its juror's page, open links, the host's card
     app.register_blueprint(spoken.bp)  # recordings of spoken answers
     app.register_blueprint(studies.bp)  # sessions read together
-    from .views import grading, results  # the grading view and the results page (issue 9)
+    from .views import grading, results  # the grading view and the results page
 
     app.register_blueprint(grading.bp)
     app.register_blueprint(results.bp)
@@ -142,4 +148,7 @@ def register_realtime(app: Flask) -> None:
 def register_template_helpers(app: Flask) -> None:
     from analysis.taxonomy import Module
 
+    from .views import assets
+
+    assets.init_app(app)  # static/: versioned addresses, long caching, gzip, module_script()
     app.jinja_env.globals.update(cogme_modules=list(Module))

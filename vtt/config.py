@@ -62,6 +62,16 @@ def _proxy_count(value: str | None) -> int:
     return int(text)
 
 
+def _cap(env, name: str, default: int) -> int:
+    """A cap from the environment: a whole number, at least 1 (empty: the default)."""
+    text = (env.get(name) or "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
 @dataclass(frozen=True)
 class Settings:
     instance_path: Path
@@ -83,6 +93,10 @@ class Settings:
     # the transcription backend the console asks for a suggestion (pocketsphinx, the default, or http:URL; off: none)
     recordings_dir: Path | None = None
     transcribe: str | None = "pocketsphinx"
+    # VTT_MAX_TAKES_PER_PLAYER and VTT_MAX_TAKES_PER_SESSION: how many recordings a spoken player, and a whole
+    # session, may send (a page stuck re-recording must not fill the disk); a take past either is refused
+    max_takes_per_player: int = 60
+    max_takes_per_session: int = 600
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -109,6 +123,8 @@ class Settings:
             judge_model=env.get("VTT_JUDGE_MODEL") or None,
             recordings_dir=Path(env.get("VTT_RECORDINGS_DIR") or instance / "recordings"),
             transcribe=_transcriber(env.get("VTT_TRANSCRIBE")),
+            max_takes_per_player=_cap(env, "VTT_MAX_TAKES_PER_PLAYER", cls.max_takes_per_player),
+            max_takes_per_session=_cap(env, "VTT_MAX_TAKES_PER_SESSION", cls.max_takes_per_session),
         )
 
     def flask_config(self) -> dict:
@@ -126,6 +142,10 @@ class Settings:
             "JUDGE_MODEL": self.judge_model,
             "RECORDINGS_DIR": str(self.recordings_dir or self.instance_path / "recordings"),
             "TRANSCRIBE": self.transcribe,
+            "MAX_TAKES_PER_PLAYER": self.max_takes_per_player,
+            "MAX_TAKES_PER_SESSION": self.max_takes_per_session,
+            # exports and report files the results page's workers build, streamed, then gone (vtt.offloop)
+            "EXPORTS_DIR": str(self.instance_path / "exports"),
             # Not readable by scripts, not sent on other sites' subrequests; Secure is added per request when it came
             # over HTTPS (vtt.access.web_guard), so the same install still works over plain HTTP on a venue's LAN.
             "SESSION_COOKIE_HTTPONLY": True,

@@ -10,6 +10,7 @@ from contextlib import closing, contextmanager
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
+from .config import Settings
 from .offloop import gevent_serving
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
@@ -159,6 +160,12 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
 
 def make_db_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(bind=engine, expire_on_commit=False)
+
+
+def db_factory_from_env() -> sessionmaker[Session]:
+    """Database sessions on the database the environment names (``DATABASE_URL``, as :class:`Settings` reads it):
+    the command line's, and a worker process's (started on the server's database by :mod:`vtt.offloop`)."""
+    return make_db_factory(make_engine(Settings.from_env().database_url))
 
 
 class KeptDb:

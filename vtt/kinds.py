@@ -24,6 +24,14 @@ class PlayerKind(enum.StrEnum):
     AI = "ai"
 
 
+class Jury(enum.StrEnum):
+    """Who a juror judges with: only the live jury's votes and sheet lines make the live tally, stage and verdicts."""
+
+    LIVE = "live"  # in the room, during the session
+    DISPLACED = "displaced"  # people judging a finished session's material later, online
+    AI = "ai"  # a model judging it
+
+
 class SessionStatus(enum.StrEnum):
     DRAFT = "draft"  # configured, nobody admitted yet
     LOBBY = "lobby"  # players and jurors may join

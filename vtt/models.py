@@ -38,6 +38,7 @@ from .kinds import (  # noqa: F401 - re-exported: vtt.models is where the rest o
     AnswerMode,
     ClipKind,
     ClipPlayback,
+    Jury,
     PassRule,
     Phase,
     PlayerKind,
@@ -269,6 +270,12 @@ class VttSession(Base):
         back_populates="session", cascade="all, delete-orphan", passive_deletes=True, order_by="Juror.id"
     )
 
+    @property
+    def live_jurors(self) -> list[Juror]:
+        """The jurors in the room: links, join cards, paper sheets and the host's jury are theirs (the displaced and
+        AI juries judge later, by ``vtt jury``)."""
+        return [juror for juror in self.jurors if juror.jury is Jury.LIVE]
+
 
 def _session_keys(table: str, *targets: str) -> tuple[ForeignKeyConstraint, ...]:
     """Composite foreign keys ``(session_id, X_id) -> X(session_id, id)``: rows point at their own session's rows."""
@@ -307,7 +314,7 @@ class SessionRound(Base):
     vote_opened_at: Mapped[datetime | None]
     vote_closed_at: Mapped[datetime | None]
     revealed_at: Mapped[datetime | None]
-    tally: Mapped[dict[str, Any] | None]  # computed when the vote closes (part 2's statistics)
+    tally: Mapped[dict[str, Any] | None]  # computed when the vote closes (analysis.votes' statistics)
 
     session: Mapped[VttSession] = relationship(back_populates="round_states")
 
@@ -370,6 +377,7 @@ class Player(Base):
     )
     details: Mapped[dict[str, Any]] = mapped_column(default=dict)  # any further metadata
     token: Mapped[str] = mapped_column(String(64), unique=True)  # the player's private login
+    device_check: Mapped[dict[str, Any] | None]  # the page's latest device check (host side only: vtt.engine.readiness)
 
     session: Mapped[VttSession] = relationship(back_populates="players")
 
@@ -410,8 +418,16 @@ class Juror(Base):
     sex: Mapped[str | None] = mapped_column(String(24))
     expert: Mapped[bool | None]  # AI expert or not
     juror_group: Mapped[str | None] = mapped_column(String(40))  # e.g. "panel", or "open" for open joins
+    # the one place a vote's or sheet line's jury is kept: they reach it through their juror
+    jury: Mapped[Jury] = mapped_column(_enum(Jury, "jury"), default=Jury.LIVE, server_default=Jury.LIVE.value)
+    rounds: Mapped[list[Any] | None]  # a displaced juror's rounds to judge (None: every round)
+    model: Mapped[str | None] = mapped_column(String(200))  # an AI juror's model
+    completion_code: Mapped[str | None] = mapped_column(String(24))  # a displaced juror's, shown once all is voted
+    attention_passed: Mapped[bool | None]  # a displaced juror's instructed-response line (None: not asked/answered)
+    link_id: Mapped[int | None] = mapped_column(ForeignKey("jury_link.id", ondelete="SET NULL"))  # the open link
     joined_at: Mapped[datetime] = mapped_column(default=utcnow)
     removed_at: Mapped[datetime | None]  # removed by the host: no link, no say, their votes left the tally
+    device_check: Mapped[dict[str, Any] | None]  # the page's latest device check (host side only: vtt.engine.readiness)
 
     session: Mapped[VttSession] = relationship(back_populates="jurors")
 
@@ -479,6 +495,8 @@ class Recording(Base):
     client_key: Mapped[str] = mapped_column(String(64))  # the upload's action id: a resent upload is the same take
     transcript: Mapped[str | None] = mapped_column(Text)  # a transcription backend's suggestion, when asked
     transcribed_by: Mapped[str | None] = mapped_column(String(200))
+    # how sure the backend was of its suggestion, 0 to 1 (None: it gave no figure)
+    transcript_confidence: Mapped[float | None] = mapped_column(Float)
     deleted_at: Mapped[datetime | None]
 
 
@@ -551,6 +569,43 @@ class JudgeSuggestion(Base):
     temperature: Mapped[float | None] = mapped_column(Float)
     asked_at: Mapped[datetime] = mapped_column(default=utcnow)
     reply: Mapped[str] = mapped_column(Text, default="")  # the model's reply as it came (cut at 4,000 characters)
+
+
+class JuryLink(Base):
+    """An open link for a displaced jury: each arrival becomes a juror of its own, up to ``cap``."""
+
+    __tablename__ = "jury_link"
+    __table_args__ = (CheckConstraint("cap IS NULL OR cap >= 1", name="cap_positive"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"), index=True)
+    token: Mapped[str] = mapped_column(String(64), unique=True)
+    cap: Mapped[int | None]  # None: no limit
+    rounds: Mapped[list[Any] | None]  # each arrival's rounds (None: every round)
+    attention_check: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    closed_at: Mapped[datetime | None]
+
+
+class JurorReply(Base):
+    """An AI juror's reply about one round, read or not (``vtt.juries.ai``): the vote's provenance. A reply that
+    names no alias of the round is ``unread`` and makes no vote; the next run asks again."""
+
+    __tablename__ = "juror_reply"
+    __table_args__ = (*_session_keys("juror_reply", "juror"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"), index=True)
+    juror_id: Mapped[int] = mapped_column(index=True)
+    round: Mapped[int]
+    model: Mapped[str] = mapped_column(String(200))
+    endpoint: Mapped[str] = mapped_column(String(500))  # without credentials
+    prompt_sha256: Mapped[str] = mapped_column(String(64))
+    temperature: Mapped[float | None] = mapped_column(Float)
+    frames: Mapped[int] = mapped_column(default=0)  # clip frames sent per question
+    reply: Mapped[str] = mapped_column(Text, default="")  # as it came (cut at 4,000 characters)
+    read: Mapped[bool] = mapped_column(default=False)  # it named an alias of the round: a vote was stored
+    asked_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class SheetEntry(Base):

@@ -4,15 +4,19 @@ Under gevent a C call that takes 100 ms (PyAV opening a clip) holds every connec
 :func:`off_loop` runs such a call in gevent's native thread pool and lets the loop go on meanwhile; outside gevent
 (tests in threading mode, the CLI) it just calls it.  Work that is mostly Python for seconds (a report's pandas and
 ReportLab, a large import) would still take the GIL from the loop every few milliseconds in a thread:
-:func:`in_process` runs it as ``python -m MODULE ...`` in a process of its own.
+:func:`in_process` runs it as ``python -m MODULE ...`` in a process of its own.  A worker's file for the host to
+download (an export, a report) is written whole under the instance's exports folder (:func:`scratch_path`,
+:func:`written_whole`) and streamed from there, never held in the server's memory.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -55,3 +59,23 @@ def start_process(module: str, *args: str, database_url: str, log: Path) -> subp
         return subprocess.Popen(
             [sys.executable, "-m", module, *args], env=env, stdout=output, stderr=subprocess.STDOUT, close_fds=True
         )
+
+
+def scratch_path(folder: Path, session_id: int, name: str) -> Path:
+    """A fresh path in ``folder`` (the instance's exports folder) for a worker's file or folder of a session.  Its
+    name begins with the session's id: deleting the session's recordings finds what a kill left of it, and so does
+    the server's start (vtt.recordings.sweep_orphans)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{session_id}-{secrets.token_hex(8)}-{name}"
+
+
+@contextmanager
+def written_whole(path: Path) -> Iterator[Path]:
+    """A path beside ``path`` to write to, renamed to ``path`` when the block ends without an error (so nothing ever
+    reads ``path`` half-written), removed otherwise."""
+    partial = path.with_name(f".{path.name}.part")
+    try:
+        yield partial
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)

@@ -1,7 +1,9 @@
 // The pages' side of the live protocol (docs/protocol.md): a snapshot, then events under the
 // version rules; every action carries an id and is resent with it until the server acknowledges
-// it, across reconnects and page reloads (the outbox lives in localStorage; the server de-duplicates).
+// it, across reconnects and page reloads (the outbox lives in localStorage; the server de-duplicates). A page seen
+// again after a phone slept reconnects or asks for a snapshot at once (./awake.js).
 import { io } from "../vendor/socket.io/socket.io.esm.min.js";
+import { PROBE_MS, onComingBack, repeatWhileShown } from "./awake.js";
 import { View } from "./view.js";
 
 export { applyOwn } from "./view.js";
@@ -22,13 +24,18 @@ export function boot() {
   return JSON.parse(document.getElementById("vtt-boot").textContent);
 }
 
-// A tiny element builder: h("p", {class: "x"}, "text", child).
+// A tiny element builder: h("p", {class: "x"}, "text", child). Listeners are named in `on`:
+// h("button", {on: {click: f}}, "Go"). An attribute such as "onclick" would be an inline handler, which the pages'
+// CSP refuses: h() refuses it too, so a listener is never lost as a silent attribute.
 export function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
     if (value === null || value === undefined || value === false) continue;
-    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (key === "text") node.textContent = value;
+    if (key === "on") {
+      for (const [event, listener] of Object.entries(value)) node.addEventListener(event, listener);
+    } else if (key.toLowerCase().startsWith("on")) {
+      throw new TypeError(`h(): "${key}" would be an inline handler; give listeners as on: {${key.slice(2)}: ...}`);
+    } else if (key === "text") node.textContent = value;
     else if (key === "style") Object.assign(node.style, value);  // the CSSOM: allowed by the pages' CSP
     else node.setAttribute(key, value === true ? "" : value);
   }
@@ -94,12 +101,55 @@ export class Connection {
       if (event === "snapshot") this.applySnapshot(payload);
       else this.applyEvent(event, payload);
     });
-    window.setInterval(() => this.flush(), RETRY_MS);
+    this.retrying = repeatWhileShown(() => this.flush(), RETRY_MS);  // the outbox, until each action is acknowledged
+    this.lastHeard = Date.now();      // the server's last word (an event, an ack, its ping)
+    const heard = () => { this.lastHeard = Date.now(); };
+    this.socket.io.on("ping", heard);
+    this.socket.io.on("packet", heard);
+    this.hiddenAt = null;             // when the page was last hidden (a phone locked, another tab in front)
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "hidden") this.hiddenAt = Date.now();
+      else this.comeBack();
+    });
+    window.addEventListener("pageshow", (event) => { if (event.persisted) this.comeBack({ restored: true }); });
+  }
+
+  // The page is seen again (docs/protocol.md, "Coming back"): its view is made current at once rather than when the
+  // transport's own timeout notices a socket that died while the phone slept (tens of seconds).
+  comeBack({ restored = false } = {}) {
+    const now = Date.now();
+    const move = onComingBack({
+      refused: this.refused, connected: this.socket.connected, restored,
+      hiddenMs: this.hiddenAt === null ? 0 : now - this.hiddenAt, sinceHeardMs: now - this.lastHeard,
+    });
+    this.hiddenAt = null;
+    if (move === "reconnect") this.reconnect();
+    else if (move === "probe") this.probe();
+  }
+
+  // A new connection now, not after the transport's back-off; it brings a snapshot and flushes the outbox.
+  reconnect() {
+    this.socket.disconnect();
+    this.socket.connect();
+  }
+
+  // A snapshot on the socket that looks alive; none within PROBE_MS: the socket is dead, a new one replaces it.
+  probe() {
+    const probed = this.socket.id;
+    this.socket.timeout(PROBE_MS).emit("snapshot", null, (error, reply) => {
+      if (!error) {
+        if (reply && reply.ok) this.applySnapshot(reply.snapshot);
+        this.syncClock();  // the phone's clock may have been set while it slept
+      } else if (!this.refused && (!this.socket.connected || this.socket.id === probed)) {
+        this.reconnect();
+      }
+    });
   }
 
   // Refused for good (bad link, closed join, removed): stop retrying, say why.
   refuse(error) {
     this.refused = true;
+    this.retrying.stop();
     this.socket.disconnect();
     this.onRefused(error);
   }
@@ -149,20 +199,30 @@ export class Connection {
   }
 
   // offset = server time - the middle of the quickest round trip (docs/protocol.md, "The host's screening").
+  // Resolves with {offset, trip, trips} (trips: every round trip in ms, the device check's figure), or null.
   async syncClock() {
     let best = null;
+    const trips = [];
     for (let sample = 0; sample < CLOCK_SAMPLES && this.socket.connected; sample += 1) {
       const sent = Date.now();
       const reply = await new Promise((resolve) => {
         this.socket.timeout(ACK_TIMEOUT_MS).emit("clock", null, (error, answer) => resolve(error ? null : answer));
       });
       const received = Date.now();
+      if (reply && reply.ok) trips.push(received - sent);
       if (reply && reply.ok && (!best || received - sent < best.trip)) {
         best = { trip: received - sent, offset: Date.parse(reply.now) - (sent + received) / 2 };
       }
       await new Promise((resolve) => { window.setTimeout(resolve, CLOCK_GAP_MS); });
     }
     if (best) this.clockOffset = best.offset;
+    return best && { ...best, trips };
+  }
+
+  // The transport engine.io uses now: "websocket", or "polling" (long-polling: a network that blocks websockets).
+  transport() {
+    const engine = this.socket.io.engine;
+    return engine && engine.transport ? engine.transport.name : null;
   }
 
   pending() {

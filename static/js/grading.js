@@ -4,6 +4,7 @@
 // again and merges in what is new: the server's template stays the one place an answer's grading form is drawn.
 // What a grader is typing is never touched: answers already on the page keep their forms, only their text follows
 // the player's edits. Without a connection (refused, or the server away) it looks again every POLL_MS.
+import { repeatWhileShown } from "./awake.js";
 import { Connection, format } from "./client.js";
 
 const POLL_MS = 20000;
@@ -108,4 +109,4 @@ new Connection({
   onConnection: (connected) => { online = connected; say(connected ? words.live : words.offline); },
   onRefused: () => { online = false; say(words.offline); },  // signed out: polling only
 });
-window.setInterval(() => { if (!online) refresh(); }, POLL_MS);
+repeatWhileShown(() => { if (!online) refresh(); }, POLL_MS);

@@ -4,8 +4,11 @@
 // player's page without a voice is said at the top: the host reads that child the questions; a spoken player's
 // recordings are heard and confirmed in their own card (spoken_host.js).
 import { format, h, newId } from "./client.js";
+import { followDoorCode } from "./door.js";
+import { movesFor } from "./host_moves.js";
 import { ClipScreen } from "./screening.js";
 import { phaseText, startPage } from "./show.js";
+import { renderReadiness } from "./readiness_host.js";
 import { renderSpoken } from "./spoken_host.js";
 
 let view = null;
@@ -25,36 +28,23 @@ node("join-cap-form").addEventListener("submit", (event) => {
 const preview = new ClipScreen({ live, audible: false });
 node("clip-preview").replaceChildren(preview.element);
 
+// A move's outcome under the flow buttons: a refusal stays until the next move, "Done." only a moment (the
+// phase line and the buttons already show what the move did; a lasting "Done." reads as news about the next step).
+const DONE_SHOWN_MS = 2500;
+let doneTimer = null;
+
 async function move(action, args = {}) {
+  window.clearTimeout(doneTimer);
   node("flow-state").textContent = "…";
   node("flow-state").className = "";
   const reply = await live.send("host", { action, ...args }, "host");
   node("flow-state").textContent = reply.ok ? S.done : format(S.refused, { message: reply.error.message });
   node("flow-state").className = reply.ok ? "received" : "refused";
+  if (reply.ok) {
+    doneTimer = window.setTimeout(() => { node("flow-state").textContent = ""; node("flow-state").className = ""; },
+      DONE_SHOWN_MS);
+  }
   return reply;
-}
-
-// Each move's button: its label (and arguments) for the status now.
-const MOVES = {
-  open_lobby: () => ({ label: S.open_lobby }),
-  start_round: (status) => ({ label: format(S.start_round, { round: (status.round || 0) + 1 }) }),
-  show_question: (status) => ({ label: format(S.show_question, { position: (status.position || 0) + 1 }) }),
-  // clip_playback "host": the console starts the clip on the stage and every player's page at once.
-  play_clip: (status) => ({ label: status.screening ? S.replay_clip : S.play_clip, args: playLength }),
-  open_answering: () => ({ label: S.open_answering }),
-  close_answering: () => ({ label: S.close_answering }),
-  extend: () => ({ label: S.extend, args: { seconds: 30 } }),
-  reveal: () => ({ label: S.reveal }),
-  open_vote: () => ({ label: S.open_vote }),
-  close_vote: () => ({ label: S.close_vote }),
-  show_tally: () => ({ label: S.show_tally }),
-  reveal_identities: () => ({ label: S.reveal_identities }),
-  finish: () => ({ label: S.finish }),
-};
-
-// The moves the server lists as fitting now (status.moves), the usual one first: the others are secondary.
-function movesFor(status) {
-  return (status.moves || []).map((action, index) => ({ action, ...MOVES[action](status), secondary: index > 0 }));
 }
 
 // How long the clip plays, read when the host presses play: the span's end (or the file's length, once the
@@ -112,8 +102,21 @@ function renderClips(status) {
           notes ? h("p", { class: "clip-notes" }, notes) : ""),
         h("td", { class: "num" }, row.duration !== null && row.duration !== undefined ? `${row.duration.toFixed(1)} s` : ""),
         h("td", {}, row.source && row.verdict !== "problem"
-          ? h("button", { type: "button", class: "secondary", onclick: () => previewClip(row) }, S.preview) : ""));
+          ? h("button", { type: "button", class: "secondary", on: { click: () => previewClip(row) } }, S.preview) : ""));
     })));
+  showWholeRows(node("clips-table").parentElement);
+}
+
+// The clips' scroll box ends between two rows, never through one (a row cut at its Preview button reads as a
+// broken list); the rows below are a scroll away.
+function showWholeRows(box) {
+  box.style.maxHeight = "";
+  box.scrollTop = 0;
+  const rows = [...box.querySelectorAll("tbody tr")];
+  const top = box.getBoundingClientRect().top;
+  const bottomOf = (row) => row.getBoundingClientRect().bottom - top;
+  const fitting = rows.filter((row) => bottomOf(row) <= box.clientHeight + 0.5);
+  if (fitting.length < rows.length && fitting.length) box.style.maxHeight = `${Math.ceil(bottomOf(fitting.at(-1)))}px`;
 }
 
 function previewClip(row) {
@@ -137,17 +140,19 @@ function render() {
   renderJury(status);
   renderAgents(status);
   renderSpoken(view, status, { S, node, live });
+  renderReadiness(view, { S, node });
   node("open-join").checked = Boolean(status.open_join);
-  if (status.open_join && node("door-line").hidden) showDoor();
+  if (status.open_join && node("door-line").hidden) door.refresh();
 }
 
 function renderFlow(status) {
-  const buttons = movesFor(status).map((m) => h("button", { type: "button", class: m.secondary ? "secondary" : "",
-    "data-action": m.action, onclick: () => move(m.action, typeof m.args === "function" ? m.args() : m.args || {}) },
-  m.label));
+  const buttons = movesFor(status, S, playLength).map((m) => h("button", {
+    type: "button", class: m.secondary ? "secondary" : "", "data-action": m.action,
+    on: { click: () => move(m.action, typeof m.args === "function" ? m.args() : m.args || {}) },
+  }, m.label));
   if (!["finished", "draft"].includes(status.phase) && !buttons.some((b) => b.dataset.action === "finish")) {
     buttons.push(h("button", { type: "button", class: "danger", "data-action": "force-finish",
-      onclick: () => { if (window.confirm(S.force_confirm)) move("finish", { force: true }); } }, S.force_finish));
+      on: { click: () => { if (window.confirm(S.force_confirm)) move("finish", { force: true }); } } }, S.force_finish));
   }
   node("flow").replaceChildren(...buttons);
 }
@@ -210,15 +215,16 @@ function answerRow(question, row, editable) {
     cell.push(" ", h("span", { class: "badge" }, format(S.spoken_by, { who: row.provenance.transcribed_by })));
   } else if (row.entered_by_host) cell.push(" ", h("span", { class: "badge" }, S.entered_by_host));
   if (row.tells && row.tells.length) cell.push(h("p", { class: "tell" }, format(S.tell, { tells: row.tells.join(", ") })));
+  const edit = (args) => move("edit_answer", { player: row.player.id, ...args });
+  const redact = () => h("button", { type: "button", class: "danger", on: { click: () => edit({ redact: true }) } }, S.redact);
   if (editable && question.type === "open" && !row.redacted) {
     const box = h("textarea", { rows: 2, "aria-label": `${S.edit}: ${row.alias}` });
     box.value = row.text;
     cell.push(h("div", { class: "edit-row" }, box,
-      h("button", { type: "button", class: "secondary", onclick: () => move("edit_answer", { player: row.player.id, text: box.value }) }, S.edit),
-      h("button", { type: "button", class: "danger", onclick: () => move("edit_answer", { player: row.player.id, redact: true }) }, S.redact)));
+      h("button", { type: "button", class: "secondary", on: { click: () => edit({ text: box.value }) } }, S.edit),
+      redact()));
   } else if (editable && !row.redacted) {
-    cell.push(h("div", { class: "edit-row" },
-      h("button", { type: "button", class: "danger", onclick: () => move("edit_answer", { player: row.player.id, redact: true }) }, S.redact)));
+    cell.push(h("div", { class: "edit-row" }, redact()));
   }
   return h("tr", {},
     h("td", {}, h("span", { class: "alias" }, row.alias || "?")),
@@ -255,7 +261,6 @@ function renderVotes(status) {
 
 // --- the jury: who joined (openly or by card), removing a juror, the open join's door code ----------------
 const JURORS_LISTED = 200;
-const DOOR_REFRESH_MS = 15000;
 
 function renderJury(status) {
   const jurors = view.jurors || [];
@@ -273,24 +278,18 @@ function renderJury(status) {
     juror.open ? h("span", { class: "badge" }, S.joined_openly) : "",
     juror.removed ? h("span", { class: "badge removed" }, S.removed)
       : h("button", { type: "button", class: "secondary small", "data-remove": juror.label,
-        onclick: () => { if (window.confirm(format(S.remove_confirm, { label: juror.label }))) {
+        on: { click: () => { if (window.confirm(format(S.remove_confirm, { label: juror.label }))) {
           move("remove_juror", { juror: juror.label });
-        } } }, S.remove))),
+        } } } }, S.remove))),
   jurors.length > JURORS_LISTED ? h("li", { class: "muted" }, format(S.more_jurors,
     { count: jurors.length - JURORS_LISTED })) : "");
 }
 
-async function showDoor() {
-  if (!view || !(view.status || {}).open_join || !live.socket.connected) { node("door-line").hidden = true; return; }
-  const reply = await new Promise((resolve) => {
-    live.socket.timeout(5000).emit("door", null, (error, answer) => resolve(error ? null : answer));
-  });
-  if (!reply || !reply.ok) return;
-  node("door-code").textContent = reply.door;
-  node("door-line").hidden = false;
-}
-window.setInterval(showDoor, DOOR_REFRESH_MS);
-live.socket.on("connect", showDoor);  // the snapshot comes before "connect"
+const door = followDoorCode(live, {
+  wanted: () => Boolean(view && (view.status || {}).open_join),
+  show: (code) => { node("door-code").textContent = code; node("door-line").hidden = false; },
+  hide: () => { node("door-line").hidden = true; },
+});
 
 function renderPeople() {
   const connected = view.connected || {};
@@ -367,6 +366,7 @@ function agentInfo(player, online, question, open, playing) {
     h("span", { class: `dot ${online ? "on" : ""}`, "aria-hidden": "true" }), `${player.name} `,
     h("span", { class: "badge ai" }, S.kind_ai), online ? "" : h("span", { class: "muted" }, ` (${S.player_offline})`))];
   if (!report) lines.push(h("p", { class: "muted" }, S.agent_none));
+  if (!online) lines.push(...agentCommand(player));
   else if (report.status === "error") {
     const row = question && ((view.answers || {})[question.id] || []).find((r) => r.player.id === player.id);
     const handled = row && row.entered_by_host;  // the host has stepped in: the error is no longer an alarm
@@ -391,6 +391,16 @@ function agentInfo(player, online, question, open, playing) {
   return lines;
 }
 
+// What to run to play an offline AI player: the `vtt agent` line the server wrote (with this player's token).
+const agentCommands = JSON.parse(node("agents").dataset.commands || "{}");
+
+function agentCommand(player) {
+  const line = agentCommands[String(player.id)];
+  if (!line) return [];
+  return [h("p", { class: "muted" }, line.ready ? S.agent_run_demo : S.agent_run),
+    h("pre", { class: "agent-command" }, h("code", {}, line.command))];
+}
+
 function program(provenance) {
   return provenance.model ? `${provenance.backend} · ${provenance.model}` : provenance.backend;
 }
@@ -401,7 +411,7 @@ function answerForms(player, question, result) {
     ? h("select", { name: "choice", required: true, "aria-label": label },
       h("option", { value: "" }, S.choose_option),
       question.choices.map((choice, index) => h("option", { value: String(index) },
-        `${String.fromCharCode(65 + index)} · ${choice}`)))
+        `${index + 1} · ${choice}`)))
     : h("textarea", { name: "text", rows: 2, required: true, "aria-label": label });
   const typed = h("form", { class: "edit-row agent-typed" }, field,
     h("button", { type: "submit", class: "secondary" }, S.enter_answer));

@@ -1,6 +1,8 @@
 // The juror's phone page: the revealed answers under this round's aliases, the judgment sheet (saved as the
 // juror types, drafts kept in localStorage), the round's vote, the tally and reveals when the host shows them.
+import { screenLock } from "./awake.js";
 import { applyOwn, format, h, roundHeading } from "./client.js";
+import { DeviceCheck } from "./devcheck.js";
 import { ClipScreen } from "./screening.js";
 import { phaseText, questionView, resultsView, startPage } from "./show.js";
 
@@ -33,7 +35,10 @@ let voteState = null;    // null | "pending" | "saved" | {refused}
 let view = null;
 if (Object.keys(drafts).length) scheduleSave();
 // The clip the players saw, in the light rendition, played when the juror wants (a remote jury judges it too).
-const screen = new ClipScreen({ live, rendition: "phone" });
+const screen = new ClipScreen({ live, rendition: "phone", synced: false });
+// "Check this device": the lobby's first card, and at the page's end later (the test clip in the same rendition).
+const check = new DeviceCheck({ live, rendition: screen.rendition || "main" });
+node("results").after(check.element);
 let questionOf = null;
 
 function lineKey(question, alias) { return `${question}/${alias}`; }
@@ -114,6 +119,7 @@ function render(event) {
   if (!view) return;
   if (event && event.startsWith("ack:")) return;  // acks update their own parts
   const status = view.status || {};
+  screenLock.hold("vote", status.phase === "voting");  // the screen stays on while the juror may vote
   node("me").textContent = view.me ? format(S.me, { label: view.me.label }) : "";
   node("phase").textContent = heading(status);
   renderQuestion(status);
@@ -240,14 +246,14 @@ function sheetLine(question, answer, locked) {
     h("legend", {}, S.likeness),
     [1, 2, 3, 4, 5].map((score) => h("label", { class: "pill" },
       h("input", { type: "radio", name: `${id}-likeness`, value: score, checked: line.human_likeness === score,
-        disabled: locked, onchange: () => edit(question, answer.alias, { human_likeness: score }) }),
+        disabled: locked, on: { change: () => edit(question, answer.alias, { human_likeness: score }) } }),
       h("span", {}, `${score}`))));
   const note = h("textarea", { id: `${id}-note`, rows: 2, maxlength: 4000, disabled: locked,
-    oninput: (e) => edit(question, answer.alias, { note: e.target.value }) });
+    on: { input: (e) => edit(question, answer.alias, { note: e.target.value }) } });
   note.value = line.note || "";
   const marked = h("label", { class: "check" },
     h("input", { type: "checkbox", id: `${id}-ai`, checked: line.looks_like_ai, disabled: locked,
-      onchange: (e) => edit(question, answer.alias, { looks_like_ai: e.target.checked }) }),
+      on: { change: (e) => edit(question, answer.alias, { looks_like_ai: e.target.checked }) } }),
     h("span", {}, S.looks_ai));
   const stateNode = h("span", { "data-line-state": lineKey(question, answer.alias), role: "status" });
   const block = h("div", { class: "sheet-line" },

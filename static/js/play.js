@@ -7,8 +7,9 @@
 // A player whose answer modes include "spoken" says the answer: the page records and uploads it (recorder.js) and
 // the host confirms what was said; without "text" too, the page has no typing or option buttons at all.
 import { applyOwn, format, h } from "./client.js";
+import { DeviceCheck } from "./devcheck.js";
 import { SpokenAnswer } from "./recorder.js";
-import { ClipScreen } from "./screening.js";
+import { ClipScreen, screenRendition } from "./screening.js";
 import { phaseText, startPage } from "./show.js";
 import { Reader, optionSpoken, readingLanguage, readingOf, readsAloud } from "./speech.js";
 
@@ -20,6 +21,7 @@ let reader = null;         // read-aloud players: the page's voice (made at the 
 let readFor = null;        // the question last read aloud by itself (once, when its answering opens)
 let selected = null;       // read-aloud, multiple choice: the option touched (and heard), not yet sent
 let spoken = null;         // spoken players: the recording box (made at the first snapshot that says so)
+let check = null;          // "Check this device" (made at the first snapshot: a spoken player's also records)
 
 const { S, node, live } = startPage({
   onView: (data, event) => {
@@ -33,13 +35,13 @@ const { S, node, live } = startPage({
   status: () => view && view.status,
   showPhase: () => showPhase(view.status),
 });
-const screen = new ClipScreen({ live, askToJoin: true });
+const screen = new ClipScreen({ live, rendition: screenRendition(), askToJoin: true });  // a phone: the light clip
 node("clip").replaceChildren(screen.element);
 const joinBox = h("div", { class: "clip-join-box" }, screen.joinButton);
 node("phase").after(joinBox);  // seen in the lobby, before the first clip
 // Read-aloud players: under the question, shown once the page knows it has a voice.
 const readAgain = h("button", { type: "button", class: "read-again big", id: "read-again", hidden: true,
-  onclick: () => { if (shownQuestion) readQuestion(shownQuestion); } }, S.read_again);
+  on: { click: () => { if (shownQuestion) readQuestion(shownQuestion); } } }, S.read_again);
 
 // After a round's questions the player has nothing to do: the page says so in words a child understands, in
 // place of the last question (its clip and answer box are hidden).
@@ -70,6 +72,10 @@ function render() {
       onSent: () => { view.recorded = { question: shownQuestion && shownQuestion.id }; } });
     node("answer-form").before(spoken.element);
   }
+  if (!check) {
+    check = new DeviceCheck({ live, rendition: screen.rendition || "main", records: answersAloud() });
+    node("question").after(check.element);  // under the lobby's join button; under the question later
+  }
   node("me").textContent = view.me ? format(S.me, { name: view.me.name }) : "";
   showPhase(status);
   const message = notice(status);
@@ -95,8 +101,8 @@ function render() {
   if (spoken) spoken.show(question, answering, view.recorded);
   if (reader && question.type === "mcq") markOptions(myChoice(question));
   showState();
-  if (reader && answering && readFor !== question.id && reader.checked) {
-    readFor = question.id;  // once, when the child is to answer (not over the clip)
+  if (reader && answering && readFor !== question.id && reader.checked && reader.hasVoice) {
+    readFor = question.id;  // once, when the child is to answer (not over the clip), or when a late voice comes
     readQuestion(question);
   }
 }
@@ -106,7 +112,10 @@ function startReading() {
   const language = readingLanguage(view);
   reader = new Reader({
     language,
-    onChange: (hasVoice) => voiceKnown(hasVoice, language),
+    onChange: (hasVoice) => {  // a voice that loaded late reads the open question at once
+      voiceKnown(hasVoice, language);
+      if (view) render();
+    },
     onBlocked: () => showVoiceNote(S.touch_to_hear, "hint"),
   });
   document.body.classList.add("reads-aloud");
@@ -166,7 +175,7 @@ function buildForm(question) {
     field = h("fieldset", { class: "choice-list" }, h("legend", {}, S.your_answer),
       question.choices.map((choice, index) => h("label", { class: "pill" },
         h("input", { type: "radio", name: "choice", value: index, checked: mine ? mine.choice === index : false }),
-        h("span", {}, `${String.fromCharCode(65 + index)}. ${choice}`))));
+        h("span", {}, `${index + 1}. ${choice}`))));  // numbers: aliases are letters
   } else {
     const text = h("textarea", { id: "answer-text", name: "text", rows: 4, maxlength: 4000 });
     text.value = mine ? mine.text : "";
@@ -184,7 +193,7 @@ function bigOptions(form, question, mine) {
   const choose = h("button", { type: "submit", class: "big choose", id: "choose", disabled: true }, S.choose_big);
   const buttons = question.choices.map((option, index) => h("button", {
     type: "button", class: "big-option", "data-index": index, "aria-pressed": "false",
-    onclick: () => touch(question, index),
+    on: { click: () => touch(question, index) },
   }, h("span", { class: "option-number", "aria-hidden": "true" }, String(index + 1)),
   h("span", { class: "option-text" }, option)));
   form.replaceChildren(h("div", { class: "big-options", role: "group", "aria-label": S.your_answer }, buttons),

@@ -10,9 +10,19 @@
 // a page reloaded (or a tablet restarted) before the server had it sends it again when it opens.
 import { RETRY_MS, RETRYABLE, format, h, newId } from "./client.js";
 
-// What MediaRecorder is asked for, in order: Chrome, Edge, Firefox and Android take the first; Safari the MP4.
-const RECORDING_TYPES = ["audio/webm;codecs=opus", "audio/webm", "audio/mp4", "audio/ogg;codecs=opus"];
+// What MediaRecorder is asked for, in order: Opus in WebM where the engine records it (Chrome, Edge, Firefox,
+// Android), else AAC in MP4 (Safari, iOS), else Opus in Ogg. The server keeps each (vtt/protocol/vocabulary.py).
+const RECORDING_TYPES = ["audio/webm;codecs=opus", "audio/webm", "audio/mp4;codecs=mp4a.40.2", "audio/mp4",
+  "audio/ogg;codecs=opus"];
+// How each container's file begins, for a recorder that does not say what it wrote.
+const CONTAINER_SIGNS = [
+  ["audio/webm", (head) => head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3],
+  ["audio/mp4", (head) => String.fromCharCode(...head.slice(4, 8)) === "ftyp"],
+  ["audio/ogg", (head) => String.fromCharCode(...head.slice(0, 4)) === "OggS"],
+];
 const MAX_RECORDING_MS = 5 * 60 * 1000;  // a take stops by itself after five minutes (the server keeps up to 10)
+// The server keeps no more takes of this player (or of the session): the page says so in its own words.
+const TAKES_FULL = new Set(["too_many_takes", "too_many_session_takes"]);
 
 // The takes not yet acknowledged, by id: {id, url, question, blob, durationMs, stoppedAt (ms since the epoch)}.
 const PENDING_DB = "vtt-spoken-takes";
@@ -43,6 +53,15 @@ export function recordingType() {
   return RECORDING_TYPES.find((type) => MediaRecorder.isTypeSupported(type)) || "";
 }
 
+// The take's type for the upload, without parameters: what the recorder says it wrote, else what it was asked
+// for, else what the file's first bytes (`head`) show; "" when none of these tells.
+export function takeType(recorded, asked, head) {
+  const said = (recorded || asked || "").split(";")[0].trim();
+  if (said) return said;
+  const sign = CONTAINER_SIGNS.find(([, matches]) => matches(Array.from(head || [])));
+  return sign ? sign[0] : "";
+}
+
 export class SpokenAnswer {
   // `S`: the page's words; `uploadUrl`: the player's upload address; `onSent(reply)`: the server has a take.
   constructor({ S, uploadUrl, onSent }) {
@@ -53,13 +72,13 @@ export class SpokenAnswer {
     this.open = false;
     this.recorder = null;
     this.take = null;        // the take being sent: {id, question, blob, type, durationMs, stoppedAt}
-    this.state = "idle";     // idle | recording | sending | sent | refused | no_microphone | unsupported
+    this.state = "idle";     // idle | recording | sending | sent | refused | full | no_microphone | unsupported
     this.message = "";
     this.started = 0;
     this.record = h("button", { type: "button", class: "big record", id: "record",
-      onclick: () => this.start() }, S.record);
+      on: { click: () => this.start() } }, S.record);
     this.stop = h("button", { type: "button", class: "big stop", id: "stop-recording", hidden: true,
-      onclick: () => this.finish() }, S.stop_recording);
+      on: { click: () => this.finish() } }, S.stop_recording);
     this.status = h("p", { class: "recording-state", id: "recording-state", role: "status", "aria-live": "polite" });
     this.element = h("div", { class: "spoken-answer", id: "spoken-answer" }, this.status, this.record, this.stop);
     this.ticker = null;
@@ -107,11 +126,14 @@ export class SpokenAnswer {
     recorder.onstop = () => {
       stream.getTracks().forEach((track) => track.stop());
       window.clearInterval(this.ticker);
-      const blob = new Blob(chunks, { type: (recorder.mimeType || type || "audio/webm").split(";")[0] });
       this.recorder = null;
-      const take = { id: newId("take"), url: this.uploadUrl, question: question.id, blob,
-        durationMs: Math.round(performance.now() - this.started), stoppedAt: Date.now() };
-      keepTake(take).then(() => this.send(take));
+      const durationMs = Math.round(performance.now() - this.started);
+      const stoppedAt = Date.now();
+      new Blob(chunks).slice(0, 12).arrayBuffer().then((head) => {
+        const blob = new Blob(chunks, { type: takeType(recorder.mimeType, type, new Uint8Array(head)) });
+        const take = { id: newId("take"), url: this.uploadUrl, question: question.id, blob, durationMs, stoppedAt };
+        return keepTake(take).then(() => this.send(take));
+      });
     };
     this.recorder = recorder;
     this.started = performance.now();
@@ -153,7 +175,8 @@ export class SpokenAnswer {
         await forgetTake(take.id);  // the server has it (or refused it for good): nothing to send again
         if (this.take !== take) return;
         this.take = null;
-        this.state = reply.ok ? "sent" : "refused";
+        const code = reply.ok ? null : reply.error.code;
+        this.state = reply.ok ? "sent" : TAKES_FULL.has(code) ? "full" : "refused";
         this.message = reply.ok ? "" : reply.error.message;
         this.render();
         if (reply.ok && this.onSent) this.onSent(reply);
@@ -174,10 +197,11 @@ export class SpokenAnswer {
       sending: S.recording_sending,
       sent: this.open ? S.recording_sent : S.recording_kept,
       refused: format(S.refused, { message: this.message }),
+      full: S.takes_full,
       no_microphone: S.no_microphone,
       unsupported: S.cannot_record,
     }[this.state];
-    this.record.hidden = recording || this.state === "unsupported";
+    this.record.hidden = recording || this.state === "unsupported" || this.state === "full";
     this.record.textContent = this.state === "sent" || this.state === "refused" ? S.record_again : S.record;
     this.record.disabled = !this.open || this.state === "sending";
     this.stop.hidden = !recording;

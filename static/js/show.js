@@ -1,12 +1,14 @@
 // What the jury, the players and the stage show alike: the flow line, the question, the tally, reveals (the clip:
 // screening.js).
+import { repeatWhileShown } from "./awake.js";
 import { Connection, boot, format, h, secondsLeft, strings } from "./client.js";
 
 export function phaseText(status, S) {
   if (!status) return "";
   const words = S[`phase_${status.phase}`] || status.phase;
   let line = format(words, { round: status.round || 0, rounds: status.rounds || 0 });
-  if (status.round && !["lobby", "draft", "finished"].includes(status.phase)) {
+  // Where the flow is, unless the phase's own words already say the round ("Round 1 of 5 is starting.").
+  if (status.round && !["lobby", "draft", "finished"].includes(status.phase) && !words.includes("{round}")) {
     const where = [format(S.round_of, { round: status.round, rounds: status.rounds })];
     if (status.position) where.push(format(S.question_of, { position: status.position, count: status.questions_in_round }));
     line = `${where.join(" · ")} — ${line}`;
@@ -36,7 +38,7 @@ export function startPage({ onView, status, showPhase }) {
 
 // Re-render every second while a deadline runs, so the countdown moves.
 export function tickWhileDeadline(getStatus, render) {
-  window.setInterval(() => {
+  return repeatWhileShown(() => {
     const status = getStatus();
     if (status && status.deadline) render();
   }, 1000);

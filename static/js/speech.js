@@ -5,7 +5,8 @@
 
 export const READ_ALOUD = "read_aloud";
 export const VOICE_WAIT_MS = 2000;  // voices load late on some browsers (Chrome, Android): wait this long for them
-const VOICE_POLL_MS = 250;          // ...asking again meanwhile (not every browser fires `voiceschanged`)
+export const VOICE_POLL_MS = 250;   // ...asking again meanwhile (not every browser fires `voiceschanged`: Safari)
+export const VOICE_LATE_MS = 30000; // ...and after the wait, so a voice that comes later still reads
 
 const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, key) => (key in values ? values[key] : `{${key}}`));
 
@@ -99,19 +100,24 @@ export class Reader {
       const finish = () => {
         if (done) return;
         done = true;
-        globalThis.clearInterval(poll);
         globalThis.clearTimeout(timeout);
         this.checked = true;
         resolve(this.hasVoice);
       };
-      const poll = globalThis.setInterval(() => { if (this.findVoice()) finish(); }, VOICE_POLL_MS);
-      const timeout = globalThis.setTimeout(finish, VOICE_WAIT_MS);
-      this.listen(() => {  // voices that arrive later, during the session too
+      const look = () => {  // the voices now: a voice found in the wait ends it; after it, a change is told
         const had = this.hasVoice;
         this.findVoice();
         if (!done) { if (this.hasVoice) finish(); } else if (had !== this.hasVoice) this.onChange(this.hasVoice);
-      });
-      if (this.findVoice()) finish();
+      };
+      let asked = 0;
+      const poll = globalThis.setInterval(() => {
+        look();
+        asked += VOICE_POLL_MS;
+        if (this.hasVoice || asked >= VOICE_LATE_MS) globalThis.clearInterval(poll);
+      }, VOICE_POLL_MS);
+      const timeout = globalThis.setTimeout(finish, VOICE_WAIT_MS);
+      this.listen(look);  // voices that arrive later, during the session too
+      look();
     });
   }
 

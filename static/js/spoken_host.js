@@ -35,9 +35,31 @@ export function renderSpoken(view, status, { S, node, live }) {
     if (item.key !== key) {
       item.key = key;
       item.result.textContent = "";
-      item.body.replaceChildren(...(key ? confirmation(S, live, node, player, question, take, item.result) : []));
+      item.form = key ? confirmation(S, live, node, player, question, take, item.result) : null;
+      item.body.replaceChildren(...(item.form ? item.form.nodes : []));
     }
+    // a suggestion another console asked for (or this one, before a reload) arrives with the take
+    if (item.form && take.suggestion) item.form.suggested(take.suggestion);
   }
+}
+
+// How sure a suggestion is, in words a host acts on: at or above SURE the backend rarely errs, below UNSURE it
+// mostly guesses (docs/young-children.md has the measured figures).  The number is shown too.
+export const SURE = 0.8;
+export const UNSURE = 0.5;
+export function sureness(confidence) {
+  if (typeof confidence !== "number" || !Number.isFinite(confidence)) return "unknown";
+  return confidence >= SURE ? "sure" : confidence >= UNSURE ? "unsure" : "guess";
+}
+
+// The suggestion's line: what was heard, by what, and how sure, always as text (a backend's words are never markup).
+export function showSuggestion(heard, S, suggestion) {
+  const level = sureness(suggestion.confidence);
+  const percent = level === "unknown" ? "" : `${Math.round(suggestion.confidence * 100)} %`;
+  const sure = format(S[`spoken_${level}`], { confidence: percent });
+  heard.textContent = `${format(S.spoken_heard, { text: suggestion.text || "—", backend: suggestion.backend })} ${sure}`;
+  heard.className = `spoken-suggestion sure-${level}`;
+  heard.dataset.sure = level;
 }
 
 function lineOf(S, question, open, playing, take, answer) {
@@ -54,15 +76,27 @@ function lineOf(S, question, open, playing, take, answer) {
 function confirmation(S, live, node, player, question, take, result) {
   const card = node("spoken");
   const url = `${card.dataset.recordings}${encodeURIComponent(take.file)}`;
-  const audio = h("audio", { controls: true, preload: "auto", src: url, class: "spoken-audio" });
-  let suggested = null;  // {text, backend}: what the backend heard, if asked
+  const audio = h("audio", { controls: true, playsinline: true, "webkit-playsinline": true, preload: "auto", src: url,
+    class: "spoken-audio" });
+  let suggested = null;  // {text, confidence, backend}: what the backend heard, if asked
   const label = format(S.spoken_label, { name: player.name });
   const field = question.type === "mcq"
     ? h("select", { name: "choice", required: true, "aria-label": label },
       h("option", { value: "" }, S.spoken_option),
       question.choices.map((choice, index) => h("option", { value: String(index) }, `${index + 1} · ${choice}`)))
     : h("textarea", { name: "text", rows: 2, required: true, "aria-label": label, placeholder: S.spoken_type });
-  const heard = h("p", { class: "muted spoken-suggestion", role: "status" });
+  const heard = h("p", { class: "spoken-suggestion", role: "status" });
+  const show = (suggestion) => {
+    if (suggested && suggested.text === suggestion.text && suggested.backend === suggestion.backend) return;
+    suggested = suggestion;
+    showSuggestion(heard, S, suggestion);
+    if (question.type === "mcq") {
+      const said = optionSaid(suggestion.text, question.choices);
+      if (said !== null && !field.value) field.value = String(said);
+    } else if (!field.value.trim()) {
+      field.value = suggestion.text;
+    }
+  };
   const suggest = h("button", { type: "button", class: "secondary suggest" }, S.spoken_suggest);
   suggest.addEventListener("click", async () => {
     suggest.disabled = true;
@@ -71,15 +105,9 @@ function confirmation(S, live, node, player, question, take, result) {
       const response = await fetch(`${url}/transcribe`, { method: "POST", credentials: "same-origin",
         headers: { Accept: "application/json", "X-CSRFToken": card.dataset.csrf } });
       const reply = await response.json();
-      if (!reply.ok) { heard.textContent = reply.message; return; }
-      suggested = { text: reply.text, backend: reply.backend };
-      heard.textContent = format(S.spoken_heard, { text: reply.text || "—", backend: reply.backend });
-      if (question.type === "mcq") {
-        const said = optionSaid(reply.text, question.choices);
-        if (said !== null) field.value = String(said);
-      } else if (!field.value.trim()) {
-        field.value = reply.text;
-      }
+      if (!reply.ok) { heard.textContent = reply.message; heard.className = "spoken-suggestion"; return; }
+      suggested = null;  // asked again: shown again, even when the same
+      show({ text: reply.text, confidence: reply.confidence, backend: reply.backend });
     } catch (error) {
       heard.textContent = format(S.refused, { message: String(error) });
     } finally {
@@ -97,7 +125,7 @@ function confirmation(S, live, node, player, question, take, result) {
     result.textContent = reply.ok ? S.spoken_saved : format(S.refused, { message: reply.error.message });
     result.className = `agent-result ${reply.ok ? "received" : "refused"}`;
   });
-  return [audio, h("div", { class: "edit-row" }, suggest), heard, form];
+  return { nodes: [audio, h("div", { class: "edit-row" }, suggest), heard, form], suggested: show };
 }
 
 // Who turned the recording into the confirmed answer: the backend when its suggestion was kept as it was, the

@@ -1,11 +1,14 @@
 // The stage screen (projector): the join QR in the lobby, the clip and question, the answers at the reveal
 // in large type, how many jurors have voted, the tally and the reveals. It sees what the jury sees.
 import { format, h, roundHeading } from "./client.js";
+import { TestClip } from "./devcheck.js";
+import { followDoorCode } from "./door.js";
 import { ClipScreen } from "./screening.js";
 import { phaseText, questionView, resultsView, startPage } from "./show.js";
 
 let view = null;
 let questionOf = null;  // the question on screen (its clip is not restarted by other events)
+let askedAtEnd = false;  // a fresh snapshot once the session has finished
 
 const { S, auth, node, live } = startPage({
   onView: (data) => { view = data; render(); },
@@ -20,30 +23,27 @@ const screen = new ClipScreen({ live, autoplay: true });
 screen.video.addEventListener("loadedmetadata", () => fitToScreen());  // its height is known now
 
 // A stage opened with the host's link (its stage key) shows the open join's door code, and puts it in the QR
-// code so that a phone scanning it joins without typing; the code changes every two minutes.
-const DOOR_REFRESH_MS = 15000;
-let doorShown = null;
+// code so that a phone scanning it joins without typing.
+const door = followDoorCode(live, {
+  wanted: () => Boolean(auth.key) && !node("join").hidden,
+  show: (code) => {
+    node("door-code").textContent = code;
+    node("door").hidden = false;
+    node("join").querySelector("img").src = `${S.join_qr}?door=${code}`;
+  },
+});
 
-async function showDoor() {
-  if (!auth.key || !live.socket.connected || node("join").hidden) return;
-  const reply = await new Promise((resolve) => {
-    live.socket.timeout(5000).emit("door", null, (error, answer) => resolve(error ? null : answer));
-  });
-  if (!reply || !reply.ok || reply.door === doorShown) return;
-  doorShown = reply.door;
-  node("door-code").textContent = reply.door;
-  node("door").hidden = false;
-  node("join").querySelector("img").src = `${S.join_qr}?door=${reply.door}`;
-}
-window.setInterval(showDoor, DOOR_REFRESH_MS);
-live.socket.on("connect", () => { doorShown = null; showDoor(); });  // the snapshot comes before "connect"
+// Before the event the host plays the test clip here: the hall's speakers and the projector, checked.
+const testClip = new TestClip();
+node("test-clip").replaceChildren(testClip.element);
 
 function render() {
   const status = view.status || {};
   const phase = status.phase;
+  node("test-clip").hidden = !["draft", "lobby"].includes(phase);
   node("phase").textContent = heading(status);
   node("join").hidden = !["draft", "lobby"].includes(phase) || !status.open_join;
-  if (!node("join").hidden && doorShown === null) showDoor();
+  if (!node("join").hidden && door.shown === null) door.refresh();
   const question = view.question;
   const showQuestion = question && ["clip", "answering", "answers_closed", "judging"].includes(phase);
   node("question").hidden = !showQuestion;
@@ -64,11 +64,39 @@ function render() {
   }
   node("count").hidden = phase !== "voting" || !view.votes;
   if (view.votes) node("vote-count").textContent = format(S.voted, view.votes);
-  const results = ["tally", "identities", "finished", "vote_closed", "round"].includes(phase) ? resultsView(view, S) : [];
-  node("results").replaceChildren(...results.slice(0, 2));
+  // The end screen: every round, who was who and the jury's votes; before it, the latest round's results.
+  const results = phase === "finished" ? [endView(view, S)]
+    : ["tally", "identities", "vote_closed", "round"].includes(phase) ? resultsView(view, S).slice(0, 2) : [];
+  node("results").replaceChildren(...results);
   node("results").hidden = !results.length;
+  if (phase === "finished" && !askedAtEnd) {
+    askedAtEnd = true;  // a round whose tally was never put on screen is shown now: the snapshot has every round's
+    live.resync();
+  }
   fitToScreen();
 }
+
+// Every round at the end, one card each in round order: each alias, who it was (as revealed) and its votes.
+function endView(data, S) {
+  const rounds = new Set([...(data.tallies || []).map((t) => t.round), ...(data.identities || []).map((i) => i.round)]);
+  return h("div", { class: "end-grid" }, [...rounds].sort((a, b) => a - b).map((number) => {
+    const tally = (data.tallies || []).find((t) => t.round === number);
+    const revealed = (data.identities || []).find((i) => i.round === number);
+    const votes = new Map((tally ? tally.votes : []).map((row) => [row.alias, row.votes]));
+    const who = new Map((revealed ? revealed.revealed : []).map((row) => [row.alias, row]));
+    const aliases = [...new Set([...votes.keys(), ...who.keys()])].sort();
+    return h("section", { class: "card end-round", "data-round": String(number) },
+      h("h2", {}, format(S.round_short, { round: number })),
+      h("ul", {}, aliases.map((alias) => {
+        const row = who.get(alias);
+        const words = !row ? "" : row.is_ai ? S.ai : row.age ? format(S.human_age, { age: row.age }) : S.human;
+        return h("li", { class: row && row.is_ai ? "is-ai" : "" }, h("span", { class: "alias" }, alias),
+          h("span", { class: "who" }, words), h("span", { class: "end-votes" }, votes.has(alias) ? voteWords(votes.get(alias), S) : ""));
+      })));
+  }));
+}
+
+const voteWords = (count, S) => (count === 1 ? S.vote_one : format(S.votes_short, { votes: count }));
 
 // A projector shows no scrollbars: long questions or answers (or many players) shrink the stage's type, in
 // steps, until everything is on screen (--fit scales the large type in live.css; never below MIN_FIT).

@@ -113,6 +113,12 @@ function applyToView(data, event, payload) {
       (data.notices || (data.notices = {}))[String(player)] = report;
       break;
     }
+    case "readiness": {  // the host's: a person's latest device check, players by id, jurors by label
+      const readiness = data.readiness || (data.readiness = { players: {}, jurors: {} });
+      if (payload.role === "juror") (readiness.jurors || (readiness.jurors = {}))[payload.juror] = payload;
+      else (readiness.players || (readiness.players = {}))[String(payload.player)] = payload;
+      break;
+    }
     case "recording": {  // the host's: a spoken answer's latest recording replaces the player's earlier take
       const recordings = data.recordings || (data.recordings = {});
       const rows = (recordings[payload.question] || []).filter((row) => row.player !== payload.player);

@@ -10,7 +10,7 @@ import pytest
 
 from analysis.builder import build_set, element_skew
 from analysis.composition import composition
-from analysis.frames import QUESTION_COLUMNS
+from analysis.tables import QUESTION_COLUMNS
 
 # DramaQA-like skew: Character on most questions, Identity and Recall dominate, Commonsense and Means rare.
 TARGET_WEIGHTS = {
@@ -49,7 +49,7 @@ def question(
     contents: tuple[str, ...] = ("Identity",),
     thinking: str | None = "Recall",
 ) -> dict:
-    """One row of the questions frame (``analysis.frames``)."""
+    """One row of the questions table (``analysis.tables``)."""
     choices = [f"option {i}" for i in range(5)] if type_ == "mcq" else []
     return {
         "qid": qid,
@@ -68,7 +68,7 @@ def question(
     }
 
 
-def frame(rows: list[dict]) -> pd.DataFrame:
+def questions_table(rows: list[dict]) -> pd.DataFrame:
     questions = pd.DataFrame(rows, columns=list(QUESTION_COLUMNS))
     return questions.astype({"answer_index": "Int64", "round": "Int64"})
 
@@ -89,7 +89,7 @@ def skewed_bank(size: int = 200, seed: int = 7) -> pd.DataFrame:
                 thinking=_draw(rng, THINKING_WEIGHTS, 1)[0],
             )
         )
-    return frame(rows)
+    return questions_table(rows)
 
 
 @pytest.fixture(scope="module")
@@ -178,14 +178,14 @@ def test_question_order_inside_rounds_depends_on_the_seed(bank):
 def test_missing_open_questions_are_named():
     rows = [question(f"m{n}", "mcq") for n in range(21)] + [question(f"o{n}", "open") for n in range(9)]
     with pytest.raises(ValueError, match="bank has 9 open questions, the set needs 15"):
-        build_set(frame(rows), 30, 5, mcq=15)
+        build_set(questions_table(rows), 30, 5, mcq=15)
 
 
 def test_missing_scene_clips_are_named(bank):
     rows = [question(f"s{n}", clip="shot") for n in range(25)] + [question(f"c{n}", clip="scene") for n in range(5)]
     rows.append(question("no-clip", clip=None))
     with pytest.raises(ValueError, match="bank has 5 questions on scene clips, the set needs 13"):
-        build_set(frame(rows), 30, 5, shot=17)
+        build_set(questions_table(rows), 30, 5, shot=17)
 
 
 def test_quotas_that_cannot_hold_together_are_named():
@@ -196,7 +196,7 @@ def test_quotas_that_cannot_hold_together_are_named():
         + [question(f"oc{n}", "open", "scene") for n in range(5)]
     )
     with pytest.raises(ValueError, match=r"cannot meet both quotas \(15 mcq and 17 shot of 30\).*0 mcq/shot"):
-        build_set(frame(rows), 30, 5, mcq=15, shot=17)
+        build_set(questions_table(rows), 30, 5, mcq=15, shot=17)
 
 
 def test_a_set_larger_than_the_bank_is_refused(bank):
@@ -220,30 +220,30 @@ def test_impossible_arguments_are_refused(bank, kwargs, message):
 
 def test_duplicate_qids_are_refused():
     with pytest.raises(ValueError, match="duplicate qid"):
-        build_set(frame([question("a"), question("a")]), 1, 1)
+        build_set(questions_table([question("a"), question("a")]), 1, 1)
 
 
 def test_non_canonical_tags_are_refused():
     with pytest.raises(ValueError, match="question a has tag 'grasping', not a canonical"):
-        build_set(frame([question("a", thinking="grasping")]), 1, 1)
+        build_set(questions_table([question("a", thinking="grasping")]), 1, 1)
 
 
 def test_untagged_questions_fill_in_only_when_tagged_ones_run_out():
     tagged = [question(f"t{n}", "open" if n < 3 else "mcq") for n in range(10)]
     untagged = [question(f"u{n}", "open", targets=(), contents=(), thinking=None) for n in range(10)]
-    built = build_set(frame(tagged + untagged), 8, 2, mcq=4)
+    built = build_set(questions_table(tagged + untagged), 8, 2, mcq=4)
     used = sorted(built.set_composition.untagged)
     assert len(used) == 1  # 3 tagged open questions, 4 needed
     assert built.notes and "1 untagged question(s) used" in built.notes[0] and used[0] in built.notes[0]
 
-    plenty = build_set(frame(tagged + untagged), 8, 2)
+    plenty = build_set(questions_table(tagged + untagged), 8, 2)
     assert plenty.set_composition.untagged == [] and plenty.notes == ()
 
 
 def test_questions_without_a_clip_kind_sit_out_a_clip_quota():
     rows = [question(f"s{n}", clip="shot") for n in range(6)] + [question(f"n{n}", clip=None) for n in range(6)]
-    assert set(build_set(frame(rows), 6, 2, shot=6).questions["clip"]) == {"shot"}
-    assert len(build_set(frame(rows), 12, 3).questions) == 12  # no quota: every question may be used
+    assert set(build_set(questions_table(rows), 6, 2, shot=6).questions["clip"]) == {"shot"}
+    assert len(build_set(questions_table(rows), 12, 3).questions) == 12  # no quota: every question may be used
 
 
 def test_comparison_puts_the_set_beside_the_bank(bank, case_study_set):
@@ -268,4 +268,4 @@ def test_element_skew_is_zero_for_a_perfectly_even_set():
             )
         )
     ]
-    assert element_skew(frame(rows)) == pytest.approx(0.0)
+    assert element_skew(questions_table(rows)) == pytest.approx(0.0)

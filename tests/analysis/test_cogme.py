@@ -1,4 +1,4 @@
-"""CogME weights and profiles against hand computations on the worked examples of SPEC section 3."""
+"""CogME weights and profiles against hand computations on the worked examples of CogME 2022, Figure 2."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from analysis.cogme import METHODS, element_frequencies, profiles, question_weights
 from analysis.taxonomy import element_order
-from tests.analysis.cogme_cases import questions_frame, worked_answers, worked_questions
+from tests.support.cogme_cases import questions_table, worked_answers, worked_questions
 
 # Thinking weights per question of the worked examples:
 #   q  thinking     cogsci2024 W   frontiers2022 W_R
@@ -94,7 +94,7 @@ def worked_answers_fixture() -> pd.DataFrame:
     return worked_answers()
 
 
-def test_frontiers2022_target_weights_match_the_spec_table(worked_examples):
+def test_frontiers2022_target_weights_match_the_hand_computed_table(worked_examples):
     weights = question_weights(worked_examples, "frontiers2022")
     targets = weights[weights["module"] == "target"]
     got = dict(zip(zip(targets["qid"], targets["element"]), targets["weight"]))
@@ -111,7 +111,7 @@ def test_frontiers2022_content_and_thinking_tags_get_w_r(worked_examples):
 
 
 def test_frontiers2022_without_key_target_each_target_gets_w_r():
-    questions = questions_frame([("x", ["Character", "Place", "Event"], None, ["Feature"], "Reasoning")])
+    questions = questions_table([("x", ["Character", "Place", "Event"], None, ["Feature"], "Reasoning")])
     weights = question_weights(questions, "frontiers2022")
     # SC = 3 x 2 = 6, T_sum = NT = 3: each target 6 x 1 / 3 = 2 = W_R
     assert weights.loc[weights["module"] == "target", "weight"].tolist() == [2.0, 2.0, 2.0]
@@ -130,7 +130,7 @@ def test_uniform_weights_are_one(worked_examples):
 
 
 def test_question_without_thinking_tag_weighs_one_under_every_method():
-    questions = questions_frame([("x", ["Character", "Object"], "Object", ["Identity"], None)])
+    questions = questions_table([("x", ["Character", "Object"], "Object", ["Identity"], None)])
     for method in METHODS:
         assert question_weights(questions, method)["weight"].tolist() == [1.0, 1.0, 1.0]
 
@@ -140,7 +140,7 @@ def test_unknown_method_is_refused(worked_examples):
         question_weights(worked_examples, "bloom")
 
 
-def test_spec_character_figures(worked_examples, worked_answers):
+def test_character_figures_of_the_worked_examples(worked_examples, worked_answers):
     character = {
         method: profiles(worked_examples, worked_answers, method).elements.query(
             "player == 'A' and element == 'Character'"
@@ -204,7 +204,7 @@ def test_player_summary_and_element_sd(worked_examples, worked_answers):
 
 
 def test_element_sd_is_nan_with_a_single_element():
-    questions = questions_frame([("x", ["Character"], None, [], None)])
+    questions = questions_table([("x", ["Character"], None, [], None)])
     answers = pd.DataFrame({"player": ["A"], "qid": ["x"], "answer": ["a"], "correct": [True], "kind": ["human"]})
     assert np.isnan(profiles(questions, answers).players["element_sd"].item())
 
@@ -233,7 +233,7 @@ def test_missing_answer_is_the_same_as_a_wrong_one(worked_examples, worked_answe
 
 
 def test_untagged_question_counts_for_overall_accuracy_only(worked_examples, worked_answers):
-    questions = pd.concat([worked_examples, questions_frame([("6", [], None, [], None)])], ignore_index=True)
+    questions = pd.concat([worked_examples, questions_table([("6", [], None, [], None)])], ignore_index=True)
     answers = pd.concat(
         [
             worked_answers,

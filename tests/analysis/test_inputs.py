@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.frames import ANSWER_COLUMNS, VOTE_COLUMNS
 from analysis.inputs import SHEET_COLUMNS, InputError, read_answers, read_sheet, read_votes
 from analysis.options import chosen_options
+from analysis.tables import ANSWER_COLUMNS, VOTE_COLUMNS
 from analysis.votes import vote_stats
-from tests.analysis.cogme_cases import WORKED_EXAMPLES, questions_frame
+from tests.support.cogme_cases import WORKED_EXAMPLES, questions_table
+from tests.support.paths import DATA
 
 KOREAN = "김민지"
 
@@ -20,12 +19,12 @@ KOREAN = "김민지"
 @pytest.fixture
 def questions() -> pd.DataFrame:
     """Questions 1-5 of the worked examples; 1, 2, 4, 5 mcq (key: option 0 "alpha"), 3 open-ended."""
-    frame = questions_frame(WORKED_EXAMPLES)
-    open_row = frame["qid"] == "3"
-    frame.loc[open_row, "type"] = "open"
-    frame.loc[open_row, "answer_index"] = pd.NA
-    frame["choices"] = [[] if q == "3" else ["Alpha", "beta", "gamma", "delta", "epsilon"] for q in frame["qid"]]
-    return frame
+    table = questions_table(WORKED_EXAMPLES)
+    open_row = table["qid"] == "3"
+    table.loc[open_row, "type"] = "open"
+    table.loc[open_row, "answer_index"] = pd.NA
+    table["choices"] = [[] if q == "3" else ["Alpha", "beta", "gamma", "delta", "epsilon"] for q in table["qid"]]
+    return table
 
 
 def write(tmp_path, name: str, text: str, encoding: str = "utf-8"):
@@ -278,7 +277,6 @@ def test_a_blank_group_cell_takes_the_jurors_label(tmp_path):
     assert vote_stats(votes, PLAYERS).groups.set_index("group").loc["expert", "votes"] == 2
 
 
-DATA = Path(__file__).parents[1] / "data"
 CASE_STUDY_PLAYERS = ["Kid4", "Kid10", "Teen14", "Adult20", "AI"]
 
 

@@ -5,9 +5,7 @@ The PDFs are read back with poppler (pdftotext, pdfinfo, pdffonts), which ``make
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,18 +14,20 @@ import pandas as pd
 import pytest
 
 import analysis
-from analysis import charts, report
+from analysis import charts
 from analysis.cogme import element_frequencies, profiles
 from analysis.composition import composition
 from analysis.fonts import BOLD, FONT_DIR, REGULAR, missing_glyphs
-from analysis.frames import QUESTION_COLUMNS
-from analysis.report import CSV_FILES, markup, write_reports
+from analysis.judge_rows import JUDGE_AGREEMENT_COLUMNS, judge_rows
+from analysis.pdf.text import markup
+from analysis.session_report import write_reports
+from analysis.session_report.csv_tables import CSV_FILES, QA_COLUMNS
+from analysis.session_report.jurors import MAX_JUROR_ROWS
+from analysis.session_report.qa_sheet import CORRECT_MARK, NO_ANSWER, UNGRADED_MARK, WRONG_MARK
+from analysis.tables import QUESTION_COLUMNS
 from analysis.votes import exposure, vote_stats
 
-if not shutil.which("pdftotext"):
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        raise RuntimeError("poppler-utils (pdftotext) is required when CI=true; make test installs it")
-    pytest.skip("poppler-utils is not installed (make test installs it)", allow_module_level=True)
+pytestmark = pytest.mark.usefixtures("poppler")
 
 KOREAN_PLAYER = "민준"
 MARKUP_ANSWER = "<b>bold</b> & co"
@@ -36,6 +36,7 @@ PLAYERS = pd.DataFrame(
 )
 VOTE_CSVS = {"rounds.csv", "tally.csv", "ai_rounds.csv", "groups.csv", "jurors.csv", "vote_summary.csv"}
 SHEET_CSVS = {"exposure.csv"}
+JURY_CSVS = {"jury_detection.csv", "jury_tests.csv", "jury_shares.csv"}  # only with more than the live jury
 JUDGE_CSVS = {"judge_agreement.csv", "judge_confusions.csv"}
 PDFS = {"profiles.pdf", "tallies.pdf", "report.pdf"}
 
@@ -199,7 +200,7 @@ def read_csv(written, name) -> pd.DataFrame:
 
 def test_every_pdf_and_csv_is_written(written):
     # exposure.csv only with a judgment sheet, the judge's files only with a judge's suggestions
-    assert set(written) == PDFS | (set(CSV_FILES) - SHEET_CSVS - JUDGE_CSVS)
+    assert set(written) == PDFS | (set(CSV_FILES) - SHEET_CSVS - JUDGE_CSVS - JURY_CSVS)
     for name, path in written.items():
         assert path.name == name and path.stat().st_size > 0
     for name in PDFS:
@@ -210,7 +211,9 @@ def test_every_pdf_and_csv_is_written(written):
 def test_without_vote_statistics_there_is_no_tally_report(session, results, tmp_path):
     questions, answers, _ = session
     written = write_reports(tmp_path, questions=questions, answers=answers, profiles=results[0])
-    assert set(written) == {"profiles.pdf", "report.pdf"} | (set(CSV_FILES) - VOTE_CSVS - SHEET_CSVS - JUDGE_CSVS)
+    assert set(written) == {"profiles.pdf", "report.pdf"} | (
+        set(CSV_FILES) - VOTE_CSVS - SHEET_CSVS - JUDGE_CSVS - JURY_CSVS
+    )
     assert not (tmp_path / "tallies.pdf").exists()
     assert "Jury votes" not in pdf_text(written["report.pdf"])
 
@@ -360,16 +363,17 @@ def test_report_pdf_holds_question_set_and_qa_sheet(written):
     assert MARKUP_ANSWER in text  # user markup is shown, not interpreted
     assert "What does <b>Dokyung</b> do after standing up?" in text
     assert "민준이는 왜 울었나요?" in text and "엄마가 보고 싶어서" in text
-    assert report.CORRECT_MARK in text and report.WRONG_MARK in text and report.NO_ANSWER in text
+    assert CORRECT_MARK in text and WRONG_MARK in text and NO_ANSWER in text
 
 
 def test_report_glyphs_exist_in_the_embedded_font():
     """Every non-ASCII character the report code prints must be in NanumGothic (else it prints blank)."""
-    for module in (report, charts):
-        source = Path(module.__file__).read_text(encoding="utf-8")
+    code = Path(analysis.__file__).parent
+    for path in [*(code / "session_report").glob("*.py"), *(code / "pdf").glob("*.py"), code / "charts.py"]:
+        source = path.read_text(encoding="utf-8")
         used = {ch for ch in source if ord(ch) > 127}
-        assert not missing_glyphs("".join(used), REGULAR), module.__name__
-        assert not missing_glyphs("".join(used), BOLD), module.__name__
+        assert not missing_glyphs("".join(used), REGULAR), path.name
+        assert not missing_glyphs("".join(used), BOLD), path.name
 
 
 def test_markup_escapes_user_text():
@@ -429,7 +433,7 @@ def test_question_set_csvs_match_the_questions(written, session):
 def test_qa_sheet_csv_lists_every_answer(written, session):
     questions, answers, _ = session
     sheet = read_csv(written, "qa_sheet.csv")
-    assert list(sheet.columns) == report.QA_COLUMNS
+    assert list(sheet.columns) == QA_COLUMNS
     assert len(sheet) == len(questions) * len(PLAYERS)
     by_key = sheet.set_index(["qid", "player"])
     for row in answers.itertuples(index=False):
@@ -468,7 +472,7 @@ def test_large_sessions_split_the_qa_sheet_and_cut_the_juror_list(session, tmp_p
     crowd = pd.DataFrame(
         {
             "round": 1,
-            "juror": [f"S{i:03d}" for i in range(report.MAX_JUROR_ROWS)],
+            "juror": [f"S{i:03d}" for i in range(MAX_JUROR_ROWS)],
             "vote": "VTT agent",
             "slot": 1,
             "confidence": np.nan,
@@ -481,8 +485,8 @@ def test_large_sessions_split_the_qa_sheet_and_cut_the_juror_list(session, tmp_p
     )
     text = pdf_text(written["report.pdf"])
     assert "Players 1–4 of 8" in text and "Players 5–8 of 8" in text
-    assert f"First {report.MAX_JUROR_ROWS} of {report.MAX_JUROR_ROWS + 4} jurors; all are in jurors.csv." in text
-    assert len(read_csv(written, "jurors.csv")) == report.MAX_JUROR_ROWS + 4
+    assert f"First {MAX_JUROR_ROWS} of {MAX_JUROR_ROWS + 4} jurors; all are in jurors.csv." in text
+    assert len(read_csv(written, "jurors.csv")) == MAX_JUROR_ROWS + 4
     assert "top human" in text  # the human-tie statistic
 
 
@@ -631,7 +635,7 @@ def test_exposure_table_and_csv_with_a_judgment_sheet(session, results, tmp_path
     assert "Judgment sheet: exposure" in pdf_text(alone["tallies.pdf"]) and "rounds.csv" not in alone
 
 
-def judge_frames(grader: str = "Ana") -> tuple[pd.DataFrame, pd.DataFrame]:
+def judge_tables(grader: str = "Ana") -> tuple[pd.DataFrame, pd.DataFrame]:
     """A judge against one grader and the final marks on four answers, as vtt.judge.agreement passes them.
 
     The grader gives every answer accuracy 3 (so rho is undefined: one grade throughout) and scores no depth or
@@ -662,15 +666,15 @@ def judge_frames(grader: str = "Ana") -> tuple[pd.DataFrame, pd.DataFrame]:
             for n in [matrix.loc[theirs, judges]]
         ]
     )
-    return table[list(report.JUDGE_AGREEMENT_COLUMNS)], confusions
+    return table[list(JUDGE_AGREEMENT_COLUMNS)], confusions
 
 
 def test_the_judge_beside_the_graders_section_and_csvs(session, results, tmp_path):
     from analysis.agreement import FINAL_MARKS
 
     questions, answers, _ = session
-    agreement, confusions = judge_frames()
-    lines = report.judge_rows(agreement)["m-1"]
+    agreement, confusions = judge_tables()
+    lines = judge_rows(agreement)["m-1"]
     assert [(line.rater, line.measures, line.items) for line in lines] == [
         ("Ana", ("correct",), 4),
         ("Ana", ("accuracy",), 4),
@@ -709,7 +713,7 @@ def test_the_judge_beside_the_graders_section_and_csvs(session, results, tmp_pat
         questions=questions,
         answers=answers,
         profiles=results[0],
-        judge_agreement=judge_frames(EMOJI_PLAYER)[0],
+        judge_agreement=judge_tables(EMOJI_PLAYER)[0],
     )
     assert with_emoji.missing_characters == ("😀",)  # a grader's name goes through the missing-glyph check
     assert "judge_confusions.csv" in with_emoji  # no confusions passed: an empty table
@@ -756,10 +760,10 @@ def test_qa_sheet_shows_the_chosen_option_and_the_no_answer_mark(tmp_path):
     assert not sheet.loc[("q2", "P1"), "answered"] and not sheet.loc[("q2", "P3"), "answered"]  # empty = no answer
     text = pdf_text(written["report.pdf"])
     qa = text[text.index("Q&A sheet") :]
-    assert f"{report.WRONG_MARK} B · Deogi" in qa and f"{report.CORRECT_MARK} A · Kyungsu" in qa
+    assert f"{WRONG_MARK} B · Deogi" in qa and f"{CORRECT_MARK} A · Kyungsu" in qa
     # q2: P1 and P3 said nothing -> the no-answer mark alone, P2 right
-    assert re.search(rf"Th: Reasoning {report.NO_ANSWER} {report.CORRECT_MARK} Because {report.NO_ANSWER} ", qa)
-    assert f"{report.WRONG_MARK} {report.NO_ANSWER}" not in qa
+    assert re.search(rf"Th: Reasoning {NO_ANSWER} {CORRECT_MARK} Because {NO_ANSWER} ", qa)
+    assert f"{WRONG_MARK} {NO_ANSWER}" not in qa
 
 
 def test_qa_sheet_marks_open_answers_not_graded_yet_apart_from_no_answer(tmp_path):
@@ -788,8 +792,8 @@ def test_qa_sheet_marks_open_answers_not_graded_yet_apart_from_no_answer(tmp_pat
     assert not sheet.loc[("q1", "P1"), "ungraded"] and sheet.loc[("q1", "P1"), "correct"]
     qa = pdf_text(written["report.pdf"])
     qa = qa[qa.index("Q&A sheet") :]
-    assert f"{report.UNGRADED_MARK} not graded yet" in qa
-    assert re.search(rf"{re.escape(report.UNGRADED_MARK)} she was late {report.NO_ANSWER}", qa)
+    assert f"{UNGRADED_MARK} not graded yet" in qa
+    assert re.search(rf"{re.escape(UNGRADED_MARK)} she was late {NO_ANSWER}", qa)
 
 
 def test_several_slots_are_explained_in_the_tallies(session, tmp_path):

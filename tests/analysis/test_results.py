@@ -10,8 +10,8 @@ import pytest
 from analysis.cogme import profiles
 from analysis.results import analysis_json
 from analysis.votes import vote_stats
-from tests.analysis.cogme_cases import questions_frame, worked_answers, worked_questions
-from tests.analysis.test_votes import PLAYERS, case_study_votes
+from tests.support.case_study import PLAYERS, case_study_votes
+from tests.support.cogme_cases import questions_table, worked_answers, worked_questions
 
 
 def round_trip(result: dict) -> dict:
@@ -41,7 +41,7 @@ def test_profiles_only():
 
 
 def test_undefined_numbers_become_null():
-    questions = questions_frame([("x", ["Character"], None, [], None)])
+    questions = questions_table([("x", ["Character"], None, [], None)])
     answers = pd.DataFrame({"player": ["김민지"], "qid": ["x"], "answer": ["a"], "correct": [False], "kind": ["human"]})
     result = analysis_json(profiles(questions, answers))
     assert result["players"][0]["element_sd"] is None

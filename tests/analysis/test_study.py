@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -21,8 +20,6 @@ import pytest
 from scipy.stats import binomtest, chi2, chi2_contingency
 
 from analysis import study_report
-from analysis.frames import QUESTION_COLUMNS
-from analysis.report_text import KO
 from analysis.study import (
     ALL,
     NO_PROGRAM,
@@ -43,8 +40,10 @@ from analysis.study import (
     verdicts,
 )
 from analysis.study_report import write_study_report
+from analysis.tables import QUESTION_COLUMNS
 from analysis.votes import exposure, vote_stats
-from tests.analysis.test_report_text import t_templates
+from analysis.words import KO
+from tests.support.templates import t_templates
 
 A, B, C = "SCHL01", "LAB002", "MUSE03"  # join codes
 GPT, LLAVA = "http · gpt-4o", "cli · llava"
@@ -486,10 +485,7 @@ def test_study_tables_names_every_csv(study):
 # ---------------------------------------------------------------------------------- the report
 
 
-needs_poppler = pytest.mark.skipif(not shutil.which("pdftotext"), reason="poppler-utils is not installed")
-
-
-@needs_poppler
+@pytest.mark.usefixtures("poppler")
 @pytest.mark.parametrize("language", ["en", "ko"])
 def test_the_report_writes_every_csv_and_a_pdf(study, tmp_path, language):
     written = write_study_report(study, tmp_path, language=language)
@@ -511,6 +507,6 @@ def test_the_report_writes_every_csv_and_a_pdf(study, tmp_path, language):
 
 
 def test_every_template_of_the_study_report_has_a_korean_one():
-    templates = t_templates(Path(study_report.__file__))
+    templates = t_templates(Path(study_report.__file__).parent)
     assert templates
     assert [text for text in templates if text not in KO] == []

@@ -3,7 +3,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { Reader, optionSpoken, pickVoice, readingLanguage, readingOf, readsAloud } from "../../static/js/speech.js";
+import {
+  Reader, VOICE_POLL_MS, VOICE_WAIT_MS, optionSpoken, pickVoice, readingLanguage, readingOf, readsAloud,
+} from "../../static/js/speech.js";
 
 const voice = (lang, extra = {}) => ({ name: `${lang}${extra.default ? "*" : ""}`, lang, default: false, localService: true, ...extra });
 
@@ -84,4 +86,54 @@ test("the reading language is the session's when its design names one, else the 
   assert.equal(readingLanguage({ session: { language: null } }, doc), "en");
   assert.equal(readingLanguage({}, { documentElement: { lang: "" } }), "en");
   assert.equal(readingLanguage(null, { documentElement: { lang: "ko" } }), "ko");
+});
+
+// Voices that arrive late: Chrome and Safari give none at first. `fire`: the synthesis tells `voiceschanged` through
+// addEventListener ("listener"), only through onvoiceschanged ("property"), or not at all (Safari: "none").
+function lateSynth(fire) {
+  const synth = fakeSynth([]);
+  let voices = [];
+  let listener = null;
+  synth.getVoices = () => voices;
+  if (fire === "listener") synth.addEventListener = (kind, callback) => { if (kind === "voiceschanged") listener = callback; };
+  else delete synth.addEventListener;
+  synth.arrive = (list) => {
+    voices = list;
+    if (fire === "listener" && listener) listener({});
+    if (fire === "property" && synth.onvoiceschanged) synth.onvoiceschanged({});
+  };
+  return synth;
+}
+
+test("voices that arrive during the wait: the Reader picks the language's voice then", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
+  for (const fire of ["listener", "property", "none"]) {
+    const synth = lateSynth(fire);
+    const reader = new Reader({ language: "ko", synth, Utterance: FakeUtterance });
+    const ready = reader.ready();
+    t.mock.timers.tick(300);
+    synth.arrive([voice("en-US"), voice("ko-KR")]);
+    t.mock.timers.tick(VOICE_POLL_MS);
+    assert.equal(await ready, true, fire);
+    assert.equal(reader.voice.lang, "ko-KR", fire);
+  }
+});
+
+test("voices that arrive after the wait, with or without voiceschanged: the page is told, then reads", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
+  for (const fire of ["listener", "property", "none"]) {
+    const synth = lateSynth(fire);
+    const changes = [];
+    const reader = new Reader({ language: "ko", synth, Utterance: FakeUtterance, onChange: (has) => changes.push(has) });
+    const ready = reader.ready();
+    t.mock.timers.tick(VOICE_WAIT_MS);
+    assert.equal(await ready, false, fire);  // no voice yet: the page says so (and tells the host)
+    assert.equal(reader.say(["질문"]), false);
+    t.mock.timers.tick(5000);
+    synth.arrive([voice("en-US"), voice("ko-KR")]);
+    t.mock.timers.tick(VOICE_POLL_MS);
+    assert.deepEqual(changes, [true], fire);
+    assert.equal(reader.say(["질문"]), true, fire);
+    assert.deepEqual(synth.spoken, [{ text: "질문", lang: "ko", voice: "ko-KR" }], fire);
+  }
 });

@@ -12,6 +12,9 @@ Three defences, each against a different stuffer (docs/security.md, "Open join")
   A remote script that has the join code does not have the door code.
 * **The cap** (``open_join_cap``): at most this many open joins in all (the engine's rule), and the host
   removes a juror or closes join from the console.
+
+An open displaced link (a finished session judged again online) has its cap, and its arrivals are counted per
+address (``ARRIVALS_PER_ADDRESS``): :func:`admit_arrival`.
 """
 
 from __future__ import annotations
@@ -23,11 +26,12 @@ import time
 from flask import current_app
 from limits import parse
 
-from ..engine.rules import Refusal
+from ..engine.actions import Refusal
 from ..extensions import limiter
 
 JOINS_PER_ADDRESS = parse("20/minute")
 JOINS_PER_SESSION = parse("300/minute")
+ARRIVALS_PER_ADDRESS = parse("20/minute")  # arrivals at an open displaced link (vtt.juries.displaced.arrive)
 DOOR_SECONDS = 120
 
 
@@ -79,3 +83,10 @@ def admit(address: str, session_id: int, door: str | None) -> bool:
             "too many joins from your network: try again in a minute, or enter the door code shown on the stage screen",
         )
     return door_ok
+
+
+def admit_arrival(address: str) -> None:
+    """Count one arrival at an open displaced link from ``address``; raises :class:`Refusal` ``too_many_joins`` over
+    its rate (a crowd's workers come from addresses of their own: one address making jurors fast is a script)."""
+    if not limiter.limiter.hit(ARRIVALS_PER_ADDRESS, "displaced-arrival-address", address):
+        raise Refusal("too_many_joins", "too many arrivals from your network: try again in a minute")

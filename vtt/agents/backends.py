@@ -42,6 +42,14 @@ class BackendError(RuntimeError):
     """A question the backend could not answer; ``str(error)`` is the sentence for the host."""
 
 
+class ReplyTooLong(BackendError):
+    """A reply whose body is longer than the caller reads; ``start`` is what was read."""
+
+    def __init__(self, message: str, start: str):
+        super().__init__(message)
+        self.start = start
+
+
 class SpecError(ValueError):
     """A ``--backend`` SPEC (or an option of it) that cannot be used; the message names the problem."""
 
@@ -254,7 +262,7 @@ class PythonBackend(Backend):
                 value = await value
         except (asyncio.CancelledError, BackendError):
             raise
-        except Exception as error:  # noqa: BLE001 - whatever the user's code raises is the host's news
+        except Exception as error:
             raise BackendError(f"{source} raised {type(error).__name__}: {error}") from error
         return reply_from(value, asked, self.provenance(), source)
 
@@ -280,7 +288,7 @@ def load_callable(target: str) -> tuple[Callable[..., Any], str, Path | None]:
             label = f"{module_name}:{name}"
     except SpecError:
         raise
-    except Exception as error:  # noqa: BLE001 - an import error of the user's module, in one line
+    except Exception as error:
         raise SpecError(f"python: cannot import {module_name}: {type(error).__name__}: {error}") from None
     function = getattr(module, name, None)
     if not callable(function):
@@ -295,6 +303,19 @@ def load_callable(target: str) -> tuple[Callable[..., Any], str, Path | None]:
 def endpoint_of(url: str) -> str:
     url = url.rstrip("/")
     return url if url.endswith("/chat/completions") else f"{url}/chat/completions"
+
+
+def chat_target(spec: str | None, model: str | None) -> tuple[str, str]:
+    """``http:URL`` (the agents' spelling) or a bare URL, and the model it serves, as a judge's or juror's options
+    give them: the chat-completions endpoint and the model; raises :class:`SpecError` naming the option."""
+    spec = spec or ""
+    url = spec[5:] if spec.startswith("http:") and not spec.startswith("http://") else spec
+    if not re.match(r"^https?://[^/\s]+", url):
+        raise SpecError(f"--judge: {spec!r} is not http:URL (an http:// or https:// chat-completions endpoint)")
+    model = (model or "").strip()
+    if not model:
+        raise SpecError("--model: name the model the endpoint serves")
+    return endpoint_of(url), model
 
 
 def public_url(url: str) -> str:
@@ -442,17 +463,18 @@ class HttpBackend(Backend):
 
 
 async def chat_completion(
-    http: Any, url: str, body: dict[str, Any], api_key: str | None, timeout: float
+    http: Any, url: str, body: dict[str, Any], api_key: str | None, timeout: float, max_bytes: int | None = None
 ) -> tuple[str, dict[str, Any]]:
     """POST ``body`` to the chat-completions endpoint ``url`` with the aiohttp session ``http``: the first choice's
-    text and the whole reply; BackendError naming the endpoint (without credentials) on any failure."""
+    text and the whole reply; BackendError naming the endpoint (without credentials) on any failure, ReplyTooLong
+    when the reply's body is longer than ``max_bytes`` (no more than that is read)."""
     import aiohttp
 
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     where = public_url(url)
     try:
         async with http.post(url, json=body, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout)) as response:
-            raw = await response.text()
+            raw = await (response.text() if max_bytes is None else _body_within(response, max_bytes, where))
             if response.status != 200:
                 raise BackendError(f"{where} answered HTTP {response.status}: {' '.join(raw.split())[:300]}")
     except (aiohttp.ClientError, TimeoutError) as failure:
@@ -464,6 +486,18 @@ async def chat_completion(
         return _message_text(data["choices"][0]["message"].get("content")), data
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
         raise BackendError(f"{where} sent no chat completion: {' '.join(raw.split())[:300]}") from None
+
+
+async def _body_within(response: Any, max_bytes: int, where: str) -> str:
+    received = bytearray()
+    async for chunk in response.content.iter_chunked(1 << 16):
+        received += chunk
+        if len(received) > max_bytes:
+            start = bytes(received[:max_bytes]).decode("utf-8", "replace")
+            if response.status != 200:  # an error page: its start says enough
+                return start
+            raise ReplyTooLong(f"{where} sent a reply longer than {max_bytes:,} bytes: not read", start)
+    return received.decode(response.charset or "utf-8", "replace")
 
 
 def _message_text(content: Any) -> str:

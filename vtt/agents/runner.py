@@ -261,7 +261,7 @@ class Agent:
             raise
         except TimeoutError:
             raise BackendError(f"{backend.describe()} gave no answer in time") from None
-        except Exception as error:  # noqa: BLE001 - a backend's failure is the host's news, not the agent's end
+        except Exception as error:
             raise BackendError(f"{backend.describe()} failed: {type(error).__name__}: {error}") from None
 
     def _check_still_open(self, question: dict[str, Any]) -> None:

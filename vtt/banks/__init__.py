@@ -1,8 +1,10 @@
 """Question banks: reading the common formats, validating, storing, summarising."""
 
 from ..problems import InputError, Problem
-from .readers import FORMATS, ReadResult, detect_format, read_bank
-from .records import QuestionRecord, records_frame
+from .detection import detect_format
+from .formats import FORMATS
+from .readers import ReadResult, read_bank
+from .records import QuestionRecord, records_table
 from .store import bank_by_name, bank_records, import_bank
 
 __all__ = [
@@ -16,5 +18,5 @@ __all__ = [
     "detect_format",
     "import_bank",
     "read_bank",
-    "records_frame",
+    "records_table",
 ]

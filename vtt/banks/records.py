@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.frames import QUESTION_COLUMNS
+from analysis.tables import QUESTION_COLUMNS
 from analysis.taxonomy import TagSet
 
 
@@ -35,8 +35,8 @@ class QuestionRecord:
         return self.reference_answer
 
 
-def records_frame(records: list[QuestionRecord]) -> pd.DataFrame:
-    """The ``questions`` frame of ``analysis.frames`` for these records."""
+def records_table(records: list[QuestionRecord]) -> pd.DataFrame:
+    """The ``questions`` table of ``analysis.tables`` for these records."""
     rows = [
         {
             "qid": r.qid,

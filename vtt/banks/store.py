@@ -49,7 +49,7 @@ def _insert_questions(db: Session, bank: QuestionBank, records: list[QuestionRec
     """Core executemany inserts: a benchmark-sized bank goes in within seconds, not minutes."""
     db.execute(insert(Question.__table__), [question_row(bank.id, record) for record in records])
     ids = dict(db.execute(select(Question.qid, Question.id).where(Question.bank_id == bank.id)).all())
-    tags = [{"question_id": ids[record.qid], **tag} for record in records for tag in _tag_rows(record.tags)]
+    tags = [{"question_id": ids[record.qid], **tag} for record in records for tag in tag_rows(record.tags)]
     if tags:
         db.execute(insert(QuestionTag.__table__), tags)
 
@@ -94,7 +94,7 @@ def apply_tags(db: Session, bank: QuestionBank, tags: dict[str, tuple[int, TagSe
         question = questions[qid]
         question.tags.clear()
         db.flush()  # the old rows go before the new ones reuse their keys
-        question.tags.extend(QuestionTag(**row) for row in _tag_rows(tagset))
+        question.tags.extend(QuestionTag(**row) for row in tag_rows(tagset))
     db.add(
         Event(kind="bank.tagged", actor="cli", payload={"bank": bank.name, "file": file_name, "questions": len(tags)})
     )
@@ -102,7 +102,8 @@ def apply_tags(db: Session, bank: QuestionBank, tags: dict[str, tuple[int, TagSe
     return len(tags)
 
 
-def _tag_rows(tags: TagSet) -> list[dict]:
+def tag_rows(tags: TagSet) -> list[dict]:
+    """A question's CogME tags as ``question_tag`` rows (without the question's id), in the tag set's order."""
     return [
         {
             "module": module.value,

@@ -6,7 +6,7 @@ import csv
 import json
 from pathlib import Path
 
-from .readers import NATIVE_COLUMNS
+from .fields import NATIVE_COLUMNS
 from .records import QuestionRecord
 
 

@@ -48,7 +48,7 @@ class Run:
             try:
                 async with gate:
                     await bot.connection.open()
-            except Exception as failure:  # noqa: BLE001 - a refused or failed connect is counted; the others go on
+            except Exception as failure:
                 self.ledger.error("connect", repr(failure))
                 return
             finally:

@@ -88,12 +88,12 @@ def analyze(
     from analysis.results import analysis_json
     from analysis.votes import exposure, vote_stats
 
-    from ..banks import records_frame
+    from ..banks import records_table
     from ..problems import InputError
 
     try:
         # A test split's questions may lack keys: answers to them then need a correct column (0/1).
-        questions = records_frame(read_bank_file(questions_file, fmt, strict=False, allow_missing_keys=True).records)
+        questions = records_table(read_bank_file(questions_file, fmt, strict=False, allow_missing_keys=True).records)
         answers = _answers(answers_file, questions, ai_names, player_name)
         players = answers.drop_duplicates("player")[["player", "kind"]].rename(columns={"player": "name"})
         if (votes_file or sheet_file) and not (players["kind"] == "ai").any():
@@ -111,8 +111,8 @@ def analyze(
     result = cogme_profiles(questions, answers, method)
     stats = vote_stats(votes, players, pass_rule, alpha, threshold_pct) if votes is not None else None
     if out_dir:
-        from analysis.report import write_reports
-        from analysis.report_text import report_language, t
+        from analysis.session_report import write_reports
+        from analysis.words import report_language, t
 
         with report_language(language):
             info = _analysis_info(questions, questions_file, answers_file, votes_file, sheet_file)
@@ -162,9 +162,9 @@ def _answers(path: Path, questions, ai_names: tuple[str, ...], player: str | Non
 def _analysis_info(
     frame, questions: Path, answers: Path, votes: Path | None, sheet: Path | None = None
 ) -> dict[str, str]:
-    from analysis.report_text import t
+    from analysis.words import t
 
-    from .reports import unkeyed_info
+    from ..reports.session_info import unkeyed_info
 
     info = {t("Questions"): questions.name, t("Answers"): answers.name}
     if votes:

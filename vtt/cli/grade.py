@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
-from .tools import db_factory, fail
+from .tools import ProgressBar, db_factory, fail
 
 
 @click.group()
@@ -57,7 +56,7 @@ def grade_suggest(
     """
     from ..judge.rubric import DIMENSIONS
     from ..judge.suggest import JudgeError, JudgeSettings, suggest
-    from ..results.session_data import session_by_code
+    from ..results.session_rows import session_by_code
 
     try:
         settings = JudgeSettings.from_spec(
@@ -77,32 +76,18 @@ def grade_suggest(
         if session is None:
             fail(f"no session with join code {code.strip().upper()!r} (`vtt session list` shows every session)")
         session_id = session.id
-    bar = None
-
-    def started(total: int) -> None:
-        nonlocal bar
-        if not as_json:
-            bar = click.progressbar(length=total, label=f"{model}: {total} calls", file=sys.stderr)
-            bar.__enter__()
-
-    def progress(_said) -> None:
-        if bar is not None:
-            bar.update(1)
-
-    try:
-        summary = suggest(
-            factory,
-            session_id,
-            settings,
-            [name.strip() for name in dimensions.split(",") if name.strip()] if dimensions else DIMENSIONS,
-            started=started,
-            progress=progress,
-        )
-    except JudgeError as error:
-        fail(error)
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
+    with ProgressBar(f"{model}: {{total}} calls", as_json) as bar:
+        try:
+            summary = suggest(
+                factory,
+                session_id,
+                settings,
+                [name.strip() for name in dimensions.split(",") if name.strip()] if dimensions else DIMENSIONS,
+                started=bar.started,
+                progress=bar.progress,
+            )
+        except JudgeError as error:
+            fail(error)
     if as_json:
         click.echo(json.dumps(summary.as_dict()))
     else:

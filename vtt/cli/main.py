@@ -12,6 +12,7 @@ from .analyze import analyze
 from .database import db
 from .demo import demo
 from .grade import grade
+from .jury import jury
 from .media import media
 from .plan import plan
 from .questions import questions
@@ -73,6 +74,7 @@ for command in (
     simulate,
     agent,
     grade,
+    jury,
     study,
     plan,
 ):

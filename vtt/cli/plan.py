@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from .plan_displaced import displaced
 from .tools import fail, pass_rule_options
 
 CASE_STUDY_RATE_PCT = 48.6  # = 100 * analysis.planner.DEFAULT_RATE, repeated here: --help must not import numpy
@@ -21,9 +22,9 @@ RULE_WORDS = {
 }
 
 
-@click.command("plan")
-@click.option("--jurors", required=True, type=click.IntRange(1, 1_000_000), help="Jurors voting in every round.")
-@click.option("--rounds", required=True, type=click.IntRange(1, 1_000), help="Rounds of the session.")
+@click.group("plan", invoke_without_command=True)
+@click.option("--jurors", type=click.IntRange(1, 1_000_000), help="Jurors voting in every round (required).")
+@click.option("--rounds", type=click.IntRange(1, 1_000), help="Rounds of the session (required).")
 @click.option("--players", default=5, show_default=True, type=click.IntRange(2, 1_000), help="Players per round.")
 @click.option("--ai", "ai_players", default=1, show_default=True, type=click.IntRange(1), help="AI players per round.")
 @click.option(
@@ -63,7 +64,9 @@ RULE_WORDS = {
     help="Simulated rounds per figure that has no exact computation.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every figure to stdout.")
+@click.pass_context
 def plan(
+    ctx: click.Context,
     jurors: int,
     rounds: int,
     players: int,
@@ -83,8 +86,13 @@ def plan(
 
     The chance that the AI passes a round under the pass rule and over the rounds, how wide the
     detection interval will be, and the smallest jury that catches the AI with the chosen power:
-    exact where that is cheap, else by seeded simulation.
+    exact where that is cheap, else by seeded simulation.  ``vtt plan displaced``: a displaced jury's size.
     """
+    if ctx.invoked_subcommand is not None:
+        return
+    for name, value in (("jurors", jurors), ("rounds", rounds)):
+        if value is None:
+            raise click.MissingParameter(ctx=ctx, param=next(p for p in ctx.command.params if p.name == name))
     default_rate_pct = default_rate_source = None
     if study_name is not None and rate is None:
         default_rate_pct, default_rate_source = study_rate(study_name)
@@ -262,3 +270,6 @@ def _print_plan(result, rate_source: str) -> None:
         if jury.steady_from is not None and jury.steady_from != jury.jurors:
             steady = f"; every jury from {jury.steady_from:,} to {jury.cap:,} jurors reaches it"
         echo(f"  {label}: {jury.jurors:,} jurors (caught {_estimate(jury.caught)}{steady}) [{jury.method}]")
+
+
+plan.add_command(displaced)

@@ -76,10 +76,10 @@ def _lines_in(file: Path) -> int | None:
 def _print_balance(records) -> None:
     from analysis.composition import composition
 
-    from ..banks import records_frame
+    from ..banks import records_table
     from ..banks.summary import balance_lines
 
-    for line in balance_lines(composition(records_frame(records))):
+    for line in balance_lines(composition(records_table(records))):
         click.echo(line)
 
 
@@ -192,7 +192,7 @@ def questions_build(
     """Pick a CogME-balanced set from a bank and deal it into rounds."""
     from analysis.builder import build_set
 
-    from ..banks import bank_by_name, bank_records, records_frame
+    from ..banks import bank_by_name, bank_records, records_table
     from ..banks.writers import write_native_csv
 
     with db_factory()() as db:
@@ -201,7 +201,7 @@ def questions_build(
             fail(f"no question bank named {bank_name!r}")
         records = {r.qid: r for r in bank_records(db, bank)}
     try:
-        built = build_set(records_frame(list(records.values())), count, rounds, mcq=mcq, shot=shot, seed=seed)
+        built = build_set(records_table(list(records.values())), count, rounds, mcq=mcq, shot=shot, seed=seed)
     except ValueError as error:
         fail(error)
     chosen = built.questions

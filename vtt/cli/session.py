@@ -279,8 +279,9 @@ def _facets(juror) -> str:
 def session_delete_recordings(code: str, yes: bool) -> None:
     """Delete every recording of spoken answers of the session CODE (consent withdrawn, or the data plan's end).
 
-    The audio files go; each take's row stays with its deletion time (recordings.csv says a take existed), and
-    confirmed transcripts stay as answers. A running session is refused: finish it first.
+    The audio files go, with whatever else the server wrote of them (unacknowledged uploads, exports being built);
+    each take's row stays with its deletion time (recordings.csv says a take existed), and confirmed transcripts
+    stay as answers. A running session is refused: finish it first.
     """
     from sqlalchemy import select
 
@@ -288,7 +289,8 @@ def session_delete_recordings(code: str, yes: bool) -> None:
     from ..models import VttSession
     from ..recordings import RecordingProblem, delete_all
 
-    folder = Path(settings().flask_config()["RECORDINGS_DIR"])
+    config = settings().flask_config()
+    folder = Path(config["RECORDINGS_DIR"])
     wanted = code.strip().upper()
     with transaction(db_factory()) as db:
         vtt = db.scalar(select(VttSession).where(VttSession.join_code == wanted))
@@ -297,7 +299,7 @@ def session_delete_recordings(code: str, yes: bool) -> None:
         if not yes:
             click.confirm(f"Delete every recording of {vtt.name} ({wanted})? This cannot be undone.", abort=True)
         try:
-            count = delete_all(db, folder, vtt, "cli")
+            count = delete_all(db, folder, vtt, "cli", Path(config["EXPORTS_DIR"]))
         except RecordingProblem as problem:
             fail(problem.message)
     click.echo(f"deleted {count} recordings of {wanted} from {folder}")

@@ -72,7 +72,7 @@ def study_report(name: str, out_dir: Path, language: str) -> None:
     """The study NAME's report, per session and pooled: CogME profiles by stage and by AI program, AI detection
     and the sessions' verdicts under their own rules, juror facets, exposure, composition; with every table as CSV
     and answers_all.csv, votes_all.csv (every session's export rows, the join code in front)."""
-    from ..studies.report import write_study
+    from ..reports.study import write_study
 
     with db_factory()() as db:
         try:

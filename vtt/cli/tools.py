@@ -18,9 +18,9 @@ def settings():
 
 
 def db_factory():
-    from ..db import make_db_factory, make_engine
+    from ..db import db_factory_from_env
 
-    return make_db_factory(make_engine(settings().database_url))
+    return db_factory_from_env()
 
 
 def fail(error, consequence: str = "nothing was written", problems_out=None) -> None:
@@ -124,3 +124,29 @@ def pass_rule_options(command):
     ):
         command = option(command)
     return command
+
+
+class ProgressBar:
+    """A run's progress bar on stderr, drawn once the run says how many steps it has (``started``), one step per
+    ``progress``; none with --json. ``label`` may say ``{total}``.  ``with ProgressBar(label, as_json) as bar:
+    run(started=bar.started, progress=bar.progress)``."""
+
+    def __init__(self, label: str, quiet: bool):
+        self.label, self.quiet = label, quiet
+        self.bar = None
+
+    def started(self, total: int) -> None:
+        if not self.quiet:
+            self.bar = click.progressbar(length=total, label=self.label.format(total=total), file=sys.stderr)
+            self.bar.__enter__()
+
+    def progress(self, _step: object = None) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def __enter__(self) -> ProgressBar:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)

@@ -133,6 +133,13 @@ class View:
         notices = self.data["notices"] = self.data.get("notices") or {}
         notices[str(report["player"])] = {key: value for key, value in report.items() if key != "player"}
 
+    def _on_readiness(self, check: dict[str, Any]) -> None:  # the host's: a person's latest device check
+        readiness = self.data["readiness"] = self.data.get("readiness") or {"players": {}, "jurors": {}}
+        if check["role"] == "juror":
+            readiness.setdefault("jurors", {})[check["juror"]] = check
+        else:
+            readiness.setdefault("players", {})[str(check["player"])] = check
+
     def _on_recording(self, take: dict[str, Any]) -> None:  # the host's: a spoken answer's latest recording
         recordings = self.data["recordings"] = self.data.get("recordings") or {}
         question = str(take["question"])

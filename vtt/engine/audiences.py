@@ -12,10 +12,12 @@ Host payloads (names, kinds, latencies, tells) are built here too, so one module
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
 from ..kinds import Phase, PlayerKind, QuestionType
+from .readiness import host_readiness_all
 from .state import AnswerInfo, LiveState, QuestionInfo, RecordingInfo
 from .tells import identity_tells
 
@@ -28,7 +30,10 @@ SHEET_SAVES_PER_SECOND = 500
 MAX_SHEET_SAVE_SECONDS = 10  # ...up to this spacing of one page's saves (its drafts are safe in the browser meanwhile)
 
 
-def iso(moment: datetime | None, timespec: str = "auto") -> str | None:
+def protocol_timestamp(moment: datetime | None, timespec: str = "auto") -> str | None:
+    """A time as the live protocol sends it: ISO 8601 ending in ``Z`` (the engine's times are UTC), to the time's
+    own precision, or ``timespec`` (milliseconds where a browser's clock reads it); None stays None.  (The export
+    writes its times otherwise: always to the microsecond.)"""
     return moment.isoformat(timespec=timespec).replace("+00:00", "Z") if moment else None
 
 
@@ -44,7 +49,7 @@ def status(state: LiveState) -> dict[str, Any]:
         "rounds": state.rounds,
         "position": state.position,
         "questions_in_round": len(state.round_questions(state.round)) if state.round else 0,
-        "deadline": iso(state.deadline),
+        "deadline": protocol_timestamp(state.deadline),
         "theme": current.theme if current else None,
         "vote_slots": state.ai_votes_per_juror,
         "open_join": state.open_join,
@@ -61,7 +66,7 @@ def screening(state: LiveState) -> dict[str, Any] | None:
     current = state.current_question
     if current is None or current.clip_started_at is None:
         return None
-    return {"question": current.id, "starts_at": iso(current.clip_started_at, "milliseconds")}
+    return {"question": current.id, "starts_at": protocol_timestamp(current.clip_started_at, "milliseconds")}
 
 
 def sheet_save_seconds(jurors: int) -> int:
@@ -220,6 +225,53 @@ def juror_snapshot(
     }
 
 
+def judgeable_rounds(state: LiveState) -> list[int]:
+    """A finished session's rounds that a displaced or AI juror can judge: dealt aliases and a revealed answer."""
+    return [
+        number
+        for number, info in sorted(state.round_info.items())
+        if info.aliases and any(q.revealed_at for q in state.round_questions(number))
+    ]
+
+
+def judged_round(state: LiveState, number: int) -> dict[str, Any]:
+    """What the live jury saw of one round, for a displaced or AI juror judging it later: the round's aliases, and
+    each revealed question as shown (no key) with its answers under the aliases in the recorded order."""
+    questions = [
+        {**question(item), "answers": revealed_answers(state, item)["answers"]}
+        for item in state.round_questions(number)
+        if item.revealed_at
+    ]
+    return {**round_card(state, number), "questions": questions}
+
+
+def displaced_snapshot(
+    state: LiveState,
+    label: str,
+    rounds: list[dict[str, Any]],
+    sheet: list[dict[str, Any]],
+    votes: list[dict[str, Any]],
+    *,
+    attention: dict[str, Any] | None = None,
+    completion_code: str | None = None,
+) -> dict[str, Any]:
+    """A displaced juror's snapshot: the rounds to judge as the live jury saw them (``rounds``: :func:`judged_round`
+    of each, which the server keeps while the session's state lasts), their own sheet lines and votes (alias, never
+    player), the instructed-response line if any, and the completion code once everything is voted."""
+    mine = juror_snapshot(state, label, sheet, votes)
+    return {
+        "role": "juror",
+        "jury": "displaced",
+        "session": mine["session"],
+        "me": {**mine["me"], "completion_code": completion_code},
+        "vote_slots": state.ai_votes_per_juror,
+        "rounds": rounds,
+        "sheet": mine["sheet"],
+        "votes": mine["votes"],
+        "attention": attention,
+    }
+
+
 # --- players -----------------------------------------------------------------------------------
 
 
@@ -239,7 +291,9 @@ def player_snapshot(state: LiveState, player_id: int) -> dict[str, Any]:
         "question": player_question(current) if current and current.shown_at and playing else None,
         "answer": {"question": current.id, "text": mine.text, "choice": mine.choice_index} if mine else None,
         # a spoken answer's latest recording of the current question reached the server (the page may record again)
-        "recorded": {"question": current.id, "ended_at": iso(take.ended_at, "milliseconds")} if take else None,
+        "recorded": {"question": current.id, "ended_at": protocol_timestamp(take.ended_at, "milliseconds")}
+        if take
+        else None,
     }
 
 
@@ -283,8 +337,10 @@ def host_recording(state: LiveState, item: QuestionInfo, player_id: int) -> dict
         "mime": take.mime,
         "size": take.size,
         "duration_ms": take.duration_ms,
-        "ended_at": iso(take.ended_at, "milliseconds"),
-        "received_at": iso(take.received_at, "milliseconds"),
+        "ended_at": protocol_timestamp(take.ended_at, "milliseconds"),
+        "received_at": protocol_timestamp(take.received_at, "milliseconds"),
+        # a transcription backend's suggestion, once the host asked: {text, confidence (0-1 or null), backend}
+        "suggestion": None if take.suggestion is None else asdict(take.suggestion),
     }
 
 
@@ -358,6 +414,8 @@ def host_snapshot(state: LiveState, moves: list[str], connected: dict[str, Any] 
         "connected": connected or {},
         "agents": {str(p.id): p.agent for p in state.players.values() if p.kind is PlayerKind.AI and p.agent},
         "notices": {str(p.id): p.speech for p in state.players.values() if p.speech},
+        # each person's latest device check: {"players": {"<id>": ...}, "jurors": {"<label>": ...}}; absent: not checked
+        "readiness": host_readiness_all(state),
         # the current round's spoken answers: question -> the latest recording of each player who sent one
         "recordings": {
             str(item.id): [host_recording(state, item, player) for player in state.recordings.get(item.id, {})]

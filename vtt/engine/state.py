@@ -2,7 +2,7 @@
 
 The rules (``vtt.engine.rules``) read a :class:`LiveState` and answer an action with a list of
 :class:`Effect` objects.  The same effects are applied twice: here, to the state in memory
-(``apply_effect``), and by ``vtt.persistence.store`` to the database, so what a restart reloads is what
+(``apply_effect``), and by ``vtt.persistence.write`` to the database, so what a restart reloads is what
 the running process had.
 """
 
@@ -79,6 +79,16 @@ class RecordingInfo:
     duration_ms: int | None
     ended_at: datetime  # when the child stopped speaking: a confirmed transcript's answer time
     received_at: datetime
+    suggestion: Suggestion | None = None  # a transcription backend's, once the host asked for one
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """What a transcription backend heard in a take: for the host to confirm or correct, never an answer itself."""
+
+    text: str
+    confidence: float | None  # 0 (a guess) to 1 (sure); None when the backend gives no figure
+    backend: str
 
 
 @dataclass
@@ -139,6 +149,8 @@ class LiveState:
     pass_threshold_pct: float = 70.0
     clip_playback: ClipPlayback = ClipPlayback.HOST
     language: str | None = None  # the questions' language, from the design (None: each page's own)
+    # Each person's latest device check, by (role, id): the host's Readiness panel (vtt.engine.readiness)
+    device_checks: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -166,7 +178,7 @@ class LiveState:
 
 @dataclass(frozen=True)
 class Effect:
-    """A change of state; ``vtt.persistence.store`` writes each kind to the database."""
+    """A change of state; ``vtt.persistence.write`` writes each kind to the database."""
 
 
 @dataclass(frozen=True)
@@ -233,6 +245,16 @@ class SaveRecording(Effect):
 
 
 @dataclass(frozen=True)
+class SaveSuggestion(Effect):
+    """A transcription backend's suggestion for a take (its row keeps the latest)."""
+
+    question_id: int
+    player_id: int
+    file: str
+    suggestion: Suggestion
+
+
+@dataclass(frozen=True)
 class SetAgentStatus(Effect):
     """An AI player's agent reported its state (kept on the player: the host's screen reloads it)."""
 
@@ -251,6 +273,15 @@ class SetSpeechNotice(Effect):
     notice: str  # no_voice | voice_ok
     language: str
     at: datetime
+
+
+@dataclass(frozen=True)
+class SaveDeviceCheck(Effect):
+    """A player's or juror's page checked the device: the report kept on their row (``vtt.engine.readiness``)."""
+
+    role: str  # player | juror
+    person_id: int
+    report: dict[str, Any] = field(hash=False)
 
 
 @dataclass(frozen=True)
@@ -286,6 +317,14 @@ class SaveVote(Effect):
     reason: str
     client_key: str
     at: datetime
+
+
+@dataclass(frozen=True)
+class SetAttention(Effect):
+    """A displaced juror answered their instructed-response line (``vtt.engine.displaced``)."""
+
+    juror_id: int
+    passed: bool
 
 
 @dataclass(frozen=True)
@@ -387,10 +426,14 @@ def apply_effect(state: LiveState, effect: Effect) -> None:
             state.recordings.setdefault(effect.question_id, {})[effect.player_id] = RecordingInfo(
                 effect.player_id, effect.file, effect.mime, effect.size, effect.duration_ms, effect.ended_at, effect.at
             )
+        case SaveSuggestion():
+            state.recordings[effect.question_id][effect.player_id].suggestion = effect.suggestion
         case SetAgentStatus():
             state.players[effect.player_id].agent = agent_report(effect)
         case SetSpeechNotice():
             state.players[effect.player_id].speech = speech_report(effect)
+        case SaveDeviceCheck():
+            state.device_checks[(effect.role, effect.person_id)] = effect.report
         case EditAnswer():
             answer = state.answers[effect.question_id][effect.player_id]
             answer.text, answer.redacted, answer.edited = effect.text, effect.redacted, True
@@ -412,7 +455,7 @@ def apply_effect(state: LiveState, effect: Effect) -> None:
         case RemoveJuror():
             state.removed_jurors.add(effect.juror_id)
             state.votes.pop(effect.juror_id, None)
-        case SaveSheet() | LogEvent() | RenewToken():
+        case SaveSheet() | LogEvent() | RenewToken() | SetAttention():
             pass  # kept in the database only: the rules never need them again
         case _:
             raise TypeError(f"unknown effect {effect!r}")

@@ -20,14 +20,21 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from analysis.agreement import FINAL_MARKS, VERDICTS, judge_agreement, judge_confusions
-from analysis.report import JudgeRow, judge_rows
+from analysis.judge_rows import (
+    JUDGE_AGREEMENT_COLUMNS,
+    JUDGE_CONFUSION_COLUMNS,
+    JUDGE_TAKEN,
+    JudgeRow,
+    judge_rows,
+)
 
 from ..models import RUBRIC_DIMENSIONS, Answer, Event, Grade, GraderMark, JudgeSuggestion, VttSession
 from .suggest import suggestions
 
 FINAL = FINAL_MARKS  # the rater name of the final marks: parentheses, so no grader's name can be it
-COLUMNS = ["model", "rater", "measure", "items", "taken", "kappa", "weighted_kappa", "spearman", "reason"]
-CONFUSION_COLUMNS = ["model", "rater", "rater_verdict", "judge_verdict", "answers"]
+_AFTER_ITEMS = JUDGE_AGREEMENT_COLUMNS.index("items") + 1
+COLUMNS = [*JUDGE_AGREEMENT_COLUMNS[:_AFTER_ITEMS], JUDGE_TAKEN, *JUDGE_AGREEMENT_COLUMNS[_AFTER_ITEMS:]]
+CONFUSION_COLUMNS = list(JUDGE_CONFUSION_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -138,7 +145,7 @@ class JudgeConfusion:
 @dataclass(frozen=True)
 class JudgeModel:
     model: str
-    rows: list[JudgeRow]  # analysis.report.judge_rows: per rater, its measures
+    rows: list[JudgeRow]  # analysis.judge_rows.judge_rows: per rater, its measures
     confusions: list[JudgeConfusion]
 
 

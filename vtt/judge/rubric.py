@@ -1,15 +1,24 @@
 """The judge's prompts (``prompts.toml``) and the reading of its replies.
 
 A prompt is identified by the SHA-256 of its template (system text, user text and its dimension's task): a
-suggestion made with another template, or another model, is another suggestion. Replies are read as MovieCORE's
-judge gives them, a Python dictionary string ``{'score': N}`` (JSON too), perhaps wrapped in prose or a code fence;
-a reply with no whole score in the dimension's range is unread (``UnreadReply``), never guessed at.
+suggestion made with another template, or another model, is another suggestion.
+
+A player's answer is data, never instructions: the question, the reference answer and the answer each go between
+tags (``<player_answer>`` ... ``</player_answer>``) with ``&``, ``<`` and ``>`` escaped, so no text can close its tag
+or open another, and the system prompt says what the tags hold.
+
+Replies are read as MovieCORE's judge gives them, a Python dictionary string ``{'score': N}`` (JSON too), perhaps
+in a code fence, after a ``<think>`` block or prose. Only the reply's last score counts, and only when nothing but
+punctuation follows it: a reply that quotes an answer's ``{'score': 5}`` and then gives its own is read by its own,
+one that gives a score and then goes on is ambiguous. A reply that is ambiguous, over-long (``MAX_READ``) or holds
+no whole score in the dimension's range is unread (``UnreadReply``), never guessed at.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import html
 import json
 import re
 import tomllib
@@ -23,6 +32,10 @@ PROMPTS_FILE = Path(__file__).with_name("prompts.toml")
 VERDICT = "verdict"  # the correct (1) / incorrect (0) call
 DIMENSIONS = (VERDICT, *RUBRIC_DIMENSIONS)  # in the order they are asked and shown
 MAX_FIELD = 4000  # characters of a question, reference or answer put in a prompt
+MAX_READ = 32_000  # characters of a reply read: a score after a longer ramble is not trusted (nor scanned)
+SCORE = re.compile(r"\{[^{}]*\}")
+# What may follow the score that ends a reply: spaces, a full stop, a closing code fence.
+TAIL = re.compile(r"[\s.`]*")
 
 
 class UnreadReply(ValueError):
@@ -55,11 +68,17 @@ class Prompt:
         return [{"role": "system", "content": self.system}, {"role": "user", "content": text}]
 
     def read(self, reply: str) -> int:
-        """The score in ``reply``; UnreadReply when it holds none in ``low``..``high``."""
-        said = re.sub(r"<think>.*?</think>", "", reply or "", flags=re.S | re.I).strip()
-        score = _score_in(said)
-        if score is None:
+        """The score ending ``reply``; UnreadReply when it is not one in ``low``..``high`` (module docstring)."""
+        reply = reply or ""
+        if len(reply) > MAX_READ:
+            raise UnreadReply(f"the reply is longer than {MAX_READ:,} characters: not read")
+        said = re.sub(r"<think>.*?(</think>|$)", "", reply, flags=re.S | re.I).strip()  # unclosed: cut off
+        scores = [(match, value) for match in SCORE.finditer(said) if (value := _score_of(match.group(0))) is not _NONE]
+        if not scores:
             raise UnreadReply(f"no {{'score': N}} in the reply {_shown(said)}")
+        last, score = scores[-1]
+        if not TAIL.fullmatch(said, last.end()):
+            raise UnreadReply(f"the reply does not end with its score: {_shown(said)}")
         if isinstance(score, bool) or not isinstance(score, (int, float)) or score != int(score):
             raise UnreadReply(f"the score {score!r} is not a whole number")
         if not self.low <= score <= self.high:
@@ -81,21 +100,24 @@ def load_prompts(path: Path = PROMPTS_FILE) -> dict[str, Prompt]:
     return prompts
 
 
-def _score_in(said: str) -> Any:
-    for match in re.finditer(r"\{[^{}]*\}", said):
-        for parse in (ast.literal_eval, json.loads):
-            try:
-                value = parse(match.group(0))
-            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-                continue
-            if isinstance(value, dict) and "score" in value:
-                return value["score"]
-    return None
+_NONE = object()  # a dictionary without a score, or no dictionary
+
+
+def _score_of(text: str) -> Any:
+    for parse in (ast.literal_eval, json.loads):
+        try:
+            value = parse(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        if isinstance(value, dict) and "score" in value:
+            return value["score"]
+    return _NONE
 
 
 def _field(text: str) -> str:
+    """One line of at most MAX_FIELD characters with &, < and > escaped: nothing in it can close its tag."""
     text = " ".join((text or "").split())
-    return text[:MAX_FIELD] if text else "(none)"
+    return html.escape(text[:MAX_FIELD], quote=False) if text else "(none)"
 
 
 def _shown(said: str) -> str:

@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,12 +26,20 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..agents.backends import BackendError, chat_completion, endpoint_of, public_url
+from ..agents.backends import (
+    BackendError,
+    ReplyTooLong,
+    SpecError,
+    chat_completion,
+    chat_target,
+    public_url,
+)
 from ..models import RUBRIC_DIMENSIONS, Answer, Event, JudgeSuggestion, QuestionType, VttSession, utcnow
 from ..results.grading import GradingError, MarkInput, grading_overview, save_mark
 from .rubric import DIMENSIONS, VERDICT, Prompt, UnreadReply, load_prompts
 
-MAX_REPLY = 4000
+MAX_REPLY = 4000  # characters of a reply stored
+MAX_BODY = 1 << 20  # bytes of a reply's HTTP body read: a longer one is unread
 NO_REFERENCE = "open question without a reference answer"
 NOT_OPEN = "multiple-choice question without a key"
 
@@ -57,12 +64,11 @@ class JudgeSettings:
     @classmethod
     def from_spec(cls, spec: str, model: str | None, **options: Any) -> JudgeSettings:
         """``http:URL`` (the agents' spelling) or a bare URL."""
-        url = spec[5:] if spec.startswith("http:") and not spec.startswith("http://") else spec
-        if not re.match(r"^https?://[^/\s]+", url or ""):
-            raise JudgeError(f"--judge: {spec!r} is not http:URL (an http:// or https:// chat-completions endpoint)")
-        if not model:
-            raise JudgeError("--model: name the model the endpoint serves")
-        settings = cls(endpoint_of(url), model, **options)
+        try:
+            endpoint, model = chat_target(spec, model)
+        except SpecError as error:
+            raise JudgeError(str(error)) from None
+        settings = cls(endpoint, model, **options)
         if settings.concurrency < 1 or settings.timeout <= 0:
             raise JudgeError("--concurrency is at least 1 and --timeout more than 0")
         return settings
@@ -192,13 +198,21 @@ async def ask_one(http: Any, settings: JudgeSettings, ask: Ask) -> Said:
     if settings.max_tokens is not None:
         body["max_tokens"] = settings.max_tokens
     try:
-        reply, _data = await chat_completion(http, settings.url, body, settings.api_key, settings.timeout)
+        reply, _data = await chat_completion(http, settings.url, body, settings.api_key, settings.timeout, MAX_BODY)
+    except ReplyTooLong as long:
+        return Said(ask, None, _kept(long.start), problem=str(long))
     except BackendError as failure:
         return Said(ask, problem=str(failure), failed=True)
     try:
-        return Said(ask, ask.prompt.read(reply), reply[:MAX_REPLY])
+        return Said(ask, ask.prompt.read(reply), _kept(reply))
     except UnreadReply as unread:
-        return Said(ask, None, reply[:MAX_REPLY], problem=str(unread))
+        return Said(ask, None, _kept(reply), problem=str(unread))
+
+
+def _kept(reply: str) -> str:
+    """The reply as stored: its first MAX_REPLY characters, a NUL or lone surrogate (which a database refuses)
+    written as an escape."""
+    return reply[:MAX_REPLY].encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
 
 
 def store(db: Session, settings: JudgeSettings, said: Said) -> None:
@@ -319,10 +333,19 @@ class Suggestion:
             return 1.0
         return 1.0 - abs(accuracy - 2.5) / 2.5
 
-    def as_mark(self) -> MarkInput:
-        if self.verdict is None:
-            raise GradingError("answer_id", _("the judge has given no verdict on this answer yet"))
-        return MarkInput(self.verdict, {d: self.scores.get(d) for d in RUBRIC_DIMENSIONS})
+    @property
+    def takeable(self) -> bool:
+        """Something to take: a verdict, or a rubric score (the verdict is then the grader's)."""
+        return self.verdict is not None or any(self.scores.get(d) is not None for d in RUBRIC_DIMENSIONS)
+
+    def as_mark(self, verdict: bool | None = None) -> MarkInput:
+        """The suggestion as a mark; ``verdict`` (the grader's) stands in for a verdict the judge did not give."""
+        if not self.takeable:
+            raise GradingError("answer_id", _("the judge has given no verdict and no score on this answer yet"))
+        correct = self.verdict if self.verdict is not None else verdict
+        if correct is None:
+            raise GradingError("correct", _("the judge's verdict could not be read: choose correct or incorrect"))
+        return MarkInput(correct, {d: self.scores.get(d) for d in RUBRIC_DIMENSIONS})
 
 
 def suggestions(db: Session, answer_ids: list[int]) -> dict[int, list[Suggestion]]:
@@ -347,13 +370,16 @@ def suggestions(db: Session, answer_ids: list[int]) -> dict[int, list[Suggestion
     return found
 
 
-def take_suggestion(db: Session, vtt_session: VttSession, answer: Answer, grader: str, model: str) -> MarkInput:
-    """``grader`` takes ``model``'s suggestion for ``answer`` as their own mark (logged as taken from the judge)."""
+def take_suggestion(
+    db: Session, vtt_session: VttSession, answer: Answer, grader: str, model: str, verdict: bool | None = None
+) -> MarkInput:
+    """``grader`` takes ``model``'s suggestion for ``answer`` as their own mark (logged as taken from the judge);
+    where the judge's verdict could not be read, its scores with ``verdict``, the grader's."""
     suggestion = next((s for s in suggestions(db, [answer.id]).get(answer.id, []) if s.model == model), None)
     if suggestion is None:
         raise GradingError(
             "model", _("%(model)s has suggested nothing for answer %(answer)s", model=model, answer=answer.id)
         )
-    mark = suggestion.as_mark()
+    mark = suggestion.as_mark(verdict)
     save_mark(db, vtt_session, answer, grader, mark, source=f"judge:{model}")
     return mark

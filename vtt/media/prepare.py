@@ -87,7 +87,7 @@ def prepare_clips(
             name = futures[future]
             try:
                 outcome = future.result()
-            except Exception as error:  # noqa: BLE001 - a crashed worker fails its clip, not the others
+            except Exception as error:
                 outcome = Outcome(name, "failed", problem=f"could not be built ({type(error).__name__}: {error})")
             outcomes[name] = outcome
             if outcome.fingerprint:

@@ -1,4 +1,4 @@
-"""What each question's clip is made from, as the benchmarks publish their video (docs: SPEC section 5).
+"""What each question's clip is made from, as the benchmarks publish their video.
 
 - **TVQA**: JPEG frames at 3 fps, one folder per ``vid_name`` under a folder per show:
   ``<from>/castle_frames/castle_s01e02_seg02_clip_00/00001.jpg``; The Big Bang Theory's ``vid_name`` has no show

@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..engine.rules import HOST
+from ..engine.actions import HOST
 from ..models import Phase, Player, PlayerKind, Question, QuestionType, SessionQuestion, VttSession
 from ..protocol.vocabulary import MAX_FILE_NAME
 

@@ -2,7 +2,7 @@
 
 A paper juror is a juror whose group is ``paper`` (:data:`PAPER_GROUP`).  Their sheet can be printed before
 the session starts: a round's aliases and the order its answers are shown in follow from the session's seed
-(:func:`vtt.engine.rules.alias_order`, :func:`~vtt.engine.rules.answer_order`), and the sheet only needs the
+(:func:`vtt.engine.flow.alias_order`, :func:`~vtt.engine.flow.answer_order`), and the sheet only needs the
 letters, never who wears them.  What the host types in goes to the live engine as that juror's own ``sheet``
 and ``vote`` actions (:func:`submit_typed`): the engine's rules (vote closed, answers not revealed) apply to
 paper as to phones.
@@ -16,9 +16,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from ..engine.rules import Actor, alias_order, answer_order
+from ..engine.actions import Actor
+from ..engine.flow import alias_order, answer_order
 from ..models import Juror, RoundAlias, SessionQuestion, VttSession
-from ..persistence.store import juror_rows
+from ..persistence.queries import juror_rows
 
 PAPER_GROUP = "paper"
 ABSTAIN = "abstain"  # the vote field's value for "nobody" (a Vote row without a player)
@@ -44,8 +45,8 @@ class SheetRound:
 
 def paper_jurors(vtt_session: VttSession) -> list[Juror]:
     """The jurors whose group is ``paper``; a session that marks none prints a sheet for every juror."""
-    marked = [juror for juror in vtt_session.jurors if juror.juror_group == PAPER_GROUP]
-    return marked or list(vtt_session.jurors)
+    marked = [juror for juror in vtt_session.live_jurors if juror.juror_group == PAPER_GROUP]
+    return marked or list(vtt_session.live_jurors)
 
 
 def sheet_rounds(db: Session, vtt_session: VttSession) -> list[SheetRound]:

@@ -17,10 +17,14 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session
 
 from ..db import KeptDb, is_locked
-from ..engine.rules import SERVER_ERROR, Action, Message, Outcome, Refusal, decide, refused
-from ..engine.state import LiveState
-from .store import current_version, load_state, seen_client_keys, write_effects
-from .tally import round_tally
+from ..engine import displaced
+from ..engine.actions import SERVER_ERROR, Action, Message, Outcome, Refusal, refused
+from ..engine.rules import decide
+from ..engine.state import Effect, LiveState
+from .load import current_version, load_state
+from .queries import assignments, seen_client_keys
+from .tally import tally_reading_stored_votes
+from .write import write_effects
 
 log = logging.getLogger(__name__)
 
@@ -124,7 +128,7 @@ def _run_once(
         try:
             with database.transaction() as db:
                 return _decide_and_write(db, submissions, cache, clock())
-        except Exception as error:  # noqa: BLE001 - a batch must answer, whatever happened
+        except Exception as error:
             cache.forget({s.session_id for s in submissions})
             if isinstance(error, DBAPIError) and error.connection_invalidated and not reconnected:
                 reconnected = True
@@ -149,7 +153,13 @@ def _decide_and_write(db: Session, submissions: list[Submission], cache: StateCa
             for item in items:
                 item.reply = refused("no_session", "that session does not exist")
             continue
-        outcomes = _decide_all(db, state, items, now)
+        live = [item for item in items if item.action.actor.role != displaced.ROLE]
+        later = [item for item in items if item.action.actor.role == displaced.ROLE]
+        if later:  # a finished session judged again: nothing of the live state changes
+            write_effects(db, state, _decide_displaced(db, state, later, now), session_row=False)
+        if not live:
+            continue
+        outcomes = _decide_all(db, state, live, now)
         effects = [effect for outcome in outcomes for effect in outcome.effects]
         result.messages += _stamped(state, outcomes)
         new_jurors = write_effects(db, state, effects)
@@ -163,6 +173,7 @@ def _decide_and_write(db: Session, submissions: list[Submission], cache: StateCa
 def _decide_all(db: Session, state: LiveState, items: list[Submission], now: datetime) -> list[Outcome]:
     keyed = [(item.action.actor.label, item.action.client_key) for item in items if item.action.client_key]
     seen = seen_client_keys(db, state.session_id, keyed)
+    tally = tally_reading_stored_votes(db)
     outcomes: list[Outcome] = []
     for item in items:
         action = item.action
@@ -171,7 +182,7 @@ def _decide_all(db: Session, state: LiveState, items: list[Submission], now: dat
             item.reply = {"ok": True, "duplicate": True, "state_version": state.state_version}
             continue
         try:
-            done = decide(state, action, now, round_tally)
+            done = decide(state, action, now, tally)
         except Refusal as refusal:
             outcomes += refusal.before
             item.reply = refusal.reply(state.state_version)
@@ -181,6 +192,34 @@ def _decide_all(db: Session, state: LiveState, items: list[Submission], now: dat
             seen.add(key)
         item.reply = {"ok": True, **(done[-1].reply if done else {"state_version": state.state_version})}
     return outcomes
+
+
+def _decide_displaced(db: Session, state: LiveState, items: list[Submission], now: datetime) -> list[Effect]:
+    """Displaced jurors' actions (``vtt.engine.displaced``): the same replays and refusals as the live ones', no
+    state_version and no messages."""
+    keyed = [(item.action.actor.label, item.action.client_key) for item in items if item.action.client_key]
+    seen = seen_client_keys(db, state.session_id, keyed)
+    tasks = assignments(db, state.session_id, {item.action.actor.id for item in items})
+    effects: list[Effect] = []
+    for item in items:
+        action = item.action
+        key = (action.actor.label, action.client_key)
+        if action.client_key and key in seen:
+            item.reply = {"ok": True, "duplicate": True}
+            continue
+        try:
+            task = tasks.get(action.actor.id)
+            if task is None:
+                raise Refusal("not_allowed", "this link is not a displaced juror's")
+            outcome = displaced.decide(state, task, action, now)
+        except Refusal as refusal:
+            item.reply = refusal.reply()
+            continue
+        effects += outcome.effects
+        if action.client_key:
+            seen.add(key)
+        item.reply = {"ok": True, **outcome.reply}
+    return effects
 
 
 def _stamped(state: LiveState, outcomes: list[Outcome]) -> list[Outgoing]:

@@ -1,19 +1,37 @@
-"""A round's tally at the close of its vote, computed with part 2's statistics (``analysis.votes``).
+"""A round's tally at the close of its vote, computed with the report's statistics (``analysis.votes``).
 
 The live figures and the PDF report agree because both come from ``vote_stats`` over the same
-roster: every player of the session, named as in the reports.
+roster: every player of the session, named as in the reports, and the same votes (a juror the host
+removes after a round closed leaves that round's stored tally too: :func:`tally_reading_stored_votes`).
 """
 
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from typing import Any
 
-from ..engine.state import LiveState
+from sqlalchemy import Select, select
+from sqlalchemy.orm import Session
+
+from ..engine.state import LiveState, VoteInfo
+from ..models import Juror, Jury, Vote
+
+Ballots = dict[int, dict[int, VoteInfo]]  # juror -> slot -> vote
 
 
-def round_tally(state: LiveState, number: int) -> dict[str, Any]:
-    """The tally of round ``number`` from the votes in ``state`` (the current round's), by the session's pass rule."""
+def round_tally(
+    state: LiveState, number: int, without: frozenset[int] = frozenset(), ballots: Ballots | None = None
+) -> dict[str, Any] | None:
+    """The tally of round ``number`` by the session's pass rule, leaving out the jurors ``without``.
+
+    The votes are ``ballots``, or the ones ``state`` keeps (the current round's); None when neither
+    holds the round's votes (an earlier round and no ``ballots``)."""
+    if ballots is None:
+        if number != state.round:
+            return None
+        ballots = state.votes
+    ballots = {juror: slots for juror, slots in ballots.items() if juror not in without}
     import pandas as pd  # here, not at the top: pandas and scipy cost a server seconds of start-up
 
     from analysis.votes import vote_stats
@@ -31,17 +49,17 @@ def round_tally(state: LiveState, number: int) -> dict[str, Any]:
             "vote": state.players[vote.player_id].name if vote.player_id is not None else None,
             "confidence": float(vote.confidence) if vote.confidence is not None else math.nan,
         }
-        for juror, slots in state.votes.items()
+        for juror, slots in ballots.items()
         for slot, vote in slots.items()
     ]
     votes = pd.DataFrame(rows, columns=["round", "juror", "slot", "vote", "confidence"])
     counts = {pid: 0 for pid in info.aliases}
-    for slots in state.votes.values():
+    for slots in ballots.values():
         for vote in slots.values():
             if vote.player_id is not None:
                 counts[vote.player_id] = counts.get(vote.player_id, 0) + 1
     cast = sum(counts.values())
-    abstentions = sum(1 for slots in state.votes.values() for vote in slots.values() if vote.player_id is None)
+    abstentions = sum(1 for slots in ballots.values() for vote in slots.values() if vote.player_id is None)
     top = max(counts.values(), default=0)
     result: dict[str, Any] = {
         "round": number,
@@ -57,7 +75,7 @@ def round_tally(state: LiveState, number: int) -> dict[str, Any]:
             for pid in sorted(info.aliases, key=info.aliases.get)
         ],
         "cast": cast,
-        "voters": len([j for j, slots in state.votes.items() if any(v.player_id is not None for v in slots.values())]),
+        "voters": len([j for j, slots in ballots.items() if any(v.player_id is not None for v in slots.values())]),
         "abstentions": abstentions,
         "top_votes": top,
         # a control round: no AI played it, so detection is 0 % by construction (the report counts it the same way)
@@ -86,3 +104,31 @@ def round_tally(state: LiveState, number: int) -> dict[str, Any]:
 
 def _number(value) -> float | None:
     return None if value is None or math.isnan(float(value)) else round(float(value), 6)
+
+
+def tally_reading_stored_votes(db: Session):
+    """:func:`round_tally` that reads an earlier round's votes from the database (in the batch's transaction)."""
+
+    def tally(state: LiveState, number: int, without: frozenset[int] = frozenset()) -> dict[str, Any] | None:
+        return round_tally(state, number, without, None if number == state.round else _stored(db, state, number))
+
+    return tally
+
+
+def live_votes(*columns: Any) -> Select:
+    """``select(*columns)`` (the whole :class:`Vote` without) over the live jury's votes: a displaced or AI juror's
+    votes never reach the live tally, the stage or the round verdicts."""
+    on_juror = (Juror.id == Vote.juror_id) & (Juror.session_id == Vote.session_id)
+    return select(*(columns or (Vote,))).select_from(Vote).join(Juror, on_juror).where(Juror.jury == Jury.LIVE)
+
+
+def _stored(db: Session, state: LiveState, number: int) -> Ballots:
+    ballots: Ballots = defaultdict(dict)
+    rows = db.execute(
+        live_votes(Vote.juror_id, Vote.slot, Vote.player_id, Vote.alias, Vote.confidence, Vote.reason).where(
+            Vote.session_id == state.session_id, Vote.round == number
+        )
+    )
+    for juror, slot, player, alias, confidence, reason in rows:
+        ballots[juror][slot] = VoteInfo(player, alias, confidence, reason)
+    return dict(ballots)

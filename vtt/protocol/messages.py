@@ -7,7 +7,7 @@ agent authors can check their messages without running a server.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -127,6 +127,36 @@ class NoticeIn(_Message):
     )
 
 
+class DeviceCheckIn(_Message):
+    """A player's or juror's page checked the device before the event (the person's "Check this device"): the
+    host's console shows each person's readiness from the latest check. Never sent to the jury or the stage."""
+
+    id: ClientId
+    sound: Literal[vocabulary.CHECK_SOUNDS] = Field(  # type: ignore[valid-type]
+        description="the test clip's tone: heard, not_heard (the person said so), failed (the clip would not play)"
+    )
+    microphone: Literal[vocabulary.CHECK_MICROPHONES] | None = Field(  # type: ignore[valid-type]
+        None,
+        description="a spoken player's page only (required there, null elsewhere): ok (two seconds recorded and "
+        "played back), none (no microphone or no MediaRecorder), denied (permission refused), failed",
+    )
+    clock_offset_ms: int = Field(
+        ge=-vocabulary.MAX_CLOCK_OFFSET_MS,
+        le=vocabulary.MAX_CLOCK_OFFSET_MS,
+        description="server time minus the page's time, from the quickest of a few clock round trips",
+    )
+    round_trip_ms: int = Field(
+        ge=0, le=vocabulary.MAX_ROUND_TRIP_MS, description="a round trip through the socket (the median of those)"
+    )
+    transport: Literal[vocabulary.CHECK_TRANSPORTS] = Field(  # type: ignore[valid-type]
+        description="engine.io's transport when the page measured: websocket or polling"
+    )
+    rendition: Literal[vocabulary.CHECK_RENDITIONS] = Field(  # type: ignore[valid-type]
+        description="the test clip's rendition the page played: main, or phone (the light one)"
+    )
+    duration_ms: int | None = Field(None, ge=0, le=vocabulary.MAX_CHECK_MS, description="how long the check took")
+
+
 class SheetLine(_Message):
     """A juror's judgment-sheet line about one answer (the whole line: the last write wins)."""
 
@@ -173,6 +203,13 @@ class VoteIn(_Message):
     alias: Alias | None
     confidence: Score | None = None
     reason: Text | None = Field(None, description="why (optional)")
+
+
+class AttentionIn(_Message):
+    """A displaced juror's answer to their instructed-response line (the rating it asks for, 1-5)."""
+
+    id: ClientId
+    value: Score
 
 
 class HostIn(_Message):
@@ -225,7 +262,7 @@ class HostIn(_Message):
     cap: int | None = Field(
         None,
         ge=0,
-        le=vocabulary.MAX_JURORS,
+        le=vocabulary.MAX_OPEN_JOIN_CAP,
         description="set_open_join: at most this many open joins (0: no cap); unchanged when absent",
     )
     door: bool | None = Field(
@@ -241,9 +278,11 @@ CLIENT_MESSAGES: dict[str, type[_Message]] = {
     "answer": AnswerIn,
     "sheet": SheetIn,
     "vote": VoteIn,
+    "attention": AttentionIn,
     "host": HostIn,
     "agent": AgentIn,
     "notice": NoticeIn,
+    "device_check": DeviceCheckIn,
 }
 
 
@@ -357,14 +396,16 @@ def _plain_sheet(data: dict[str, Any]) -> dict[str, Any] | None:
     return fields
 
 
-_PLAIN = {"vote": _plain_vote, "sheet": _plain_sheet}
+# The hot actions read without the model when their data is plainly valid (None otherwise: the model decides);
+# a test holds them to the model's values and errors.
+PLAIN_READERS = {"vote": _plain_vote, "sheet": _plain_sheet}
 _NOT_FIELDS = frozenset({"id", "action"})
 
 
 def parse_action(event: str, data: Any) -> tuple[str, dict[str, Any], str]:
     """A client action's name, its fields (``model_dump`` without ``id`` and ``action``) and its client id;
     raises :class:`Invalid` as :func:`parse` does."""
-    plain = _PLAIN.get(event)
+    plain = PLAIN_READERS.get(event)
     if plain is not None and type(data) is dict:
         fields = plain(data)
         if fields is not None:
@@ -374,6 +415,17 @@ def parse_action(event: str, data: Any) -> tuple[str, dict[str, Any], str]:
     # only the host's message names its action (asking a model for a field it lacks costs as much as validating it)
     action = message.action if "action" in model.model_fields else event
     return action, message.model_dump(exclude=_NOT_FIELDS), message.id
+
+
+def carried_actions() -> dict[str, type[_Message]]:
+    """Each action a client message carries, with that message: a message with an ``action`` field carries the
+    actions it names (the host's moves), any other message the action of its own name (as :func:`parse_action`
+    reads them)."""
+    return {
+        name: model
+        for event, model in CLIENT_MESSAGES.items()
+        for name in (get_args(model.model_fields["action"].annotation) if "action" in model.model_fields else (event,))
+    }
 
 
 def json_schemas() -> dict[str, dict[str, Any]]:

@@ -1,7 +1,7 @@
-"""The protocol's words and limits: the actions each role may send, and how long or large their fields may be.
+"""The protocol's words and limits: the host's moves, and how long or large the messages' fields may be.
 
-Plain constants with no imports: the server's rules (``vtt.engine.rules``) enforce them, the message schemas
-(``vtt.protocol.messages``) publish them, and clients read them without loading any of the server.
+Plain constants with no imports: the message schemas (``vtt.protocol.messages``) publish them, the server's rules
+(``vtt.engine``) enforce them, and clients read them without loading any of the server.
 """
 
 MAX_TEXT = 4000  # an answer, a note or a reason
@@ -12,7 +12,8 @@ MAX_BACKEND = 60  # a provenance's backend name
 MAX_AGENT_MESSAGE = 1000  # an agent's status message
 MAX_FILE_NAME = 200
 MAX_CLIP_SECONDS = 3600.0
-MAX_JURORS = 100_000  # an open-join cap beyond any hall
+MAX_SQL_INTEGER = 2**31 - 1  # the largest whole number an INTEGER column on PostgreSQL holds (an id, a round, a seed)
+MAX_OPEN_JOIN_CAP = 100_000  # the most jurors a host may let join openly: beyond any hall
 AGENT_STATUSES = ("ready", "working", "answered", "error")
 # A read-aloud player's page about its voice: none for the page's language (the host reads aloud), or one after all.
 SPEECH_NOTICES = ("no_voice", "voice_ok")
@@ -33,7 +34,18 @@ RECORDING_TYPES = {
 MAX_RECORDING_BYTES = 8 * 1024 * 1024  # a child's answer of a few minutes in Opus is well under 1 MB
 MAX_RECORDING_SECONDS = 600
 MAX_TRANSCRIBER = 200  # who or what turned a recording into text: "host", "pocketsphinx 5.0.4", "http:..."
+MAX_TRANSCRIPT = 2000  # a transcription backend's suggestion, cleaned and cut to this (fits an answer's MAX_TEXT)
+# A device check (a player's or juror's page before the event): what the person heard of the test clip, what the
+# microphone did (a spoken player's page only), and the connection's figures as the page measured them.
+CHECK_SOUNDS = ("heard", "not_heard", "failed")  # failed: the test clip would not play at all
+CHECK_MICROPHONES = ("ok", "none", "denied", "failed")  # none: no microphone or no MediaRecorder
+CHECK_TRANSPORTS = ("websocket", "polling")  # engine.io's transport when the page measured
+CHECK_RENDITIONS = ("main", "phone")  # which rendition of the test clip the page played
+MAX_CLOCK_OFFSET_MS = 86_400_000  # a day: a phone's clock set further off is reported as a day off
+MAX_ROUND_TRIP_MS = 600_000
+MAX_CHECK_MS = 3_600_000
 
+# The host's moves, the words of the host message's ``action`` field (each declared with its handler in vtt.engine).
 HOST_ACTIONS = (
     "open_lobby",
     "start_round",
@@ -56,7 +68,3 @@ HOST_ACTIONS = (
     "enter_answer",
     "confirm_spoken",
 )
-# recorded: a spoken answer's recording is on the server's disk; sent by the upload view (HTTP), never a socket event
-PLAYER_ACTIONS = ("answer", "agent", "notice", "recorded")
-JUROR_ACTIONS = ("sheet", "vote")
-GUEST_ACTIONS = ("join",)  # open join: a guest becomes a juror

@@ -24,13 +24,13 @@ from socketio import exceptions
 
 from ..access.admission import door_code, door_expires
 from ..access.host_token import is_host_token
-from ..engine.audiences import iso
-from ..engine.rules import SERVER_ERROR, Refusal, refused
+from ..engine.actions import SERVER_ERROR, Refusal, refused
+from ..engine.audiences import protocol_timestamp
 from ..extensions import socketio
 from ..protocol.messages import CLIENT_MESSAGES, Auth, Invalid, parse, parse_action
-from .frames import MALFORMED, Malformed
 from .hub import Hub
 from .outbox import person_room, room
+from .packets import MALFORMED, Malformed
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def on_connect(auth: Any = None) -> None:
     join_room(room(who.session_id, who.role))  # before the snapshot is read: nothing falls between them
     if who.actor_id is not None:
         join_room(person_room(who.session_id, who.role, who.actor_id))  # their other tabs' actions (``mine``)
-    hub.outbox.to_connection(request.sid, who.role, "snapshot", hub.snapshot(who))
+    hub.send_snapshot(request.sid, who)
     hub.presence_changed(who.session_id)
 
 
@@ -94,7 +94,7 @@ def attach(server, hub: Hub) -> None:
         who = hub.connections.get(sid)
         if who is None:
             return refused(*NOT_CONNECTED)
-        now = iso(datetime.now(UTC), "milliseconds")
+        now = protocol_timestamp(datetime.now(UTC), "milliseconds")
         return hub.outbox.record_ack(sid, who.role, "clock", {"ok": True, "now": now})
 
     def on_door(sid: str, _data: Any = None) -> dict[str, Any]:
@@ -107,7 +107,7 @@ def attach(server, hub: Hub) -> None:
         reply = {
             "ok": True,
             "door": door_code(hub.secret_key, who.session_id),
-            "changes_at": iso(datetime.fromtimestamp(door_expires(), UTC)),
+            "changes_at": protocol_timestamp(datetime.fromtimestamp(door_expires(), UTC)),
         }
         return hub.outbox.record_ack(sid, who.role, "door", reply)
 
@@ -123,7 +123,7 @@ def attach(server, hub: Hub) -> None:
             else:
                 try:
                     reply = hub.submit(who, action, fields, client_id)
-                except Exception:  # noqa: BLE001 - a client gets an error, never a dropped connection
+                except Exception:
                     log.exception("%s from %s failed", event, who)
                     reply = refused(*SERVER_ERROR)
             return hub.outbox.record_ack(sid, who.role, event, reply)
@@ -131,9 +131,9 @@ def attach(server, hub: Hub) -> None:
         return handle
 
     def on_malformed(sid: str, reason: Any = None, acked: Any = False) -> dict[str, Any]:
-        """A frame that could not be read (``vtt.realtime.frames``): refused alone, one line in the log; a
+        """A packet that could not be read (``vtt.realtime.packets``): refused alone, one line in the log; a
         client that asked for no answer is disconnected (every action of the protocol asks for one)."""
-        log.warning("a frame from %s could not be read: %s", hub.connections.get(sid, sid), reason)
+        log.warning("a packet from %s could not be read: %s", hub.connections.get(sid, sid), reason)
         if acked is not True:
             server.disconnect(sid)
         return refused("malformed", f"this message cannot be read: {reason}")

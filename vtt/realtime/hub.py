@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,11 +20,13 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from ..access.admission import admit, stage_key_valid
 from ..db import KeptDb, make_writer_engine
-from ..engine import audiences
-from ..engine.rules import Action, Actor, Refusal, host_moves
+from ..engine import audiences, displaced
+from ..engine.actions import Action, Actor, Refusal
+from ..engine.rules import host_moves
 from ..engine.state import LiveState
-from ..models import Juror, Player, VttSession
-from ..persistence.store import current_version, juror_rows, jury_rows, load_state
+from ..models import Juror, Jury, Player, SessionStatus, VttSession
+from ..persistence.load import current_version, load_state
+from ..persistence.queries import assignments, juror_rows, jury_rows, rows_of_rounds
 from ..protocol.messages import Auth
 from .loopwatch import LoopWatch, QuietCollector
 from .outbox import Outbox, person_room
@@ -32,13 +36,33 @@ from .writer import Writer
 log = logging.getLogger(__name__)
 
 PRESENCE_SECONDS = 1.0
+# A displaced juror's snapshot (every round they judge) costs the loop ~10 ms: thousands arriving at once from a crowd
+# platform would hold it for seconds.  Beyond a burst, their snapshots are sent at this pace (the connection is
+# accepted at once); a live session's pages are never held back.
+DISPLACED_SNAPSHOTS_PER_SECOND = 40
+DISPLACED_SNAPSHOT_BURST = 40
+
+
+class TokenBucket:
+    """``rate`` a second, up to ``burst`` at once: :meth:`wait` says how long the next one waits for its turn."""
+
+    def __init__(self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic):
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self._tokens, self._at = float(burst), clock()
+
+    def wait(self) -> float:
+        now = self.clock()
+        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        self._tokens -= 1  # taken now, even if in debt: the debt is the wait
+        return 0.0 if self._tokens >= 0 else -self._tokens / self.rate
 
 
 @dataclass(frozen=True)
 class Identity:
     """Who a connection is: role, VTT session, and the player's or juror's id."""
 
-    role: str  # host | player | juror | stage
+    role: str  # host | player | juror | displaced | stage
     session_id: int
     actor_id: int | None = None
     label: str = ""
@@ -51,6 +75,14 @@ class Identity:
 
     def __str__(self) -> str:  # for the log
         return f"{self.role} {self.label!r} of session {self.session_id}"
+
+
+def judging_later(juror: Juror) -> None:
+    """A displaced juror may judge once the session has finished, until the host removes them."""
+    if juror.session.status is not SessionStatus.FINISHED:
+        raise Refusal("not_finished", "this session has not finished yet: come back once it has")
+    if juror.removed_at is not None:
+        raise Refusal("removed", "this link was withdrawn by the host")
 
 
 class Hub:
@@ -69,6 +101,9 @@ class Hub:
         self.shared_presence = SharedPresence(redis_url, database) if redis_url else None
         self._refreshing = False
         self._read_states: dict[int, LiveState] = {}  # per session, for snapshots; never changed once read
+        # per session: the state read, and its rounds as judged_round gives them to displaced jurors
+        self._judged_rounds: dict[int, tuple[LiveState, dict[int, dict[str, Any]]]] = {}
+        self.displaced_arrivals = TokenBucket(DISPLACED_SNAPSHOTS_PER_SECOND, DISPLACED_SNAPSHOT_BURST)
         self._writer: Writer | None = None
         self._lock = threading.Lock()
         self.loop_watch = LoopWatch(socketio)  # both started by the server (vtt serve), not in tests' apps
@@ -150,9 +185,12 @@ class Hub:
                 player = db.scalar(select(Player).where(Player.token == auth.token))
                 if player is not None:
                     return Identity("player", player.session_id, player.id, player.name)
-                juror = db.scalar(select(Juror).where(Juror.token == auth.token))
-                if juror is not None:
+                juror = db.scalar(select(Juror).where(Juror.token == auth.token, Juror.jury != Jury.AI))
+                if juror is not None and juror.jury is Jury.LIVE:
                     return Identity("juror", juror.session_id, juror.id, juror.label)
+                if juror is not None:  # a displaced juror judges the finished session, apart from its live rooms
+                    judging_later(juror)
+                    return Identity(displaced.ROLE, juror.session_id, juror.id, juror.label)
                 raise Refusal("bad_token", "this link is not valid (no player or juror has that token)")
             session_id = db.scalar(select(VttSession.id).where(VttSession.join_code == auth.code.strip().upper()))
         if session_id is None:
@@ -208,7 +246,7 @@ class Hub:
         while self._refreshing:
             try:
                 self._refresh_shared_presence_once()
-            except Exception:  # noqa: BLE001 - the entries must keep being renewed; the next round retries
+            except Exception:
                 log.exception("refreshing the shared presence failed")
             self.socketio.sleep(PRESENCE_REFRESH_SECONDS)
 
@@ -228,7 +266,9 @@ class Hub:
         """All the connection's role may see now, with the state_version it is valid for."""
         with self.reader() as db:
             state = self._state_for_reading(db, who.session_id)
-            if who.role == "juror":
+            if who.role == displaced.ROLE:
+                view = self._displaced_view(db, state, who)
+            elif who.role == "juror":
                 sheet, votes = juror_rows(db, who.session_id, who.actor_id, state.round)
                 view = audiences.juror_snapshot(state, who.label, sheet, votes)
                 if who.token:
@@ -244,6 +284,40 @@ class Hub:
                     "open_join_cap": state.open_join_cap,
                 }
         return {**view, "state_version": state.state_version}
+
+    def send_snapshot(self, sid: str, who: Identity) -> None:
+        """The snapshot a connection gets when it connects: at once, or for a displaced juror beyond the burst,
+        when their turn comes (a page simply waits for it)."""
+        delay = self.displaced_arrivals.wait() if who.role == displaced.ROLE else 0.0
+        if not delay:
+            self.outbox.to_connection(sid, who.role, "snapshot", self.snapshot(who))
+            return
+
+        def later() -> None:
+            self.socketio.sleep(delay)
+            if sid in self.connections:  # still there
+                self.outbox.to_connection(sid, who.role, "snapshot", self.snapshot(who))
+
+        self.socketio.start_background_task(later)
+
+    def _displaced_view(self, db: Session, state: LiveState, who: Identity) -> dict[str, Any]:
+        task = assignments(db, who.session_id, [who.actor_id])[who.actor_id]
+        rounds = task.rounds_to_judge(state)
+        sheet, votes = rows_of_rounds(db, who.session_id, who.actor_id, rounds)
+        # the rounds as the live jury saw them are the same for every displaced juror: built once per state read
+        kept = self._judged_rounds.get(who.session_id)
+        if kept is None or kept[0] is not state:
+            kept = self._judged_rounds[who.session_id] = (state, {})
+        judged = kept[1]
+        shown = [judged[n] if n in judged else judged.setdefault(n, audiences.judged_round(state, n)) for n in rounds]
+        attention = None
+        if task.attention_check:
+            asks = displaced.attention_value(who.actor_id)
+            attention = {"asks": asks, "answered": task.attention_passed is not None}
+        code = task.completion_code if task.done(state) else None
+        return audiences.displaced_snapshot(
+            state, who.label, shown, sheet, votes, attention=attention, completion_code=code
+        )
 
     def _state_for_reading(self, db: Session, session_id: int) -> LiveState:
         """The session's state, read again only when its state_version has moved (a thousand jurors

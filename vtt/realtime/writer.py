@@ -10,6 +10,7 @@ processes on one database only the one holding the timers' claim ticks (``vtt.re
 from __future__ import annotations
 
 import logging
+from collections import deque
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,7 +19,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..db import KeptDb
-from ..engine.rules import SERVER_ERROR, SYSTEM, Action, refused
+from ..engine import displaced
+from ..engine.actions import SERVER_ERROR, SYSTEM, Action, refused
 from ..models import VttSession
 from ..persistence.batch import StateCache, Submission, run_batch
 from .outbox import Outbox
@@ -49,6 +51,7 @@ class Writer:
         self.cache = StateCache()
         eio = socketio.server.eio
         self._queue = eio.create_queue()
+        self._later: deque[tuple[Submission, Any]] = deque()  # displaced jurors' actions behind the live ones
         self._make_event = eio.create_event
         self._pending_ticks: set[int] = set()
         self.timers = TimerClaim(database.engine.url)
@@ -82,29 +85,48 @@ class Writer:
 
     def _drain_until_stopped(self) -> None:
         while self._running:
-            first = self._queue.get()
+            first = self._later.popleft() if self._later and self._queue.empty() else self._queue.get()
             if first is None:
                 break
             # No waiting for more: waiting 3 ms made batches bigger and saved up to a third of the CPU
             # at a few hundred actions a second, but put 3-5 ms on every ack (docs/benchmarks.md).  Under
             # load the queue fills while a batch is written, so batches grow by themselves.
             self.socketio.sleep(0)  # the handlers already woken queue theirs first
-            batch, weight = [first], _weight(first)
-            while weight < MAX_BATCH_WEIGHT:
-                try:
-                    item = self._queue.get_nowait()
-                except Exception:  # noqa: BLE001 - queue.Empty of whichever queue class the async mode uses
-                    break
-                if item is None:
-                    self._running = False
-                    break
-                batch.append(item)
-                weight += _weight(item)
+            batch = self._next_batch(first)
             try:
                 self._apply(batch)
-            except Exception:  # noqa: BLE001 - the writer must outlive any one batch
+            except Exception:
                 log.exception("a batch of %d actions failed", len(batch))
             self.socketio.sleep(0)  # let the woken handlers and the connections run before the next batch
+
+    def _next_batch(self, first: tuple[Submission, Any]) -> list[tuple[Submission, Any]]:
+        """Everything queued, live actions first: a displaced jury's actions (a finished session judged again,
+        ``vtt.engine.displaced``) fill what room the batch has left, and the rest wait in ``_later`` for the next
+        batches, so that thousands of displaced jurors never put their backlog ahead of a live session's acks."""
+        batch: list[tuple[Submission, Any]] = []  # the live actions, then displaced ones
+        weight = 0
+        if first[0].action.actor.role == displaced.ROLE:
+            self._later.appendleft(first)
+        else:
+            batch, weight = [first], _weight(first)
+        while weight < MAX_BATCH_WEIGHT:
+            try:
+                item = self._queue.get_nowait()
+            except Exception:
+                break
+            if item is None:
+                self._running = False
+                break
+            if item[0].action.actor.role == displaced.ROLE:
+                self._later.append(item)
+            else:
+                batch.append(item)
+                weight += _weight(item)
+        while self._later and weight < MAX_BATCH_WEIGHT:
+            item = self._later.popleft()
+            batch.append(item)
+            weight += _weight(item)
+        return batch
 
     def _apply(self, batch: list[tuple[Submission, Any]]) -> None:
         """Run a batch; after its commit, emit what it caused, then wake the senders (their acks).
@@ -118,7 +140,7 @@ class Writer:
             for message in messages:
                 try:
                     self.outbox.to_audience(message.session_id, message.audience, message.event, message.payload)
-                except Exception:  # noqa: BLE001 - a failed emit is healed by the client's gap check
+                except Exception:
                     log.exception("emitting %s to %s failed", message.event, message.audience)
             for submission in submissions:
                 self._echo_own(submission)
@@ -151,7 +173,7 @@ class Writer:
                 "mine",
                 {"action": action.name, **action.args},
             )
-        except Exception:  # noqa: BLE001 - the other tabs catch up on their next snapshot
+        except Exception:
             log.exception("echoing %s to %s failed", action.name, action.actor.label)
 
     @property
@@ -175,7 +197,7 @@ class Writer:
                     due = db.scalars(
                         select(VttSession.id).where(VttSession.phase_deadline_at <= datetime.now(UTC))
                     ).all()
-            except Exception:  # noqa: BLE001 - the clock must keep going; the next tick retries
+            except Exception:
                 log.exception("deadline check failed")
                 continue
             for session_id in due:

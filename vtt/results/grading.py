@@ -3,7 +3,7 @@
 * A **grader mark** (:class:`~vtt.models.GraderMark`) is one grader's correct/incorrect and optional
   0-5 MovieCORE rubric for one answer; graders never see their marks merged.
 * The **final mark** is the answer's :class:`~vtt.models.Grade` row, the one the reports read
-  (``vtt.results.session_data``).  It is set by hand (it settles a disagreement), or from the graders'
+  (``vtt.results.tables``).  It is set by hand (it settles a disagreement), or from the graders'
   agreement: when every grader who marked the answer gave the same correct/incorrect, the final mark
   takes it, with each rubric dimension the rounded mean of the scores given (None when nobody scored
   it).  Setting finals from agreement leaves answers that already have a final mark alone.
@@ -41,7 +41,7 @@ from ..models import (
     VttSession,
     utcnow,
 )
-from .session_data import player_answer_text
+from .tables import player_answer_text
 
 GRADER_NAME_LENGTH = 120
 RUBRIC_RANGE = range(0, 6)

@@ -1,11 +1,12 @@
-"""What the results page shows: part 2's numbers for one session, as the PDF report has them.
+"""What the results page shows: one session's numbers, as the PDF report has them.
 
-The statistics come from ``analysis`` on the frames of ``vtt.results.session_data`` (the same calls as
+The statistics come from ``analysis`` on the tables of ``vtt.results.tables`` (the same calls as
 ``vtt report``): per round the tally under the round's aliases, detection, Wilson interval, p-value
 and the pass verdict; per player the CogME profile and one radar per module, the PDF's own drawing
-as inline SVG (the judge's agreement with the graders: ``vtt.judge.agreement.judge_card``).  A **control round**
-is one no AI player played (its aliases, or its participants before aliases are dealt): it is counted like any other, as
-in the PDF, and marked as such.
+as inline SVG (the judge's agreement with the graders: ``vtt.judge.agreement.judge_card``; a displaced jury's and
+AI juries' votes beside the live jury's: ``vtt.results.juries``; every other figure counts the live jury alone).
+A **control round** is one no AI player played (its aliases, or its participants before aliases are dealt): it is
+counted like any other, as in the PDF, and marked as such.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from analysis.taxonomy import Module
 from analysis.votes import VoteStats, vote_stats
 
 from ..models import PlayerKind, RoundAlias, VttSession
-from .session_data import SessionFrames, session_frames, session_profiles
+from .juries import JuryComparison, jury_comparison
+from .tables import SessionTables, session_profiles, session_tables
 
 RADAR_WIDTH, RADAR_HEIGHT = 260, 210  # points, as the PDF's player page; the page scales the SVG down to fit
 
@@ -60,36 +62,41 @@ class PlayerRadars:
 
 @dataclass
 class SessionResults:
-    frames: SessionFrames
+    tables: SessionTables
     stats: VoteStats | None
     stats_problem: str | None  # why there are no vote statistics although there are votes
     rounds: list[RoundResult]
     profiles: Profiles | None
     players: list[PlayerRadars] = field(default_factory=list)
+    juries: JuryComparison | None = None  # with a displaced jury or AI juries: the juries side by side
+    juries_problem: str | None = None  # why the juries are not compared although several voted
 
 
 def session_results(db: Session, vtt_session: VttSession) -> SessionResults:
-    frames = session_frames(db, vtt_session)
+    tables = session_tables(db, vtt_session)
     stats, problem = None, None
-    if len(frames.votes):
+    if len(tables.votes):
         try:
             stats = vote_stats(
-                frames.votes,
-                frames.players,
+                tables.votes,
+                tables.players,
                 vtt_session.pass_rule.value,
                 vtt_session.pass_alpha,
                 vtt_session.pass_threshold_pct,
             )
         except ValueError as exc:  # e.g. a session without an AI player: detection means nothing
             problem = str(exc)
-    profiles = session_profiles(frames, vtt_session.scoring_method.value) if len(frames.answers) else None
+    profiles = session_profiles(tables, vtt_session.scoring_method.value) if len(tables.answers) else None
+    juries, juries_problem = jury_comparison(tables)
     return SessionResults(
-        frames,
+        tables,
         stats,
         problem,
         _rounds(db, vtt_session, stats),
         profiles,
-        _radars(frames, profiles) if profiles is not None else [],
+        _radars(tables, profiles) if profiles is not None else [],
+        juries,
+        juries_problem,
     )
 
 
@@ -145,9 +152,9 @@ def _plain(row: dict) -> dict:
     }
 
 
-def _radars(frames: SessionFrames, profiles: Profiles) -> list[PlayerRadars]:
+def _radars(tables: SessionTables, profiles: Profiles) -> list[PlayerRadars]:
     register_fonts()  # the radar measures its labels in the report font before it draws
-    styles = charts.player_styles(zip(frames.players["name"], frames.players["kind"]))
+    styles = charts.player_styles(zip(tables.players["name"], tables.players["kind"]))
     result = []
     for player in profiles.players.itertuples(index=False):
         elements = profiles.elements[profiles.elements["player"] == player.player]

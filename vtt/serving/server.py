@@ -37,6 +37,7 @@ def serve(host: str = "127.0.0.1", port: int = 5000, audit_log: str | None = Non
             f"{expected}: run `vtt db upgrade` first (make run does)"
         )
     check_port(host, port)
+    sweep_leftovers(app)
     click.echo(startup_banner(app, host, port))
     click.echo(f"Serving on http://{host}:{port} (gevent, {socketio.server.eio.async_mode}); Ctrl-C stops.")
     instance = app.config["INSTANCE_PATH"]
@@ -54,6 +55,21 @@ def serve(host: str = "127.0.0.1", port: int = 5000, audit_log: str | None = Non
 
 
 _BIND_ERRORS = (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL)
+
+
+def sweep_leftovers(app) -> None:
+    """Before serving: what a killed server left of children's voices (half-sent takes, takes whose row was never
+    written, exports being built) goes.  Files younger than the grace may be another process's work in flight."""
+    from pathlib import Path
+
+    from ..extensions import database
+    from ..recordings import sweep_orphans
+
+    with database.factory(app)() as db:
+        gone = sweep_orphans(db, Path(app.config["RECORDINGS_DIR"]), Path(app.config["EXPORTS_DIR"]))
+    if gone:
+        click.echo(f"Removed {gone} files an interrupted server left (unacknowledged takes, exports being built).")
+
 
 # The network clients a served process calls from its greenlets.  Imported before gevent's patch they keep the
 # blocking originals they bound at import (redis: queue.LifoQueue, time.sleep; psycopg: threading.Lock and its C

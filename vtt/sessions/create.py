@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..banks import InputError, Problem, bank_by_name, bank_records, records_frame
+from ..banks import InputError, Problem, bank_by_name, bank_records, records_table
 from ..models import (
     DEFAULT_ANSWER_MODES,
     AnswerMode,
@@ -39,11 +39,10 @@ from ..models import (
     VttSession,
 )
 from ..problems import load_json
-from ..protocol.vocabulary import LANGUAGE_TAG, MAX_LANGUAGE_TAG
+from ..protocol.vocabulary import LANGUAGE_TAG, MAX_LANGUAGE_TAG, MAX_SQL_INTEGER
 
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud from a projector
 JOIN_CODE_LENGTH = 6
-MAX_INT = 2**31 - 1  # INTEGER columns on PostgreSQL
 MAX_TIMER_SECONDS = 3600
 CONFIG_KEYS = {
     "name",
@@ -76,7 +75,7 @@ MAX_PLAYER_TEXT = 120
 MAX_JUROR_LABEL = 40
 MAX_JUROR_TEXT = 24  # age band, sex
 MAX_JUROR_GROUP = 40
-MAX_JURORS = 1000
+MAX_LISTED_JURORS = 1000  # jurors made with the session, a link each (a design's list, a CSV, --jurors N)
 EXPERT_WORDS = {"yes": True, "true": True, "1": True, "no": False, "false": False, "0": False, "": None}
 
 
@@ -239,7 +238,7 @@ class _FieldCheck:
                 )
 
     def integer(
-        self, data: dict, name: str, default: int | None, *, minimum: int, maximum: int = MAX_INT
+        self, data: dict, name: str, default: int | None, *, minimum: int, maximum: int = MAX_SQL_INTEGER
     ) -> int | None:
         value = data.get(name, default)
         if value is None:
@@ -286,8 +285,8 @@ class _FieldCheck:
         if not isinstance(items, list):
             self.problem("jurors", "must be a list of jurors (objects with a label)")
             return []
-        if len(items) > MAX_JURORS:
-            self.problem("jurors", f"has {len(items)} jurors; at most {MAX_JURORS}")
+        if len(items) > MAX_LISTED_JURORS:
+            self.problem("jurors", f"has {len(items)} jurors; at most {MAX_LISTED_JURORS}")
         jurors: list[JurorConfig] = []
         labels: set[str] = set()
         for index, item in enumerate(items):
@@ -429,8 +428,8 @@ def juror_config(item: dict[str, Any], report, labels: set[str]) -> JurorConfig 
 
 def numbered_jurors(count: int) -> list[dict[str, Any]]:
     """``count`` jurors labelled J01, J02, ... (at least two digits, more when ``count`` needs them)."""
-    if not 0 <= count <= MAX_JURORS:
-        raise InputError([Problem("--jurors", None, None, f"must be from 0 to {MAX_JURORS}, not {count}")])
+    if not 0 <= count <= MAX_LISTED_JURORS:
+        raise InputError([Problem("--jurors", None, None, f"must be from 0 to {MAX_LISTED_JURORS}, not {count}")])
     width = max(2, len(str(count)))
     return [{"label": f"J{number:0{width}d}"} for number in range(1, count + 1)]
 
@@ -493,8 +492,8 @@ def read_jurors_csv(path: Path) -> list[dict[str, Any]]:
         juror = juror_config(item, report, labels)
         if juror is not None and "expert" in item:
             jurors.append(juror.as_design())
-    if len(jurors) > MAX_JURORS:
-        problems.append(Problem(path.name, None, None, f"has {len(jurors)} jurors; at most {MAX_JURORS}"))
+    if len(jurors) > MAX_LISTED_JURORS:
+        problems.append(Problem(path.name, None, None, f"has {len(jurors)} jurors; at most {MAX_LISTED_JURORS}"))
     if problems:
         raise InputError(problems)
     return jurors
@@ -519,7 +518,7 @@ def create_session(db: Session, config: SessionConfig, *, actor: str = "host") -
         raise InputError([Problem("session", None, "bank", f"no question bank named {config.bank!r}")])
     if db.scalar(select(VttSession.id).where(VttSession.name == config.name)) is not None:
         raise InputError([Problem("session", None, "name", f"a session named {config.name!r} exists already")])
-    seed = config.seed if config.seed is not None else secrets.randbelow(MAX_INT)
+    seed = config.seed if config.seed is not None else secrets.randbelow(MAX_SQL_INTEGER)
     placement = _place_questions(db, bank.id, bank_records(db, bank), config, seed)
     design = config.design or _design_of(config)
     digest = design_hash(design)
@@ -638,7 +637,7 @@ def _place_questions(
         )
     from analysis.builder import build_set
 
-    built = build_set(records_frame(records), needed, config.rounds, seed=seed)
+    built = build_set(records_table(records), needed, config.rounds, seed=seed)
     return [(ids[row.qid], int(row.round), int(row.position)) for row in built.questions.itertuples()]
 
 

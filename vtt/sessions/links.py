@@ -5,6 +5,9 @@ One place builds them, for the command line and the host console alike.
 
 from __future__ import annotations
 
+import shlex
+import sys
+from pathlib import Path
 from typing import Any
 
 DEFAULT_BASE_URL = "http://127.0.0.1:5000"
@@ -47,6 +50,16 @@ def person_links(session, base: str, secret_key: str) -> dict[str, Any]:
                 "url": f"{base}/jury/{juror.token}",
                 "removed": juror.removed_at is not None,
             }
-            for juror in session.jurors
+            for juror in session.live_jurors
         ],
     }
+
+
+def agent_command(server: str, token: str, predictions: Path | None) -> str:
+    """The ``vtt agent`` line that plays an AI player (its ``token``) on ``server``: replaying ``predictions`` (the
+    demo ships its AI's), else with a backend for the host to name.  The ``vtt`` beside this Python when there is
+    one (the checkout's ``.venv/bin/vtt`` after ``make run``), so the line runs without activating anything."""
+    installed = Path(sys.executable).with_name("vtt")
+    program = str(installed) if installed.is_file() else "vtt"
+    backend = f"replay:{predictions}" if predictions else "replay:PREDICTIONS.csv"
+    return shlex.join([program, "agent", "--server", server.rstrip("/"), "--token", token, "--backend", backend])

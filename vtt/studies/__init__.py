@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from ..models import Player, PlayerKind, Study, StudySession, Vote, VttSession
+from ..persistence.tally import live_votes
 
 MAX_STUDY_NAME = 120
 
@@ -102,12 +103,11 @@ def studies_of(db: Session, session_id: int) -> list[str]:
 
 
 def pooled_detection(db: Session, study: Study) -> dict[str, float | int | None]:
-    """The study's cast votes that name an AI player, of all its cast votes: the planner's default rate (one SQL
+    """The study's live cast votes that name an AI player, of all its cast votes: the planner's default rate (one SQL
     count; the report has it per session, with intervals and tests)."""
     ids = [member.session_id for member in study.members]
     named = (
-        select(Player.kind, func.count())
-        .select_from(Vote)
+        live_votes(Player.kind, func.count())
         .join(Player, (Player.id == Vote.player_id) & (Player.session_id == Vote.session_id))
         .where(Vote.session_id.in_(ids))
         .group_by(Player.kind)

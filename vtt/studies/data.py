@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from analysis.study import SESSION_COLUMNS, StudyData
 
 from ..models import Answer, Player, PlayerKind, Question, SessionQuestion, Study, VttSession
-from ..results.session_data import EXPORT_FILES, frames_and_export
+from ..results.export import EXPORT_FILES, tables_and_export
 
 
 def program_label(provenance: Any, entered_by_host: bool = False) -> str | None:
@@ -64,26 +64,30 @@ def read_study(db: Session, study: Study) -> tuple[StudyData, dict[str, pd.DataF
     """The study's sessions read once each: :class:`analysis.study.StudyData`, and the all-sessions export
     (``<table>_all.csv`` for every table of the session export: every session's rows with ``session`` (the join
     code) and ``design_hash`` in front, oTree's all-sessions export, so R or pandas users start from one file)."""
-    parts: dict[str, list[pd.DataFrame]] = {key: [] for key in ("players", "questions", "answers", "votes", "sheet")}
+    parts: dict[str, list[pd.DataFrame]] = {
+        key: [] for key in ("players", "questions", "answers", "votes", "sheet", "jury_votes", "aliases")
+    }
     exports: dict[str, list[pd.DataFrame]] = {name: [] for name in EXPORT_FILES}
     rows = []
     for session in _sessions_of(study):
         code = session.join_code
-        frames, exported = frames_and_export(db, session)
+        frames, exported = tables_and_export(db, session)
         for name in EXPORT_FILES:
             exports[name].append(exported[name])
         programs = _programs(db, session)
         players = db.scalars(select(Player).where(Player.session_id == session.id).order_by(Player.id)).all()
-        answers = frames.answers.assign(
-            program=[
-                programs.get((player, qid)) if kind == "ai" else None
-                for player, qid, kind in zip(frames.answers["player"], frames.answers["qid"], frames.answers["kind"])
-            ]
-        )
         per_player: dict[str, list[str]] = {}
         for (name, _qid), label in programs.items():
             if label and label not in per_player.setdefault(name, []):
                 per_player[name].append(label)
+        # a question put to an AI player that it did not answer counts against the one program it ran
+        only_program = {name: labels[0] for name, labels in per_player.items() if len(labels) == 1}
+        answers = frames.answers.assign(
+            program=[
+                programs.get((player, qid), only_program.get(player)) if kind == "ai" else None
+                for player, qid, kind in zip(frames.answers["player"], frames.answers["qid"], frames.answers["kind"])
+            ]
+        )
         parts["players"].append(
             pd.DataFrame(
                 {
@@ -102,6 +106,8 @@ def read_study(db: Session, study: Study) -> tuple[StudyData, dict[str, pd.DataF
         parts["answers"].append(answers)
         parts["votes"].append(_with_medium(frames.votes))
         parts["sheet"].append(frames.sheet)
+        parts["jury_votes"].append(frames.jury_votes.drop(columns="model"))  # the model is in the jury's label
+        parts["aliases"].append(frames.aliases)
         for key in parts:
             parts[key][-1] = parts[key][-1].assign(session=code)
         rows.append(
@@ -129,6 +135,8 @@ def read_study(db: Session, study: Study) -> tuple[StudyData, dict[str, pd.DataF
         answers=stacked("answers"),
         votes=stacked("votes"),
         sheet=stacked("sheet"),
+        jury_votes=stacked("jury_votes"),
+        aliases=stacked("aliases"),
     )
     return data, {
         name.replace(".csv", "_all.csv"): pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

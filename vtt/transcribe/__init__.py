@@ -10,6 +10,9 @@ MP4/AAC from Safari; WAV and Ogg too) and a backend SPEC, a setting:
     an OpenAI-compatible ``/v1/audio/transcriptions`` server (a local Whisper, ...): URL is the
     server's root, its ``/v1`` or the endpoint itself.  The recording is sent as it is.
 
+Each backend says how sure it is (:attr:`Transcript.confidence`, 0 to 1), so the host knows when to listen
+again and retype.  The text is cleaned and capped whatever the backend (:mod:`vtt.transcribe.text`).
+
 It blocks (decoding, recognising, waiting for the server): call it from a worker or off the event
 loop (:func:`vtt.offloop.off_loop`).  Nothing here imports Flask or Socket.IO.  Every failure is a
 :class:`TranscriptionError` whose message names the problem, and never a URL's credentials.
@@ -23,6 +26,7 @@ from pathlib import Path
 
 from . import remote, sphinx
 from .errors import TranscriptionError, without_credentials
+from .text import MAX_TRANSCRIPT, clean
 
 DEFAULT_MODEL = "whisper-1"  # OpenAI's name; a local server may ignore it or want its own (``model=``)
 
@@ -31,7 +35,8 @@ DEFAULT_MODEL = "whisper-1"  # OpenAI's name; a local server may ignore it or wa
 class Transcript:
     """What a backend heard: a suggestion, not an answer."""
 
-    text: str
+    text: str  # cleaned: no control characters, one space between words, at most MAX_TRANSCRIPT characters
+    confidence: float | None  # 0 (a guess) to 1 (sure), as the backend tells it; None when it does not
     backend: str  # "pocketsphinx 5.1.1", "http:http://127.0.0.1:8000/v1/audio/transcriptions model whisper-1"
     seconds: float  # taken, decoding included
     language: str  # the language asked for, as its primary subtag ("en", "ko")
@@ -76,10 +81,12 @@ def transcribe(
     started = time.monotonic()
     if kind == "pocketsphinx":
         sphinx.refuse(code)
-        text, backend = sphinx.recognise(Path(path)), sphinx.describe()
+        text, confidence = sphinx.recognise(Path(path))
+        backend = sphinx.describe()
     else:
-        text, backend = remote.transcription(Path(path), target, code, timeout, api_key, model)
-    return Transcript(" ".join(text.split()), backend, time.monotonic() - started, code)
+        text, confidence, backend = remote.transcription(Path(path), target, code, timeout, api_key, model)
+    heard = clean(text)
+    return Transcript(heard, confidence if heard else None, backend, time.monotonic() - started, code)
 
 
 def _parse(spec: str) -> tuple[str, str]:
@@ -95,4 +102,12 @@ def _parse(spec: str) -> tuple[str, str]:
     )
 
 
-__all__ = ["DEFAULT_MODEL", "Transcript", "TranscriptionError", "check", "language_code", "transcribe"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "MAX_TRANSCRIPT",
+    "Transcript",
+    "TranscriptionError",
+    "check",
+    "language_code",
+    "transcribe",
+]

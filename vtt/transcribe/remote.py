@@ -2,7 +2,14 @@
 
 The recording goes as it is (the server decodes it), named by what is in it (``answer.webm``,
 ``answer.mp4``): OpenAI's API tells the format by the file name.  A multipart form with ``file``,
-``model``, ``language`` and ``response_format=json``; the reply's ``{"text": ...}``.  ``timeout`` bounds the
+``model``, ``language`` and ``response_format=verbose_json``; the reply's ``{"text": ..., "segments": [...]}``,
+whose segments' ``avg_logprob`` (the mean log probability of their tokens) give the confidence
+``exp(mean avg_logprob)``, weighted by each segment's tokens when it lists them; a reply without usable segments
+has no confidence, its text still counts.  A server that refuses ``verbose_json`` with HTTP 400 (OpenAI's
+gpt-4o-transcribe models answer only ``json``) is asked once more with ``json``.
+
+The reply is not trusted: over MAX_REPLY bytes, not JSON, or without a text, it is no transcript (an error that
+says which); the text is cleaned and capped by the caller (:mod:`vtt.transcribe.text`).  ``timeout`` bounds the
 exchange as a whole: connecting, sending, the reply's headers and each read of its body get only the
 time then left, so a server that trickles its reply is cut off too.  Proxy settings are not used (the
 server is expected on the host's own network).
@@ -13,6 +20,7 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import math
 import re
 import ssl
 import time
@@ -22,6 +30,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from .audio import kind_of
 from .errors import TranscriptionError, without_credentials
+from .text import shown as shown_reply
 
 ENDPOINT = "/audio/transcriptions"
 MAX_REPLY = 1 << 20  # a transcript of a spoken answer is a few hundred bytes
@@ -75,8 +84,9 @@ def form(fields: dict[str, str], file_name: str, mime: str, data: bytes) -> tupl
 
 def transcription(
     path: Path, url: str, language: str, timeout: float, api_key: str | None, model: str
-) -> tuple[str, str]:
-    """The server's transcript of the recording, and the backend's description."""
+) -> tuple[str, float | None, str]:
+    """The server's transcript of the recording, its confidence (0 to 1, None when the server gives none), and the
+    backend's description."""
     endpoint = endpoint_of(url)
     where = public_url(endpoint)
     extension, mime = kind_of(path)  # not a recording: said here, not by the server
@@ -84,32 +94,61 @@ def transcription(
         data = path.read_bytes()
     except OSError as error:
         raise TranscriptionError(f"cannot read the recording {path.name}: {error.strerror or error}") from None
-    fields = {"model": model, "language": language, "response_format": "json"}
-    body, content_type = form(fields, f"answer.{extension}", mime, data)
-    headers = {"Content-Type": content_type, "Accept": "application/json", "Connection": "close"}
+    headers = {"Accept": "application/json", "Connection": "close"}
     parts = urlsplit(endpoint)
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
     elif parts.username is not None:  # http://user:password@host/...
         pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
         headers["Authorization"] = f"Basic {base64.b64encode(pair.encode()).decode()}"
-    status, raw = _post(endpoint, body, headers, timeout, where)
-    shown = " ".join(raw.decode("utf-8", "replace").split())[:300]
+    deadline = time.monotonic() + timeout  # for both requests together
+    for response_format in ("verbose_json", "json"):
+        fields = {"model": model, "language": language, "response_format": response_format}
+        body, headers["Content-Type"] = form(fields, f"answer.{extension}", mime, data)
+        status, raw = _post(endpoint, body, headers, deadline, timeout, where)
+        if status != 400:
+            break
     if status != 200:
-        raise TranscriptionError(f"{where} answered HTTP {status}" + (f": {shown}" if shown else ""))
+        excerpt = shown_reply(raw)
+        raise TranscriptionError(f"{where} answered HTTP {status}" + (f": {excerpt}" if excerpt else ""))
+    text, confidence = reply_of(raw, where)
+    return text, confidence, describe(endpoint, model)
+
+
+def reply_of(raw: bytes, where: str) -> tuple[str, float | None]:
+    """The text and the confidence of a server's JSON reply; TranscriptionError when it holds no text."""
+    if len(raw) > MAX_REPLY:
+        raise TranscriptionError(f"{where} sent a reply of over {MAX_REPLY // 1024} KB: not a transcript")
     try:
-        text = json.loads(raw)["text"]
-        if not isinstance(text, str):
-            raise TypeError
-    except (ValueError, KeyError, TypeError):
-        raise TranscriptionError(f'{where} sent no transcript (JSON {{"text": ...}}): {shown}') from None
-    return text, describe(endpoint, model)
+        reply = json.loads(raw)
+    except (ValueError, RecursionError):  # RecursionError: a reply nested thousands deep
+        reply = None
+    text = reply.get("text") if isinstance(reply, dict) else None
+    if not isinstance(text, str):
+        raise TranscriptionError(f'{where} sent no transcript (JSON {{"text": ...}}): {shown_reply(raw)}')
+    return text, _confidence(reply.get("segments"))
 
 
-def _post(endpoint: str, body: bytes, headers: dict[str, str], timeout: float, where: str) -> tuple[int, bytes]:
+def _confidence(segments: object) -> float | None:
+    """``exp`` of the segments' mean ``avg_logprob``, each weighted by its token count (1 when not listed)."""
+    if not isinstance(segments, list):
+        return None
+    total = weight = 0.0
+    for segment in segments:
+        logprob = segment.get("avg_logprob") if isinstance(segment, dict) else None
+        if isinstance(logprob, bool) or not isinstance(logprob, int | float) or not math.isfinite(logprob):
+            return None  # one segment without a figure: no figure for the whole
+        tokens = segment.get("tokens")
+        count = len(tokens) if isinstance(tokens, list) and tokens else 1
+        total, weight = total + min(logprob, 0.0) * count, weight + count
+    return math.exp(total / weight) if weight else None
+
+
+def _post(
+    endpoint: str, body: bytes, headers: dict[str, str], deadline: float, timeout: float, where: str
+) -> tuple[int, bytes]:
     parts = urlsplit(endpoint)
     target = parts.path + (f"?{parts.query}" if parts.query else "")
-    deadline = time.monotonic() + timeout
 
     def left() -> float:
         remaining = deadline - time.monotonic()
@@ -117,12 +156,13 @@ def _post(endpoint: str, body: bytes, headers: dict[str, str], timeout: float, w
             raise TimeoutError
         return remaining
 
+    connecting = max(deadline - time.monotonic(), 0.001)
     if parts.scheme == "https":
         connection: http.client.HTTPConnection = http.client.HTTPSConnection(
-            parts.hostname, parts.port, timeout=timeout, context=ssl.create_default_context()
+            parts.hostname, parts.port, timeout=connecting, context=ssl.create_default_context()
         )
     else:
-        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=connecting)
     try:
         connection.connect()
         sock = connection.sock  # kept: getresponse() lets go of it when the server closes
@@ -131,13 +171,13 @@ def _post(endpoint: str, body: bytes, headers: dict[str, str], timeout: float, w
         sock.settimeout(left())
         response = connection.getresponse()
         raw = b""
-        while len(raw) <= MAX_REPLY and not response.isclosed():  # closed: read to its end
+        while len(raw) <= MAX_REPLY and not response.isclosed():  # over MAX_REPLY: stop reading, refused later
             sock.settimeout(left())
             chunk = response.read1(65536)  # what one wait brings: a trickle cannot outlast the timeout
             if not chunk:
                 break
             raw += chunk
-        return response.status, raw[:MAX_REPLY]
+        return response.status, raw[: MAX_REPLY + 1]
     except TimeoutError:  # socket.timeout is TimeoutError
         raise TranscriptionError(f"{where} gave no transcript within {timeout:g} s") from None
     except ssl.SSLError as error:

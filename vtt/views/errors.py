@@ -112,7 +112,7 @@ def retry_seconds(error: HTTPException) -> int:
         if limit is not None:
             try:
                 return max(1, math.ceil(limit.window[0] - time.time()))  # window: (reset time, remaining)
-            except Exception:  # noqa: BLE001 - the limits' storage gone (Redis down): say a minute, still refuse
+            except Exception:
                 log.exception("the rate limit's reset time could not be read")
     given = getattr(error, "retry_after", None)  # abort(429, retry_after=...)
     if isinstance(given, int) and given > 0:
@@ -129,6 +129,6 @@ def form_page() -> str:
 def server_error(error: InternalServerError) -> Response:
     try:
         return http_error(error)
-    except Exception:  # noqa: BLE001 - the page itself failed (a broken database, a template): plain text then
+    except Exception:
         log.exception("the error page could not be rendered")
         return Response("500 Internal Server Error", status=500, mimetype="text/plain")

@@ -2,7 +2,8 @@
 
 A grader names themself once (kept in the signed session cookie); every write names the grader.
 Writes go through ``vtt.results.grading``; a refused request re-renders the page with status 400 and the
-field at fault named.
+field at fault named. A write about one answer asked for JSON (the page's script, ``static/js/grading_rows.js``)
+gets the answer's row and the Agreement card drawn again instead of a redirect, or the refusal as JSON (400).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
 from flask import session as cookie  # Flask's signed cookie; 'session' means a VTT session
 from flask_babel import gettext as _
 from sqlalchemy import select
@@ -32,6 +33,7 @@ from ..results.grading import (
     settle_from_agreement,
 )
 from .auth import host_required
+from .errors import wants_json
 
 bp = Blueprint("grading", __name__, url_prefix="/host/sessions/<int:session_id>/grading")
 
@@ -100,39 +102,69 @@ def _write_mark(session_id: int, write, done_message):
         given = MarkInput.from_form(request.form)
         write(request_db(), vtt_session, answer, grader, given)
     except GradingError as error:
-        request_db().rollback()
-        return _render(vtt_session, error)
+        return _refused(vtt_session, error)
     request_db().commit()
-    flash(done_message(grader, answer, _("correct") if given.correct else _("incorrect")), "success")
-    return _back(vtt_session, answer.id)
+    return _done(vtt_session, answer, done_message(grader, answer, _("correct") if given.correct else _("incorrect")))
 
 
 @bp.post("/take")
 @host_required
 def take(session_id: int):
-    """The grader takes a judge model's suggestion as their own mark (it counts from then on, like any mark)."""
+    """The grader takes a judge model's suggestion as their own mark (it counts from then on, like any mark); where
+    the judge's verdict could not be read, the form's ``correct`` is the grader's verdict."""
     vtt_session = _session(session_id)
     model = (request.form.get("model") or "").strip()
+    verdict = {"1": True, "0": False}.get((request.form.get("correct") or "").strip())
     try:
         grader = grader_name(cookie.get(GRADER_KEY))
         answer = answer_to_grade(request_db(), vtt_session, request.form.get("answer_id"))
-        taken = take_suggestion(request_db(), vtt_session, answer, grader, model)
+        taken = take_suggestion(request_db(), vtt_session, answer, grader, model, verdict)
     except GradingError as error:
-        request_db().rollback()
-        return _render(vtt_session, error)
+        return _refused(vtt_session, error)
     request_db().commit()
-    verdict = _("correct") if taken.correct else _("incorrect")
-    flash(
+    return _done(
+        vtt_session,
+        answer,
         _(
             "%(grader)s took %(model)s's mark of answer %(answer)s: %(verdict)s.",
             grader=grader,
             model=model,
             answer=answer.id,
-            verdict=verdict,
+            verdict=_("correct") if taken.correct else _("incorrect"),
         ),
-        "success",
     )
-    return _back(vtt_session, answer.id)
+
+
+def _done(vtt_session: VttSession, answer, message: str):
+    """After a write about one answer: its row and the Agreement card as JSON, or the page at the answer."""
+    if not wants_json():
+        flash(message, "success")
+        return _back(vtt_session, answer.id)
+    overview = grading_overview(request_db(), vtt_session)
+    item = next(item for item in overview.answers if item.answer.id == answer.id)
+    show = request.form.get("show", "all")
+    drawn = {
+        "s": vtt_session,
+        "overview": overview,
+        "item": item,
+        "grader": cookie.get(GRADER_KEY),
+        "show": show if show in FILTERS else "all",
+        "dimensions": RUBRIC_DIMENSIONS,
+        "suggested": suggestions(request_db(), [answer.id]),
+    }
+    return jsonify(
+        ok=True,
+        message=message,
+        row=render_template("grading/answer.html", **drawn),
+        agreement=render_template("grading/agreement.html", **drawn),
+    )
+
+
+def _refused(vtt_session: VttSession, error: GradingError):
+    request_db().rollback()
+    if wants_json():
+        return jsonify(ok=False, error={"code": "refused", "field": error.field, "message": error.message}), 400
+    return _render(vtt_session, error)
 
 
 @bp.post("/judge")
@@ -199,12 +231,12 @@ def settle(session_id: int):
         answer = answer_to_grade(request_db(), vtt_session, request.form.get("answer_id")) if one else None
         settled = settle_from_agreement(request_db(), vtt_session, grader, answer)
     except GradingError as error:
-        request_db().rollback()
-        return _render(vtt_session, error)
+        return _refused(vtt_session, error)
     request_db().commit()
     if answer is not None:
-        flash(_("Final mark of answer %(answer)s set from the graders' agreement.", answer=answer.id), "success")
-        return _back(vtt_session, answer.id)
+        return _done(
+            vtt_session, answer, _("Final mark of answer %(answer)s set from the graders' agreement.", answer=answer.id)
+        )
     if settled:
         flash(_("%(count)s final marks set from the graders' agreement.", count=settled), "success")
     else:

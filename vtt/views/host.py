@@ -28,7 +28,7 @@ from ..banks.upload import (
     upload_name,
     upload_slot,
 )
-from ..engine.rules import HOST
+from ..engine.actions import HOST
 from ..extensions import request_db
 from ..kinds import AnswerMode
 from ..models import (
@@ -48,6 +48,7 @@ from ..sessions.links import person_links
 from ..studies import studies_of
 from .auth import host_required
 from .joinurl import join_base_url, only_this_machine, set_console_base_url, valid_base_url
+from .juries import displaced_card
 
 bp = Blueprint("host", __name__, url_prefix="/host")
 
@@ -298,6 +299,7 @@ def session_config(session_id: int):
         base_url_local=only_this_machine(base),
         pages=_session_pages(vtt_session.id),
         pending=RoundStatus.PENDING,
+        displaced=displaced_card(db, vtt_session, request.args.get("batch", type=int)),
     )
 
 

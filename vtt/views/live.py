@@ -35,15 +35,16 @@ from sqlalchemy import select
 from werkzeug.security import safe_join
 
 from ..access.admission import admit, stage_key, stage_key_valid
-from ..engine.rules import Actor, Refusal
+from ..engine.actions import Actor, Refusal
 from ..extensions import request_db
 from ..media import phone_rendition
-from ..models import Juror, Player, VttSession
+from ..models import Juror, Jury, Player, PlayerKind, VttSession
 from ..offloop import off_loop
 from ..on_behalf.ai_players import ImportProblem, answer_from_predictions
 from ..realtime.hub import current_hub
 from .auth import host_required
 from .joinurl import join_base_url
+from .juries import displaced_page
 
 bp = Blueprint("live", __name__)
 
@@ -60,6 +61,13 @@ def player_page(token: str):
 
 @bp.get("/jury/<token>")
 def juror_page(token: str):
+    """A live juror's page; a displaced juror's (judging the finished session later) is another page.  An AI
+    juror's token opens nothing: a model judges through the server, not a page."""
+    juror = request_db().scalar(select(Juror).where(Juror.token == token))
+    if juror is not None and juror.jury is Jury.DISPLACED:
+        return displaced_page(juror)
+    if juror is not None and juror.jury is Jury.AI:
+        abort(404, description=_("This juror link is not valid. Ask the host for yours."))
     return _person_page(Juror, token, "live/jury.html", _("This juror link is not valid. Ask the host for yours."))
 
 
@@ -169,6 +177,7 @@ def host_console(session_id: int):
     return render_template(
         "live/host.html",
         s=vtt_session,
+        agent_commands=ai_player_commands(vtt_session),
         auth={"code": vtt_session.join_code, "role": "host"},
         stage_url=url_for(
             "live.stage", code=vtt_session.join_code, key=stage_key(current_app.config["SECRET_KEY"], vtt_session.id)
@@ -176,6 +185,23 @@ def host_console(session_id: int):
         import_url=url_for("live.agent_answer_import", session_id=session_id, player_id=0),
         clips_url=url_for("live.clip_status", session_id=session_id),
     )
+
+
+def ai_player_commands(vtt_session: VttSession) -> dict[str, dict[str, object]]:
+    """For each AI player (by id): the ``vtt agent`` line that plays it against this server, and whether it runs as
+    it is (the demo's AI replays the answers the demo ships) or needs the host's own backend."""
+    from ..sessions.demo import demo_ai_answers
+    from ..sessions.links import agent_command
+
+    predictions = demo_ai_answers(vtt_session.bank.name if vtt_session.bank else None)
+    return {
+        str(player.id): {
+            "command": agent_command(request.host_url, player.token, predictions),
+            "ready": bool(predictions),
+        }
+        for player in vtt_session.players
+        if player.kind is PlayerKind.AI
+    }
 
 
 @bp.get("/host/sessions/<int:session_id>/clips")

@@ -91,7 +91,7 @@ def paper_sheets(session_id: int):
 
 
 def _juror(vtt_session: VttSession, text: str) -> Juror:
-    juror = next((j for j in vtt_session.jurors if str(j.id) == text.strip()), None)
+    juror = next((j for j in vtt_session.live_jurors if str(j.id) == text.strip()), None)
     return juror or abort(404, description=_("This session has no juror %(juror)s.", juror=text))
 
 
@@ -99,7 +99,7 @@ def _juror(vtt_session: VttSession, text: str) -> Juror:
 @host_required
 def paper_entry(session_id: int):
     vtt_session = _session(session_id)
-    jurors = sorted(vtt_session.jurors, key=lambda j: j.juror_group != PAPER_GROUP)  # paper jurors first
+    jurors = sorted(vtt_session.live_jurors, key=lambda j: j.juror_group != PAPER_GROUP)  # paper jurors first
     rounds = sheet_rounds(request_db(), vtt_session)
     if not jurors or not rounds:
         return render_template("printouts/paper_entry.html", s=vtt_session, jurors=jurors, rounds=rounds)

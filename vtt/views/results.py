@@ -1,30 +1,36 @@
 """The results page (tallies per round with the verdict, a CogME radar per player) and the report downloads.
 
-The downloads are part 2's files as ``vtt report`` and ``vtt export`` write them, made afresh on
-each request so that they carry the latest final marks.
+The downloads are the files ``vtt report`` and ``vtt export`` write, made afresh on each request (so that they carry
+the latest final marks) by a worker process into the instance's exports folder, and streamed from there.
 """
 
 from __future__ import annotations
 
 import json
-import tempfile
+import shutil
+import subprocess
 from pathlib import Path
 
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, url_for
-from flask_babel import get_locale
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from ..extensions import request_db
+from ..i18n import report_language
 from ..judge.agreement import judge_card
+from ..juries.ai import MAX_FRAMES, JuryError, JurySettings, ai_jurors, last_run
+from ..kinds import SessionStatus
 from ..models import VttSession
-from ..offloop import in_process
+from ..offloop import in_process, scratch_path, start_process
+from ..results.juries import test_name
 from ..results.summary import session_results
 from .auth import host_required
-from .downloads import download, zip_files
+from .downloads import send_built
 
 bp = Blueprint("results", __name__, url_prefix="/host/sessions/<int:session_id>/results")
 
 PDF_FILES = ("report.pdf", "profiles.pdf", "tallies.pdf")
+EXPORT_SECONDS = 1800  # hundreds of megabytes of takes on a slow disk
+AI_JURY_RUNS: dict[Path, subprocess.Popen] = {}  # this process's "Ask a model to judge" runs, by their log
 
 
 @bp.get("/")
@@ -37,7 +43,88 @@ def page(session_id: int):
         results=session_results(request_db(), vtt_session),
         judge=judge_card(request_db(), vtt_session),
         pdf_files=PDF_FILES,
+        ai_jury=_ai_jury_card(vtt_session),
+        test_name=test_name,
     )
+
+
+@bp.post("/ai-jury")
+@host_required
+def ask_ai_juror(session_id: int):
+    """Start a model judging the finished session's rounds as an AI juror (``vtt jury ai``), in a worker process."""
+    vtt_session = _session(session_id)
+    url, model = (request.form.get("url") or "").strip(), (request.form.get("model") or "").strip()
+    try:
+        frames = int(request.form.get("frames") or 0)
+        JurySettings.from_spec(url, model, frames=frames)  # refused here, not in the worker, where it can be
+    except ValueError as error:
+        message = (
+            str(error)
+            if isinstance(error, JuryError)
+            else _("Frames: a whole number from 0 to %(most)s.", most=MAX_FRAMES)
+        )
+        flash(_("The model cannot judge: %(reason)s", reason=message), "error")
+        return redirect(url_for(".page", session_id=vtt_session.id, _anchor="ai-jury"))
+    if vtt_session.status is not SessionStatus.FINISHED:
+        flash(_("A model judges a finished session: finish the session first."), "error")
+    elif _ai_jury_running(vtt_session):
+        flash(_("A model is already judging this session."), "info")
+    else:
+        log = _ai_jury_log(vtt_session)
+        log.unlink(missing_ok=True)  # the page reads this run's last line, not an earlier run's
+        AI_JURY_RUNS[log] = start_process(
+            "vtt.workers.ai_jury",
+            str(vtt_session.id),
+            url,
+            model,
+            str(frames),
+            current_app.config["MEDIA_DIR"],
+            database_url=current_app.config["DATABASE_URL"],
+            log=log,
+        )
+        flash(_("%(model)s is judging the rounds; reload the page to see its votes.", model=model), "success")
+    return redirect(url_for(".page", session_id=vtt_session.id, _anchor="ai-jury"))
+
+
+def ai_jury_run(vtt_session: VttSession) -> subprocess.Popen | None:
+    """This process's last AI juror run of the session (keyed by its log: the instance folder and the join code)."""
+    return AI_JURY_RUNS.get(_ai_jury_log(vtt_session))
+
+
+def _ai_jury_running(vtt_session: VttSession) -> bool:
+    run = ai_jury_run(vtt_session)
+    return run is not None and run.poll() is None
+
+
+def _ai_jury_failure(vtt_session: VttSession) -> str | None:
+    """Why this process's last AI juror run of the session failed, from its log's last line; None if it did not."""
+    run = ai_jury_run(vtt_session)
+    if run is None or run.poll() in (None, 0):
+        return None
+    log = _ai_jury_log(vtt_session)
+    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+    lines = text.strip().splitlines() or [""]
+    try:
+        return str(json.loads(lines[-1])["error"])
+    except (ValueError, KeyError, TypeError):
+        return lines[-1][-300:] or _("the process ended with status %(status)s", status=run.returncode)
+
+
+def _ai_jury_log(vtt_session: VttSession) -> Path:
+    return Path(current_app.config["INSTANCE_PATH"]) / "logs" / f"ai-jury-{vtt_session.join_code}.log"
+
+
+def _ai_jury_card(vtt_session: VttSession) -> dict:
+    return {
+        "finished": vtt_session.status is SessionStatus.FINISHED,
+        "url": current_app.config.get("JUDGE_URL") or "",
+        "model": current_app.config.get("JUDGE_MODEL") or "",
+        "max_frames": MAX_FRAMES,
+        "running": _ai_jury_running(vtt_session),
+        "failure": _ai_jury_failure(vtt_session),
+        "last_run": last_run(request_db(), vtt_session.id),
+        "jurors": ai_jurors(request_db(), vtt_session.id),
+    }
 
 
 @bp.get("/files/<name>")
@@ -45,30 +132,29 @@ def page(session_id: int):
 def report_file(session_id: int, name: str):
     """One PDF of the report (``report.pdf``, ``profiles.pdf``, ``tallies.pdf``) or all its CSVs (``report-csv.zip``).
 
-    The PDFs are in the page's language (``?lang=``, else the remembered or the browser's one); the CSVs are English.
+    The PDFs are in the language ``?report_lang=`` asks for, else the page's; the CSVs are English.  Asking for a
+    report in another language leaves the interface's language alone.
     """
     vtt_session = _session(session_id)
     if name not in (*PDF_FILES, "report-csv.zip"):
         abort(404)
-    with tempfile.TemporaryDirectory() as folder:
-        result = _in_worker("vtt.workers.reports", vtt_session.join_code, folder, str(get_locale()))
+    folder = scratch_path(_exports(), vtt_session.id, "report")
+    try:
+        result = _in_worker("vtt.workers.session_reports", vtt_session.join_code, str(folder), report_language())
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    if "nothing" in result or name not in result["written"]:
+        shutil.rmtree(folder, ignore_errors=True)
         if "nothing" in result:
-            flash(
-                _("%(file)s: no graded answer yet, so nothing to report (grade the open answers first).", file=name),
-                "error",
+            message = _(
+                "%(file)s: no graded answer yet, so nothing to report (grade the open answers first).", file=name
             )
-            return redirect(url_for(".page", session_id=vtt_session.id))
-        written = {file: Path(folder) / file for file in result["written"]}
-        if name.endswith(".pdf") and name not in written:  # tallies.pdf needs votes or a judgment sheet
-            flash(_("%(file)s: no votes and no judgment sheet yet, so no tallies.", file=name), "error")
-            return redirect(url_for(".page", session_id=vtt_session.id))
-        if name.endswith(".pdf"):
-            data = written[name].read_bytes()
-        else:
-            data = zip_files(
-                {file: path.read_bytes() for file, path in sorted(written.items()) if file.endswith(".csv")}
-            )
-    return download(data, f"{vtt_session.join_code}_{name}")
+        else:  # tallies.pdf needs votes or a judgment sheet
+            message = _("%(file)s: no votes and no judgment sheet yet, so no tallies.", file=name)
+        flash(message, "error")
+        return redirect(url_for(".page", session_id=vtt_session.id))
+    return send_built(folder / name, f"{vtt_session.join_code}_{name}", made=folder)
 
 
 def _in_worker(module: str, *args: str) -> dict:
@@ -85,24 +171,26 @@ def export(session_id: int):
     """Every table of the session as CSV, plus the wide file and the kept recordings of spoken answers (as
     ``vtt export`` writes them)."""
     vtt_session = _session(session_id)
-    with tempfile.TemporaryDirectory() as folder:
+    out = scratch_path(_exports(), vtt_session.id, "export.zip")
+    try:
         done = in_process(
-            "vtt.cli",
-            "export",
+            "vtt.workers.export",
             vtt_session.join_code,
-            "--out",
-            folder,
-            "--recordings-dir",
             current_app.config["RECORDINGS_DIR"],
+            str(out),
             database_url=current_app.config["DATABASE_URL"],
+            timeout=EXPORT_SECONDS,
         )
         if done.returncode != 0:
-            raise RuntimeError(f"vtt export failed ({done.returncode}): {done.stderr[-2000:]}")
-        root = Path(folder)
-        data = zip_files(
-            {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
-        )
-    return download(data, f"{vtt_session.join_code}_export.zip")
+            raise RuntimeError(f"the export failed ({done.returncode}): {done.stderr[-2000:]}")
+    except BaseException:
+        out.unlink(missing_ok=True)
+        raise
+    return send_built(out, f"{vtt_session.join_code}_export.zip")
+
+
+def _exports() -> Path:
+    return Path(current_app.config["EXPORTS_DIR"])
 
 
 def _session(session_id: int) -> VttSession:

@@ -3,7 +3,9 @@ transcript suggestion, and the session page deletes a session's recordings (cons
 
 The upload is an action like any other, sent as a file: it is acknowledged only once the file is on disk and the
 engine has committed its ``recorded`` action, and a resent upload (same action id) is acknowledged again and
-stored once.  Recordings are served to the host only: no juror or stage page ever gets their address.
+stored once: an id already committed writes nothing at all, and sends of one id racing each other end with one
+file and one row.  A player's and a session's takes are capped (VTT_MAX_TAKES_PER_PLAYER, _PER_SESSION).
+Recordings are served to the host only: no juror or stage page ever gets their address.
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from sqlalchemy import select
 
-from ..engine.rules import Actor, refused
+from ..engine.actions import Actor, refused
 from ..extensions import csrf, request_db
 from ..models import Player, VttSession
 from ..offloop import in_process, off_loop
-from ..protocol.vocabulary import MAX_RECORDING_BYTES, MAX_RECORDING_SECONDS
+from ..persistence.queries import seen_client_keys
+from ..protocol.vocabulary import MAX_RECORDING_BYTES, MAX_RECORDING_SECONDS, MAX_SQL_INTEGER
 from ..realtime.hub import current_hub
-from ..recordings import RecordingProblem, delete_all, discard, file_name, kept, media_type, store
+from ..recordings import RecordingProblem, delete_all, discard, file_name, kept, media_type, store, takes
 from .auth import host_required
 
 bp = Blueprint("spoken", __name__)
@@ -37,6 +40,18 @@ def _folder() -> Path:
 
 def _refusal(code: str, message: str, status: int):
     return jsonify(refused(code, message)), status
+
+
+# A problem's HTTP status (422 otherwise): too large, or refused by the session's state or its caps
+PROBLEM_STATUS = {"too_large": 413, "answering_closed": 409, "too_many_takes": 409, "too_many_session_takes": 409}
+
+
+def _within_caps(session_id: int, player_id: int) -> None:
+    mine, everyone = takes(request_db(), session_id, player_id)
+    if mine >= current_app.config["MAX_TAKES_PER_PLAYER"]:
+        raise RecordingProblem("too_many_takes", f"you have sent {mine} recordings in this session: no more are kept")
+    if everyone >= current_app.config["MAX_TAKES_PER_SESSION"]:
+        raise RecordingProblem("too_many_session_takes", f"this session holds {everyone} recordings: no more are kept")
 
 
 def _whole_field(name: str, high: int) -> int | None:
@@ -59,38 +74,51 @@ def upload(token: str):
     optionally ``duration_ms`` and ``ended_ms_ago`` (how long before this send the recording stopped, by the
     page's clock: a resend after a dropped connection still dates the take right)."""
     received = datetime.now(UTC)
-    player = request_db().scalar(select(Player).where(Player.token == token))
+    db = request_db()
+    player = db.scalar(select(Player).where(Player.token == token))
     if player is None:
         return _refusal("bad_token", "this link is not valid (no player has that token)", 404)
     if (request.content_length or 0) > MAX_RECORDING_BYTES + 64 * 1024:
         return _refusal("too_large", f"a recording may be at most {MAX_RECORDING_BYTES // (1024 * 1024)} MB", 413)
     audio = request.files.get("audio")
     folder = _folder()
+    session_id, actor = player.session_id, Actor("player", player.id)  # kept: the rollback below expires rows
     try:
         if audio is None:
             raise RecordingProblem("bad_field", "send the recording as the multipart field audio")
-        question = _whole_field("question", 2**31 - 1)
+        question = _whole_field("question", MAX_SQL_INTEGER)
         if question is None:
             raise RecordingProblem("bad_field", "question is missing (the question's id)")
         mime = media_type(audio.mimetype or audio.content_type)
         action_id = request.form.get("id") or ""
-        name = file_name(player.session_id, question, player.id, action_id, mime)
+        name = file_name(session_id, question, actor.id, action_id, mime)
         duration = _whole_field("duration_ms", MAX_RECORDING_SECONDS * 1000)
         ago = _whole_field("ended_ms_ago", 7 * 24 * 3600 * 1000) or 0
-        size = off_loop(store, folder, name, iter(lambda: audio.stream.read(64 * 1024), b""))
+        if seen_client_keys(db, session_id, [(actor.label, action_id)]):
+            # a take the engine has: acknowledged again (the engine answers a duplicate), and nothing written
+            known = {"question": question, "file": name}
+            return jsonify(current_hub().act(session_id, actor, "recorded", known, action_id))
+        _within_caps(session_id, actor.id)
+        db.rollback()  # end this read: what follows must see the rows that racing sends of this take commit
+        stored = off_loop(store, folder, name, iter(lambda: audio.stream.read(64 * 1024), b""))
     except RecordingProblem as problem:
-        return _refusal(problem.code, problem.message, 413 if problem.code == "too_large" else 422)
+        return _refusal(problem.code, problem.message, PROBLEM_STATUS.get(problem.code, 422))
     args = {
         "question": question,
         "file": name,
         "mime": mime,
-        "size": size,
+        "size": stored.size,
         "duration_ms": duration,
         "ended_at": (received - timedelta(milliseconds=ago)).isoformat(),
     }
-    reply = current_hub().act(player.session_id, Actor("player", player.id), "recorded", args, action_id)
+    reply = current_hub().act(session_id, actor, "recorded", args, action_id)
+    if stored.created and (not reply.get("ok") or reply.get("duplicate")):
+        # refused (answering closed...), or a racing send of this take was committed first: the file this send
+        # put in place goes, unless that send's row names it (it found this file there and acted on it)
+        db.rollback()
+        if kept(db, session_id, name) is None:
+            discard(folder, name)
     if not reply.get("ok"):
-        discard(folder, name)  # refused (answering closed...): the file has no row and goes
         return jsonify(reply), 409
     return jsonify(reply)
 
@@ -114,9 +142,11 @@ def play(session_id: int, name: str):
 @bp.post("/host/sessions/<int:session_id>/recordings/<name>/transcribe")
 @host_required
 def transcribe(session_id: int, name: str):
-    """A transcript suggestion from the configured backend (VTT_TRANSCRIBE), made by a worker process; kept on the
-    recording's row and returned for the console's box.  The host confirms or corrects it: it is never an answer
-    by itself."""
+    """A transcript suggestion from the configured backend (VTT_TRANSCRIBE), made by a worker process, with how sure
+    the backend was; kept with the take through the engine (``transcribed``: every host console gets the take's
+    ``recording`` event) and returned for the console's box.  The host confirms or corrects it: it is never an
+    answer by itself.  What the worker says is checked like any message: anything but a text, a confidence from 0 to
+    1 (or none) and a backend's name is no suggestion."""
     db = request_db()
     vtt_session = _session(session_id)
     take = kept(db, vtt_session.id, name)
@@ -138,15 +168,29 @@ def transcribe(session_id: int, name: str):
             timeout=TRANSCRIBE_SECONDS,
         )
         said = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
-    except Exception:  # noqa: BLE001 - a stuck or broken worker: the host types instead
+    except Exception:
         current_app.logger.exception("transcribing %s failed", take.file)
         said = {}
-    if "text" not in said:
-        reason = said.get("error") or _("the transcription worker gave no answer")
+    if not isinstance(said, dict) or "text" not in said:
+        error = said.get("error") if isinstance(said, dict) else None
+        reason = error if isinstance(error, str) else _("the transcription worker gave no answer")
         return jsonify({"ok": False, "message": _("No suggestion: %(reason)s", reason=reason)}), 502
-    take.transcript, take.transcribed_by = said["text"], said["backend"][:200]
-    db.commit()
-    return jsonify({"ok": True, **said})
+    args = {
+        "question": take.session_question_id,
+        "player": take.player_id,
+        "file": take.file,
+        "text": said.get("text"),
+        "confidence": said.get("confidence"),
+        "backend": said.get("backend"),
+    }
+    db.rollback()  # the view's read ends here: the writer makes the change
+    reply = current_hub().act(vtt_session.id, Actor("system"), "transcribed", args)
+    if not reply.get("ok"):
+        reason = reply["error"]["message"]
+        return jsonify({"ok": False, "message": _("No suggestion: %(reason)s", reason=reason)}), 409
+    return jsonify(
+        {"ok": True, **{key: args[key] for key in ("text", "confidence", "backend")}, "seconds": said.get("seconds")}
+    )
 
 
 @bp.post("/host/sessions/<int:session_id>/recordings/delete")
@@ -159,7 +203,7 @@ def delete(session_id: int):
         flash(_("Tick the box to confirm: deleting recordings cannot be undone."), "error")
         return redirect(url_for("host.session_config", session_id=session_id) + "#recordings")
     try:
-        count = delete_all(db, _folder(), vtt_session, "host")
+        count = delete_all(db, _folder(), vtt_session, "host", Path(current_app.config["EXPORTS_DIR"]))
     except RecordingProblem:
         flash(_("The session is running: finish it first, then delete its recordings."), "error")
     else:

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from ..extensions import request_db
-from ..models import Juror, Player, Study, StudySession, VttSession
+from ..models import Juror, Jury, Player, Study, StudySession, VttSession
 from ..offloop import in_process
 from ..studies import StudyProblem, add_sessions, create_study, pooled_detection
 from .auth import host_required
@@ -68,7 +68,9 @@ def page(study_id: int):
     ids = [member.session_id for member in study.members]
     jurors = dict(
         db.execute(
-            select(Juror.session_id, func.count()).where(Juror.session_id.in_(ids)).group_by(Juror.session_id)
+            select(Juror.session_id, func.count())
+            .where(Juror.session_id.in_(ids), Juror.jury == Jury.LIVE)
+            .group_by(Juror.session_id)
         ).all()
     )
     players = dict(

@@ -14,12 +14,12 @@ import sys
 
 
 def main(session_id: str, url: str, model: str) -> dict:
-    from ..cli.tools import db_factory
+    from ..db import db_factory_from_env
     from ..judge.suggest import JudgeSettings, suggest
 
     api_key = os.environ.get("VTT_JUDGE_API_KEY") or os.environ.get("OPENAI_API_KEY") or None
     settings = JudgeSettings.from_spec(url, model, api_key=api_key)
-    return suggest(db_factory(), int(session_id), settings).as_dict()
+    return suggest(db_factory_from_env(), int(session_id), settings).as_dict()
 
 
 if __name__ == "__main__":

@@ -23,11 +23,11 @@ PAGE_TABLES = (
 def main(study_id: str) -> dict:
     from analysis.study import study_tables
 
-    from ..cli.tools import db_factory
+    from ..db import db_factory_from_env
     from ..models import Study
     from ..studies.data import read_study
 
-    with db_factory()() as db:
+    with db_factory_from_env()() as db:
         study = db.get(Study, int(study_id))
         if study is None or not study.members:
             return {"nothing": "the study has no sessions"}

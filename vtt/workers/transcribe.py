@@ -1,8 +1,9 @@
 """``python -m vtt.workers.transcribe FILE SPEC LANGUAGE``: the console's "Suggest a transcript", in a process of
 its own (decoding and recognising take the CPU for seconds; the server's loop must not wait on them).
 
-Prints one JSON line, ``{"text", "backend", "seconds"}``, or ``{"error": ...}`` with exit status 1.  An ``http:``
-backend's key comes from ``VTT_TRANSCRIBE_API_KEY`` and its model from ``VTT_TRANSCRIBE_MODEL`` (default whisper-1).
+Prints one JSON line, ``{"text", "confidence", "backend", "seconds"}``, or ``{"error": ...}`` with exit status 1.
+An ``http:`` backend's key comes from ``VTT_TRANSCRIBE_API_KEY`` and its model from ``VTT_TRANSCRIBE_MODEL``
+(default whisper-1).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ def main(path: str, spec: str, language: str) -> dict:
         api_key=os.environ.get("VTT_TRANSCRIBE_API_KEY") or None,
         model=os.environ.get("VTT_TRANSCRIBE_MODEL") or DEFAULT_MODEL,
     )
-    return {"text": heard.text, "backend": heard.backend, "seconds": round(heard.seconds, 3)}
+    confidence = None if heard.confidence is None else round(heard.confidence, 3)
+    return {"text": heard.text, "confidence": confidence, "backend": heard.backend, "seconds": round(heard.seconds, 3)}
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """The demo: a tagged question bank about one drama episode and a session configured on it (16 jurors, open join);
-its clips are made by :mod:`vtt.sessions.demo.clips`."""
+its clips are made by :mod:`vtt.sessions.demo.clips`; its AI player's answers ship with it (``ai_answers.csv``), so
+``vtt agent --backend replay:...`` plays it offline."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ..create import SessionConfig, create_session
 DEMO_DIR = Path(__file__).resolve().parent
 BANK_FILE = DEMO_DIR / "bank.csv"
 SESSION_FILE = DEMO_DIR / "session.json"
+AI_ANSWERS_FILE = DEMO_DIR / "ai_answers.csv"  # a predictions file for every question of the bank (qid, prediction)
 
 
 def ensure_demo_bank(db: Session) -> str:
@@ -36,9 +38,14 @@ def load_demo(db: Session) -> list[str]:
         session = create_session(db, config, actor="demo")
         lines.append(
             f"demo session {config.name!r}: created, join code {session.join_code}, "
-            f"{len(session.players)} players, {len(session.jurors)} jurors "
+            f"{len(session.players)} players, {len(session.live_jurors)} jurors "
             f"(`vtt session show {session.join_code}` prints their links)"
         )
     else:
         lines.append(f"demo session {config.name!r}: already there, join code {existing.join_code}")
     return lines
+
+
+def demo_ai_answers(bank_name: str | None) -> Path | None:
+    """The predictions file an AI player replays on a session of ``bank_name``: the demo's own, for the demo bank."""
+    return AI_ANSWERS_FILE if bank_name == SessionConfig.from_file(SESSION_FILE).bank else None

@@ -23,6 +23,7 @@ from itertools import repeat
 from pathlib import Path
 
 from ...media import phone_rendition
+from ...media.tone import mux_tone
 
 BANK_FILE = Path(__file__).resolve().parent / "bank.csv"
 MANIFEST = ".demo-clips.json"  # in the clips folder: what each clip was made from and its files' digests
@@ -161,15 +162,7 @@ def _encode(path: Path, clip: DemoClip, width: int, height: int, crf: int) -> No
         pitch = 220.0 * 2 ** (second % 5 / 12)  # a semitone higher each second, five steps round
         phase = 2 * math.pi * np.cumsum(pitch) / SAMPLE_RATE  # accumulated: the pitch steps without a click
         tone = (0.08 * np.sin(phase)).astype(np.float32)  # soft: -22 dBFS
-        size = audio.codec_context.frame_size or 1024
-        for start in range(0, len(tone), size):
-            chunk = tone[start : start + size]
-            frame = av.AudioFrame.from_ndarray(chunk.reshape(1, -1), format="fltp", layout="mono")
-            frame.sample_rate, frame.pts = SAMPLE_RATE, start
-            for packet in audio.encode(frame):
-                out.mux(packet)
-        for packet in audio.encode():
-            out.mux(packet)
+        mux_tone(out, audio, tone, SAMPLE_RATE)
 
 
 class _Card:

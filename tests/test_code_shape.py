@@ -1,0 +1,101 @@
+"""The code's shape, read from the files: modules and functions of a size a reader takes in, public seams between
+modules, domain code below the command line, and code and docs that name the product rather than its history."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import ROOT
+
+MAX_MODULE_LINES = 800
+MAX_FUNCTION_LINES = 120
+PACKAGES = ("vtt", "analysis")
+HISTORY = re.compile(r"\b(part|issue) \d+\b|SPEC section|SPEC\.md|§", re.IGNORECASE)
+CODEC_NAME = "MPEG-4 Part 2"  # a codec's own name, not a history note
+
+
+def sources(*roots: str) -> list[Path]:
+    return sorted(path for root in roots for path in (ROOT / root).rglob("*.py"))
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_module(path: Path, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    base = package[: len(package) - node.level + 1]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+@pytest.mark.parametrize("path", sources(*PACKAGES), ids=lambda path: str(path.relative_to(ROOT)))
+def test_no_module_is_longer_than_a_reader_takes_in(path):
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_MODULE_LINES
+
+
+def test_no_function_is_longer_than_its_steps():
+    long = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for path in sources(*PACKAGES)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    ]
+    assert long == []
+
+
+def test_what_crosses_a_module_boundary_is_public():
+    private = []
+    for path in sources(*PACKAGES, "tests", "bench"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and imported_module(path, node) != module_name(path):
+                names = [alias.name for alias in node.names if alias.name.startswith("_")]
+                names = [name for name in names if not name.startswith("__")]
+                if names:
+                    private.append(f"{path.relative_to(ROOT)}:{node.lineno} {imported_module(path, node)} {names}")
+    assert private == []
+
+
+def test_domain_code_sits_below_the_command_line():
+    importing_cli = []
+    for path in sources("vtt"):
+        if path.is_relative_to(ROOT / "vtt" / "cli"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            modules = []
+            if isinstance(node, ast.ImportFrom):
+                modules = [imported_module(path, node)]
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            if any(module == "vtt.cli" or module.startswith("vtt.cli.") for module in modules):
+                importing_cli.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert importing_cli == []
+
+
+def test_code_and_docs_name_the_product_not_its_history():
+    files = [
+        *sources(*PACKAGES, "tests", "bench", "migrations", "scripts"),
+        *(ROOT / "static" / "js").glob("*.js"),
+        *(ROOT / "templates").rglob("*.html"),
+        *(ROOT / "docs").glob("*.md"),
+        ROOT / "README.md",
+        ROOT / "Makefile",
+        ROOT / "pyproject.toml",
+    ]
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in files
+        if path != Path(__file__)
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if HISTORY.search(line.replace(CODEC_NAME, ""))
+    ]
+    assert found == []

@@ -1,0 +1,211 @@
+"""The jury's verdict: the jurors' sheets and votes, and the host's vote, tally, identities and finish."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..kinds import Phase, RevealPolicy
+from ..protocol.messages import SheetIn, VoteIn
+from ..protocol.vocabulary import MAX_SHEET_LINES
+from . import audiences
+from .actions import Action, Message, Outcome, Tally, declare, declare_host
+from .checks import in_phase, require, seconds_given, trimmed_text, whole_number
+from .state import LiveState, MarkRound, RevealIdentity, SaveSheet, SaveVote, SetTally
+
+
+def _to_everyone(event: str, payload: dict[str, Any]) -> list[Message]:
+    return [Message(audience, event, payload) for audience in ("host", "player", "juror", "stage")]
+
+
+def vote_count_messages(state: LiveState) -> list[Message]:
+    """How many jurors have voted: for the host and the stage (a later count replaces an earlier one)."""
+    payload = audiences.vote_count(state)
+    return [Message("host", "votes", payload, replaces="votes"), Message("stage", "votes", payload, replaces="votes")]
+
+
+# --- the host's moves -------------------------------------------------------------------------------
+
+
+def _open_vote_fits(state: LiveState) -> None:
+    in_phase(state, Phase.JUDGING, Phase.ROUND, doing="open the vote")
+    remaining = [q for q in state.round_questions(state.round) if not q.revealed_at]
+    require(
+        not remaining,
+        "questions_left",
+        f"round {state.round} still has {len(remaining)} question(s) to show and reveal",
+    )
+
+
+@declare_host("open_vote", fits=_open_vote_fits)
+def _open_vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _open_vote_fits(state)
+    seconds = seconds_given(action.args.get("seconds"), state.vote_seconds)
+    outcome = Outcome(effects=[MarkRound(state.round, "vote_opened_at", now)])
+    outcome.move(Phase.VOTING, state.round, state.position, now + timedelta(seconds=seconds) if seconds else None)
+    outcome.announce = vote_count_messages
+    return outcome
+
+
+def _close_vote_fits(state: LiveState) -> None:
+    in_phase(state, Phase.VOTING, doing="close the vote")
+
+
+@declare_host("close_vote", fits=_close_vote_fits)
+def _close_vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _close_vote_fits(state)
+    return close_vote_outcome(state, now, tally)
+
+
+def close_vote_outcome(state: LiveState, now: datetime, tally: Tally) -> Outcome:
+    """The vote closes: the round's tally is made, for the host first."""
+    result = tally(state, state.round)
+    outcome = Outcome(effects=[MarkRound(state.round, "vote_closed_at", now), SetTally(state.round, result)])
+    outcome.move(Phase.VOTE_CLOSED, state.round, state.position, None)
+    outcome.announce = lambda after: [Message("host", "tally", result)]
+    return outcome
+
+
+def _show_tally_fits(state: LiveState) -> None:
+    in_phase(state, Phase.VOTE_CLOSED, doing="show the tally")
+
+
+@declare_host("show_tally", fits=_show_tally_fits)
+def _show_tally(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _show_tally_fits(state)
+    outcome = Outcome()
+    outcome.move(Phase.TALLY, state.round, state.position, None)
+    shown = audiences.blind_tally(state.round_info[state.round].tally)
+    outcome.announce = lambda after: [Message("juror", "tally", shown), Message("stage", "tally", shown)]
+    return outcome
+
+
+def _reveal_identities_fits(state: LiveState) -> None:
+    in_phase(state, Phase.TALLY, doing="reveal identities")
+    require(
+        state.reveal_policy is RevealPolicy.PER_ROUND,
+        "reveal_policy",
+        "this session reveals identities only at the end (reveal policy 'end')",
+    )
+
+
+@declare_host("reveal_identities", fits=_reveal_identities_fits)
+def _reveal_identities(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    _reveal_identities_fits(state)
+    result = state.round_info[state.round].tally
+    top = [row["player_id"] for row in result["players"] if row["votes"] and row["votes"] == result["top_votes"]]
+    outcome = Outcome(effects=[RevealIdentity(state.round, pid, now) for pid in top])
+    outcome.move(Phase.IDENTITIES, state.round, state.position, None)
+    number = state.round
+    outcome.announce = lambda after: _to_everyone("identities", audiences.identities(after, number))
+    return outcome
+
+
+def _finish_fits(state: LiveState) -> None:
+    """The session is over: the last round's vote has closed (``force`` stops it earlier: see ``_finish``)."""
+    over = state.round == state.rounds and state.phase in (Phase.VOTE_CLOSED, Phase.TALLY, Phase.IDENTITIES)
+    require(
+        over, "not_over", "the session is not over: finish after the last round's vote (or with force to stop early)"
+    )
+
+
+@declare_host("finish", fits=_finish_fits)
+def _finish(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    forced = action.args.get("force") is True and state.phase is not Phase.FINISHED
+    if not forced:
+        _finish_fits(state)
+    outcome = Outcome()
+    for number, info in sorted(state.round_info.items()):
+        for player_id in sorted(info.aliases):
+            if player_id not in info.revealed:
+                outcome.effects.append(RevealIdentity(number, player_id, now))
+    outcome.move(Phase.FINISHED, state.round, state.position, None)
+    outcome.announce = lambda after: [
+        message
+        for number, info in sorted(after.round_info.items())
+        if info.revealed
+        for message in _to_everyone("identities", audiences.identities(after, number))
+    ]
+    return outcome
+
+
+# --- the jurors -------------------------------------------------------------------------------------
+
+
+@declare("sheet", roles=("juror",), schema=SheetIn)
+def _sheet(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    """One judgment-sheet line, or several in ``lines`` (a page saves all the lines typed since its last save
+    in one message); all of them are saved or none."""
+    require(state.phase is not Phase.FINISHED, "finished", "the session has finished: the sheet is final")
+    lines = action.args.get("lines")
+    if lines is None:
+        lines = [action.args]
+    require(
+        isinstance(lines, list) and 1 <= len(lines) <= MAX_SHEET_LINES,
+        "bad_field",
+        f"lines must be a list of 1 to {MAX_SHEET_LINES} sheet lines",
+    )
+    return Outcome(effects=[_sheet_line(state, action, line, now) for line in lines])
+
+
+def _sheet_line(state: LiveState, action: Action, args: dict[str, Any], now: datetime) -> SaveSheet:
+    item = state.questions.get(args.get("question"))
+    require(
+        item is not None and item.round == state.round and item.revealed_at is not None,
+        "not_revealed",
+        "that question's answers are not in front of the jury",
+    )
+    info = state.round_info[item.round]
+    require(info.vote_closed_at is None, "round_closed", "this round's vote is closed: the sheet is final")
+    player = info.player_of(args.get("alias"))
+    require(player is not None, "unknown_alias", f"no player is called {args.get('alias')!r} in this round")
+    likeness = whole_number(args.get("human_likeness"), "human_likeness", 1, 5)
+    marked = args.get("looks_like_ai", False)
+    require(isinstance(marked, bool), "bad_field", "looks_like_ai must be true or false")
+    return SaveSheet(
+        action.actor.id,
+        item.id,
+        player,
+        args["alias"],
+        trimmed_text(args.get("note"), "note"),
+        likeness,
+        marked,
+        action.client_key or "",
+        now,
+    )
+
+
+@declare("vote", roles=("juror",), schema=VoteIn)
+def _vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
+    args = action.args
+    require(
+        state.phase is Phase.VOTING and args.get("round") == state.round,
+        "vote_closed",
+        "voting is closed" if state.phase is not Phase.VOTING else f"the vote open now is round {state.round}'s",
+    )
+    slot = whole_number(args.get("slot", 1), "slot", 1, state.ai_votes_per_juror, optional=False)
+    alias = args.get("alias")
+    info = state.round_info[state.round]
+    player = None
+    if alias is not None:
+        player = info.player_of(alias)
+        require(player is not None, "unknown_alias", f"no player is called {alias!r} in this round")
+        others = state.votes.get(action.actor.id, {})
+        require(
+            all(v.player_id != player for s, v in others.items() if s != slot),
+            "named_twice",
+            f"you have already named {alias} in another slot",
+        )
+    confidence = whole_number(args.get("confidence"), "confidence", 1, 5)
+    effect = SaveVote(
+        state.round,
+        action.actor.id,
+        slot,
+        player,
+        alias,
+        confidence,
+        trimmed_text(args.get("reason"), "reason"),
+        action.client_key or "",
+        now,
+    )
+    return Outcome(effects=[effect], announce=vote_count_messages)

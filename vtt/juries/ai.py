@@ -1,0 +1,583 @@
+"""AI jurors: a model judges a finished session's rounds as a juror of the ``ai`` jury (``vtt jury ai``).
+
+* **What the model sees** is what the live jury saw of a round and nothing else: the prompt is built only from
+  :func:`vtt.engine.audiences.judged_round` (the blinding allowlist), and from it only the round's number, theme and
+  aliases, each revealed question's text, type and choices, and each alias's answer text in the order shown
+  (:func:`round_document`). With ``frames`` N, N frames of each question's clip follow as images.
+* **Data, never instructions**: the round goes into the user message as one JSON document between ``<round_data>``
+  tags, with ``<``, ``>`` and ``&`` written as JSON escapes, so that no answer can close the tag; the system message
+  says that everything inside it is data to judge.
+* **One call per round**, at most ``concurrency`` at once. The reply is read as one JSON object ``{"alias",
+  "confidence", "reason"}`` (:func:`read_reply`); a reply that names no alias of the round is kept as an unread
+  ``JurorReply`` and makes no vote, never a guess. A confidence outside 1-5 (or none) is stored as None.
+* **Stored** as the votes of one juror per (session, model) with ``jury`` AI (slot 1 per round: the alias, the player
+  it stands for, confidence and reason) and one ``JurorReply`` per call, its provenance (model, endpoint without
+  credentials, prompt SHA-256, temperature, frames, the raw reply). A call that failed (HTTP error, timeout, a clip
+  that could not be read) stores nothing.
+* **Resumable**: a round already read for this model and prompt (its SHA-256, which covers the number of frames) is
+  not asked again; unread and failed rounds are. A read reply to another prompt replaces the juror's vote of that
+  round (the earlier reply stays in ``juror_reply``).
+* The live jury's figures never see these votes (only ``jury == live`` jurors are counted). No Flask here: the CLI
+  and the worker process (``python -m vtt.workers.ai_jury``) run it, never the server's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import secrets
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..agents.backends import (
+    BackendError,
+    ReplyTooLong,
+    SpecError,
+    chat_completion,
+    chat_target,
+    public_url,
+)
+from ..engine.audiences import judged_round
+from ..kinds import Jury, PlayerKind
+from ..models import Event, Juror, JurorReply, Vote, VttSession, utcnow
+from .rounds import JuryError, chosen_rounds, finished_state
+
+PROMPTS_FILE = Path(__file__).with_name("prompts.toml")
+MAX_REPLY = 4000  # characters of a reply stored
+MAX_BODY = 1 << 20  # bytes of a reply's HTTP body read
+MAX_READ = 32_000  # characters of a reply read: a vote after a longer ramble is not trusted
+MAX_REASON = 2000  # characters of a reason kept on the vote
+MAX_FIELD = 4000  # characters of a question, choice or answer put in a prompt
+MAX_FRAMES = 32  # frames per question's clip
+LABEL_LENGTH = Juror.__table__.c.label.type.length
+MODEL_LENGTH = Juror.__table__.c.model.type.length
+RUN_EVENT = "jury.ai.run"
+
+
+class UnreadReply(ValueError):
+    """A reply that names no alias of the round; the message says what was wrong."""
+
+
+@dataclass(frozen=True)
+class JurySettings:
+    """Where and how to ask: an OpenAI-compatible chat-completions endpoint, the model it serves, the frames shown."""
+
+    url: str  # the endpoint, /chat/completions added when missing
+    model: str
+    temperature: float | None = 0.0
+    api_key: str | None = None
+    timeout: float = 120.0
+    concurrency: int = 2
+    frames: int = 0  # frames of each question's clip sent as images
+    frame_size: int = 768
+    media_dir: Path | None = None  # where a clip's relative src is (the server's /media/)
+    max_tokens: int | None = None
+    max_failures: int = 5
+
+    @classmethod
+    def from_spec(cls, spec: str, model: str | None, **options: Any) -> JurySettings:
+        """``http:URL`` (the agents' spelling) or a bare URL."""
+        try:
+            endpoint, model = chat_target(spec, model)
+        except SpecError as error:
+            raise JuryError(str(error)) from None
+        if len(model) > MODEL_LENGTH:
+            raise JuryError(f"--model: a model's name has at most {MODEL_LENGTH} characters")
+        settings = cls(endpoint, model, **options)
+        if settings.concurrency < 1 or settings.timeout <= 0:
+            raise JuryError("--concurrency is at least 1 and --timeout more than 0")
+        if not 0 <= settings.frames <= MAX_FRAMES:
+            raise JuryError(f"--frames: from 0 to {MAX_FRAMES}")
+        return settings
+
+    @property
+    def endpoint(self) -> str:
+        return public_url(self.url)
+
+
+# --- the prompt -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JuryPrompt:
+    system: str
+    user: str  # with {round} {frames} {aliases}
+    frames_line: str  # with {count}
+
+    def sha256(self, frames: int) -> str:
+        """The prompt's identity: its template, with the frames line when frames are shown (and their number)."""
+        template = [self.system, self.user, self.frames_line.format(count=frames) if frames else ""]
+        return hashlib.sha256(json.dumps(template).encode()).hexdigest()
+
+    def text(self, seen: dict[str, Any], frames: int = 0) -> str:
+        """The user message's text for the round ``seen`` (:func:`judged_round`'s output)."""
+        document = round_document(seen)
+        return self.user.format(
+            round=data_json(document),
+            frames=self.frames_line.format(count=frames) + "\n" if frames else "",
+            aliases=", ".join(document["aliases"]),
+        )
+
+    def messages(
+        self, seen: dict[str, Any], frames: int = 0, images: list[tuple[int, list[tuple[str, bytes]]]] | None = None
+    ) -> list[dict[str, Any]]:
+        """System and user messages; ``images``: (question number, its clip's frames) as image_url parts."""
+        from ..agents.frames import data_url
+
+        text = self.text(seen, frames)
+        content: Any = text
+        if images:
+            content = [{"type": "text", "text": text}]
+            for number, shown in images:
+                content.append({"type": "text", "text": f"Question {number}:"})
+                content += [{"type": "image_url", "image_url": {"url": data_url(mime, data)}} for mime, data in shown]
+        return [{"role": "system", "content": self.system}, {"role": "user", "content": content}]
+
+
+def load_prompt(path: Path = PROMPTS_FILE) -> JuryPrompt:
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    if not all(isinstance(data.get(key), str) for key in ("system", "user", "frames")):
+        raise ValueError(f"{path}: needs system, user and frames")
+    return JuryPrompt(data["system"], data["user"], data["frames"])
+
+
+def round_document(seen: dict[str, Any]) -> dict[str, Any]:
+    """The round as the model reads it, field by field from what the live jury saw (no ids, no clip file names)."""
+    questions = []
+    for number, item in enumerate(seen["questions"], 1):
+        question: dict[str, Any] = {"number": number, "text": _field(item["text"]), "type": item["type"]}
+        if item["choices"]:
+            question["choices"] = [_field(choice) for choice in item["choices"]]
+        question["answers"] = [
+            {"alias": row["alias"], "answer": _field(row["text"]) if row["answered"] else None}
+            for row in item["answers"]
+        ]
+        questions.append(question)
+    document: dict[str, Any] = {"round": seen["round"], "aliases": list(seen["aliases"])}
+    if seen.get("theme"):
+        document["theme"] = _field(seen["theme"])
+    document["questions"] = questions
+    return document
+
+
+def data_json(document: dict[str, Any]) -> str:
+    """``document`` as JSON that cannot close a tag: <, > and & escaped (JSON reads them back unchanged)."""
+    text = json.dumps(document, ensure_ascii=False, indent=1)
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def _field(text: str | None) -> str:
+    return (text or "")[:MAX_FIELD]
+
+
+# --- reading a reply ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    alias: str
+    confidence: int | None
+    reason: str
+
+
+TAIL = re.compile(r"[\s.`]*")
+
+
+def read_reply(reply: str, aliases: Iterable[str]) -> Verdict:
+    """The JSON object ending ``reply`` (after a ``<think>`` block or prose, perhaps in a code fence) with an alias
+    of the round; UnreadReply otherwise. A confidence that is not a whole number from 1 to 5 is None."""
+    aliases = list(aliases)
+    reply = reply or ""
+    if len(reply) > MAX_READ:
+        raise UnreadReply(f"the reply is longer than {MAX_READ:,} characters: not read")
+    said = re.sub(r"<think>.*?(</think>|$)", "", reply, flags=re.S | re.I).strip()
+    decoder = json.JSONDecoder()
+    found: tuple[dict, int] | None = None
+    for match in re.finditer(r"\{", said):
+        try:
+            value, end = decoder.raw_decode(said, match.start())
+        except ValueError:
+            continue
+        if isinstance(value, dict) and "alias" in value and (found is None or match.start() >= found[1]):
+            found = (value, end)
+    if found is None:
+        raise UnreadReply(f'no {{"alias": ...}} object in the reply {_shown(said)}')
+    value, end = found
+    if not TAIL.fullmatch(said, end):
+        raise UnreadReply(f"the reply does not end with its JSON object: {_shown(said)}")
+    named = value["alias"].strip() if isinstance(value["alias"], str) else None
+    alias = next((a for a in aliases if named is not None and a.casefold() == named.casefold()), None)
+    if alias is None:
+        raise UnreadReply(f"{value['alias']!r} is not an alias of the round ({', '.join(aliases)})")
+    reason = value.get("reason")
+    return Verdict(alias, _confidence(value.get("confidence")), reason[:MAX_REASON] if isinstance(reason, str) else "")
+
+
+def _confidence(value: Any) -> int | None:
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+        return None
+    return int(value) if 1 <= value <= 5 else None
+
+
+def _shown(said: str) -> str:
+    return json.dumps(" ".join(said.split())[:200], ensure_ascii=False)
+
+
+def _kept(reply: str) -> str:
+    """The reply as stored: its first MAX_REPLY characters, a NUL or lone surrogate written as an escape."""
+    return reply[:MAX_REPLY].encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
+
+
+# --- the session's rounds and its AI jurors ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ask:
+    round: int
+    seen: dict[str, Any]  # judged_round's output
+    players: dict[str, int]  # alias -> player id (never in the prompt)
+
+
+def rounds_to_judge(db: Session, session_id: int, rounds: Iterable[int] | None = None) -> list[Ask]:
+    """What a juror saw of each chosen round of a finished session; JuryError when it has not finished or a round
+    cannot be judged (no aliases dealt or no answer revealed)."""
+    vtt_session = db.get(VttSession, session_id)
+    if vtt_session is None:
+        raise JuryError(f"no session with id {session_id}", "no_session")
+    state, judgeable = finished_state(db, vtt_session)
+    chosen = chosen_rounds(rounds, judgeable) or judgeable
+    return [
+        Ask(number, judged_round(state, number), {a: p for p, a in state.round_info[number].aliases.items()})
+        for number in chosen
+    ]
+
+
+def ai_juror(db: Session, session_id: int, model: str, rounds: Iterable[int] = ()) -> Juror:
+    """The session's AI juror of ``model``, made on first use ("AI " + the model, cut to fit, numbered when taken);
+    its ``rounds`` grow by ``rounds``. Flushes."""
+    juror = db.scalar(select(Juror).where(Juror.session_id == session_id, Juror.jury == Jury.AI, Juror.model == model))
+    if juror is None:
+        taken = set(db.scalars(select(Juror.label).where(Juror.session_id == session_id)))
+        juror = Juror(
+            session_id=session_id,
+            label=ai_label(model, taken),
+            token=secrets.token_urlsafe(18),  # no live link: the live socket refuses a juror of another jury
+            jury=Jury.AI,
+            model=model,
+            juror_group="ai",
+        )
+        db.add(juror)
+    juror.rounds = sorted(set(juror.rounds or []) | set(rounds)) or None
+    db.flush()
+    return juror
+
+
+def ai_label(model: str, taken: set[str]) -> str:
+    base = " ".join(f"AI {model}".split())[:LABEL_LENGTH].rstrip()
+    label, number = base, 1
+    while label in taken:
+        number += 1
+        suffix = f" {number}"
+        label = base[: LABEL_LENGTH - len(suffix)].rstrip() + suffix
+    return label
+
+
+def judged_before(db: Session, juror_id: int, sha256: str) -> set[int]:
+    """The rounds ``juror_id`` has a read reply for with the prompt ``sha256``."""
+    return set(
+        db.scalars(
+            select(JurorReply.round).where(
+                JurorReply.juror_id == juror_id, JurorReply.prompt_sha256 == sha256, JurorReply.read.is_(True)
+            )
+        )
+    )
+
+
+# --- asking ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Said:
+    """What one call gave: a verdict, or a reply without one (``problem``), or a failure (``failed``)."""
+
+    ask: Ask
+    verdict: Verdict | None = None
+    reply: str = ""
+    problem: str | None = None
+    failed: bool = False
+
+
+async def ask_all(settings: JurySettings, prompt: JuryPrompt, asks: list[Ask], heard: Callable[[Said], bool]) -> None:
+    """Every round, ``settings.concurrency`` at a time; ``heard`` returns False to stop the run."""
+    import aiohttp
+
+    from ..agents.frames import Clips
+
+    queue: asyncio.Queue[Ask] = asyncio.Queue()
+    for ask in asks:
+        queue.put_nowait(ask)
+    stop = asyncio.Event()
+
+    async with aiohttp.ClientSession() as http:
+        clips = Clips(http)
+
+        async def worker() -> None:
+            while not stop.is_set():
+                try:
+                    ask = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                said = await ask_one(http, clips, settings, prompt, ask)
+                if not heard(said):
+                    stop.set()
+
+        try:
+            await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, len(asks)) or 1)))
+        finally:
+            clips.close()
+
+
+async def ask_one(http: Any, clips: Any, settings: JurySettings, prompt: JuryPrompt, ask: Ask) -> Said:
+    from ..agents.frames import ClipError
+
+    try:
+        images = await round_frames(clips, settings, ask.seen) if settings.frames else None
+    except ClipError as error:
+        return Said(ask, problem=str(error), failed=True)
+    body: dict[str, Any] = {"model": settings.model, "messages": prompt.messages(ask.seen, settings.frames, images)}
+    if settings.temperature is not None:
+        body["temperature"] = settings.temperature
+    if settings.max_tokens is not None:
+        body["max_tokens"] = settings.max_tokens
+    try:
+        reply, _data = await chat_completion(http, settings.url, body, settings.api_key, settings.timeout, MAX_BODY)
+    except ReplyTooLong as long:
+        return Said(ask, None, _kept(long.start), problem=str(long))
+    except BackendError as failure:
+        return Said(ask, problem=str(failure), failed=True)
+    try:
+        return Said(ask, read_reply(reply, ask.seen["aliases"]), _kept(reply))
+    except UnreadReply as unread:
+        return Said(ask, None, _kept(reply), problem=str(unread))
+
+
+async def round_frames(clips: Any, settings: JurySettings, seen: dict[str, Any]) -> list[tuple[int, list]]:
+    """``settings.frames`` frames of each question's clip over the span the players saw: (question number, frames)."""
+    from ..agents.frames import ClipError, sample_frames
+
+    found = []
+    for number, item in enumerate(seen["questions"], 1):
+        clip = item.get("clip") or {}
+        if not clip.get("src"):
+            raise ClipError(f"question {number} of round {seen['round']} has no clip to take frames from (--frames)")
+        path = await clip_path(clips, settings, clip["src"])
+        frames = await asyncio.to_thread(
+            sample_frames, path, settings.frames, clip.get("start"), clip.get("end"), size=settings.frame_size
+        )
+        found.append((number, frames))
+    return found
+
+
+async def clip_path(clips: Any, settings: JurySettings, src: str) -> Path:
+    """A clip on this machine: an http(s) URL fetched once, a path under the media folder (``/media/...`` or
+    relative) as it is."""
+    from ..agents.frames import ClipError
+
+    if src.startswith(("http://", "https://")):
+        return await clips.local(src, settings.timeout)
+    if settings.media_dir is None:
+        raise ClipError(f"no media folder to find the clip {src} in")
+    relative = src.removeprefix("/media/").lstrip("/")
+    folder = settings.media_dir.resolve()
+    path = (folder / relative).resolve()
+    if not path.is_relative_to(folder) or not path.is_file():
+        raise ClipError(f"the clip {src} is not in the media folder {folder}")
+    return path
+
+
+# --- storing --------------------------------------------------------------------------------------------------------
+
+
+def store(db: Session, juror: Juror, settings: JurySettings, sha256: str, said: Said) -> None:
+    """One reply (and, read, the juror's vote of the round); a failure keeps nothing. Commits."""
+    if said.failed:
+        return
+    ask, verdict = said.ask, said.verdict
+    db.add(
+        JurorReply(
+            session_id=juror.session_id,
+            juror_id=juror.id,
+            round=ask.round,
+            model=settings.model,
+            endpoint=settings.endpoint[:500],
+            prompt_sha256=sha256,
+            temperature=settings.temperature,
+            frames=settings.frames,
+            reply=said.reply,
+            read=verdict is not None,
+            asked_at=utcnow(),
+        )
+    )
+    if verdict is not None:
+        vote = db.scalar(
+            select(Vote).where(
+                Vote.session_id == juror.session_id, Vote.round == ask.round, Vote.juror_id == juror.id, Vote.slot == 1
+            )
+        )
+        if vote is None:
+            vote = Vote(session_id=juror.session_id, round=ask.round, juror_id=juror.id, slot=1)
+            db.add(vote)
+        vote.alias, vote.player_id = verdict.alias, ask.players[verdict.alias]
+        vote.confidence, vote.reason = verdict.confidence, verdict.reason
+        vote.cast_at, vote.client_key = utcnow(), secrets.token_hex(16)
+    db.commit()
+
+
+# --- a run ----------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class RunSummary:
+    juror: str = ""  # the AI juror's label
+    model: str = ""
+    rounds: list[int] = field(default_factory=list)  # the rounds chosen
+    asked: int = 0  # calls made this run
+    read: int = 0  # replies that named an alias: a vote each
+    unread: int = 0  # replies that named none (stored; asked again next run)
+    failed: int = 0  # calls that failed (nothing stored)
+    skipped: int = 0  # rounds judged before by this model and prompt
+    votes: int = 0  # the juror's votes in the chosen rounds after the run
+    named_ai: int = 0  # of those, how many name an AI player
+    prompt_sha256: str = ""
+    stopped: str | None = None
+    problems: list[str] = field(default_factory=list)  # the first few failures and unread replies
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def judge_session(
+    db_factory: Callable[[], Session],
+    session_id: int,
+    settings: JurySettings,
+    rounds: Iterable[int] | None = None,
+    *,
+    started: Callable[[int], None] | None = None,
+    progress: Callable[[Said], None] | None = None,
+) -> RunSummary:
+    """Ask ``settings.model`` to judge every chosen round not yet read with this prompt; what happened. JuryError
+    (nothing written) when the session has not finished or a round cannot be judged."""
+    prompt = load_prompt()
+    sha256 = prompt.sha256(settings.frames)
+    summary = RunSummary(model=settings.model, prompt_sha256=sha256)
+    with db_factory() as db:
+        every = rounds_to_judge(db, session_id, rounds)
+        summary.rounds = [ask.round for ask in every]
+        juror = ai_juror(db, session_id, settings.model, summary.rounds)
+        done = judged_before(db, juror.id, sha256)
+        db.commit()
+        juror_id, summary.juror = juror.id, juror.label
+    asks = [ask for ask in every if ask.round not in done]
+    summary.skipped = len(every) - len(asks)
+    if started is not None:
+        started(len(asks))
+    failures_in_a_row = 0
+
+    def heard(said: Said) -> bool:
+        nonlocal failures_in_a_row
+        summary.asked += 1
+        if said.failed:
+            summary.failed += 1
+            failures_in_a_row += 1
+        else:
+            failures_in_a_row = 0
+            summary.read += said.verdict is not None
+            summary.unread += said.verdict is None
+            with db_factory() as db:
+                store(db, db.get(Juror, juror_id), settings, sha256, said)
+        if said.problem and len(summary.problems) < 5:
+            summary.problems.append(f"round {said.ask.round}: {said.problem}")
+        if progress is not None:
+            progress(said)
+        if failures_in_a_row >= settings.max_failures:
+            if summary.stopped is None:
+                summary.stopped = f"{failures_in_a_row} calls in a row failed; the last: {said.problem}"
+            return False
+        return True
+
+    if asks:
+        asyncio.run(ask_all(settings, prompt, asks, heard))
+    with db_factory() as db:
+        summary.votes, summary.named_ai = _named(db, session_id, juror_id, summary.rounds)
+        db.add(
+            Event(
+                session_id=session_id,
+                kind=RUN_EVENT,
+                actor=settings.model[:120],
+                payload={
+                    "endpoint": settings.endpoint,
+                    "temperature": settings.temperature,
+                    "frames": settings.frames,
+                    **{k: v for k, v in summary.as_dict().items() if k != "problems"},
+                },
+            )
+        )
+        db.commit()
+    return summary
+
+
+def _named(db: Session, session_id: int, juror_id: int, rounds: list[int]) -> tuple[int, int]:
+    """The juror's votes in ``rounds``, and how many of them name an AI player."""
+    from ..models import Player
+
+    kinds = db.execute(
+        select(Player.kind)
+        .join(Vote, (Vote.player_id == Player.id) & (Vote.session_id == Player.session_id))
+        .where(Vote.session_id == session_id, Vote.juror_id == juror_id, Vote.round.in_(rounds or [0]))
+    ).scalars()
+    kinds = list(kinds)
+    return len(kinds), sum(kind is PlayerKind.AI for kind in kinds)
+
+
+# --- what the results page shows ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AiJurorCard:
+    label: str
+    model: str
+    votes: int
+    named_ai: int
+    unread: int  # rounds whose latest reply was unread and that have no vote
+
+
+def ai_jurors(db: Session, session_id: int) -> list[AiJurorCard]:
+    """The session's AI jurors with their votes (how many name an AI) and rounds left unread."""
+    cards = []
+    for juror in db.scalars(
+        select(Juror).where(Juror.session_id == session_id, Juror.jury == Jury.AI).order_by(Juror.id)
+    ):
+        voted = set(db.scalars(select(Vote.round).where(Vote.juror_id == juror.id)))
+        replied = set(db.scalars(select(JurorReply.round).where(JurorReply.juror_id == juror.id)))
+        votes, named_ai = _named(db, session_id, juror.id, sorted(voted))
+        cards.append(AiJurorCard(juror.label, juror.model or "", votes, named_ai, len(replied - voted)))
+    return cards
+
+
+def last_run(db: Session, session_id: int) -> Event | None:
+    return db.scalar(
+        select(Event).where(Event.session_id == session_id, Event.kind == RUN_EVENT).order_by(Event.id.desc()).limit(1)
+    )

@@ -1,0 +1,191 @@
+"""A displaced jury: people judging a finished session's rounds later, online, each through a link of their own.
+
+The host (``vtt jury displaced``, the session page) creates N jurors at once (their links as a list or a CSV for
+a crowd platform) or an open link with a cap: each arrival gets a juror of their own
+(:func:`arrive`).  Jurors are labelled D001, D002, ... and judge with the ``displaced`` jury: the live tally, the
+stage and the round verdicts never count them (``vtt.engine.displaced`` decides their actions).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ..kinds import Jury
+from ..models import Juror, JuryLink, SessionStatus, VttSession
+from ..persistence.load import load_state
+from ..persistence.queries import assignments
+from .rounds import JuryError, chosen_rounds, finished_state
+
+LABEL_PREFIX = "D"
+MAX_CREATED = 10_000  # jurors made by one request (an open link takes any number, up to its cap)
+MAX_CAP = 1_000_000
+
+
+@dataclass(frozen=True)
+class DisplacedJuror:
+    label: str
+    token: str
+
+
+def judgeable(db: Session, vtt_session: VttSession) -> list[int]:
+    """The finished session's rounds a displaced juror can judge; refuses a session that has not finished."""
+    return finished_state(db, vtt_session)[1]
+
+
+def create_jurors(
+    db: Session, vtt_session: VttSession, count: int, rounds: str | list[int] | None = None, attention: bool = False
+) -> list[DisplacedJuror]:
+    """``count`` displaced jurors of a finished session, each with a link of their own (written, not committed)."""
+    if not 1 <= count <= MAX_CREATED:
+        raise JuryError(f"the number of jurors must be from 1 to {MAX_CREATED:,}", "bad_count")
+    numbers = chosen_rounds(rounds, judgeable(db, vtt_session))
+    now = datetime.now(UTC)
+    # The jurors made together share a closed link: it keeps their rounds and attention line, and admits nobody.
+    link = JuryLink(
+        session_id=vtt_session.id,
+        token=secrets.token_urlsafe(18),
+        cap=count,
+        rounds=numbers,
+        attention_check=attention,
+        created_at=now,
+        closed_at=now,
+    )
+    db.add(link)
+    db.flush()
+    return [_new_juror(db, vtt_session.id, link, number) for number in _next_numbers(db, vtt_session.id, count)]
+
+
+def open_link(
+    db: Session,
+    vtt_session: VttSession,
+    cap: int | None,
+    rounds: str | list[int] | None = None,
+    attention: bool = False,
+) -> JuryLink:
+    """An open displaced link: each arrival becomes a juror of their own until ``cap`` have come."""
+    if cap is not None and not 1 <= cap <= MAX_CAP:
+        raise JuryError(f"the cap must be from 1 to {MAX_CAP:,} jurors (or none)", "bad_cap")
+    numbers = chosen_rounds(rounds, judgeable(db, vtt_session))
+    link = JuryLink(
+        session_id=vtt_session.id, token=secrets.token_urlsafe(18), cap=cap, rounds=numbers, attention_check=attention
+    )
+    db.add(link)
+    db.flush()
+    return link
+
+
+def arrive(db: Session, token: str) -> DisplacedJuror:
+    """Someone opened an open displaced link: their own juror (written, not committed), or why not."""
+    link = db.scalar(select(JuryLink).where(JuryLink.token == token).with_for_update())
+    check_link(db, link)
+    (number,) = _next_numbers(db, link.session_id, 1)
+    return _new_juror(db, link.session_id, link, number)
+
+
+def check_link(db: Session, link: JuryLink | None) -> JuryLink:
+    """``link`` if someone may arrive at it now; raises :class:`JuryError` (bad_link, link_closed, not_finished,
+    link_full) otherwise.  Writes nothing: the open link's page asks before anyone presses Start."""
+    if link is None:
+        raise JuryError("this link is not valid", "bad_link")
+    if link.closed_at is not None:
+        raise JuryError("this jury is closed: thank you for your interest", "link_closed")
+    vtt_session = db.get(VttSession, link.session_id)
+    if vtt_session.status is not SessionStatus.FINISHED:
+        raise JuryError("this session has not finished yet: come back once it has", "not_finished")
+    if link.cap is not None and arrivals(db, link.id) >= link.cap:
+        raise JuryError(f"this jury is full ({link.cap:,} jurors): thank you for your interest", "link_full")
+    return link
+
+
+def close_link(db: Session, link: JuryLink) -> None:
+    if link.closed_at is None:
+        link.closed_at = datetime.now(UTC)
+
+
+def arrivals(db: Session, link_id: int) -> int:
+    return db.scalar(select(func.count()).select_from(Juror).where(Juror.link_id == link_id)) or 0
+
+
+def is_batch(link: JuryLink) -> bool:
+    """Whether ``link`` holds jurors made together (:func:`create_jurors`: closed as it was made), not an open link."""
+    return link.closed_at is not None and link.closed_at == link.created_at
+
+
+def link_jurors(db: Session, link: JuryLink) -> list[DisplacedJuror]:
+    """The jurors a link made (a batch's, or an open link's arrivals), in label order."""
+    rows = db.execute(select(Juror.label, Juror.token).where(Juror.link_id == link.id).order_by(Juror.label)).all()
+    return [DisplacedJuror(label, token) for label, token in rows]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A session's displaced jury so far: its jurors, and those who finished (voted every round they judge, and
+    answered their attention line if they have one: they were shown their completion code), in all and per link."""
+
+    jurors: int
+    finished: int
+    per_link: dict[int, tuple[int, int]]  # link id -> (jurors, finished)
+
+
+def progress(db: Session, vtt_session: VttSession) -> Progress:
+    ids = list(db.scalars(select(Juror.id).where(Juror.session_id == vtt_session.id, Juror.jury == Jury.DISPLACED)))
+    if not ids:
+        return Progress(0, 0, {})
+    state = load_state(db, vtt_session.id)
+    tasks = assignments(db, vtt_session.id, ids)
+    links = dict(db.execute(select(Juror.id, Juror.link_id).where(Juror.id.in_(ids))).all())
+    per_link: dict[int, tuple[int, int]] = {}
+    finished = 0
+    for juror_id, task in tasks.items():
+        done = task.done(state)
+        finished += done
+        made, ended = per_link.get(links[juror_id], (0, 0))
+        per_link[links[juror_id]] = (made + 1, ended + done)
+    return Progress(len(tasks), finished, per_link)
+
+
+def links_csv(jurors: list[DisplacedJuror], base: str) -> str:
+    """The jurors' links as a CSV for a crowd platform: label, url."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["label", "url"])
+    for juror in jurors:
+        writer.writerow([juror.label, f"{base.rstrip('/')}/jury/{juror.token}"])
+    return out.getvalue()
+
+
+def _next_numbers(db: Session, session_id: int, count: int) -> list[int]:
+    taken = set(
+        db.scalars(select(Juror.label).where(Juror.session_id == session_id, Juror.label.like(f"{LABEL_PREFIX}%")))
+    )
+    numbers, number = [], 1
+    while len(numbers) < count:
+        if _label(number) not in taken:
+            numbers.append(number)
+        number += 1
+    return numbers
+
+
+def _label(number: int) -> str:
+    return f"{LABEL_PREFIX}{number:03d}"
+
+
+def _new_juror(db: Session, session_id: int, link: JuryLink, number: int) -> DisplacedJuror:
+    juror = Juror(
+        session_id=session_id,
+        label=_label(number),
+        token=secrets.token_urlsafe(18),
+        jury=Jury.DISPLACED,
+        rounds=link.rounds,
+        completion_code=secrets.token_hex(4).upper(),
+        link_id=link.id,
+    )
+    db.add(juror)
+    return DisplacedJuror(juror.label, juror.token)
