@@ -7,6 +7,7 @@ two rounds); displaced jurors then connect with their own links and judge the ro
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 from sqlalchemy import func, select
@@ -203,6 +204,42 @@ def test_an_open_link_gives_each_arrival_a_juror_up_to_its_cap(played):
     assert [r["round"] for r in snapshot["rounds"]] == [1]
     with db_factory() as db, pytest.raises(JuryError, match="not valid"):
         arrive(db, "no-such-link")
+
+
+def test_arrivals_pressed_at_once_get_distinct_labels_and_never_pass_the_cap(played):
+    """Ten people press Start on a link capped at five at the same moment: five jurors, D001-D005, and five
+    refusals that say the jury is full; no clash of labels, no server error (SQLite has no FOR UPDATE)."""
+    app, db_factory, people = played
+    with db_factory() as db:
+        token = open_link(db, db.get(VttSession, people.session_id), 5, None).token
+        db.commit()
+    start = threading.Barrier(10)
+    outcomes: list[str] = []
+
+    def press() -> None:
+        with db_factory() as db:
+            start.wait()
+            try:
+                made = arrive(db, token)
+                db.commit()
+                outcomes.append(made.label)
+            except JuryError as error:
+                db.rollback()
+                outcomes.append(error.code)
+            except Exception as error:
+                outcomes.append(f"{type(error).__name__}: {error}")
+
+    threads = [threading.Thread(target=press) for _ in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(outcomes) == ["D001", "D002", "D003", "D004", "D005"] + ["link_full"] * 5
+    with db_factory() as db:
+        labels = db.scalars(
+            select(Juror.label).where(Juror.session_id == people.session_id, Juror.jury == Jury.DISPLACED)
+        )
+        assert sorted(labels) == ["D001", "D002", "D003", "D004", "D005"]
 
 
 def test_bad_rounds_are_named_and_nothing_is_written(played):

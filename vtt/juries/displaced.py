@@ -82,11 +82,23 @@ def open_link(
 
 
 def arrive(db: Session, token: str) -> DisplacedJuror:
-    """Someone opened an open displaced link: their own juror (written, not committed), or why not."""
+    """Someone opened an open displaced link: their own juror (written, not committed), or why not.
+
+    The link row is locked before the cap and the next label are read, so arrivals at one moment queue: PostgreSQL
+    by ``FOR UPDATE``; SQLite, which has no row locks, by taking the database's write lock first."""
+    _lock_for_write(db)
     link = db.scalar(select(JuryLink).where(JuryLink.token == token).with_for_update())
     check_link(db, link)
     (number,) = _next_numbers(db, link.session_id, 1)
     return _new_juror(db, link.session_id, link, number)
+
+
+def _lock_for_write(db: Session) -> None:
+    connection = db.connection()
+    if connection.dialect.name != "sqlite":
+        return
+    if not connection.connection.dbapi_connection.in_transaction:  # the driver's own BEGIN would come too late
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def check_link(db: Session, link: JuryLink | None) -> JuryLink:
