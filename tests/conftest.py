@@ -5,6 +5,7 @@ The helpers these fixtures are built from, and those the tests import, are in te
 
 from __future__ import annotations
 
+import os
 import shutil
 import uuid
 from pathlib import Path
@@ -14,6 +15,7 @@ from sqlalchemy import create_engine, text
 
 from tests.support.apps import HOST_PASSWORD, login, threaded_app
 from tests.support.machine import POSTGRES_ADMIN_URL, REDIS_URL, require_poppler, unavailable
+from tests.support.nginx import NGINX
 from tests.support.served import ServedApp
 from vtt.db import make_db_factory, make_engine, upgrade
 
@@ -175,6 +177,13 @@ def redis_url():
         unavailable(f"no Redis at {REDIS_URL}: {exc}")
     yield REDIS_URL
     server.flushdb()
+
+
+@pytest.fixture
+def nginx_binary() -> str:
+    if not os.access(NGINX, os.X_OK):
+        unavailable(f"no {NGINX}: install Debian's nginx (scripts/system-deps.sh) to run the cluster test")
+    return NGINX
 
 
 @pytest.fixture

@@ -90,8 +90,8 @@ def register_blueprints(app: Flask) -> None:
 
 
 def healthz() -> tuple[dict, int]:
-    """Up, how late the event loop has run at worst (``?reset=1`` starts a new window), the message queue, and
-    whether this process holds the session timers.
+    """Up, how late the event loop has run at worst (``?reset=1`` starts a new window), the message queue, whether
+    this process holds the session timers, and the sessions it serves and owns.
 
     A process whose queue listener has died no longer hears the other processes' broadcasts: 503, so that a load
     balancer takes it out.
@@ -108,9 +108,43 @@ def healthz() -> tuple[dict, int]:
         "status": "ok" if healthy else "queue listener dead",
         "loop": loop,
         "queue": queue,
-        "timers": hub.holds_timers,
-    }  # whether this process runs the session deadlines (vtt.realtime.timers)
+        "timers": hub.holds_timers,  # whether this process runs the deadlines of the sessions nobody owns
+        "sessions": sessions_served(hub, by_code=is_host_request()),
+    }
     return reply, 200 if healthy else 503
+
+
+def sessions_served(hub, by_code: bool) -> dict[str, dict]:
+    """Per session this process serves or owns: ``{"connections": n, "owner": bool}`` (the owner runs its deadlines
+    and keeps its broadcasts on its process: vtt.realtime.ownership).  Keyed by join code for the host (signed in,
+    or with the host's API token as a Bearer token), else by session id: a join code lets anyone join."""
+    from sqlalchemy import select
+
+    from .extensions import request_db
+    from .models import VttSession
+
+    served = hub.served()
+    owned = set(hub.ownership.claims.sessions)
+    ids = sorted(served.keys() | owned)
+    names = {session_id: str(session_id) for session_id in ids}
+    if by_code and ids:
+        rows = request_db().execute(select(VttSession.id, VttSession.join_code).where(VttSession.id.in_(ids)))
+        names.update(dict(rows.all()))
+    return {
+        names[session_id]: {"connections": served.get(session_id, 0), "owner": session_id in owned}
+        for session_id in ids
+    }
+
+
+def is_host_request() -> bool:
+    from flask import current_app, request
+    from flask import session as cookie
+
+    from .access.host_token import is_host_token
+
+    given = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+    config = current_app.config
+    return bool(cookie.get("host")) or is_host_token(given, config["SECRET_KEY"], config["HOST_PASSWORD"])
 
 
 def queue_status(manager) -> dict:

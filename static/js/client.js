@@ -80,7 +80,9 @@ export function roundHeading(status, S, own = {}) {
 
 export class Connection {
   // auth: the Socket.IO auth object; key: where this person's outbox is kept in localStorage.
-  constructor({ auth, key, onView, onConnection, onRefused }) {
+  // route: the session's join code, named on the Socket.IO URL (?session=CODE) so that nginx sends every connection
+  // of one session to the process that owns it (docs/deploy.md); a page opened by token learns it from its snapshot.
+  constructor({ auth, key, route, onView, onConnection, onRefused }) {
     this.auth = auth;
     this.storageKey = `vtt-outbox:${key}`;
     this.onView = onView;             // (data, eventName|null) after the view changed
@@ -91,7 +93,10 @@ export class Connection {
     this.outbox = this.loadOutbox();  // id -> {event, payload}
     this.inFlight = new Set();
     this.clockOffset = 0;             // server time minus this page's time, in ms
-    this.socket = io({ auth: (cb) => cb(this.auth), transports: ["websocket", "polling"] });
+    this.route = route || auth.code || null;
+    this.socket = io({
+      auth: (cb) => cb(this.auth), transports: ["websocket", "polling"], query: this.route ? { session: this.route } : {},
+    });
     this.socket.on("connect", () => { this.onConnection(true); this.flush(); this.syncClock(); });
     this.socket.on("disconnect", () => { this.inFlight.clear(); if (!this.refused) this.onConnection(false); });
     this.socket.on("connect_error", (error) => {  // {message, data: {code, message}} (docs/protocol.md)
@@ -160,6 +165,11 @@ export class Connection {
 
   applySnapshot(snapshot) {
     this.view.snapshot(snapshot);
+    const code = snapshot.session && snapshot.session.code;
+    if (code && code !== this.route) {  // reconnects name the session (routed to its owner)
+      this.route = code;
+      this.socket.io.opts.query = { session: code };
+    }
     if (snapshot.me && snapshot.me.token && this.auth.code) {
       this.auth = { token: snapshot.me.token };  // an open-join juror reconnects as themself
     }

@@ -11,7 +11,7 @@ import { connectionLine, questionView } from "./show.js";
 const SAVE_DEBOUNCE_MS = 1500;  // a sheet line is saved once typing pauses this long (a crowd types at once too)
 
 const S = strings();
-const { auth, key } = boot();
+const { auth, key, route } = boot();
 const node = (id) => document.getElementById(id);
 const draftsKey = `vtt-displaced-sheet:${key}`;
 const placeKey = `vtt-displaced-place:${key}`;
@@ -38,6 +38,7 @@ const rendition = screenRendition();  // the light clip on a phone, the clip its
 const live = new Connection({
   auth,
   key,
+  route,
   onView,
   onConnection: (online) => connectionLine(node("connection"), online, S),
   onRefused: (error) => {

@@ -23,11 +23,12 @@ export function phaseText(status, S) {
 // null; ``showPhase``: redraws the phase line). The callbacks run later, once the connection has news.
 export function startPage({ onView, status, showPhase }) {
   const S = strings();
-  const { auth, key } = boot();
+  const { auth, key, route } = boot();
   const node = (id) => document.getElementById(id);
   const live = new Connection({
     auth,
     key,
+    route,
     onView,
     onConnection: (online) => connectionLine(node("connection"), online, S),
     onRefused: (error) => showRefusal(node("phase"), node("connection"), error, S),

@@ -77,7 +77,9 @@ class Run:
 
     def _bot(self, seat: Seat, index: int):
         name = f"{seat.role[0]}{index}"
-        connection = Connection(self.url, {"token": seat.token}, self.ledger, f"{self.run}-{name}")
+        connection = Connection(
+            self.url, {"token": seat.token}, self.ledger, f"{self.run}-{name}", route=self.cast.code
+        )
         behaviour = Behaviour(self.seed, name, self.habits)
         if seat.role == "juror":
             return JurorBot(connection, behaviour)

@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 import socketio
 
@@ -45,9 +46,18 @@ class Connection:
     """A socket that reopens itself; ``send`` returns the ok-reply, or None when refused or given up."""
 
     def __init__(
-        self, url: str, auth: dict[str, Any], ledger: Ledger, id_prefix: str, headers: dict[str, str] | None = None
+        self,
+        url: str,
+        auth: dict[str, Any],
+        ledger: Ledger,
+        id_prefix: str,
+        headers: dict[str, str] | None = None,
+        route: str | None = None,
     ):
         self.url, self.auth, self.headers, self.ledger = url, auth, headers or {}, ledger
+        # The session's join code, named on the URL (?session=CODE) so that nginx routes every connection of one
+        # session to its owner (docs/protocol.md "Routing"); a bot given a token learns it from its first snapshot.
+        self.route = route or auth.get("code")
         self.id_prefix = id_prefix
         self.view = View()
         self.changed = asyncio.Event()  # set whenever the view moves
@@ -70,7 +80,11 @@ class Connection:
             self._refusal = None
             try:
                 await client.connect(
-                    self.url, auth=self.auth, headers=self.headers, transports=["websocket"], wait_timeout=CALL_TIMEOUT
+                    self.routed_url(),
+                    auth=self.auth,
+                    headers=self.headers,
+                    transports=["websocket"],
+                    wait_timeout=CALL_TIMEOUT,
                 )
                 return
             except socketio.exceptions.ConnectionError as failure:
@@ -79,6 +93,12 @@ class Connection:
                 if time.monotonic() > deadline:
                     raise
                 await asyncio.sleep(0.5)
+
+    def routed_url(self) -> str:
+        """The server's URL, naming the session when it is known."""
+        if not self.route:
+            return self.url
+        return f"{self.url}{'&' if '?' in self.url else '?'}{urlencode({'session': self.route})}"
 
     async def close(self) -> None:
         if self._client is not None:
@@ -113,6 +133,7 @@ class Connection:
             return
         if event == "snapshot":
             self.view.snapshot(payload)
+            self._learn_route(payload)
             if self.view.stale:  # read before events that came first: ask again
                 asyncio.get_running_loop().create_task(self.resync())
         elif not self.view.event(event, payload):
@@ -120,6 +141,15 @@ class Connection:
                 asyncio.get_running_loop().create_task(self.resync())
             return
         self.changed.set()
+
+    def _learn_route(self, snapshot: Any) -> None:
+        """The snapshot names the session: the client's reconnects name it too (python-socketio reconnects to the
+        URL it connected to: that URL is changed)."""
+        code = (snapshot.get("session") or {}).get("code") if isinstance(snapshot, dict) else None
+        if code and code != self.route:
+            self.route = code
+            if self._client is not None:
+                self._client.connection_url = self.routed_url()
 
     async def resync(self) -> None:
         """A fresh snapshot, asked for again while the one that came is older than events already applied."""

@@ -64,7 +64,7 @@ def on_connect(auth: Any = None) -> None:
         who = hub.authenticate(given, is_host, get_remote_address())
     except (Invalid, Refusal) as refusal:
         raise connection_refused(refusal.as_error()) from None
-    hub.connections[request.sid] = who
+    hub.arrive(request.sid, who)
     join_room(room(who.session_id, who.role))  # before the snapshot is read: nothing falls between them
     if who.actor_id is not None:
         join_room(person_room(who.session_id, who.role, who.actor_id))  # their other tabs' actions (``mine``)
@@ -75,7 +75,7 @@ def on_connect(auth: Any = None) -> None:
 @socketio.on("disconnect")
 def on_disconnect(*_reason: Any) -> None:
     hub: Hub = current_app.extensions["vtt.hub"]
-    who = hub.connections.pop(request.sid, None)
+    who = hub.depart(request.sid)
     if who is not None:
         hub.presence_changed(who.session_id)
 

@@ -28,8 +28,10 @@ from ..models import Juror, Jury, Player, SessionStatus, VttSession
 from ..persistence.load import current_version, load_state
 from ..persistence.queries import assignments, juror_rows, jury_rows, rows_of_rounds
 from ..protocol.messages import Auth
+from .claims import Claims
 from .loopwatch import LoopWatch, QuietCollector
 from .outbox import Outbox, person_room
+from .ownership import Ownership
 from .presence import PRESENCE_REFRESH_SECONDS, SharedPresence, merged, summary
 from .writer import Writer
 
@@ -91,14 +93,24 @@ class Hub:
         self.reader = reader
         self.database_url = app.config["DATABASE_URL"]
         self.secret_key = app.config["SECRET_KEY"]  # door codes and stage keys (vtt.access.admission)
-        self.outbox = Outbox(socketio, app.config.get("AUDIT_LOG"))
         self.connections: dict[str, Identity] = {}
+        self._per_session: dict[int, int] = {}  # this process's connections of each session
         self._presence_due: set[int] = set()  # sessions whose host gets a presence message shortly
         self._presence_sent: dict[int, dict[str, Any]] = {}  # the last presence message this process sent
         # Every process's connections, with REDIS_URL (vtt.realtime.presence); refreshed from the first connection.
         redis_url = app.config.get("REDIS_URL")
         database = make_url(self.database_url).database or ""
         self.shared_presence = SharedPresence(redis_url, database) if redis_url else None
+        self.ownership = Ownership(
+            Claims(self.database_url),
+            self.shared_presence,
+            redis_url,
+            serving=lambda session_id: self._per_session.get(session_id, 0),
+            announce=lambda session_id: self.shared_presence.write({session_id: self._here(session_id)}),
+            spawn=socketio.start_background_task,
+            make_event=lambda: socketio.server.eio.create_event(),
+        )
+        self.outbox = Outbox(socketio, app.config.get("AUDIT_LOG"), local=self.ownership.local)
         self._refreshing = False
         self._read_states: dict[int, LiveState] = {}  # per session, for snapshots; never changed once read
         # per session: the state read, and its rounds as judged_round gives them to displaced jurors
@@ -122,13 +134,13 @@ class Hub:
         with self._lock:
             if self._writer is None:
                 database = KeptDb(make_writer_engine(self.database_url))
-                self._writer = Writer(self.socketio, database, self.reader, self.outbox)
+                self._writer = Writer(self.socketio, database, self.reader, self.outbox, self.ownership)
                 self._writer.start()
             return self._writer
 
     @property
     def holds_timers(self) -> bool:
-        """Whether this process runs the session timers (vtt.realtime.timers); no writer yet: it does not."""
+        """Whether this process runs the session timers (vtt.realtime.claims); no writer yet: it does not."""
         started = self._writer
         return started is not None and started.holds_timers
 
@@ -137,11 +149,13 @@ class Hub:
         ticker competes for the session timers from the start, not from this process's first action."""
         self.loop_watch.start()
         self.collector.start()
+        self.ownership.start()
         self._start_writer()
 
     def stop(self) -> None:
         self.loop_watch.running = self.collector.running = False
         self._refreshing = False
+        self.ownership.stop()
         if self.shared_presence is not None:
             self.shared_presence.withdraw()
         with self._lock:
@@ -176,6 +190,31 @@ class Hub:
             server.disconnect(sid)
 
     # --- connections ----------------------------------------------------------------------------
+
+    def arrive(self, sid: str, who: Identity) -> None:
+        """A connection authenticated: counted, and the session's ownership settled (vtt.realtime.ownership: the
+        first connection of a session owned by another process waits for the owner's answer) before its snapshot
+        is read."""
+        self.connections[sid] = who
+        self._per_session[who.session_id] = self._per_session.get(who.session_id, 0) + 1
+        self.ownership.arrived(who.session_id)
+
+    def depart(self, sid: str) -> Identity | None:
+        """A connection closed: who it was (None: it never authenticated)."""
+        who = self.connections.pop(sid, None)
+        if who is None:
+            return None
+        left = self._per_session.get(who.session_id, 1) - 1
+        if left > 0:
+            self._per_session[who.session_id] = left
+        else:
+            self._per_session.pop(who.session_id, None)
+            self.ownership.left(who.session_id)
+        return who
+
+    def served(self) -> dict[int, int]:
+        """This process's connections per session (``/healthz``)."""
+        return dict(self._per_session)
 
     def authenticate(self, auth: Auth, is_host: bool, address: str) -> Identity:
         """The identity a connection's ``auth`` proves; raises :class:`Refusal` otherwise.  An open join is
@@ -246,6 +285,7 @@ class Hub:
         while self._refreshing:
             try:
                 self._refresh_shared_presence_once()
+                self.ownership.housekeep()
             except Exception:
                 log.exception("refreshing the shared presence failed")
             self.socketio.sleep(PRESENCE_REFRESH_SECONDS)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -48,22 +49,30 @@ class AuditLog:
             handle.write(line + "\n")
 
 
+def nowhere_else(_session_id: int) -> bool:
+    return False
+
+
 class Outbox:
-    def __init__(self, socketio: SocketIO, audit_path: str | None):
+    """``local(session_id)``: whether a session's broadcasts may stay on this process, not go through the message
+    queue (vtt.realtime.ownership: it owns the session and serves all of its connections)."""
+
+    def __init__(self, socketio: SocketIO, audit_path: str | None, local: Callable[[int], bool] = nowhere_else):
         self.socketio = socketio
         self.audit = AuditLog(audit_path) if audit_path else None
+        self.local = local
 
     def to_audience(self, session_id: int, audience: str, event: str, payload: dict[str, Any]) -> None:
         target = room(session_id, audience)
         if self.audit:
             self.audit.write(audience, target, event, payload)
-        self.socketio.emit(event, payload, to=target)
+        self.socketio.emit(event, payload, to=target, ignore_queue=self.local(session_id))
 
     def to_person(self, session_id: int, role: str, person_id: int, event: str, payload: dict[str, Any]) -> None:
         target = person_room(session_id, role, person_id)
         if self.audit:
             self.audit.write(role, target, event, payload)
-        self.socketio.emit(event, payload, to=target)
+        self.socketio.emit(event, payload, to=target, ignore_queue=self.local(session_id))
 
     def to_connection(self, sid: str, audience: str, event: str, payload: dict[str, Any]) -> None:
         """To one connection of this process (the snapshot at connect): straight to it, not through the message

@@ -66,6 +66,7 @@ class SharedPresence:
         )
         self._errors = redis.RedisError
         self.process = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.database = database
         self._prefix = f"vtt:presence:{database}"
         self._written: set[int] = set()  # sessions this process has an entry for
         self._failing = False
@@ -99,6 +100,19 @@ class SharedPresence:
         if expired:
             self._call(self._redis.srem, self._index(session_id), *expired)
         return [json.loads(value) for value in values if value is not None]
+
+    def serving(self, session_id: int) -> set[str] | None:
+        """The processes (this one too) with a live entry for a session; None when Redis could not say."""
+        members = self._call(self._redis.smembers, self._index(session_id))
+        if members is None:
+            return None
+        processes = sorted(member.decode() for member in members)
+        if not processes:
+            return set()
+        values = self._call(self._redis.mget, [self._entry(session_id, name) for name in processes])
+        if values is None:
+            return None
+        return {name for name, value in zip(processes, values, strict=True) if value is not None}
 
     def withdraw(self) -> None:
         """Drop this process's entries at once (a process stopping cleanly)."""

@@ -4,7 +4,8 @@ Handlers ``submit`` an action and wait; the writer takes everything queued (up t
 through ``vtt.persistence.batch.run_batch`` in one transaction, and only after the commit emits the batch's messages
 and then wakes each waiting handler with its reply (the acknowledgement).  A ticker submits a ``tick`` for every
 session whose deadline has passed, so an expired phase closes by itself even when nobody acts; with several
-processes on one database only the one holding the timers' claim ticks (``vtt.realtime.timers``).
+processes on one database a session is ticked by its owner, or when nobody owns it by the process holding the
+timers (``vtt.realtime.ownership``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ..engine.actions import SERVER_ERROR, SYSTEM, Action, refused
 from ..models import VttSession
 from ..persistence.batch import StateCache, Submission, run_batch
 from .outbox import Outbox
-from .timers import TimerClaim
+from .ownership import Ownership
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,9 @@ def _weight(item: tuple[Submission, Any]) -> int:
 
 
 class Writer:
-    def __init__(self, socketio: SocketIO, database: KeptDb, reader: sessionmaker[Session], outbox: Outbox):
+    def __init__(
+        self, socketio: SocketIO, database: KeptDb, reader: sessionmaker[Session], outbox: Outbox, ownership: Ownership
+    ):
         self.socketio = socketio
         self.database = database  # on the writer engine (BEGIN IMMEDIATE on SQLite)
         self.reader = reader
@@ -54,7 +57,8 @@ class Writer:
         self._later: deque[tuple[Submission, Any]] = deque()  # displaced jurors' actions behind the live ones
         self._make_event = eio.create_event
         self._pending_ticks: set[int] = set()
-        self.timers = TimerClaim(database.engine.url)
+        self.ownership = ownership
+        self.claims = ownership.claims
         self._running = False
         self.batches = 0
 
@@ -179,18 +183,19 @@ class Writer:
     @property
     def holds_timers(self) -> bool:
         """Whether this process's ticker closed expired phases at its last tick (for ``/healthz``)."""
-        return self.timers.holds
+        return self.claims.holds
 
     def _tick(self) -> None:
         try:
             self._tick_until_stopped()
         finally:
-            self.timers.release()
+            self.claims.release()
 
     def _tick_until_stopped(self) -> None:
         while self._running:
             self.socketio.sleep(TICK_SECONDS)
-            if not self.timers.held():
+            holds_timers = self.claims.held()
+            if not holds_timers and not self.claims.sessions:
                 continue
             try:
                 with self.reader() as db:
@@ -201,6 +206,13 @@ class Writer:
                 log.exception("deadline check failed")
                 continue
             for session_id in due:
-                if session_id not in self._pending_ticks:
+                if session_id in self._pending_ticks:
+                    continue
+                try:
+                    ours = self.ownership.runs_deadlines(session_id, holds_timers)
+                except Exception:
+                    log.exception("claiming session %s for its deadline failed", session_id)
+                    continue
+                if ours:
                     self._pending_ticks.add(session_id)
                     self._queue.put((Submission(session_id, Action(SYSTEM, "tick")), None))

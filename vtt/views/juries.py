@@ -65,6 +65,7 @@ def displaced_page(juror: Juror):
         "live/displaced.html",
         auth={"token": juror.token},
         key=juror.token,
+        route=juror.session.join_code,
         title=juror.session.name,
         finished=finished,
         removed=juror.removed_at is not None,

@@ -79,7 +79,9 @@ def _person_page(model: type[Player] | type[Juror], token: str, template: str, i
     if model is Player:  # the child's page speaks the questions' language (vtt.i18n)
         g.session_language = (person.session.design or {}).get("language")
         refresh()  # the language was chosen before this view knew the session
-    return render_template(template, auth={"token": token}, key=token, title=person.session.name)
+    return render_template(
+        template, auth={"token": token}, key=token, route=person.session.join_code, title=person.session.name
+    )
 
 
 @bp.route("/join/<code>", methods=["GET", "POST"])

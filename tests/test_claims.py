@@ -12,7 +12,7 @@ from tests.support.waiting import wait_until
 from vtt.db import make_db_factory, make_engine, upgrade
 from vtt.engine.actions import Actor
 from vtt.models import Event, VttSession
-from vtt.realtime.timers import TimerClaim
+from vtt.realtime.claims import Claims
 
 HOST = Actor("host")
 
@@ -21,7 +21,7 @@ def counting_ticks(hubs) -> list[int]:
     """How often each hub's ticker has ticked from now on (each tick asks its timers' claim once)."""
     ticks = [0] * len(hubs)
     for number, hub in enumerate(hubs):
-        claim = hub.writer.timers
+        claim = hub.writer.claims
 
         def held(number=number, held=claim.held) -> bool:
             ticks[number] += 1
@@ -32,7 +32,7 @@ def counting_ticks(hubs) -> list[int]:
 
 
 def test_on_sqlite_the_one_process_always_runs_the_timers(database_url):
-    claim = TimerClaim(database_url)
+    claim = Claims(database_url)
     assert claim.held() is True
     assert claim.holds is True
     claim.release()
@@ -40,7 +40,7 @@ def test_on_sqlite_the_one_process_always_runs_the_timers(database_url):
 
 @pytest.mark.postgres
 def test_one_claim_holds_the_timers_and_another_takes_them_when_its_connection_closes(postgres_url):
-    first, second = TimerClaim(postgres_url), TimerClaim(postgres_url)
+    first, second = Claims(postgres_url), Claims(postgres_url)
     try:
         assert [first.held(), second.held()] == [True, False]
         assert [first.held(), second.held()] == [True, False]  # the holder keeps it; the other still tries

@@ -1,0 +1,245 @@
+"""Each VTT session is owned by one process at a time, so that N processes do N times the work.
+
+With several processes (PostgreSQL and ``REDIS_URL``), every broadcast used to go through the Redis queue and every
+process received and re-emitted every other process's broadcasts, whoever its clients were: a fixed cost per process
+that capped what more processes could do.  nginx now routes every connection of a session to one process (it hashes
+the ``session`` query parameter the pages and bots send), and that process owns the session:
+
+- **The claim** is a lock in PostgreSQL (``vtt.realtime.claims``), taken by the first process a connection of the
+  session reaches.  The owner runs the session's deadlines.
+- **Broadcasts stay on the owner** (``local``: emitted to its own connections, never published) while all of the
+  session's connections are on it.
+- **A connection that reaches another process still works**, through the queue: before its snapshot is read, that
+  process (a *guest* of the session) writes its entry in the shared registry of who serves what
+  (``vtt.realtime.presence``), then asks the owner on the Redis channel ``vtt:owners:<database>`` to publish the
+  session's broadcasts (``split``); the owner answers ``joined`` once it does, and the guest reads the snapshot only
+  then.  So every broadcast is either older than the snapshot (committed before it was read) or reaches the guest
+  through the queue.  A guest whose last connection of the session leaves says ``left``.
+- **Ownership follows the connections.**  An owner with no connection of a session gives it up after
+  ``GIVE_UP_AFTER_SECONDS``, or at once when a guest asks (``released``: the guest claims it).  A guest whose owner
+  died claims the session at its next housekeeping.  A new owner reads the registry first: the processes already
+  serving some of the session's connections are its guests from the start.
+- **Deadlines fire once**: a session's owner ticks it; a due session nobody owns is claimed by the process holding
+  the timers (``vtt.realtime.claims``), which ticks it and gives it up once it has been quiet.
+
+Without Redis (one process) or on SQLite nothing here applies: every broadcast is emitted as before.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .claims import Claims
+
+log = logging.getLogger(__name__)
+
+SPLIT_WAIT_SECONDS = 1.0  # how long a guest waits for the owner's answer before serving its connection anyway
+GIVE_UP_AFTER_SECONDS = 10.0  # an owner with no connection of a session keeps it this long (a page reloading)
+RETRY_SECONDS = 1.0  # the channel's listener, after Redis went away
+UNKNOWN_GUEST = "?"  # a guest of a session when Redis could not say who serves it
+
+
+class Ownership:
+    """This process's side of session ownership (the module's docstring).
+
+    ``registry`` is the shared presence (``vtt.realtime.presence.SharedPresence``), None without Redis;
+    ``serving(session_id)`` counts this process's connections of a session; ``announce(session_id)`` writes this
+    process's registry entry of a session now; ``spawn`` starts a background task and ``make_event`` makes an event
+    of the server's async mode (gevent's under ``vtt serve``)."""
+
+    def __init__(
+        self,
+        claims: Claims,
+        registry: Any,
+        redis_url: str | None,
+        serving: Callable[[int], int],
+        announce: Callable[[int], None],
+        spawn: Callable[..., Any],
+        make_event: Callable[[], Any],
+    ):
+        self.claims = claims
+        self.registry = registry
+        self.enabled = claims.shared and registry is not None and redis_url is not None
+        self._serving, self._announce, self._spawn, self._make_event = serving, announce, spawn, make_event
+        self.guests: dict[int, set[str]] = {}  # per owned session: the other processes serving some of it
+        self.guest_of: set[int] = set()  # sessions this process serves as a guest (announced to the owner)
+        self._settling: dict[int, Any] = {}  # session -> event set once this process's arrival there is settled
+        self._asking: dict[int, Any] = {}  # session -> event set when the owner answers this process's split
+        self._answers: dict[int, str] = {}  # session -> that answer
+        self._empty_since: dict[int, float] = {}  # owned sessions with no connection here, since when
+        self._running = False
+        self._channel = self._redis = None
+        if self.enabled:
+            import redis  # only with REDIS_URL (imported after gevent's patch, as the server does)
+
+            self._redis = redis.Redis.from_url(redis_url, socket_connect_timeout=2, socket_timeout=2)
+            self._errors = redis.RedisError
+            self._channel = f"vtt:owners:{registry.database}"
+
+    @property
+    def me(self) -> str:
+        """This process's name in the registry and on the channel."""
+        return self.registry.process if self.registry is not None else ""
+
+    # --- what the rest of the server asks ----------------------------------------------------------------------
+
+    def local(self, session_id: int) -> bool:
+        """Whether a broadcast of ``session_id`` may stay on this process: it owns the session and no other process
+        serves any of its connections."""
+        return self.enabled and session_id in self.claims.sessions and not self.guests.get(session_id)
+
+    def owns(self, session_id: int) -> bool:
+        return session_id in self.claims.sessions
+
+    def runs_deadlines(self, session_id: int, holds_timers: bool) -> bool:
+        """Whether this process ticks ``session_id``'s due deadline: its owner does; a session nobody owns is
+        claimed by the process holding the timers (and given up once quiet)."""
+        if self.claims.owns(session_id):
+            return True
+        if not holds_timers or session_id in self.guest_of:
+            return False
+        return self._adopt(session_id)
+
+    # --- connections ---------------------------------------------------------------------------------------------
+
+    def arrived(self, session_id: int) -> None:
+        """A connection of ``session_id`` reached this process: settle who owns the session before the connection's
+        snapshot is read (waits for the owner's answer the first time, at most ``SPLIT_WAIT_SECONDS``)."""
+        self._empty_since.pop(session_id, None)
+        if not self.claims.shared or session_id in self.claims.sessions or session_id in self.guest_of:
+            return
+        settling = self._settling.get(session_id)
+        if settling is not None:  # another connection of the session is settling it: its answer is this one's
+            settling.wait(SPLIT_WAIT_SECONDS + 1)
+            return
+        settled = self._settling[session_id] = self._make_event()
+        try:
+            if self.registry is not None:
+                self._announce(session_id)  # before the claim: a new owner reads it (module docstring)
+            if self._adopt(session_id):
+                return
+            if not self.enabled:
+                return
+            if self._ask_owner(session_id) == "released" and self._adopt(session_id):
+                return
+            self.guest_of.add(session_id)
+        finally:
+            self._settling.pop(session_id, None)
+            settled.set()
+
+    def left(self, session_id: int) -> None:
+        """This process's last connection of ``session_id`` closed."""
+        if session_id in self.guest_of:
+            self.guest_of.discard(session_id)
+            self._publish({"kind": "left", "session": session_id, "from": self.me})
+        elif session_id in self.claims.sessions:
+            self._empty_since.setdefault(session_id, time.monotonic())
+
+    def housekeep(self) -> None:
+        """Every few seconds (with the presence refresh): give up the sessions quiet here, take over the sessions
+        served here as a guest whose owner is gone, forget the guests that are gone."""
+        now = time.monotonic()
+        for session_id in list(self.claims.sessions):
+            if self._serving(session_id):
+                self._empty_since.pop(session_id, None)
+                serving = self.registry.serving(session_id) if self.guests.get(session_id) else None
+                if serving is not None:  # a guest whose entry expired is gone (None: Redis could not say)
+                    self.guests[session_id] &= serving - {self.me}
+            elif now - self._empty_since.setdefault(session_id, now) >= GIVE_UP_AFTER_SECONDS:
+                self._give_up(session_id)
+        for session_id in list(self.guest_of):
+            if self._adopt(session_id):
+                log.warning("this process owns session %s now (its owner is gone)", session_id)
+
+    # --- the channel -----------------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self.enabled and not self._running:
+            self._running = True
+            self._spawn(self._listen)
+
+    def stop(self) -> None:
+        self._running = False
+        if self._redis is not None:
+            self._redis.close()
+
+    def _listen(self) -> None:
+        while self._running:
+            try:
+                pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+                pubsub.subscribe(self._channel)
+                while self._running:
+                    message = pubsub.get_message(timeout=1.0)
+                    if message is not None:
+                        self._heard(json.loads(message["data"]))
+            except self._errors as error:
+                log.warning("ownership: the channel failed (%s); listening again in %s s", error, RETRY_SECONDS)
+                time.sleep(RETRY_SECONDS)
+            except Exception:
+                log.exception("ownership: a message could not be handled")
+
+    def _heard(self, message: dict[str, Any]) -> None:
+        kind, session_id = message.get("kind"), message.get("session")
+        if message.get("from") == self.me:
+            return
+        if kind == "split" and session_id in self.claims.sessions:
+            asker = message["from"]
+            if self._serving(session_id):
+                self.guests.setdefault(session_id, set()).add(asker)  # from now on its broadcasts are published
+                self._publish({"kind": "joined", "session": session_id, "to": asker, "from": self.me})
+            else:  # nobody here: the asker may have it
+                self._give_up(session_id)
+                self._publish({"kind": "released", "session": session_id, "to": asker, "from": self.me})
+        elif kind in ("joined", "released") and message.get("to") == self.me:
+            self._answers[session_id] = kind
+            asking = self._asking.get(session_id)
+            if asking is not None:
+                asking.set()
+        elif kind == "left" and session_id in self.guests:
+            self.guests[session_id].discard(message["from"])
+
+    def _ask_owner(self, session_id: int) -> str | None:
+        """Ask the session's owner to publish its broadcasts; its answer (``joined`` or ``released``), or None when
+        none came in time (an owner that died meanwhile: its connections' processes claim the session later)."""
+        self._answers.pop(session_id, None)
+        asking = self._asking[session_id] = self._make_event()
+        try:
+            self._publish({"kind": "split", "session": session_id, "from": self.me})
+            asking.wait(SPLIT_WAIT_SECONDS)
+        finally:
+            self._asking.pop(session_id, None)
+        answer = self._answers.pop(session_id, None)
+        if answer is None:
+            log.warning("no owner of session %s answered: serving it as a guest", session_id)
+        return answer
+
+    def _publish(self, message: dict[str, Any]) -> None:
+        if self._redis is None:
+            return
+        try:
+            self._redis.publish(self._channel, json.dumps(message))
+        except self._errors as error:
+            log.warning("ownership: could not publish %s (%s)", message.get("kind"), error)
+
+    # --- claims ------------------------------------------------------------------------------------------------------
+
+    def _adopt(self, session_id: int) -> bool:
+        """Claim ``session_id``; once owned, the processes already serving some of it are its guests."""
+        if not self.claims.claim(session_id):
+            return False
+        self.guest_of.discard(session_id)
+        serving = self.registry.serving(session_id) if self.registry is not None else set()
+        # Redis could not say who else serves it: published, as if some process did, until the next housekeeping
+        self.guests[session_id] = {UNKNOWN_GUEST} if serving is None else serving - {self.me}
+        if not self._serving(session_id):
+            self._empty_since.setdefault(session_id, time.monotonic())
+        return True
+
+    def _give_up(self, session_id: int) -> None:
+        self.claims.give_up(session_id)
+        self.guests.pop(session_id, None)
+        self._empty_since.pop(session_id, None)
