@@ -110,7 +110,10 @@ class Ownership:
         """A connection of ``session_id`` reached this process: settle who owns the session before the connection's
         snapshot is read (waits for the owner's answer the first time, at most ``SPLIT_WAIT_SECONDS``)."""
         self._empty_since.pop(session_id, None)
-        if not self.claims.shared or session_id in self.claims.sessions or session_id in self.guest_of:
+        if not self.claims.shared:  # SQLite: the one process owns every session it serves
+            self.claims.claim(session_id)
+            return
+        if session_id in self.claims.sessions or session_id in self.guest_of:
             return
         settling = self._settling.get(session_id)
         if settling is not None:  # another connection of the session is settling it: its answer is this one's
@@ -136,6 +139,8 @@ class Ownership:
         if session_id in self.guest_of:
             self.guest_of.discard(session_id)
             self._publish({"kind": "left", "session": session_id, "from": self.me})
+        elif not self.claims.shared:
+            self.claims.give_up(session_id)
         elif session_id in self.claims.sessions:
             self._empty_since.setdefault(session_id, time.monotonic())
 
