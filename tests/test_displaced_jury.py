@@ -364,7 +364,7 @@ def test_the_writer_takes_live_actions_before_a_displaced_backlog(app, database_
 
     hub = app.extensions["vtt.hub"]
     database = KeptDb(make_writer_engine(database_url))
-    writer = Writer(socketio, database, hub.reader, hub.outbox)  # not started: its batches are taken by hand
+    writer = Writer(socketio, database, hub.reader, hub.outbox, hub.ownership)  # not started: batches taken by hand
 
     def queued(role: str, number: int):
         return Submission(1, Action(Actor(role, number), "vote", {}, f"k{number}")), None

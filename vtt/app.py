@@ -41,18 +41,19 @@ def register_extensions(app: Flask) -> None:
     from .access import web_guard as security
     from .realtime import handlers, wirejson  # noqa: F401 - importing handlers registers them
     from .realtime.packets import ServerPacket
+    from .realtime.rooms import client_manager
 
     database.init_app(app)
     csrf.init_app(app)
     limiter.init_app(app)
     i18n.init_app(app)
-    # Same-origin websockets only (the default); REDIS_URL lets several processes share broadcasts.  Flask-SocketIO
-    # keeps an earlier app's queue manager in its options: an app without REDIS_URL must not inherit one.
-    socketio.server_options.pop("client_manager", None)
+    # Same-origin websockets only (the default); REDIS_URL lets several processes share broadcasts (the client
+    # manager's message queue: vtt.realtime.rooms).  Each app gets a manager of its own.
+    socketio.server_options.pop("message_queue", None)
     socketio.init_app(
         app,
         async_mode=app.config["SOCKETIO_ASYNC_MODE"],
-        message_queue=app.config.get("REDIS_URL"),
+        client_manager=client_manager(app.config.get("REDIS_URL")),
         json=wirejson,
         serializer=ServerPacket,
     )
