@@ -33,15 +33,19 @@ def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory,
 
     host = host_console(browser, url, people)
 
+    sockets: list[str] = []  # every page names its session on its Socket.IO URL (nginx routes by it)
     players = {}
     for name in ("Mina", "Grace"):
         players[name] = browser.new_page(viewport=PHONE if name == "Mina" else LAPTOP)
+        players[name].on("websocket", lambda socket: sockets.append(socket.url))
         players[name].goto(f"{url}/play/{people.players[name]}")
     jurors = {"J1": browser.new_page(viewport=PHONE), "J2": browser.new_page(viewport=LAPTOP)}
     for label, page in jurors.items():
+        page.on("websocket", lambda socket: sockets.append(socket.url))
         page.goto(f"{url}/jury/{people.jurors[label]}")
         wait_connected(page)
     stage = browser.new_page(viewport={"width": 1280, "height": 720})
+    stage.on("websocket", lambda socket: sockets.append(socket.url))
     stage.goto(f"{url}/stage/{people.code}")
 
     agent = socketio.Client()
@@ -50,6 +54,7 @@ def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory,
     agent.connect(url, auth={"token": people.players["Agent"]}, transports=["websocket"])
     try:
         host_step(host, "Open the lobby")
+        assert len(sockets) >= 5 and all(f"session={people.code}" in socket for socket in sockets), sockets
         host_step(host, "Start round 1")
         host_step(host, "Show question 1")
         host_step(host, "Open answering")
