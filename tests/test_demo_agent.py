@@ -52,6 +52,7 @@ def test_the_command_the_console_shows_plays_the_demo_ai(database_url, db_factor
     with ServedApp({"DATABASE_URL": database_url}) as served:
         line = console_commands(served.url, sitting.session_id)[str(sitting.agent_id)]
         assert line["ready"] and str(AI_ANSWERS_FILE) in line["command"]
+        assert f"--session {sitting.code}" in line["command"]  # routed to the session's process behind nginx
         log = tmp_path / "agent.log"
         elsewhere = tmp_path / "elsewhere"  # not the checkout: the line holds every path it needs
         elsewhere.mkdir()

@@ -81,10 +81,13 @@ class Agent:
         timeout: float = 60.0,
         typing: HumanTyping | None = None,
         log: Callable[[str], None] = stderr_log,
+        route: str | None = None,
     ):
         self.server = server.rstrip("/")
         self.token, self.backend, self.timeout, self.typing, self.log = token, backend, timeout, typing, log
-        self.connection = AgentConnection(self.server, {"token": token}, Ledger(), f"agent-{secrets.token_hex(4)}")
+        self.connection = AgentConnection(
+            self.server, {"token": token}, Ledger(), f"agent-{secrets.token_hex(4)}", route=route
+        )
         self.handled: set[int] = set()  # question ids this process played (or found answered)
         self.tasks: set[asyncio.Task] = set()  # a question's task ends by itself when the question moves on
         self.seen_round: Any = object()

@@ -25,6 +25,12 @@ from .tools import fail
     help="The AI player's token (the end of its /play/<token> link; `vtt session show CODE` lists them).",
 )
 @click.option(
+    "--session",
+    metavar="CODE",
+    help="The session's join code: named on the connection, so that behind nginx the agent reaches the session's "
+    "process at once (without it, the agent learns it from its first snapshot).",
+)
+@click.option(
     "--backend",
     "backends",
     multiple=True,
@@ -87,6 +93,7 @@ from .tools import fail
 def agent(
     server: str,
     token: str,
+    session: str | None,
     backends: tuple[str, ...],
     model: str | None,
     temperature: float,
@@ -139,7 +146,14 @@ def agent(
         ] + (["--frames"] if frames else [])
         if given:
             fail(f"{', '.join(given)} only apply to http: backends", "the agent did not start")
-    player = Agent(server, token, backend, timeout=timeout, typing=HumanTyping(seed) if typing == "human" else None)
+    player = Agent(
+        server,
+        token,
+        backend,
+        timeout=timeout,
+        typing=HumanTyping(seed) if typing == "human" else None,
+        route=session.strip().upper() if session else None,
+    )
     try:
         asyncio.run(player.run())
     except AgentError as error:

@@ -55,11 +55,15 @@ def person_links(session, base: str, secret_key: str) -> dict[str, Any]:
     }
 
 
-def agent_command(server: str, token: str, predictions: Path | None) -> str:
+def agent_command(server: str, token: str, predictions: Path | None, code: str | None = None) -> str:
     """The ``vtt agent`` line that plays an AI player (its ``token``) on ``server``: replaying ``predictions`` (the
-    demo ships its AI's), else with a backend for the host to name.  The ``vtt`` beside this Python when there is
-    one (the checkout's ``.venv/bin/vtt`` after ``make run``), so the line runs without activating anything."""
+    demo ships its AI's), else with a backend for the host to name; ``code`` (the session's) routes it behind nginx.
+    The ``vtt`` beside this Python when there is one (the checkout's ``.venv/bin/vtt`` after ``make run``), so the
+    line runs without activating anything."""
     installed = Path(sys.executable).with_name("vtt")
     program = str(installed) if installed.is_file() else "vtt"
     backend = f"replay:{predictions}" if predictions else "replay:PREDICTIONS.csv"
-    return shlex.join([program, "agent", "--server", server.rstrip("/"), "--token", token, "--backend", backend])
+    session = ["--session", code] if code else []
+    return shlex.join(
+        [program, "agent", "--server", server.rstrip("/"), "--token", token, *session, "--backend", backend]
+    )

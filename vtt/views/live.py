@@ -198,7 +198,7 @@ def ai_player_commands(vtt_session: VttSession) -> dict[str, dict[str, object]]:
     predictions = demo_ai_answers(vtt_session.bank.name if vtt_session.bank else None)
     return {
         str(player.id): {
-            "command": agent_command(request.host_url, player.token, predictions),
+            "command": agent_command(request.host_url, player.token, predictions, vtt_session.join_code),
             "ready": bool(predictions),
         }
         for player in vtt_session.players
