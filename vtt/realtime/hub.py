@@ -95,6 +95,7 @@ JUROR_BY_TOKEN = (
     .where(Juror.token == bindparam("token"), Juror.jury != Jury.AI)
 )
 PLAYER_BY_TOKEN = select(Player.id, Player.session_id, Player.name).where(Player.token == bindparam("token"))
+SESSION_BY_CODE = select(VttSession.id).where(VttSession.join_code == bindparam("code"))
 
 
 class Hub:
@@ -229,7 +230,9 @@ class Hub:
     def authenticate(self, auth: Auth, is_host: bool, address: str) -> Identity:
         """The identity a connection's ``auth`` proves; raises :class:`Refusal` otherwise.  An open join is
         counted against the join rates of ``address`` (vtt.access.admission)."""
-        with self.reader() as db:
+        # A connection of the reader's engine, not an ORM session: a token is two plain queries at most, and
+        # thousands of jurors connect at once (bench/bench_connect.py).
+        with self.reader.kw["bind"].connect() as db:
             if auth.token:  # jurors first: thousands of them to a handful of players
                 juror = db.execute(JUROR_BY_TOKEN, {"token": auth.token}).first()
                 if juror is not None and juror.jury is Jury.LIVE:
@@ -241,7 +244,7 @@ class Hub:
                 if player is not None:
                     return Identity("player", player.session_id, player.id, player.name)
                 raise Refusal("bad_token", "this link is not valid (no player or juror has that token)")
-            session_id = db.scalar(select(VttSession.id).where(VttSession.join_code == auth.code.strip().upper()))
+            session_id = db.scalar(SESSION_BY_CODE, {"code": auth.code.strip().upper()})
         if session_id is None:
             raise Refusal("bad_code", f"no session has the code {auth.code!r}")
         if auth.role == "host":
