@@ -151,6 +151,11 @@ def test_housekeeping_forgets_gone_guests_gives_up_quiet_sessions_and_takes_over
     b.entries[7].discard("b")  # b's entry expired: b died without saying ``left``
     a.ownership.housekeep()
     assert a.ownership.local(7)
+    b.entries[7].add("b")  # b serves 7 again, but its ``split`` was lost (Redis away): the registry tells
+    a.ownership.housekeep()
+    assert a.ownership.guests[7] == {"b"} and not a.ownership.local(7)
+    b.entries[7].discard("b")
+    a.ownership.housekeep()
     a.connect(8)
     a.disconnect(8)
     monkeypatch.setattr(ownership_module, "GIVE_UP_AFTER_SECONDS", 0.0)

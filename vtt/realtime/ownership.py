@@ -146,14 +146,16 @@ class Ownership:
 
     def housekeep(self) -> None:
         """Every few seconds (with the presence refresh): give up the sessions quiet here, take over the sessions
-        served here as a guest whose owner is gone, forget the guests that are gone."""
+        served here as a guest whose owner is gone, and take each owned session's guests from the registry."""
         now = time.monotonic()
         for session_id in list(self.claims.sessions):
             if self._serving(session_id):
                 self._empty_since.pop(session_id, None)
-                serving = self.registry.serving(session_id) if self.guests.get(session_id) else None
-                if serving is not None:  # a guest whose entry expired is gone (None: Redis could not say)
-                    self.guests[session_id] &= serving - {self.me}
+                # The registry is the truth: a guest whose entry expired is gone, and a guest whose ``split``
+                # was lost (Redis away just then) is found (None: Redis could not say; nothing changes).
+                serving = self.registry.serving(session_id) if self.registry is not None else None
+                if serving is not None:
+                    self.guests[session_id] = serving - {self.me}
             elif now - self._empty_since.setdefault(session_id, now) >= GIVE_UP_AFTER_SECONDS:
                 self._give_up(session_id)
         for session_id in list(self.guest_of):
