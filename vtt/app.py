@@ -39,7 +39,7 @@ def register_extensions(app: Flask) -> None:
     # only handlers declared while it had no server, to the server each init_app creates.
     from . import i18n
     from .access import web_guard as security
-    from .realtime import handlers, wirejson  # noqa: F401 - importing handlers registers them
+    from .realtime import wirejson
     from .realtime.packets import ServerPacket
     from .realtime.rooms import client_manager
 
@@ -177,7 +177,7 @@ def register_realtime(app: Flask) -> None:
     from .realtime.hub import Hub
 
     app.extensions["vtt.hub"] = Hub(app, socketio, make_db_factory(make_reader_engine(app.config["DATABASE_URL"])))
-    attach(socketio.server, app.extensions["vtt.hub"])
+    attach(socketio.server, app.extensions["vtt.hub"], app)
 
 
 def register_template_helpers(app: Flask) -> None:

@@ -1,9 +1,8 @@
 """Socket.IO handlers: validate -> submit to the writer -> acknowledge after the commit.
 
-``connect`` and ``disconnect`` go through Flask-SocketIO (once per connection; ``connect`` reads
-the host's login cookie from the HTTP session).  The client actions are registered on the
-python-socketio server directly by :func:`attach`: they need no Flask request context, and
-building one per message cost a fifth of a loaded server's CPU.  Client actions: ``answer``
+Every handler is registered on the python-socketio server directly by :func:`attach`: none needs a
+Flask request context (``connect`` opens one only to read a host's login cookie), and building one
+per message cost a fifth of a loaded server's CPU.  Client actions: ``answer``
 (players), ``agent`` (AI players' status reports), ``notice`` (a read-aloud page's word on its
 voice), ``sheet`` and ``vote`` (jurors), ``host`` (the host's moves), ``snapshot`` and ``clock``
 (anyone).
@@ -13,20 +12,18 @@ See ``docs/protocol.md``.
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import current_app, request
+from flask import Flask
 from flask import session as cookie  # Flask's signed cookie
-from flask_limiter.util import get_remote_address
-from flask_socketio import join_room
 from socketio import exceptions
 
 from ..access.admission import door_code, door_expires
 from ..access.host_token import is_host_token
 from ..engine.actions import SERVER_ERROR, Refusal, refused
 from ..engine.audiences import protocol_timestamp
-from ..extensions import socketio
 from ..protocol.messages import CLIENT_MESSAGES, Auth, Invalid, parse, parse_action
 from .hub import Hub
 from .outbox import person_room, room
@@ -50,38 +47,53 @@ def connection_refused(error: dict[str, str]) -> exceptions.ConnectionRefusedErr
     return refusal
 
 
-@socketio.on("connect")
-def on_connect(auth: Any = None) -> None:
-    hub: Hub = current_app.extensions["vtt.hub"]
-    try:
-        if isinstance(auth, Malformed):
-            raise Invalid(f"the connect frame cannot be read: {auth.reason}")
-        given = parse(Auth, auth or {})
-        config = current_app.config
-        is_host = bool(cookie.get("host")) or is_host_token(
-            given.host_token, config["SECRET_KEY"], config["HOST_PASSWORD"]
-        )
-        who = hub.authenticate(given, is_host, get_remote_address())
-    except (Invalid, Refusal) as refusal:
-        raise connection_refused(refusal.as_error()) from None
-    hub.arrive(request.sid, who)
-    join_room(room(who.session_id, who.role))  # before the snapshot is read: nothing falls between them
-    if who.actor_id is not None:
-        join_room(person_room(who.session_id, who.role, who.actor_id))  # their other tabs' actions (``mine``)
-    hub.send_snapshot(request.sid, who)
-    hub.presence_changed(who.session_id)
+def connect_handler(server, hub: Hub, app: Flask):
+    """``connect``, on python-socketio's server directly: a Flask request context is opened only for a host
+    connecting with the console's login cookie (thousands of jurors connect at once; a context each cost as much
+    as their token lookup)."""
+    config = app.config
 
-
-@socketio.on("disconnect")
-def on_disconnect(*_reason: Any) -> None:
-    hub: Hub = current_app.extensions["vtt.hub"]
-    who = hub.depart(request.sid)
-    if who is not None:
+    def on_connect(sid: str, environ: dict[str, Any], auth: Any = None) -> None:
+        try:
+            if isinstance(auth, Malformed):
+                raise Invalid(f"the connect frame cannot be read: {auth.reason}")
+            given = parse(Auth, auth or {})
+            is_host = given.role == "host" and (
+                is_host_token(given.host_token, config["SECRET_KEY"], config["HOST_PASSWORD"])
+                or signed_in_host(app, environ)
+            )
+            # An open join is counted against the join rates, kept by the app's Flask-Limiter: in its app context.
+            joining = given.code is not None and given.role not in ("host", "stage")
+            with app.app_context() if joining else nullcontext():
+                who = hub.authenticate(given, is_host, environ.get("REMOTE_ADDR", ""))
+        except (Invalid, Refusal) as refusal:
+            raise connection_refused(refusal.as_error()) from None
+        hub.arrive(sid, who)
+        server.enter_room(sid, room(who.session_id, who.role))  # before the snapshot is read: nothing between
+        if who.actor_id is not None:
+            server.enter_room(sid, person_room(who.session_id, who.role, who.actor_id))  # their other tabs (``mine``)
+        hub.send_snapshot(sid, who)
         hub.presence_changed(who.session_id)
 
+    return on_connect
 
-def attach(server, hub: Hub) -> None:
-    """Register the client actions, ``snapshot`` and the catch-all on ``server`` (python-socketio's)."""
+
+def signed_in_host(app: Flask, environ: dict[str, Any]) -> bool:
+    """Whether the handshake carries the host console's login cookie (Flask's signed session)."""
+    if "HTTP_COOKIE" not in environ:
+        return False
+    with app.request_context(environ):
+        return bool(cookie.get("host"))
+
+
+def attach(server, hub: Hub, app: Flask) -> None:
+    """Register ``connect``, ``disconnect``, the client actions, ``snapshot`` and the catch-all on ``server``
+    (python-socketio's)."""
+
+    def on_disconnect(sid: str, *_reason: Any) -> None:
+        who = hub.depart(sid)
+        if who is not None:
+            hub.presence_changed(who.session_id)
 
     def on_snapshot(sid: str, _data: Any = None) -> dict[str, Any]:
         who = hub.connections.get(sid)
@@ -142,6 +154,8 @@ def attach(server, hub: Hub) -> None:
         known = ", ".join(["snapshot", "clock", "door", *CLIENT_MESSAGES])
         return refused("unknown_event", f"there is no event {event!r}; the events are {known}")
 
+    server.on("connect", connect_handler(server, hub, app))
+    server.on("disconnect", on_disconnect)
     server.on("snapshot", on_snapshot)
     server.on("clock", on_clock)
     server.on("door", on_door)
