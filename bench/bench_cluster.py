@@ -3,6 +3,8 @@ beside the single SQLite process.
 
     python bench/bench_cluster.py [--jurors 500,1000] [--setups sqlite,pg,pg+redis-1,pg+redis-2,pg+redis-3]
                                   [--rounds paced,burst,sheets] [--seed 1]
+    python bench/bench_cluster.py --sessions 20 --jurors 250 [--setups pg+redis-1,pg+redis-2,pg+redis-3]
+                                  [--rounds paced,burst] [--sessions-per-load 5]
 
 Setups (each on a fresh database: SQLite file, or a new PostgreSQL database dropped afterwards):
 
@@ -17,6 +19,16 @@ ack p50/p99, actions (votes + sheet saves) acked per second from go to the last 
 of each vtt process, of nginx, of every PostgreSQL process and of redis-server (utime + stime from /proc before and
 after the round); for Redis, PUBLISH calls and bytes sent to subscribers per action.  The burst round (every juror
 votes at once) is what one session's write path commits at most: votes/s from go to its last ack.
+
+**Many sessions** (``--sessions S``: S sessions of ``--jurors`` jurors each, in one database): each session has its
+own host connection, all sessions' rounds go at the same moment, and every connection names its session on its URL
+(``?session=<join code>``, as the pages do), so nginx routes each session to one process, which owns it and keeps its
+broadcasts to itself (vtt.realtime.ownership).  The jurors of ``--sessions-per-load`` sessions share a load process.
+Printed per setup and round: the same figures over all sessions, and per vtt process its CPU per 1,000 of the actions
+of the sessions it serves (which process serves which session: /healthz's ``sessions``, asked as the host with the
+host API token at the round's end), how many sessions and connections each serves, whether each session is on one
+process that owns it, and per round the projection: N processes on their own cores would ack N x one's CPU per 1,000
+actions / theirs x one process's actions/s (target: 1.9x for two, 2.8x for three).
 
 PostgreSQL (``VTT_BENCH_POSTGRES``, default postgres@127.0.0.1:5432) and Redis (``VTT_BENCH_REDIS``, default
 redis://127.0.0.1:6379/6, flushed) of this machine; Debian's nginx.  Run nothing else on them meanwhile: the
@@ -301,6 +313,7 @@ def sessions_figures(
         for code in codes
     )
     votes = [latency for item in items for latency in item.latencies["vote"]]
+    seconds = max(max(item.seconds for item in items), 1e-9)
     return {
         "setup": setup,
         "sessions": len(items),
@@ -309,15 +322,15 @@ def sessions_figures(
         "p50": quantile(votes, 0.5),
         "p99": quantile(votes, 0.99),
         "actions": sum(actions),
-        "rate": sum(actions) / max(max(item.seconds for item in items), 1e-9),
+        "rate": sum(actions) / seconds,
         "errors": sum(sum(item.errors.values()) for item in items),
         "consistent": all(consistent("vtt", item) for item in items),
         "vtt_cpu": [seconds * 1000 / share if share else float("nan") for seconds, share in zip(cpu, handled)],
         "vtt_cpu_all": sum(cpu) * 1000 / max(sum(actions), 1),
         **shared_figures(before, after, sum(actions), True),
-        "spread": [
-            (sum(1 for code in codes if served.get(code, {}).get("connections")), sum(row))
-            for served, row in zip(after.sessions, connections)
+        "spread": [  # per process: sessions, connections, its actions/s
+            (sum(1 for code in codes if served.get(code, {}).get("connections")), sum(row), share / seconds)
+            for served, row, share in zip(after.sessions, connections, handled)
         ],
         "on_one": on_one,
     }
@@ -344,12 +357,12 @@ def print_sessions_figures(rows: list[dict]) -> None:
     print(
         "| sessions x jurors | setup | round | vote ack p50 / p99 | actions | actions/s | CPU s per 1,000 of its "
         "actions: each vtt process | all vtt processes | nginx | PostgreSQL | Redis | PUBLISH per action "
-        "| sessions (connections) per process | each session on one process | recorded == acked |"
+        "| sessions (connections; its actions/s) per process | each session on one process | recorded == acked |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         each = " + ".join(f"{cpu:.2f}" for cpu in row["vtt_cpu"])
-        spread = " + ".join(f"{count} ({connections:,})" for count, connections in row["spread"])
+        spread = " + ".join(f"{count} ({connections:,}; {rate:,.0f}/s)" for count, connections, rate in row["spread"])
         print(
             f"| {row['sessions']} x {row['jurors']:,} | {row['setup']} | {row['round']} "
             f"| {row['p50']:.0f} / {row['p99']:.0f} ms | {row['actions']:,} | {row['rate']:,.0f} | {each} "
@@ -374,11 +387,33 @@ def projections(rows: list[dict]) -> list[str]:
                 continue
             target = {2: 1.9, 3: 2.8}.get(processes, 0.95 * processes)
             times = processes * one["vtt_cpu_all"] / row["vtt_cpu_all"]
-            flat = max(row["vtt_cpu"]) / one["vtt_cpu_all"]
+            flat = max(cpu for cpu in row["vtt_cpu"] if not math.isnan(cpu)) / one["vtt_cpu_all"]
             lines.append(
                 f"{kind}: {processes} processes on their own cores would ack {times:.2f} x one process's actions/s "
                 f"({'met' if times >= target else 'MISSED'}: >= {target:g} x); the busiest process spends "
                 f"{flat:.2f} x one process's CPU per 1,000 actions ({'met' if flat <= 1.1 else 'MISSED'}: <= 1.10 x)"
+            )
+    return lines
+
+
+def same_load(rows: list[dict]) -> list[str]:
+    """Each process of N against one process alone at about its own load (the ``pg+redis-1`` row of the same round
+    whose actions/s is nearest the process's): CPU per 1,000 actions falls as a process's load rises (bigger
+    batches, fixed costs spread), so this is the comparison that isolates what the other processes cost it."""
+    lines = []
+    for row in rows:
+        alone = [one for one in rows if one["setup"] == "pg+redis-1" and one["round"] == row["round"]]
+        if row["setup"] == "pg+redis-1" or not row["setup"].startswith("pg+redis-") or not alone:
+            continue
+        for (sessions, _, rate), cpu in zip(row["spread"], row["vtt_cpu"]):
+            if not sessions:
+                continue
+            one = min(alone, key=lambda one: abs(math.log(max(rate, 1e-9) / one["rate"])))
+            lines.append(
+                f"{row['setup']} {row['round']} ({row['sessions']} x {row['jurors']}): a process of {sessions} "
+                f"sessions at {rate:,.0f} actions/s spends {cpu:.2f} CPU s per 1,000; one process alone at "
+                f"{one['rate']:,.0f} actions/s ({one['sessions']} x {one['jurors']}) {one['vtt_cpu_all']:.2f} "
+                f"({cpu / one['vtt_cpu_all']:.2f} x)"
             )
     return lines
 
@@ -392,33 +427,44 @@ def main() -> None:
         "--sessions: " + ", ".join(SESSIONS_SETUPS) + ")",
     )
     parser.add_argument("--rounds", default=",".join(ROUNDS), help="which rounds, of " + ", ".join(ROUNDS))
-    parser.add_argument("--sessions", type=int, default=0, help="that many sessions of --jurors jurors each, at once")
+    parser.add_argument(
+        "--sessions", default="0", help="comma-separated numbers of sessions of --jurors jurors each, played at once"
+    )
     parser.add_argument("--sessions-per-load", type=int, default=5, help="sessions per load process (--sessions)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     counts = [int(n) for n in args.jurors.split(",")]
-    setups = (args.setups or ",".join(SESSIONS_SETUPS if args.sessions else SETUPS)).split(",")
+    setups = (args.setups or ",".join(SESSIONS_SETUPS if args.sessions != "0" else SETUPS)).split(",")
     rounds = tuple(kind for kind in ROUNDS if kind in args.rounds.split(","))
     if not set(setups) <= set(SETUPS) or not rounds or any(n < 1 or n > 5000 for n in counts):
         parser.error(f"--setups of {', '.join(SETUPS)}; --rounds of {', '.join(ROUNDS)}; --jurors 1-5000 each")
-    if args.sessions < 0 or args.sessions * max(counts) > 6000 or args.sessions_per_load < 1:
-        parser.error("--sessions x --jurors at most 6,000 jurors in all; --sessions-per-load at least 1")
-    loads = math.ceil(args.sessions / args.sessions_per_load) if args.sessions else 1
-    print(
-        f"bench_cluster: {os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d %H:%M')}; "
-        + (f"{args.sessions} sessions at once, {loads} load processes" if args.sessions else "one load process")
+    many = [int(n) for n in args.sessions.split(",")]
+    if (any(many) and min(many) < 1) or max(many) * max(counts) > 6000 or args.sessions_per_load < 1:
+        parser.error("--sessions 1 or more each, x --jurors at most 6,000 jurors; --sessions-per-load at least 1")
+    loads = (
+        f"{args.sessions} sessions at once, {args.sessions_per_load} a load process"
+        if any(many)
+        else "one load process"
     )
+    print(f"bench_cluster: {os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d %H:%M')}; {loads}")
     rows = []
-    for jurors in counts:
-        for setup in setups:
-            started = time.monotonic()
-            rows += run_setup(setup, jurors, args.seed, rounds, args.sessions, args.sessions_per_load)
-            print(f"  {setup} at {jurors} jurors: {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
-    if args.sessions:
-        print_sessions_figures(rows)
+    for sessions in many:
         for jurors in counts:
-            for line in projections([row for row in rows if row["jurors"] == jurors]):
-                print(f"  {jurors} jurors per session, {line}")
+            for setup in setups:
+                started = time.monotonic()
+                rows += run_setup(setup, jurors, args.seed, rounds, sessions, args.sessions_per_load)
+                took = time.monotonic() - started
+                print(f"  {setup}, {sessions or 1} x {jurors} jurors: {took:.0f} s", file=sys.stderr, flush=True)
+    if any(many):
+        print_sessions_figures(rows)
+        for sessions in many:
+            for jurors in counts:
+                for line in projections(
+                    [row for row in rows if (row["sessions"], row["jurors"]) == (sessions, jurors)]
+                ):
+                    print(f"  {sessions} x {jurors}, {line}")
+        for line in same_load(rows):
+            print(f"  {line}")
     else:
         print_figures(rows)
     sound = all(row["consistent"] and not row["errors"] and row.get("on_one", True) for row in rows)
