@@ -644,8 +644,8 @@ def run_sessions(
                 worker.start()
                 workers.append(worker)
                 pipes.append(parent)
+            jurors = sum(len(target.tokens) for target in targets)  # every load process's connect at once
             for parent, share in zip(pipes, shares):
-                jurors = sum(len(targets[i].tokens) for i in share)
                 message = _expect(parent, "connected", 60 + jurors * 0.05)
                 for i, count in zip(share, message[2]):
                     results[i].connect_seconds, results[i].connected = message[1], count
