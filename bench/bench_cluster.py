@@ -253,11 +253,15 @@ def run_setup(
     readings = deployment.clusters[-1].readings
     if targets:
         codes = [target.host_auth["code"] for target in targets]
+        connected = sum(result.connected for result in results)
         return [
-            sessions_figures(
-                setup, jurors, codes, [result.rounds[index] for result in results], *readings[2 * index : 2 * index + 2]
-            )
-            for index in range(len(rounds))
+            {
+                **sessions_figures(
+                    setup, jurors, codes, [result.rounds[i] for result in results], *readings[2 * i : 2 * i + 2]
+                ),
+                "unconnected": sessions * jurors - connected,
+            }
+            for i in range(len(rounds))
         ]
     figures = []
     for index, item in enumerate(result.rounds):
@@ -368,7 +372,8 @@ def print_sessions_figures(rows: list[dict]) -> None:
             f"| {row['p50']:.0f} / {row['p99']:.0f} ms | {row['actions']:,} | {row['rate']:,.0f} | {each} "
             f"| {row['vtt_cpu_all']:.2f} | {row['nginx_cpu']:.2f} | {row['postgres_cpu']:.2f} "
             f"| {row['redis_cpu']:.2f} | {row['publishes']:.2f} | {spread} | {'yes' if row['on_one'] else 'NO'} "
-            f"| {'yes' if row['consistent'] and not row['errors'] else 'NO (' + str(row['errors']) + ' errors)'} |",
+            f"| {'yes' if row['consistent'] and not row['errors'] else 'NO (' + str(row['errors']) + ' errors)'}"
+            + (f"; {row['unconnected']} jurors not connected |" if row["unconnected"] else " |"),
             flush=True,
         )
 
@@ -467,7 +472,10 @@ def main() -> None:
             print(f"  {line}")
     else:
         print_figures(rows)
-    sound = all(row["consistent"] and not row["errors"] and row.get("on_one", True) for row in rows)
+    sound = all(
+        row["consistent"] and not row["errors"] and row.get("on_one", True) and not row.get("unconnected")
+        for row in rows
+    )
     raise SystemExit(0 if sound else 1)
 
 

@@ -42,7 +42,7 @@ def test_many_sessions_each_on_one_process_record_every_ack_and_publish_nothing(
         monkeypatch.setattr(bench, "REDIS_URL", redis.url)
         (row,) = bench.run_setup("pg+redis-2", JURORS, 1, ("burst",), sessions=SESSIONS, sessions_per_load=2)
     assert row["round"] == "burst" and row["sessions"] == SESSIONS and row["jurors"] == JURORS
-    assert row["errors"] == 0 and row["actions"] == SESSIONS * JURORS
+    assert row["unconnected"] == 0 and row["errors"] == 0 and row["actions"] == SESSIONS * JURORS
     assert row["consistent"]  # per session: vote rows == vote events == acked
     assert row["publishes"] == 0
     assert row["on_one"]
