@@ -3,6 +3,8 @@ beside the single SQLite process.
 
     python bench/bench_cluster.py [--jurors 500,1000] [--setups sqlite,pg,pg+redis-1,pg+redis-2,pg+redis-3]
                                   [--rounds paced,burst,sheets] [--seed 1]
+    python bench/bench_cluster.py --sessions 20 --jurors 250 [--setups pg+redis-1,pg+redis-2,pg+redis-3]
+                                  [--rounds paced,burst] [--sessions-per-load 5]
 
 Setups (each on a fresh database: SQLite file, or a new PostgreSQL database dropped afterwards):
 
@@ -18,6 +20,16 @@ of each vtt process, of nginx, of every PostgreSQL process and of redis-server (
 after the round); for Redis, PUBLISH calls and bytes sent to subscribers per action.  The burst round (every juror
 votes at once) is what one session's write path commits at most: votes/s from go to its last ack.
 
+**Many sessions** (``--sessions S``: S sessions of ``--jurors`` jurors each, in one database): each session has its
+own host connection, all sessions' rounds go at the same moment, and every connection names its session on its URL
+(``?session=<join code>``, as the pages do), so nginx routes each session to one process, which owns it and keeps its
+broadcasts to itself (vtt.realtime.ownership).  The jurors of ``--sessions-per-load`` sessions share a load process.
+Printed per setup and round: the same figures over all sessions, and per vtt process its CPU per 1,000 of the actions
+of the sessions it serves (which process serves which session: /healthz's ``sessions``, asked as the host with the
+host API token at the round's end), how many sessions and connections each serves, whether each session is on one
+process that owns it, and per round the projection: N processes on their own cores would ack N x one's CPU per 1,000
+actions / theirs x one process's actions/s (target: 1.9x for two, 2.8x for three).
+
 PostgreSQL (``VTT_BENCH_POSTGRES``, default postgres@127.0.0.1:5432) and Redis (``VTT_BENCH_REDIS``, default
 redis://127.0.0.1:6379/6, flushed) of this machine; Debian's nginx.  Run nothing else on them meanwhile: the
 PostgreSQL, redis-server and PUBLISH figures are the whole server's.
@@ -26,12 +38,15 @@ PostgreSQL, redis-server and PUBLISH figures are the whole server's.
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
 import secrets
 import shutil
 import sys
 import tempfile
 import time
+import urllib.request
 import uuid
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -41,13 +56,25 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_load import ROUNDS, Served, quantile, run_server, vtt_target  # noqa: E402
+from bench_load import (  # noqa: E402
+    ROUNDS,
+    RoundResult,
+    Served,
+    consistent,
+    quantile,
+    run_server,
+    run_sessions,
+    vtt_target,
+    vtt_targets,
+)
 
 from tests.support.nginx import NGINX, Nginx  # noqa: E402
+from vtt.access.host_token import host_token  # noqa: E402
 
 POSTGRES_ADMIN_URL = os.environ.get("VTT_BENCH_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("VTT_BENCH_REDIS", "redis://127.0.0.1:6379/6")
 SETUPS = ("sqlite", "pg", "pg+redis-1", "pg+redis-2", "pg+redis-3")
+SESSIONS_SETUPS = ("pg+redis-1", "pg+redis-2", "pg+redis-3")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -97,6 +124,7 @@ class Reading:
     redis: float
     publishes: int
     redis_bytes_out: int
+    sessions: list[dict[str, dict]]  # per vtt process, /healthz's sessions: join code -> connections, owner
 
 
 class Cluster:
@@ -114,6 +142,7 @@ class Cluster:
             self.redis = redis.Redis.from_url(env["REDIS_URL"])
         self.readings: list[Reading] = []
         self._stack = ExitStack()
+        self.host_api_token = host_token(env["SECRET_KEY"], env["VTT_HOST_PASSWORD"])
 
     def __enter__(self) -> Cluster:
         for server in self.servers:
@@ -141,8 +170,18 @@ class Cluster:
             publishes = self.redis.info("commandstats").get("cmdstat_publish", {}).get("calls", 0)
             bytes_out = self.redis.info("stats")["total_net_output_bytes"]
         vtt = [server.cpu_seconds() for server in self.servers]
-        self.readings.append(Reading(vtt, nginx, postgres_cpu_seconds(), redis_cpu, publishes, bytes_out))
+        postgres = postgres_cpu_seconds()
+        sessions = [self.sessions_served(server) for server in self.servers]
+        self.readings.append(Reading(vtt, nginx, postgres, redis_cpu, publishes, bytes_out, sessions))
         return sum(vtt)
+
+    def sessions_served(self, server: Served) -> dict[str, dict]:
+        """/healthz's ``sessions`` of one process, asked as the host (keyed by join code)."""
+        headers = {"Authorization": f"Bearer {self.host_api_token}"}
+        with urllib.request.urlopen(
+            urllib.request.Request(f"{server.url}/healthz", headers=headers), timeout=10
+        ) as reply:
+            return json.load(reply)["sessions"]
 
     def stall_ms(self, reset: bool = False) -> float:
         return max(server.stall_ms(reset) for server in self.servers)
@@ -181,15 +220,20 @@ def postgres_database():
         admin.dispose()
 
 
-def run_setup(setup: str, jurors: int, seed: int, rounds: tuple[str, ...]) -> list[dict]:
-    """One setup at ``jurors``: per round, its figures."""
+def run_setup(
+    setup: str, jurors: int, seed: int, rounds: tuple[str, ...], sessions: int = 0, sessions_per_load: int = 5
+) -> list[dict]:
+    """One setup at ``jurors``: per round, its figures.  ``sessions``: that many sessions of ``jurors`` jurors each,
+    played at once, every connection naming its session (so nginx routes each session to one process), the jurors
+    of ``sessions_per_load`` sessions per load process; 0: bench_load's one session, its jurors spread by nginx."""
     processes = int(setup.rsplit("-", 1)[1]) if "redis" in setup else 1
     deployment = Deployment(processes, behind_nginx="redis" in setup)
     folder = Path(tempfile.mkdtemp(prefix=f"vtt-bench-cluster-{setup}-"))
     try:
         with ExitStack() as stack:
             database_url = stack.enter_context(postgres_database()) if setup != "sqlite" else None
-            target = vtt_target(jurors, folder, database_url)
+            targets = vtt_targets(sessions, jurors, folder, database_url) if sessions else None
+            target = targets[0] if targets else vtt_target(jurors, folder, database_url)
             # What every process shares (docs/deploy.md's vtt.env); left unset, each would generate a SECRET_KEY.
             target.env["SECRET_KEY"] = secrets.token_hex(32)
             if "redis" in setup:
@@ -197,15 +241,32 @@ def run_setup(setup: str, jurors: int, seed: int, rounds: tuple[str, ...]) -> li
 
                 redis.Redis.from_url(REDIS_URL).flushdb()  # rate-limit counts of an earlier run
                 target.env.update({"REDIS_URL": REDIS_URL, "VTT_TRUSTED_PROXIES": "1"})
-            result = run_server(target, seed, rounds, serve=deployment)
+            if targets:
+                loads = math.ceil(sessions / sessions_per_load)
+                results = run_sessions(
+                    targets, seed, rounds, serve=deployment, load_processes=loads, name_sessions=True
+                )
+            else:
+                result = run_server(target, seed, rounds, serve=deployment)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     readings = deployment.clusters[-1].readings
+    if targets:
+        codes = [target.host_auth["code"] for target in targets]
+        connected = sum(result.connected for result in results)
+        return [
+            {
+                **sessions_figures(
+                    setup, jurors, codes, [result.rounds[i] for result in results], *readings[2 * i : 2 * i + 2]
+                ),
+                "unconnected": sessions * jurors - connected,
+            }
+            for i in range(len(rounds))
+        ]
     figures = []
     for index, item in enumerate(result.rounds):
         before, after = readings[2 * index], readings[2 * index + 1]
         actions = item.acked["vote"] + item.acked["sheet"]
-        per_thousand = 1000 / max(actions, 1)
         figures.append(
             {
                 "setup": setup,
@@ -217,18 +278,66 @@ def run_setup(setup: str, jurors: int, seed: int, rounds: tuple[str, ...]) -> li
                 "actions": actions,
                 "rate": actions / max(item.seconds, 1e-9),
                 "errors": sum(item.errors.values()),
-                "consistent": item.recorded["votes"] == item.acked["vote"] == item.recorded["vote_events"]
-                and item.recorded["sheet_events"] == item.acked["sheet"],
-                "vtt_cpu": [(a - b) * per_thousand for a, b in zip(after.vtt, before.vtt)],
-                "nginx_cpu": (after.nginx - before.nginx) * per_thousand,
-                "postgres_cpu": (after.postgres - before.postgres) * per_thousand if database_url else 0.0,
-                "redis_cpu": (after.redis - before.redis) * per_thousand,
-                "publishes": (after.publishes - before.publishes) / max(actions, 1),
-                "redis_bytes": (after.redis_bytes_out - before.redis_bytes_out) / max(actions, 1),
+                "consistent": consistent("vtt", item),
+                "vtt_cpu": [(a - b) * 1000 / max(actions, 1) for a, b in zip(after.vtt, before.vtt)],
+                **shared_figures(before, after, actions, database_url is not None),
                 "stall": item.stall_ms,
             }
         )
     return figures
+
+
+def shared_figures(before: Reading, after: Reading, actions: int, on_postgres: bool) -> dict:
+    """What nginx, PostgreSQL and Redis spent per 1,000 actions, and the PUBLISH calls and bytes per action."""
+    per_thousand = 1000 / max(actions, 1)
+    return {
+        "nginx_cpu": (after.nginx - before.nginx) * per_thousand,
+        "postgres_cpu": (after.postgres - before.postgres) * per_thousand if on_postgres else 0.0,
+        "redis_cpu": (after.redis - before.redis) * per_thousand,
+        "publishes": (after.publishes - before.publishes) / max(actions, 1),
+        "redis_bytes": (after.redis_bytes_out - before.redis_bytes_out) / max(actions, 1),
+    }
+
+
+def sessions_figures(
+    setup: str, jurors: int, codes: list[str], items: list[RoundResult], before: Reading, after: Reading
+) -> dict:
+    """One round of many sessions (``items``: each session's result): the figures of all, and per vtt process the
+    sessions it serves and its CPU per 1,000 of their actions (/healthz's sessions at the round's end say which
+    process serves which session's connections)."""
+    actions = [item.acked["vote"] + item.acked["sheet"] for item in items]
+    # per process, its share of each session's actions: by the session's connections there
+    connections = [[served.get(code, {}).get("connections", 0) for code in codes] for served in after.sessions]
+    totals = [max(sum(column), 1) for column in zip(*connections)]
+    handled = [sum(n * a / t for n, a, t in zip(row, actions, totals)) for row in connections]
+    cpu = [a - b for a, b in zip(after.vtt, before.vtt)]
+    on_one = all(
+        sum(1 for served in after.sessions if served.get(code, {}).get("connections")) == 1
+        and any(served.get(code, {}).get("connections") and served[code]["owner"] for served in after.sessions)
+        for code in codes
+    )
+    votes = [latency for item in items for latency in item.latencies["vote"]]
+    seconds = max(max(item.seconds for item in items), 1e-9)
+    return {
+        "setup": setup,
+        "sessions": len(items),
+        "jurors": jurors,
+        "round": items[0].kind,
+        "p50": quantile(votes, 0.5),
+        "p99": quantile(votes, 0.99),
+        "actions": sum(actions),
+        "rate": sum(actions) / seconds,
+        "errors": sum(sum(item.errors.values()) for item in items),
+        "consistent": all(consistent("vtt", item) for item in items),
+        "vtt_cpu": [seconds * 1000 / share if share else float("nan") for seconds, share in zip(cpu, handled)],
+        "vtt_cpu_all": sum(cpu) * 1000 / max(sum(actions), 1),
+        **shared_figures(before, after, sum(actions), True),
+        "spread": [  # per process: sessions, connections, its actions/s
+            (sum(1 for code in codes if served.get(code, {}).get("connections")), sum(row), share / seconds)
+            for served, row, share in zip(after.sessions, connections, handled)
+        ],
+        "on_one": on_one,
+    }
 
 
 def print_figures(rows: list[dict]) -> None:
@@ -248,27 +357,126 @@ def print_figures(rows: list[dict]) -> None:
         )
 
 
+def print_sessions_figures(rows: list[dict]) -> None:
+    print(
+        "| sessions x jurors | setup | round | vote ack p50 / p99 | actions | actions/s | CPU s per 1,000 of its "
+        "actions: each vtt process | all vtt processes | nginx | PostgreSQL | Redis | PUBLISH per action "
+        "| sessions (connections; its actions/s) per process | each session on one process | recorded == acked |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        each = " + ".join(f"{cpu:.2f}" for cpu in row["vtt_cpu"])
+        spread = " + ".join(f"{count} ({connections:,}; {rate:,.0f}/s)" for count, connections, rate in row["spread"])
+        print(
+            f"| {row['sessions']} x {row['jurors']:,} | {row['setup']} | {row['round']} "
+            f"| {row['p50']:.0f} / {row['p99']:.0f} ms | {row['actions']:,} | {row['rate']:,.0f} | {each} "
+            f"| {row['vtt_cpu_all']:.2f} | {row['nginx_cpu']:.2f} | {row['postgres_cpu']:.2f} "
+            f"| {row['redis_cpu']:.2f} | {row['publishes']:.2f} | {spread} | {'yes' if row['on_one'] else 'NO'} "
+            f"| {'yes' if row['consistent'] and not row['errors'] else 'NO (' + str(row['errors']) + ' errors)'}"
+            + (f"; {row['unconnected']} jurors not connected |" if row["unconnected"] else " |"),
+            flush=True,
+        )
+
+
+def projections(rows: list[dict]) -> list[str]:
+    """Per round, what N processes on their own cores would do relative to one: N x (1,000 / CPU per 1,000 actions
+    of a process), the vtt processes' CPU per 1,000 actions at N against it at one (``pg+redis-1``)."""
+    lines = []
+    for kind in dict.fromkeys(row["round"] for row in rows):
+        one = next((row for row in rows if row["round"] == kind and row["setup"] == "pg+redis-1"), None)
+        if one is None:
+            continue
+        for row in rows:
+            processes = len(row["vtt_cpu"])
+            if row["round"] != kind or row is one or not row["setup"].startswith("pg+redis-"):
+                continue
+            target = {2: 1.9, 3: 2.8}.get(processes, 0.95 * processes)
+            times = processes * one["vtt_cpu_all"] / row["vtt_cpu_all"]
+            flat = max(cpu for cpu in row["vtt_cpu"] if not math.isnan(cpu)) / one["vtt_cpu_all"]
+            lines.append(
+                f"{kind}: {processes} processes on their own cores would ack {times:.2f} x one process's actions/s "
+                f"({'met' if times >= target else 'MISSED'}: >= {target:g} x); the busiest process spends "
+                f"{flat:.2f} x one process's CPU per 1,000 actions ({'met' if flat <= 1.1 else 'MISSED'}: <= 1.10 x)"
+            )
+    return lines
+
+
+def same_load(rows: list[dict]) -> list[str]:
+    """Each process of N against one process alone at about its own load (the ``pg+redis-1`` row of the same round
+    whose actions/s is nearest the process's): CPU per 1,000 actions falls as a process's load rises (bigger
+    batches, fixed costs spread), so this is the comparison that isolates what the other processes cost it."""
+    lines = []
+    for row in rows:
+        alone = [one for one in rows if one["setup"] == "pg+redis-1" and one["round"] == row["round"]]
+        if row["setup"] == "pg+redis-1" or not row["setup"].startswith("pg+redis-") or not alone:
+            continue
+        for (sessions, _, rate), cpu in zip(row["spread"], row["vtt_cpu"]):
+            if not sessions:
+                continue
+            one = min(alone, key=lambda one: abs(math.log(max(rate, 1e-9) / one["rate"])))
+            lines.append(
+                f"{row['setup']} {row['round']} ({row['sessions']} x {row['jurors']}): a process of {sessions} "
+                f"sessions at {rate:,.0f} actions/s spends {cpu:.2f} CPU s per 1,000; one process alone at "
+                f"{one['rate']:,.0f} actions/s ({one['sessions']} x {one['jurors']}) {one['vtt_cpu_all']:.2f} "
+                f"({cpu / one['vtt_cpu_all']:.2f} x)"
+            )
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--jurors", default="500,1000", help="comma-separated numbers of jurors")
-    parser.add_argument("--setups", default=",".join(SETUPS), help="which setups, of " + ", ".join(SETUPS))
+    parser.add_argument("--jurors", default="500,1000", help="comma-separated numbers of jurors (per session)")
+    parser.add_argument(
+        "--setups",
+        help="which setups, of " + ", ".join(SETUPS) + " (default: all; with "
+        "--sessions: " + ", ".join(SESSIONS_SETUPS) + ")",
+    )
     parser.add_argument("--rounds", default=",".join(ROUNDS), help="which rounds, of " + ", ".join(ROUNDS))
+    parser.add_argument(
+        "--sessions", default="0", help="comma-separated numbers of sessions of --jurors jurors each, played at once"
+    )
+    parser.add_argument("--sessions-per-load", type=int, default=5, help="sessions per load process (--sessions)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     counts = [int(n) for n in args.jurors.split(",")]
-    setups = args.setups.split(",")
+    setups = (args.setups or ",".join(SESSIONS_SETUPS if args.sessions != "0" else SETUPS)).split(",")
     rounds = tuple(kind for kind in ROUNDS if kind in args.rounds.split(","))
     if not set(setups) <= set(SETUPS) or not rounds or any(n < 1 or n > 5000 for n in counts):
         parser.error(f"--setups of {', '.join(SETUPS)}; --rounds of {', '.join(ROUNDS)}; --jurors 1-5000 each")
-    print(f"bench_cluster: {os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d %H:%M')}; one load process")
+    many = [int(n) for n in args.sessions.split(",")]
+    if (any(many) and min(many) < 1) or max(many) * max(counts) > 6000 or args.sessions_per_load < 1:
+        parser.error("--sessions 1 or more each, x --jurors at most 6,000 jurors; --sessions-per-load at least 1")
+    loads = (
+        f"{args.sessions} sessions at once, {args.sessions_per_load} a load process"
+        if any(many)
+        else "one load process"
+    )
+    print(f"bench_cluster: {os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d %H:%M')}; {loads}")
     rows = []
-    for jurors in counts:
-        for setup in setups:
-            started = time.monotonic()
-            rows += run_setup(setup, jurors, args.seed, rounds)
-            print(f"  {setup} at {jurors} jurors: {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
-    print_figures(rows)
-    raise SystemExit(0 if all(row["consistent"] and not row["errors"] for row in rows) else 1)
+    for sessions in many:
+        for jurors in counts:
+            for setup in setups:
+                started = time.monotonic()
+                rows += run_setup(setup, jurors, args.seed, rounds, sessions, args.sessions_per_load)
+                took = time.monotonic() - started
+                print(f"  {setup}, {sessions or 1} x {jurors} jurors: {took:.0f} s", file=sys.stderr, flush=True)
+    if any(many):
+        print_sessions_figures(rows)
+        for sessions in many:
+            for jurors in counts:
+                for line in projections(
+                    [row for row in rows if (row["sessions"], row["jurors"]) == (sessions, jurors)]
+                ):
+                    print(f"  {sessions} x {jurors}, {line}")
+        for line in same_load(rows):
+            print(f"  {line}")
+    else:
+        print_figures(rows)
+    sound = all(
+        row["consistent"] and not row["errors"] and row.get("on_one", True) and not row.get("unconnected")
+        for row in rows
+    )
+    raise SystemExit(0 if sound else 1)
 
 
 if __name__ == "__main__":

@@ -473,8 +473,8 @@ async def live_round(
     cpu = served.cpu_seconds()
     go = time.monotonic() + GO_LEAD
     order = {"kind": kind, "number": number, "go": go, "window": window}
-    pipe.send({**order, "questions": questions, "aliases": aliases, "spacing": spacing})
-    report = (await asyncio.to_thread(expect, pipe, "done", window + 4 * CALL_TIMEOUT))[1]
+    pipe.send({**order, "sessions": [{"questions": questions, "aliases": aliases, "spacing": spacing}]})
+    report = (await asyncio.to_thread(expect, pipe, "done", window + 4 * CALL_TIMEOUT))[1][0]
     cpu = served.cpu_seconds() - cpu
     stall = await asyncio.to_thread(sampler.worst, go, report["last_ack"])
     reply = await close_round(host, target, number)
@@ -520,7 +520,7 @@ def run(
         live_pipe = live_worker = None
         if live:
             live_pipe, child = context.Pipe()
-            live_worker = context.Process(target=load_process, args=(child, served.url, target.tokens, seed))
+            live_worker = context.Process(target=load_process, args=(child, served.url, [(None, target.tokens)], seed))
             live_worker.start()
             stack.callback(stop_worker, live_pipe, live_worker)
             expect(live_pipe, "connected", 60 + live * 0.05)

@@ -199,6 +199,12 @@ class Target:
 def vtt_target(jurors: int, folder: Path, database_url: str | None = None) -> Target:
     """A 3-round session of ``jurors`` jurors in a new SQLite file in ``folder``, or in the (empty) database at
     ``database_url`` (bench/bench_cluster.py's PostgreSQL)."""
+    return vtt_targets(1, jurors, folder, database_url)[0]
+
+
+def vtt_targets(sessions: int, jurors: int, folder: Path, database_url: str | None = None) -> list[Target]:
+    """``sessions`` such sessions of ``jurors`` jurors each in one database, all served by the same server (its
+    command and environment shared)."""
     from sqlalchemy import select
 
     from vtt.banks import import_bank, read_bank
@@ -225,46 +231,40 @@ def vtt_target(jurors: int, folder: Path, database_url: str | None = None) -> Ta
         capture_output=True,
         timeout=120,
     )
+    command = [sys.executable, "run.py", "--host", "127.0.0.1", "--port", "{port}"]
+    targets = []
     engine = make_engine(url)
     try:
         with transaction(make_db_factory(engine)) as db:
             import_bank(db, read_bank(DEMO_BANK), "Demo drama bank")
-            config = SessionConfig.from_dict(
-                {
-                    "name": "Load bench",
-                    "bank": "Demo drama bank",
-                    "rounds": len(ROUNDS),
-                    "questions_per_round": 2,
-                    "seed": 7,
-                    "reveal_policy": "end",
-                    "players": [
-                        {"name": "Mina", "kind": "human", "age": 10},
-                        {"name": "Grace", "kind": "human", "age": 31},
-                        {"name": "Agent", "kind": "ai"},
-                    ],
-                }
-            )
-            created = create_session(db, config)
-            db.add_all(
-                Juror(session_id=created.id, label=f"J{n:05d}", token=secrets.token_urlsafe(12))
-                for n in range(1, jurors + 1)
-            )
-            db.flush()
-            tokens = list(db.scalars(select(Juror.token).where(Juror.session_id == created.id)))
-            session_id, code = created.id, created.join_code
+            for n in range(1, sessions + 1):
+                config = SessionConfig.from_dict(
+                    {
+                        "name": "Load bench" if n == 1 else f"Load bench {n}",
+                        "bank": "Demo drama bank",
+                        "rounds": len(ROUNDS),
+                        "questions_per_round": 2,
+                        "seed": 7,
+                        "reveal_policy": "end",
+                        "players": [
+                            {"name": "Mina", "kind": "human", "age": 10},
+                            {"name": "Grace", "kind": "human", "age": 31},
+                            {"name": "Agent", "kind": "ai"},
+                        ],
+                    }
+                )
+                created = create_session(db, config)
+                db.add_all(
+                    Juror(session_id=created.id, label=f"J{n:05d}", token=secrets.token_urlsafe(12))
+                    for n in range(1, jurors + 1)
+                )
+                db.flush()
+                tokens = list(db.scalars(select(Juror.token).where(Juror.session_id == created.id)))
+                host_auth = {"code": created.join_code, "role": "host"}
+                targets.append(Target("vtt", command, env, tokens, host_auth, folder, url, created.id, password))
     finally:
         engine.dispose()
-    return Target(
-        "vtt",
-        [sys.executable, "run.py", "--host", "127.0.0.1", "--port", "{port}"],
-        env,
-        tokens,
-        {"code": code, "role": "host"},
-        folder,
-        url,
-        session_id,
-        password,
-    )
+    return targets
 
 
 def reference_target(jurors: int, folder: Path) -> Target:
@@ -287,22 +287,28 @@ def reference_target(jurors: int, folder: Path) -> Target:
 # --- the load process -------------------------------------------------------------------------------
 
 
-def load_process(conn, url: str, tokens: list[str], seed: int) -> None:
+def load_process(conn, url: str, groups: list[tuple[str | None, list[str]]], seed: int) -> None:
+    """Jurors of one or more sessions on one server, each group ``(join code to name on the URL or None, tokens)``.
+    Sends ``("connected", seconds, jurors connected per group, failures)``, then plays each order (a round: its
+    kind, number, go, window, and per group its ``questions``, ``aliases`` and ``spacing``) and sends
+    ``("done", a report per group)``."""
     try:
-        asyncio.run(_load(conn, url, tokens, seed))
+        asyncio.run(_load(conn, url, groups, seed))
     except Exception as error:
         conn.send(("failed", f"{type(error).__name__}: {error}"))
     finally:
         conn.close()
 
 
-async def _load(conn, url: str, tokens: list[str], seed: int) -> None:
+async def _load(conn, url: str, groups: list[tuple[str | None, list[str]]], seed: int) -> None:
     import aiohttp
 
     rng = random.Random(seed)
     connector = aiohttp.TCPConnector(limit=0, force_close=False)
     async with aiohttp.ClientSession(connector=connector) as http:
-        jurors = [LeanClient(http, url, {"token": token}) for token in tokens]
+        grouped = [
+            [LeanClient(http, url, {"token": token}, session=code) for token in tokens] for code, tokens in groups
+        ]
         gate = asyncio.Semaphore(CONNECTS_AT_ONCE)
         failures: list[str] = []
 
@@ -316,15 +322,15 @@ async def _load(conn, url: str, tokens: list[str], seed: int) -> None:
                     return False
 
         started = time.monotonic()
-        connected = await asyncio.gather(*(connect(juror) for juror in jurors))
-        conn.send(("connected", time.monotonic() - started, sum(connected), failures[:5]))
-        jurors = [juror for juror, ok in zip(jurors, connected) if ok]
+        connected = iter(await asyncio.gather(*(connect(juror) for jurors in grouped for juror in jurors)))
+        grouped = [[juror for juror in jurors if next(connected)] for jurors in grouped]
+        conn.send(("connected", time.monotonic() - started, [len(jurors) for jurors in grouped], failures[:5]))
         while True:
             order = await asyncio.to_thread(_receive_order, conn)
             if order is None:
                 break
-            conn.send(("done", await _round(jurors, rng, **order)))
-        await asyncio.gather(*(juror.close() for juror in jurors), return_exceptions=True)
+            conn.send(("done", await _round(grouped, rng, **order)))
+        await asyncio.gather(*(juror.close() for jurors in grouped for juror in jurors), return_exceptions=True)
 
 
 def _receive_order(conn):
@@ -364,18 +370,52 @@ def page_saves(
     return saves
 
 
-async def _round(
-    jurors: list[LeanClient],
+def juror_steps(
+    index: int,
     rng: random.Random,
     *,
     kind: str,
     number: int,
-    go: float,
     window: float,
     questions: list[int],
     aliases: list[str],
     spacing: float,
+) -> list[tuple[float, str, dict[str, Any]]]:
+    """One juror's messages in a round: (seconds after go, event, payload)."""
+    vote = {
+        "id": f"r{number}-v{index}",
+        "round": number,
+        "slot": 1,
+        "alias": rng.choice(aliases),
+        "confidence": rng.randint(1, 5),
+        "reason": "too fluent",
+    }
+    if kind == "burst":
+        return [(0.0, "vote", vote)]
+    if kind == "paced":
+        return [(rng.uniform(0, window), "vote", vote)]
+    edits = []  # (moment, line): each of 5 lines typed in two goes, a draft then the whole
+    for question, alias in rng.sample([(q, a) for q in questions for a in aliases], SHEET_LINES):
+        whole = {
+            "question": question,
+            "alias": alias,
+            "note": "answers too evenly for a child",
+            "human_likeness": rng.randint(1, 5),
+            "looks_like_ai": rng.random() < 0.4,
+        }
+        first, second = sorted(rng.uniform(0, window) for _ in range(2))
+        edits += [(first, {**whole, "note": whole["note"][:9]}), (second, whole)]
+    steps = [
+        (moment, "sheet", {"id": f"r{number}-s{index}-{n}", "lines": lines})
+        for n, (moment, lines) in enumerate(page_saves(edits, spacing, rng))
+    ]
+    return steps + [(rng.uniform(0, window), "vote", vote)]
+
+
+async def _play(
+    jurors: list[LeanClient], plans: list[list[tuple[float, str, dict[str, Any]]]], go: float
 ) -> dict[str, Any]:
+    """One session's jurors send their planned messages; what was acknowledged, how fast, and what failed."""
     latencies: dict[str, list[float]] = {"vote": [], "sheet": []}
     trace: list[tuple[str, float, float]] = []  # (event, sent after go, ack latency), seconds
     acked = {"vote": 0, "sheet": 0}
@@ -402,47 +442,6 @@ async def _round(
             code = (reply or {}).get("error", {}).get("code", repr(reply)[:60])
             errors[f"{event}: {code}"] = errors.get(f"{event}: {code}", 0) + 1
 
-    def plan(index: int) -> list[tuple[float, str, dict[str, Any]]]:
-        """One juror's messages in this round: (seconds after go, event, payload)."""
-        vote = {
-            "id": f"r{number}-v{index}",
-            "round": number,
-            "slot": 1,
-            "alias": rng.choice(aliases),
-            "confidence": rng.randint(1, 5),
-            "reason": "too fluent",
-        }
-        if kind == "burst":
-            return [(0.0, "vote", vote)]
-        if kind == "paced":
-            return [(rng.uniform(0, window), "vote", vote)]
-        edits = []  # (moment, line): each of 5 lines typed in two goes, a draft then the whole
-        for question, alias in rng.sample([(q, a) for q in questions for a in aliases], SHEET_LINES):
-            whole = {
-                "question": question,
-                "alias": alias,
-                "note": "answers too evenly for a child",
-                "human_likeness": rng.randint(1, 5),
-                "looks_like_ai": rng.random() < 0.4,
-            }
-            first, second = sorted(rng.uniform(0, window) for _ in range(2))
-            edits += [(first, {**whole, "note": whole["note"][:9]}), (second, whole)]
-        steps = [
-            (moment, "sheet", {"id": f"r{number}-s{index}-{n}", "lines": lines})
-            for n, (moment, lines) in enumerate(page_saves(edits, spacing, rng))
-        ]
-        return steps + [(rng.uniform(0, window), "vote", vote)]
-
-    async def heartbeat() -> None:  # the load process's own lateness: a slow ack may be the client's
-        while True:
-            before = time.monotonic()
-            await asyncio.sleep(HEARTBEAT)
-            late = time.monotonic() - before - HEARTBEAT
-            if late > HEARTBEAT:
-                trace.append(("client_stall", before - go, late))
-
-    plans = [plan(index) for index in range(len(jurors))]  # before go: thousands of plans take a while
-    beating = asyncio.get_running_loop().create_task(heartbeat())
     await asyncio.gather(
         *(
             send(juror, event, payload, go + moment)
@@ -450,16 +449,43 @@ async def _round(
             for moment, event, payload in steps
         )
     )
+    return {"latencies": latencies, "acked": acked, "errors": errors, "last_ack": last_ack[0], "trace": trace}
+
+
+async def _round(
+    grouped: list[list[LeanClient]],
+    rng: random.Random,
+    *,
+    kind: str,
+    number: int,
+    go: float,
+    window: float,
+    sessions: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """One round of every group's session at once (``sessions``: per group its questions, aliases and sheet save
+    spacing); a report per group, each with the load process's longest late wake-up in the round."""
+    stalls: list[tuple[float, float]] = []  # (woke after go, how late), seconds
+
+    async def heartbeat() -> None:  # the load process's own lateness: a slow ack may be the client's
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(HEARTBEAT)
+            late = time.monotonic() - before - HEARTBEAT
+            if late > HEARTBEAT:
+                stalls.append((before - go, late))
+
+    plans = [  # before go: thousands of plans take a while
+        [juror_steps(index, rng, kind=kind, number=number, window=window, **session) for index in range(len(jurors))]
+        for jurors, session in zip(grouped, sessions)
+    ]
+    beating = asyncio.get_running_loop().create_task(heartbeat())
+    reports = await asyncio.gather(*(_play(jurors, steps, go) for jurors, steps in zip(grouped, plans)))
     beating.cancel()
-    client_stalls = [late for event, at, late in trace if event == "client_stall" and at + late > 0]  # in the round
-    return {
-        "latencies": latencies,
-        "acked": acked,
-        "errors": errors,
-        "last_ack": last_ack[0],
-        "trace": trace,
-        "client_stall": max(client_stalls, default=0.0),
-    }
+    client_stall = max((late for at, late in stalls if at + late > 0), default=0.0)  # in the round
+    for report in reports:
+        report["trace"] += [("client_stall", at, late) for at, late in stalls]
+        report["client_stall"] = client_stall
+    return reports
 
 
 # --- the host and one server's run -----------------------------------------------------------------
@@ -583,72 +609,130 @@ def run_server(
     serve=Served,
 ) -> ServerResult:
     """``serve(command, env, folder)``: what the load connects to (bench/bench_cluster.py: processes behind nginx)."""
+    return run_sessions([target], seed, rounds, profile, trace, serve)[0]
+
+
+def run_sessions(
+    targets: list[Target],
+    seed: int,
+    rounds: tuple[str, ...] = ROUNDS,
+    profile: str | None = None,
+    trace: str | None = None,
+    serve=Served,
+    load_processes: int = 1,
+    name_sessions: bool = False,
+) -> list[ServerResult]:
+    """Every target's session on one server (they share its command, environment and folder), their rounds played
+    at once: a host connection per session; the sessions' jurors spread over ``load_processes`` load processes
+    (whole sessions each).  ``name_sessions``: every connection names its session on its URL (``?session=``), so
+    that nginx routes it to the process owning the session."""
     import aiohttp
 
-    result = ServerResult(target.name, len(target.tokens))
+    first = targets[0]
+    results = [ServerResult(target.name, len(target.tokens)) for target in targets]
+    shares = [list(range(len(targets)))[n::load_processes] for n in range(min(load_processes, len(targets)))]
     context = multiprocessing.get_context("spawn")
-    with serve(target.command, target.env, target.folder) as served:
-        result.rss_idle = served.memory_mib()
-        parent, child = context.Pipe()
-        worker = context.Process(target=load_process, args=(child, served.url, target.tokens, seed), daemon=True)
-        worker.start()
+    with serve(first.command, first.env, first.folder) as served:
+        for result in results:
+            result.rss_idle = served.memory_mib()
+        pipes, workers = [], []
         try:
-            message = _expect(parent, "connected", 60 + len(target.tokens) * 0.05)
-            result.connect_seconds, result.connected, result.connect_failures = message[1], message[2], message[3]
-            result.rss_connected = served.memory_mib()
-            cookie = target.host_cookie(served.url)
+            for share in shares:
+                parent, child = context.Pipe()
+                groups = [(targets[i].host_auth["code"] if name_sessions else None, targets[i].tokens) for i in share]
+                worker = context.Process(target=load_process, args=(child, served.url, groups, seed), daemon=True)
+                worker.start()
+                workers.append(worker)
+                pipes.append(parent)
+            jurors = sum(len(target.tokens) for target in targets)  # every load process's connect at once
+            for parent, share in zip(pipes, shares):
+                message = _expect(parent, "connected", 60 + jurors * 0.05)
+                for i, count in zip(share, message[2]):
+                    results[i].connect_seconds, results[i].connected = message[1], count
+                    results[i].connect_failures = message[3]
+            for result in results:
+                result.rss_connected = served.memory_mib()
+            cookie = first.host_cookie(served.url)
 
             async def drive() -> None:
                 async with aiohttp.ClientSession() as http:
-                    host = LeanClient(http, served.url, target.host_auth, {"Cookie": cookie})
-                    await host.connect()
+                    hosts = [
+                        LeanClient(
+                            http,
+                            served.url,
+                            target.host_auth,
+                            {"Cookie": cookie},
+                            session=target.host_auth["code"] if name_sessions else None,
+                        )
+                        for target in targets
+                    ]
+                    await asyncio.gather(*(host.connect() for host in hosts))
                     for number, kind in enumerate(rounds, start=1):
-                        questions, aliases, spacing = await host_moves(host, target, number)
-                        window = 0.0 if kind == "burst" else window_for(len(target.tokens))
-                        await asyncio.sleep(0.5)  # the opening status reaches every juror
-                        spy = start_profile(served.process.pid, profile, f"{target.name}-{len(target.tokens)}-{kind}")
-                        cpu, _ = served.cpu_seconds(), served.stall_ms(reset=True)
-                        go = time.monotonic() + GO_LEAD
-                        parent.send(
-                            {
-                                "kind": kind,
-                                "number": number,
-                                "go": go,
-                                "window": window,
-                                "questions": questions,
-                                "aliases": aliases,
-                                "spacing": spacing,
-                            }
-                        )
-                        report = (await asyncio.to_thread(_expect, parent, "done", window + 4 * CALL_TIMEOUT))[1]
-                        stall, cpu = served.stall_ms(), served.cpu_seconds() - cpu
-                        stop_profile(spy)
-                        write_trace(trace, f"{target.name}-{len(target.tokens)}-{kind}", report["trace"])
-                        reply = await close_round(host, target, number)
-                        result.rounds.append(
-                            RoundResult(
-                                kind,
-                                window,
-                                report["latencies"],
-                                report["acked"],
-                                report["errors"],
-                                report["last_ack"] - go,
-                                target.recorded(number, reply),
-                                cpu,
-                                stall,
-                                served.memory_mib(),
-                                report["client_stall"] * 1000,
-                            )
-                        )
-                    await host.close()
+                        played = await _play_round(targets, hosts, served, pipes, shares, number, kind, profile)
+                        for i, (target, item, report) in enumerate(zip(targets, *played)):
+                            if i == 0:
+                                write_trace(trace, f"{target.name}-{len(target.tokens)}-{kind}", report["trace"])
+                            results[i].rounds.append(item)
+                    await asyncio.gather(*(host.close() for host in hosts))
 
-            asyncio.run(asyncio.wait_for(drive(), 900))
+            asyncio.run(asyncio.wait_for(drive(), 900 + 60 * len(targets)))
         finally:
-            parent.send(None)
-            worker.join(30)
-            if worker.is_alive():
-                worker.kill()
-    return result
+            for parent, worker in zip(pipes, workers):
+                parent.send(None)
+                worker.join(30)
+                if worker.is_alive():
+                    worker.kill()
+    return results
+
+
+async def _play_round(
+    targets: list[Target],
+    hosts: list[LeanClient],
+    served,
+    pipes: list,
+    shares: list[list[int]],
+    number: int,
+    kind: str,
+    profile: str | None,
+) -> tuple[list[RoundResult], list[dict[str, Any]]]:
+    """Round ``number`` of every session at once: each host opens its vote, every load process gets one go, each
+    host closes its vote once every juror is done.  Per session, its result and its load process's report."""
+    first = targets[0]
+    opened = await asyncio.gather(*(host_moves(host, target, number) for host, target in zip(hosts, targets)))
+    window = 0.0 if kind == "burst" else window_for(len(first.tokens))
+    await asyncio.sleep(0.5)  # the opening status reaches every juror
+    spy = start_profile(served.process.pid, profile, f"{first.name}-{len(first.tokens)}-{kind}")
+    cpu, _ = served.cpu_seconds(), served.stall_ms(reset=True)
+    go = time.monotonic() + GO_LEAD
+    for parent, share in zip(pipes, shares):
+        sessions = [dict(zip(("questions", "aliases", "spacing"), opened[i])) for i in share]
+        parent.send({"kind": kind, "number": number, "go": go, "window": window, "sessions": sessions})
+    reports: list[dict[str, Any]] = [{} for _ in targets]
+    for parent, share in zip(pipes, shares):
+        done = (await asyncio.to_thread(_expect, parent, "done", window + 4 * CALL_TIMEOUT))[1]
+        for i, report in zip(share, done):
+            reports[i] = report
+    stall, cpu = served.stall_ms(), served.cpu_seconds() - cpu
+    stop_profile(spy)
+    replies = await asyncio.gather(*(close_round(host, target, number) for host, target in zip(hosts, targets)))
+    rss = served.memory_mib()
+    items = [
+        RoundResult(
+            kind,
+            window,
+            report["latencies"],
+            report["acked"],
+            report["errors"],
+            report["last_ack"] - go,
+            target.recorded(number, reply),
+            cpu,
+            stall,
+            rss,
+            report["client_stall"] * 1000,
+        )
+        for target, report, reply in zip(targets, reports, replies)
+    ]
+    return items, reports
 
 
 def _expect(parent, kind: str, timeout: float):

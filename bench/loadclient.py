@@ -22,9 +22,20 @@ class Refused(Exception):
 
 
 class LeanClient:
-    def __init__(self, http: aiohttp.ClientSession, url: str, auth: dict[str, Any], headers: dict | None = None):
+    def __init__(
+        self,
+        http: aiohttp.ClientSession,
+        url: str,
+        auth: dict[str, Any],
+        headers: dict | None = None,
+        session: str | None = None,
+    ):
+        """``session``: the join code to name on the URL (``?session=``), as the pages do, so that nginx routes the
+        connection to the process owning that session."""
         self.http, self.auth, self.headers = http, auth, headers or {}
         self.ws_url = url.replace("http://", "ws://", 1).rstrip("/") + "/socket.io/?EIO=4&transport=websocket"
+        if session is not None:
+            self.ws_url += f"&session={session}"
         self.ws: aiohttp.ClientWebSocketResponse | None = None
         self._acks: dict[int, asyncio.Future] = {}
         self._ids = itertools.count(1)
