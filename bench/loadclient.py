@@ -47,7 +47,11 @@ class LeanClient:
 
     async def connect(self, timeout: float = 30.0) -> None:
         self.ws = await self.http.ws_connect(
-            self.ws_url, headers=self.headers, timeout=timeout, autoping=True, max_msg_size=0
+            self.ws_url,
+            headers=self.headers,
+            timeout=aiohttp.ClientWSTimeout(ws_close=timeout),
+            autoping=True,
+            max_msg_size=0,
         )
         opening = await asyncio.wait_for(self.ws.receive_str(), timeout)
         if not opening.startswith("0"):
