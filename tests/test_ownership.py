@@ -192,3 +192,34 @@ def test_healthz_lists_the_sessions_served_by_join_code_to_the_host_only(app, db
     juror.client.disconnect()
     stage.client.disconnect()
     assert client.get("/healthz").get_json()["sessions"] == {}
+
+
+def test_ten_connections_arriving_at_once_at_a_guest_ask_the_owner_once_and_all_wait_for_its_answer(two, monkeypatch):
+    a, b = two
+    monkeypatch.setattr(ownership_module, "SPLIT_WAIT_SECONDS", 0.5)
+    a.connect(7)
+    sent: list[dict[str, Any]] = []  # everything b published, kept past the relays
+    b.ownership._publish = lambda message: (sent.append(message), b.published.append(message))
+    start = threading.Barrier(10)
+    settled: list[bool] = []
+
+    def arrive() -> None:
+        start.wait()
+        b.connect(7)
+        settled.append(7 in b.ownership.guest_of)  # none reads its snapshot before the arrival is settled
+
+    threads = [threading.Thread(target=arrive) for _ in range(10)]
+    for thread in threads:
+        thread.start()
+    for _ in range(100):  # the owner answers the one split it was sent, as its listener would
+        if b.published:
+            relay(b, a)
+            relay(a, b)
+            break
+        threading.Event().wait(0.01)
+    for thread in threads:
+        thread.join(timeout=10)
+    assert settled == [True] * 10
+    assert sent == [{"kind": "split", "session": 7, "from": "b"}]  # asked once, for all ten
+    assert a.ownership.guests[7] == {"b"} and not a.ownership.local(7)
+    assert b.connections[7] == 10
