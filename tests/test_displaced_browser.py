@@ -162,6 +162,13 @@ def test_the_open_link_starts_a_juror_of_ones_own(browser, served, finished, db_
     page.wait_for_url(f"{served.url}/platform-done?cc=*", timeout=WAIT_MS)
     _id, code, _passed, _votes, _sheet = stored_task(db_factory, juror_url.rsplit("/", 1)[1])
     assert page.url == f"{served.url}/platform-done?cc={code}"
+    with db_factory() as db:  # the ids Prolific put on the link came through Start
+        juror = db.scalar(select(Juror).where(Juror.completion_code == code))
+        assert (juror.participant_id, juror.platform_study_id, juror.platform_session_id) == (
+            "5f8a1b2c3d4e5f6a7b8c9d0e",
+            "S1",
+            "X1",
+        )
     # the same browser opens the link again: its own juror, the code and the way back shown
     page.goto(f"{served.url}/jury/open/{token}")
     assert page.url == juror_url

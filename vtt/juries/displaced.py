@@ -35,7 +35,6 @@ class DisplacedJuror:
     label: str
     token: str
     browser_key: str | None = None  # an open link's arrival: the cookie that finds this juror again
-    returning: bool = False  # an open link's arrival who had a juror already: this one, nothing made
 
 
 def judgeable(db: Session, vtt_session: VttSession) -> list[int]:
@@ -130,7 +129,7 @@ def arrive(db: Session, token: str, arrival: Arrival | None = None) -> Displaced
     check_arrival(link_ids(link), arrival)
     known = returning_juror(db, link, arrival)
     if known is not None:
-        return DisplacedJuror(known.label, known.token, known.browser_key, returning=True)
+        return DisplacedJuror(known.label, known.token, known.browser_key)
     check_link(db, link)
     (number,) = _next_numbers(db, link.session_id, 1)
     return _new_juror(db, link.session_id, link, number, arrival)
