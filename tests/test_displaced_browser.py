@@ -1,7 +1,7 @@
 """A displaced juror in Chromium on a phone (390 px): their link opens the finished session's rounds one at a time;
 they fill a sheet line, answer the attention line, vote in each round and get their completion code; a reload
 restores it all from the snapshot; nothing scrolls sideways.  And the open link: Start makes a juror and opens
-their page.  Screenshots go to VTT_SCREENSHOTS."""
+their page, and Finish sends them back to the crowd platform with their code.  Screenshots go to VTT_SCREENSHOTS."""
 
 from __future__ import annotations
 
@@ -133,12 +133,15 @@ def test_a_displaced_juror_judges_every_round_on_a_phone_and_a_reload_keeps_it(
 
 
 def test_the_open_link_starts_a_juror_of_ones_own(browser, served, finished, db_factory, tmp_path):
+    """From a crowd platform (Prolific's ids on the link): Start makes a juror, Finish sends them back to the
+    platform's completion URL with their code, and the link opened again is their own juror, not another."""
+    platform = f"{served.url}/platform-done?cc={{code}}"  # any http address: the server sends the juror there
     with db_factory() as db:
-        link = open_link(db, db.get(VttSession, finished.session_id), 1, "2")
+        link = open_link(db, db.get(VttSession, finished.session_id), 1, "2", complete_url=platform)
         db.commit()
         token = link.token
     page = browser.new_page(viewport=PHONE)
-    page.goto(f"{served.url}/jury/open/{token}")
+    page.goto(f"{served.url}/jury/open/{token}?PROLIFIC_PID=5f8a1b2c3d4e5f6a7b8c9d0e&STUDY_ID=S1&SESSION_ID=X1")
     assert "about 1 round" in page.inner_text("main")
     no_sideways_scroll(page)
     page.click("#start")
@@ -146,10 +149,31 @@ def test_the_open_link_starts_a_juror_of_ones_own(browser, served, finished, db_
     wait_connected(page)
     page.wait_for_selector("#round:not([hidden]) .displaced-question", timeout=WAIT_MS)
     assert page.inner_text("#phase") == "Round 1 of 1" and page.inner_text("#me") == "You are juror D001."
+    juror_url = page.url
     # the cap (1) is reached: the next visitor is told, with 410
     other = browser.new_page(viewport=LAPTOP)
     reply = other.goto(f"{served.url}/jury/open/{token}")
     assert reply.status == 410 and "This jury is full" in other.inner_text("#refusal")
+    # round 2, abstained: Finish goes to the platform with the juror's code
+    page.locator("#vote-form .suspects label").last.click()
+    page.click("#vote-submit")
+    page.wait_for_function("!document.getElementById('next').disabled", timeout=WAIT_MS)
+    page.click("#next")
+    page.wait_for_url(f"{served.url}/platform-done?cc=*", timeout=WAIT_MS)
+    _id, code, _passed, _votes, _sheet = stored_task(db_factory, juror_url.rsplit("/", 1)[1])
+    assert page.url == f"{served.url}/platform-done?cc={code}"
+    with db_factory() as db:  # the ids Prolific put on the link came through Start
+        juror = db.scalar(select(Juror).where(Juror.completion_code == code))
+        assert (juror.participant_id, juror.platform_study_id, juror.platform_session_id) == (
+            "5f8a1b2c3d4e5f6a7b8c9d0e",
+            "S1",
+            "X1",
+        )
+    # the same browser opens the link again: its own juror, the code and the way back shown
+    page.goto(f"{served.url}/jury/open/{token}")
+    assert page.url == juror_url
+    page.wait_for_selector("#done:not([hidden])", timeout=WAIT_MS)
+    assert page.inner_text("#completion-code") == code and page.is_visible("#return")
     page.close()
     other.close()
 

@@ -88,8 +88,11 @@ def test_the_open_link_makes_a_juror_only_when_start_is_pressed(app, db_factory,
         juror = db.scalar(select(Juror).where(Juror.token == juror_token))
         assert (juror.label, juror.jury, juror.rounds) == ("D001", Jury.DISPLACED, [2])
     assert "js/displaced.js" in client.get(started.headers["Location"]).get_data(as_text=True)
-    assert post_form(client, f"/jury/open/{token}", f"/jury/open/{token}").status_code == 302
-    full = client.get(f"/jury/open/{token}")
+    other = (
+        app.test_client()
+    )  # another person (Start again in the first browser is its juror: tests/test_crowd_links.py)
+    assert post_form(other, f"/jury/open/{token}", f"/jury/open/{token}").status_code == 302
+    full = app.test_client().get(f"/jury/open/{token}")
     assert full.status_code == 410 and "This jury is full" in full.get_data(as_text=True)
     assert 'id="start"' not in full.get_data(as_text=True)
 
@@ -117,11 +120,14 @@ def test_an_open_link_refuses_plainly_when_closed_unknown_or_early(app, db_facto
 
 def test_arrivals_from_one_address_are_rate_limited(app, db_factory, finished):
     token = make_link(db_factory, finished.session_id, None)
-    client = app.test_client()
-    csrf = form_token(client, f"/jury/open/{token}")
-    codes = [client.post(f"/jury/open/{token}", data={"csrf_token": csrf}).status_code for _ in range(21)]
+
+    def fresh_browser_start():  # one address, a new browser each time (one browser keeps its juror)
+        browser = app.test_client()
+        return browser.post(f"/jury/open/{token}", data={"csrf_token": form_token(browser, f"/jury/open/{token}")})
+
+    codes = [fresh_browser_start().status_code for _ in range(21)]
     assert codes == [302] * 20 + [429]
-    refused = client.post(f"/jury/open/{token}", data={"csrf_token": csrf})
+    refused = fresh_browser_start()
     assert refused.status_code == 429 and refused.headers["Retry-After"] == "60"
     assert "Try again in a minute" in refused.get_data(as_text=True)
     with db_factory() as db:

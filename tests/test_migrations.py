@@ -40,7 +40,7 @@ TABLES = {
     "event",
     "alembic_version",
 }
-HEAD = "0016"
+HEAD = "0017"
 
 
 def assert_schema_matches_models(url: str) -> None:
@@ -659,5 +659,45 @@ def test_displaced_and_ai_juries_and_the_way_back(empty_database_url) -> None:
         )
     downgrade(url, "0015")
     assert query(url, "SELECT id, label FROM juror ORDER BY id") == jurors
+    upgrade(url)
+    assert_schema_matches_models(url)
+
+
+# --- 0017: crowd platforms on an open displaced link ------------------------------------------------------------------
+
+
+def test_crowd_platform_ids_and_the_way_back(empty_database_url) -> None:
+    url = empty_database_url
+    upgrade(url, "0001")
+    insert_0001_data(url)
+    upgrade(url, "0016")
+    jurors = query(url, "SELECT id, label FROM juror ORDER BY id")
+    session_id = query(url, f"SELECT session_id FROM juror WHERE id = {jurors[0][0]}")[0][0]
+    execute(
+        url,
+        "INSERT INTO jury_link (session_id, token, cap, attention_check, created_at) "
+        "VALUES (:s, 'open-before', 5, false, CURRENT_TIMESTAMP)",
+        s=session_id,
+    )
+    upgrade(url)
+    assert_schema_matches_models(url)
+    # links made before read no participant id and send nobody anywhere; jurors before have no platform ids
+    assert query(url, "SELECT participant_param, study_param, session_param, complete_url FROM jury_link") == [
+        (None, None, None, None)
+    ]
+    assert query(
+        url, "SELECT participant_id, platform_study_id, platform_session_id, browser_key FROM juror ORDER BY id"
+    ) == [(None, None, None, None) for _ in jurors]
+    link_id = query(url, "SELECT id FROM jury_link")[0][0]
+    insert = (
+        "INSERT INTO juror (id, session_id, label, token, jury, link_id, participant_id, joined_at) "
+        "VALUES (:id, :s, :label, :token, 'displaced', :link, 'P1', CURRENT_TIMESTAMP)"
+    )
+    free = max(jid for jid, _ in jurors) + 1  # the 0001 data gives its ids: PostgreSQL's sequence has not moved
+    execute(url, insert, id=free, s=session_id, label="D001", token="t-one", link=link_id)
+    with pytest.raises(Exception, match="(?i)unique|constraint"):  # one juror per participant and link
+        execute(url, insert, id=free + 1, s=session_id, label="D002", token="t-two", link=link_id)
+    downgrade(url, "0016")
+    assert query(url, "SELECT id, label FROM juror ORDER BY id")[: len(jurors)] == jurors
     upgrade(url)
     assert_schema_matches_models(url)

@@ -408,7 +408,13 @@ class RoundAlias(Base):
 
 class Juror(Base):
     __tablename__ = "juror"
-    __table_args__ = (UniqueConstraint("session_id", "label"), UniqueConstraint("session_id", "id"))
+    __table_args__ = (
+        UniqueConstraint("session_id", "label"),
+        UniqueConstraint("session_id", "id"),
+        # an open link's one juror per crowd participant, and per browser (its cookie): a second Start finds it
+        UniqueConstraint("link_id", "participant_id"),
+        UniqueConstraint("link_id", "browser_key"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"))
@@ -425,6 +431,11 @@ class Juror(Base):
     completion_code: Mapped[str | None] = mapped_column(String(24))  # a displaced juror's, shown once all is voted
     attention_passed: Mapped[bool | None]  # a displaced juror's instructed-response line (None: not asked/answered)
     link_id: Mapped[int | None] = mapped_column(ForeignKey("jury_link.id", ondelete="SET NULL"))  # the open link
+    # the crowd platform's ids on the open link at arrival (vtt.juries.displaced.IdParams names the parameters)
+    participant_id: Mapped[str | None] = mapped_column(String(64))
+    platform_study_id: Mapped[str | None] = mapped_column(String(64))
+    platform_session_id: Mapped[str | None] = mapped_column(String(64))
+    browser_key: Mapped[str | None] = mapped_column(String(64))  # the open link's cookie in the juror's browser
     joined_at: Mapped[datetime] = mapped_column(default=utcnow)
     removed_at: Mapped[datetime | None]  # removed by the host: no link, no say, their votes left the tally
     device_check: Mapped[dict[str, Any] | None]  # the page's latest device check (host side only: vtt.engine.readiness)
@@ -585,6 +596,11 @@ class JuryLink(Base):
     attention_check: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     closed_at: Mapped[datetime | None]
+    # the query parameters a crowd platform passes its ids in (None: not read; Prolific's by default)
+    participant_param: Mapped[str | None] = mapped_column(String(40))
+    study_param: Mapped[str | None] = mapped_column(String(40))
+    session_param: Mapped[str | None] = mapped_column(String(40))
+    complete_url: Mapped[str | None] = mapped_column(String(2000))  # where the task's end sends the juror: {code}
 
 
 class JurorReply(Base):

@@ -2,7 +2,8 @@
 // juror's own pace. One round at a time: each question's clip, text and choices, the players' answers under the
 // round's aliases in the recorded order with a judgment-sheet line each (saved as the juror types, drafts kept in
 // localStorage until acknowledged), an attention line among the first round's lines where the snapshot has one,
-// then the round's vote and "Next round"; at the end the completion code. A reload or a reconnect rebuilds all of it
+// then the round's vote and "Next round"; at the end the completion code (and, where the host set a completion URL,
+// the way back to the crowd platform with it). A reload or a reconnect rebuilds all of it
 // from the snapshot.
 import { Connection, boot, format, h, newId, strings } from "./client.js";
 import { ClipScreen, screenRendition } from "./screening.js";
@@ -363,10 +364,17 @@ function completed(reply) {
 node("next").addEventListener("click", () => {
   const index = indexOf(place);
   if (index < rounds().length - 1) { go(rounds()[index + 1].round); return; }
-  if (view.me.completion_code) { go("done"); return; }
+  if (view.me.completion_code) { finish(); return; }
   const open = rounds().find((card) => !votesOf(card.round).length);  // not done: where something is missing
   go(open ? open.round : attentionRound() ?? place);
 });
+// Finish: the code, and where the host set a completion URL, the crowd platform with it (the server redirects).
+function finish() {
+  go("done");
+  const platform = node("return");
+  if (platform) window.location.assign(platform.href);
+}
+
 node("back").addEventListener("click", () => {
   const index = indexOf(place);
   if (index > 0) go(rounds()[index - 1].round);

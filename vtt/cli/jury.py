@@ -129,6 +129,23 @@ def jury_ai(
 )
 @click.option("--rounds", default=None, help="The rounds each juror judges, e.g. 1,3 (default: every round).")
 @click.option("--attention", is_flag=True, help="Add an instructed-response line (an attention check).")
+@click.option(
+    "--complete-url",
+    default=None,
+    metavar="URL",
+    help="Where the end of the task sends each juror, with their completion code in place of {code} "
+    "(e.g. 'https://app.prolific.com/submissions/complete?cc={code}').",
+)
+@click.option(
+    "--participant-param",
+    default="PROLIFIC_PID",
+    show_default=True,
+    help="With --open: the query parameter that carries the crowd platform's participant id ('': not read).",
+)
+@click.option("--study-param", default="STUDY_ID", show_default=True, help="With --open: the study id's ('': none).")
+@click.option(
+    "--session-param", default="SESSION_ID", show_default=True, help="With --open: the platform session id's."
+)
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the links as CSV.")
 @click.option("--base-url", help="What the links start with (default: VTT_BASE_URL, else the running server's).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: jurors [{label, token, url}].")
@@ -138,18 +155,25 @@ def displaced(
     open_cap: int | None,
     rounds: str | None,
     attention: bool,
+    complete_url: str | None,
+    participant_param: str,
+    study_param: str,
+    session_param: str,
     csv_path: Path | None,
     base_url: str | None,
     as_json: bool,
 ) -> None:
-    """Make a displaced jury for the finished session CODE: N jurors with their links, or an open link."""
+    """Make a displaced jury for the finished session CODE: N jurors with their links, or an open link (for a crowd
+    platform: one juror per participant, found again by the platform's participant id or the browser)."""
     from sqlalchemy import select
 
+    from ..juries.crowd import IdParams
     from ..juries.displaced import JuryError, create_jurors, links_csv, open_link
     from ..models import VttSession
 
     if (count is None) == (open_cap is None):
         raise click.UsageError("give either --jurors N or --open CAP")
+    ids = IdParams(participant_param, study_param, session_param)
     base = cli_base_url(base_url)
     with db_factory()() as db:
         vtt_session = db.scalar(select(VttSession).where(VttSession.join_code == code.strip().upper()))
@@ -157,21 +181,19 @@ def displaced(
             fail(click.ClickException(f"no session has the code {code!r}"))
         try:
             if count is not None:
-                made = create_jurors(db, vtt_session, count, rounds, attention)
+                made = create_jurors(db, vtt_session, count, rounds, attention, complete_url)
                 db.commit()
             else:
-                link = open_link(db, vtt_session, open_cap or None, rounds, attention)
+                link = open_link(
+                    db, vtt_session, open_cap or None, rounds, attention, ids=ids, complete_url=complete_url
+                )
                 db.commit()
+                ids = IdParams(link.participant_param, link.study_param, link.session_param)
         except JuryError as error:
             db.rollback()
             fail(click.ClickException(error.message))
     if open_cap is not None:
-        url = f"{base}/jury/open/{link.token}"
-        if as_json:
-            click.echo(json.dumps({"open_url": url, "cap": link.cap, "rounds": link.rounds}))
-        else:
-            cap = f"up to {link.cap:,} jurors" if link.cap else "no cap"
-            click.echo(f"Open displaced link for session {vtt_session.join_code} ({cap}):\n  {url}")
+        _print_open_link(f"{base}/jury/open/{link.token}", vtt_session.join_code, link, ids, as_json)
         return
     if csv_path is not None:
         csv_path.write_text(links_csv(made, base), encoding="utf-8")
@@ -184,3 +206,16 @@ def displaced(
         click.echo(f"  {juror.label}  {base}/jury/{juror.token}")
     if csv_path is not None:
         click.echo(f"Links written to {csv_path}")
+
+
+def _print_open_link(url: str, session_code: str, link, ids, as_json: bool) -> None:
+    if as_json:
+        shown = {"open_url": url, "cap": link.cap, "rounds": link.rounds, "complete_url": link.complete_url}
+        click.echo(json.dumps({**shown, "participant_params": ids.as_dict()}))
+        return
+    cap = f"up to {link.cap:,} jurors" if link.cap else "no cap"
+    click.echo(f"Open displaced link for session {session_code} ({cap}):\n  {url}")
+    read = [f"{what} id from {name}" for what, name in ids.as_dict().items() if name]
+    click.echo(f"Reads the {', '.join(read)} on the link." if read else "Reads no participant id from the link.")
+    if link.complete_url:
+        click.echo(f"The end of the task sends each juror to {link.complete_url} (their code in place of {{code}}).")

@@ -1,9 +1,10 @@
 """A displaced jury: people judging a finished session's rounds later, online, each through a link of their own.
 
 The host (``vtt jury displaced``, the session page) creates N jurors at once (their links as a list or a CSV for
-a crowd platform) or an open link with a cap: each arrival gets a juror of their own
-(:func:`arrive`).  Jurors are labelled D001, D002, ... and judge with the ``displaced`` jury: the live tally, the
-stage and the round verdicts never count them (``vtt.engine.displaced`` decides their actions).
+a crowd platform) or an open link with a cap: each person who arrives gets a juror of their own (:func:`arrive`;
+found again by the crowd platform's participant id or the browser's key, :mod:`vtt.juries.crowd`).  Jurors are
+labelled D001, D002, ... and judge with the ``displaced`` jury: the live tally, the stage and the round verdicts
+never count them (``vtt.engine.displaced`` decides their actions).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..kinds import Jury
 from ..models import Juror, JuryLink, SessionStatus, VttSession
 from ..persistence.load import load_state
 from ..persistence.queries import assignments
+from .crowd import PROLIFIC, Arrival, IdParams, check_arrival, check_complete_url, new_browser_key
 from .rounds import JuryError, chosen_rounds, finished_state
 
 LABEL_PREFIX = "D"
@@ -32,6 +34,7 @@ MAX_CAP = 1_000_000
 class DisplacedJuror:
     label: str
     token: str
+    browser_key: str | None = None  # an open link's arrival: the cookie that finds this juror again
 
 
 def judgeable(db: Session, vtt_session: VttSession) -> list[int]:
@@ -40,11 +43,18 @@ def judgeable(db: Session, vtt_session: VttSession) -> list[int]:
 
 
 def create_jurors(
-    db: Session, vtt_session: VttSession, count: int, rounds: str | list[int] | None = None, attention: bool = False
+    db: Session,
+    vtt_session: VttSession,
+    count: int,
+    rounds: str | list[int] | None = None,
+    attention: bool = False,
+    complete_url: str | None = None,
 ) -> list[DisplacedJuror]:
-    """``count`` displaced jurors of a finished session, each with a link of their own (written, not committed)."""
+    """``count`` displaced jurors of a finished session, each with a link of their own (written, not committed);
+    with ``complete_url`` the end of their task sends them there with their code."""
     if not 1 <= count <= MAX_CREATED:
         raise JuryError(f"the number of jurors must be from 1 to {MAX_CREATED:,}", "bad_count")
+    complete_url = check_complete_url(complete_url) if complete_url else None
     numbers = chosen_rounds(rounds, judgeable(db, vtt_session))
     now = datetime.now(UTC)
     # The jurors made together share a closed link: it keeps their rounds and attention line, and admits nobody.
@@ -56,10 +66,13 @@ def create_jurors(
         attention_check=attention,
         created_at=now,
         closed_at=now,
+        complete_url=complete_url,
     )
     db.add(link)
     db.flush()
-    return [_new_juror(db, vtt_session.id, link, number) for number in _next_numbers(db, vtt_session.id, count)]
+    return [
+        _new_juror(db, vtt_session.id, link, number, Arrival()) for number in _next_numbers(db, vtt_session.id, count)
+    ]
 
 
 def open_link(
@@ -68,29 +81,70 @@ def open_link(
     cap: int | None,
     rounds: str | list[int] | None = None,
     attention: bool = False,
+    *,
+    ids: IdParams = PROLIFIC,
+    complete_url: str | None = None,
 ) -> JuryLink:
-    """An open displaced link: each arrival becomes a juror of their own until ``cap`` have come."""
+    """An open displaced link: each person who arrives becomes a juror of their own until ``cap`` have come.  The
+    crowd platform's ids are read from the query parameters ``ids`` names; with ``complete_url`` the end of the task
+    sends the juror there with their code."""
     if cap is not None and not 1 <= cap <= MAX_CAP:
         raise JuryError(f"the cap must be from 1 to {MAX_CAP:,} jurors (or none)", "bad_cap")
+    ids = ids.checked()
+    complete_url = check_complete_url(complete_url) if complete_url else None
     numbers = chosen_rounds(rounds, judgeable(db, vtt_session))
     link = JuryLink(
-        session_id=vtt_session.id, token=secrets.token_urlsafe(18), cap=cap, rounds=numbers, attention_check=attention
+        session_id=vtt_session.id,
+        token=secrets.token_urlsafe(18),
+        cap=cap,
+        rounds=numbers,
+        attention_check=attention,
+        participant_param=ids.participant,
+        study_param=ids.study,
+        session_param=ids.session,
+        complete_url=complete_url,
     )
     db.add(link)
     db.flush()
     return link
 
 
-def arrive(db: Session, token: str) -> DisplacedJuror:
-    """Someone opened an open displaced link: their own juror (written, not committed), or why not.
+def link_ids(link: JuryLink) -> IdParams:
+    return IdParams(link.participant_param, link.study_param, link.session_param)
 
-    The link row is locked before the cap and the next label are read, so arrivals at one moment queue: PostgreSQL
-    by ``FOR UPDATE``; SQLite, which has no row locks, by taking the database's write lock first."""
+
+def arrive(db: Session, token: str, arrival: Arrival | None = None) -> DisplacedJuror:
+    """Someone pressed Start on an open displaced link: their own juror (written, not committed), or why not.  A
+    person who has one already (:func:`returning_juror`) gets it back, even once the link is full or closed: no
+    label, cap slot or completion code is used again.
+
+    The link row is locked before the returning juror, the cap and the next label are read, so arrivals at one
+    moment queue (two presses of one person find one juror): PostgreSQL by ``FOR UPDATE``; SQLite, which has no row
+    locks, by taking the database's write lock first."""
+    arrival = arrival or Arrival()
     _lock_for_write(db)
     link = db.scalar(select(JuryLink).where(JuryLink.token == token).with_for_update())
+    if link is None:
+        check_link(db, link)
+    check_arrival(link_ids(link), arrival)
+    known = returning_juror(db, link, arrival)
+    if known is not None:
+        return DisplacedJuror(known.label, known.token, known.browser_key)
     check_link(db, link)
     (number,) = _next_numbers(db, link.session_id, 1)
-    return _new_juror(db, link.session_id, link, number)
+    return _new_juror(db, link.session_id, link, number, arrival)
+
+
+def returning_juror(db: Session, link: JuryLink, arrival: Arrival) -> Juror | None:
+    """The juror ``arrival`` already has at ``link``, if any.  With a participant id, it alone says who came (a shared
+    computer's browser is not its participant); without one, the browser's key does."""
+    if arrival.participant_id is not None:
+        found = Juror.participant_id == arrival.participant_id
+    elif arrival.browser_key is not None:
+        found = Juror.browser_key == arrival.browser_key
+    else:
+        return None
+    return db.scalar(select(Juror).where(Juror.link_id == link.id, found))
 
 
 def _lock_for_write(db: Session) -> None:
@@ -146,6 +200,13 @@ class Progress:
     per_link: dict[int, tuple[int, int]]  # link id -> (jurors, finished)
 
 
+def finished_task(db: Session, juror: Juror) -> bool:
+    """Whether displaced ``juror`` has done their task (every round voted, the attention line answered): their
+    completion code was shown."""
+    task = assignments(db, juror.session_id, [juror.id]).get(juror.id)
+    return task is not None and task.done(load_state(db, juror.session_id))
+
+
 def progress(db: Session, vtt_session: VttSession) -> Progress:
     ids = list(db.scalars(select(Juror.id).where(Juror.session_id == vtt_session.id, Juror.jury == Jury.DISPLACED)))
     if not ids:
@@ -189,7 +250,12 @@ def _label(number: int) -> str:
     return f"{LABEL_PREFIX}{number:03d}"
 
 
-def _new_juror(db: Session, session_id: int, link: JuryLink, number: int) -> DisplacedJuror:
+def _new_juror(db: Session, session_id: int, link: JuryLink, number: int, arrival: Arrival) -> DisplacedJuror:
+    key = None
+    if not is_batch(link):  # the browser's key unless another juror of the link holds it (a participant before)
+        key = arrival.browser_key
+        if key is None or db.scalar(select(Juror.id).where(Juror.link_id == link.id, Juror.browser_key == key)):
+            key = new_browser_key()
     juror = Juror(
         session_id=session_id,
         label=_label(number),
@@ -198,6 +264,10 @@ def _new_juror(db: Session, session_id: int, link: JuryLink, number: int) -> Dis
         rounds=link.rounds,
         completion_code=secrets.token_hex(4).upper(),
         link_id=link.id,
+        participant_id=arrival.participant_id,
+        platform_study_id=arrival.study_id,
+        platform_session_id=arrival.session_id,
+        browser_key=key,
     )
     db.add(juror)
-    return DisplacedJuror(juror.label, juror.token)
+    return DisplacedJuror(juror.label, juror.token, key)

@@ -206,6 +206,11 @@ EXPORT_TABLES = (
             "rounds": lambda j, _: ";".join(map(str, j.rounds)) if j.rounds else None,
             "attention_passed": lambda j, _: j.attention_passed,
             "completion_code": lambda j, _: j.completion_code,
+            # the crowd platform's ids on the open link (PROLIFIC_PID, STUDY_ID, SESSION_ID or the link's own
+            # names): pair each submission's participant id with its completion code
+            "participant_id": lambda j, _: j.participant_id,
+            "platform_study_id": lambda j, _: j.platform_study_id,
+            "platform_session_id": lambda j, _: j.platform_session_id,
         },
     ),
     ExportTable(

@@ -8,9 +8,10 @@ crowd platforms fetch links to preview them).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, flash, make_response, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel import ngettext
@@ -21,6 +22,7 @@ from sqlalchemy.orm import Session
 from ..access.admission import admit_arrival
 from ..engine.actions import Refusal
 from ..extensions import request_db
+from ..juries.crowd import PROLIFIC, BadPlatformId, IdParams, completion_url, new_browser_key, read_arrival
 from ..juries.displaced import (
     MAX_CAP,
     MAX_CREATED,
@@ -30,13 +32,17 @@ from ..juries.displaced import (
     check_link,
     close_link,
     create_jurors,
+    finished_task,
     is_batch,
     judgeable,
+    link_ids,
     link_jurors,
     links_csv,
     open_link,
     progress,
+    returning_juror,
 )
+from ..kinds import Jury
 from ..models import Juror, JuryLink, SessionStatus, VttSession
 from .auth import host_required
 from .joinurl import join_base_url
@@ -44,6 +50,9 @@ from .joinurl import join_base_url
 bp = Blueprint("juries", __name__)
 
 SHOWN_LINKS = 100  # the links of a batch just made, on the session page (all of them: the CSV)
+ARRIVAL_COOKIE = "vtt_arrival"  # an open link's browser key (one per link: the cookie's path is the link's)
+ARRIVAL_COOKIE_SECONDS = 90 * 24 * 3600  # a crowd study's weeks, and a late return
+DEFAULT_NAMES = (PROLIFIC.participant, PROLIFIC.study, PROLIFIC.session)
 
 # Why nobody can arrive at an open link now, as its page says it, and the page's HTTP status.
 LINK_REFUSALS = {
@@ -61,6 +70,7 @@ def displaced_page(juror: Juror):
     """A displaced juror's own page (``/jury/<token>``): the finished session's rounds at their own pace.  Before
     the session has finished, or once the host withdrew the link, the page says so (the socket refuses it too)."""
     finished = juror.session.status is SessionStatus.FINISHED
+    link = request_db().get(JuryLink, juror.link_id) if juror.link_id is not None else None
     return render_template(
         "live/displaced.html",
         auth={"token": juror.token},
@@ -69,6 +79,8 @@ def displaced_page(juror: Juror):
         title=juror.session.name,
         finished=finished,
         removed=juror.removed_at is not None,
+        # the end of the task sends the juror back to the crowd platform (through the server: :func:`completion`)
+        complete=url_for("juries.completion", token=juror.token) if link is not None and link.complete_url else None,
     )
 
 
@@ -77,27 +89,60 @@ def displaced_page(juror: Juror):
 
 @bp.route("/jury/open/<token>", methods=["GET", "POST"])
 def open_link_page(token: str):
-    """An open displaced link: what judging is, and Start (a POST: each press makes a juror of their own)."""
+    """An open displaced link: what judging is, and Start (a POST: it makes the person's juror).  Someone who has a
+    juror of this link already (the platform's participant id on the link, or this browser's cookie) is sent to it,
+    whether they open the link or press Start, even once the link is full or closed."""
     db = request_db()
     link = db.scalar(select(JuryLink).where(JuryLink.token == token[:64]))
+    if link is None:
+        return _refused_link(JuryError("this link is not valid", "bad_link"))
+    try:
+        arrival = read_arrival(link_ids(link), request.args, request.cookies.get(ARRIVAL_COOKIE))
+    except BadPlatformId as error:
+        return _bad_id(error)
+    known = returning_juror(db, link, arrival)
+    if known is not None:
+        return _to_juror(link, known.token, known.browser_key)
     try:
         check_link(db, link)
     except JuryError as error:
         return _refused_link(error)
+    key = arrival.browser_key or new_browser_key()
     if request.method == "POST":
         try:
             admit_arrival(get_remote_address())
         except Refusal:
             message = _("Too many people started from your network just now. Try again in a minute.")
-            return _open_page(link, error=message), 429, {"Retry-After": "60"}
+            return _with_key(link, _open_page(link, error=message), key), 429, {"Retry-After": "60"}
         try:
-            made = arrive(db, link.token)
+            made = arrive(db, link.token, replace(arrival, browser_key=key))
             db.commit()
         except JuryError as error:  # filled or closed meanwhile
             db.rollback()
             return _refused_link(error)
-        return redirect(url_for("live.juror_page", token=made.token))
-    return _open_page(link)
+        return _to_juror(link, made.token, made.browser_key)
+    return _with_key(link, _open_page(link), key)
+
+
+def _with_key(link: JuryLink, body, key: str | None) -> Response:
+    """``body`` as a response carrying the browser's key for this link: an HttpOnly cookie sent back only to this
+    link's address, so that Start pressed twice (or the link opened again) finds the juror it made."""
+    response = make_response(body)
+    if key is not None:
+        response.set_cookie(
+            ARRIVAL_COOKIE,
+            key,
+            max_age=ARRIVAL_COOKIE_SECONDS,
+            path=url_for("juries.open_link_page", token=link.token),
+            secure=request.is_secure,
+            httponly=True,
+            samesite="Lax",
+        )
+    return response
+
+
+def _to_juror(link: JuryLink, juror_token: str, key: str | None) -> Response:
+    return _with_key(link, redirect(url_for("live.juror_page", token=juror_token)), key)
 
 
 def _open_page(link: JuryLink, error: str | None = None):
@@ -109,6 +154,32 @@ def _open_page(link: JuryLink, error: str | None = None):
 def _refused_link(error: JuryError):
     message, status = LINK_REFUSALS.get(error.code, (error.message, 409))
     return render_template("live/displaced_open.html", s=None, rounds=0, error=str(message), refused=True), status
+
+
+def _bad_id(error: BadPlatformId):
+    message = _(
+        "The participant id on this link (%(parameter)s) is not valid: up to 64 letters, digits, '.', '_' or '-'. "
+        "Open the task again from the platform that sent you here.",
+        parameter=error.parameter,
+    )
+    return render_template("live/displaced_open.html", s=None, rounds=0, error=message, refused=True), 400
+
+
+@bp.get("/jury/<token>/complete")
+def completion(token: str):
+    """The end of a displaced juror's task: to the host's completion URL with their code.  The address is the link's,
+    checked when it was made; nothing in the request chooses it."""
+    db = request_db()
+    juror = db.scalar(select(Juror).where(Juror.token == token[:64], Juror.jury == Jury.DISPLACED))
+    link = db.get(JuryLink, juror.link_id) if juror is not None and juror.link_id is not None else None
+    if link is None or not link.complete_url:
+        abort(404, description=_("This juror link is not valid. Ask the host for yours."))
+    if juror.removed_at is not None:
+        abort(410, description=_("This link was withdrawn by the host."))
+    if not finished_task(db, juror):
+        message = _("You have not finished yet: vote in every round first, then press Finish.")
+        return render_template("live/displaced_open.html", s=None, rounds=0, error=message, refused=True), 409
+    return redirect(completion_url(link.complete_url, juror.completion_code), 302)
 
 
 # --- the host's card ---------------------------------------------------------------------------------------------
@@ -167,6 +238,15 @@ def _task() -> tuple[str | None, bool]:
     return request.form.get("rounds", "").strip()[:200] or None, request.form.get("attention") == "1"
 
 
+def _crowd() -> tuple[IdParams, str | None]:
+    """The open-link form's parameter names (a field left out: Prolific's; empty: not read) and completion URL."""
+    names = [
+        request.form.get(field, default)[:100]
+        for field, default in zip(("participant_param", "study_param", "session_param"), DEFAULT_NAMES, strict=True)
+    ]
+    return IdParams(*names), request.form.get("complete_url", "")[:4000].strip() or None
+
+
 def _host_message(error: JuryError, vtt_session: VttSession) -> str:
     """A refusal of :mod:`vtt.juries.displaced` in the host's language."""
     if error.code == "bad_count":
@@ -178,6 +258,15 @@ def _host_message(error: JuryError, vtt_session: VttSession) -> str:
         return _("Give round numbers separated by commas, among %(rounds)s (empty: every round).", rounds=rounds)
     if error.code == "not_finished":
         return _("This session has not finished: it can be judged again once it has.")
+    if error.code == "bad_complete_url":
+        return _(
+            "The completion URL must be an http:// or https:// address of at most 2,000 characters, without spaces, "
+            "a user name or braces, with {code} in its path or query where the completion code goes."
+        )
+    if error.code == "bad_params":
+        return _(
+            "The parameter names are up to 40 letters, digits, '.', '_' or '-' each, all different (empty: not read)."
+        )
     if error.code == "nothing_to_judge":
         return _("This session has no round with revealed answers: there is nothing to judge.")
     return error.message
@@ -207,8 +296,9 @@ def make_open_link(session_id: int):
     """An open displaced link: each arrival gets a juror of their own, up to the cap (empty: no cap)."""
     db, vtt_session = request_db(), _session(session_id)
     rounds, attention = _task()
+    ids, complete_url = _crowd()
     try:
-        link = open_link(db, vtt_session, _whole("cap"), rounds, attention)
+        link = open_link(db, vtt_session, _whole("cap"), rounds, attention, ids=ids, complete_url=complete_url)
         db.commit()
     except JuryError as error:
         db.rollback()
