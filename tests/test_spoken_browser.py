@@ -137,16 +137,15 @@ def test_a_child_records_her_answer_the_host_hears_and_confirms_it_and_the_jury_
         )  # the browser reads it as audio
         item.get_by_role("button", name="Suggest a transcript").click()
         host.wait_for_function(
-            "document.querySelector('.spoken-suggestion').textContent.startsWith('No speech heard')",
-            timeout=WAIT_MS * 4,
+            "document.querySelector('.spoken-suggestion').textContent.startsWith('Heard:')", timeout=WAIT_MS * 4
         )
         suggestion = item.locator(".spoken-suggestion").inner_text()
-        # the fake microphone beeps: once "Heard: “gervais” ... Sure (100 %)", now no speech heard (and no figure)
-        assert "pocketsphinx" in suggestion and "%" not in suggestion, suggestion
+        assert "pocketsphinx" in suggestion
+        # how sure, in the words of the level measured for pocketsphinx (vtt/transcribe/levels.py), not its own figure
+        assert suggestion.endswith("Unsure: listen and retype.") and "%" not in suggestion, suggestion
         host.reload()  # the console reloaded (or another one) gets the suggestion with the take
         host.wait_for_function(
-            "(document.querySelector('.spoken-suggestion') || {}).textContent?.startsWith('No speech heard')",
-            timeout=WAIT_MS,
+            "(document.querySelector('.spoken-suggestion') || {}).textContent?.startsWith('Heard:')", timeout=WAIT_MS
         )
         assert item.locator(".spoken-suggestion").inner_text() == suggestion
 
