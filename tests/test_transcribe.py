@@ -326,7 +326,12 @@ def test_the_speech_check_finds_a_voice_in_speech_and_none_in_tones_noise_or_sil
     assert hear(bytes(32000)).reason == "silent"
     assert hear(pcm(SOUNDS["buzz (sawtooth 120 Hz)"]())).reason == "a steady pitch"
     assert hear(b"").speech is False and hear(b"\x01").speech is False
+    phrase = np.frombuffer(pcm16k(spoken), dtype="<i2").astype(np.float32) / 32768
     assert hear(pcm16k(spoken)).speech
+    assert hear((phrase * 0.05 * 32767).astype("<i2").tobytes()).speech  # said quietly: -38 dBFS at its loudest
+    noise = SOUNDS["pink noise #1"]()[::3][: len(phrase)]
+    noise *= np.sqrt(np.mean(phrase**2) / np.mean(noise**2) / 10)  # 10 dB below the voice
+    assert hear((np.clip(phrase + noise, -1, 1) * 32767).astype("<i2").tobytes()).speech  # in a noisy room
     word = subprocess.run(
         ["espeak-ng", "-v", "en-us+f3", "-p", "80", "--stdout", "two"], capture_output=True, check=True, timeout=60
     ).stdout

@@ -80,8 +80,9 @@ def hear(pcm: bytes) -> Hearing:
     """The voice in 16 kHz mono signed 16-bit PCM (as :func:`vtt.transcribe.audio.pcm16k` gives it)."""
     samples = np.frombuffer(pcm[: len(pcm) // 2 * 2], dtype="<i2").astype(np.float32) / 32768.0
     seconds = len(samples) / RATE
-    if len(samples) < FRAME:
-        return Hearing(seconds, _dbfs(np.mean(samples.astype(np.float64) ** 2)) if len(samples) else -120.0, 0.0, 0.0)
+    if len(samples) < FRAME:  # shorter than a frame (32 ms): no voice in it
+        loudest = float(_dbfs(np.mean(samples.astype(np.float64) ** 2))) if len(samples) else -120.0
+        return Hearing(seconds, loudest, 0.0, 0.0)
     count = 1 + (len(samples) - FRAME) // HOP
     levels, voiced, lags = [], [], []
     for start in range(0, count, BLOCK):
