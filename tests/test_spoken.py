@@ -412,6 +412,7 @@ def test_the_host_gets_a_transcript_suggestion_from_pocketsphinx(app, client, db
         reloaded = audiences.host_snapshot(load_state(db, people.session_id), [])  # after a restart too
         exported = export_tables(db, db.get(VttSession, people.session_id))["recordings.csv"]
         assert list(exported["transcript_confidence"]) == [body["confidence"]]  # the study sees how sure it was
+        assert list(exported["transcript_level"]) == ["unsure"]  # and what the host was shown
     assert reloaded["recordings"][str(question)][0]["suggestion"] == suggestion
     assert not host.last("answer")  # a suggestion is never an answer by itself
 
