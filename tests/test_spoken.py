@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from tests.support.audio import PHRASE, decoded, encode, said_wav, tone, webm
+from tests.support.audio import PHRASE, decoded, encode, said_wav, said_webm, tone, webm
 from tests.support.engine import AI, H1, H2, HOST, T0, Run, assert_blind, make_state
 from tests.support.live import client_id, connect_all, identity_leaks, make_session
 from tests.support.spoken import PLAYERS, upload
@@ -133,7 +133,13 @@ def test_a_transcript_suggestion_is_kept_with_its_take_for_every_host_console():
     item = state.current_question
     take = recorded(run, item.id)[-1].messages[0].payload
     assert take["suggestion"] is None  # nobody asked yet
-    heard = {"question": item.id, "player": H1, "file": take["file"], "backend": "pocketsphinx 5.1.1"}
+    heard = {
+        "question": item.id,
+        "player": H1,
+        "file": take["file"],
+        "backend": "pocketsphinx 5.1.1",
+        "level": "unsure",
+    }
     system = Actor("system")
 
     # only the server sends it (the transcription view): no host, player or juror connection can
@@ -146,15 +152,19 @@ def test_a_transcript_suggestion_is_kept_with_its_take_for_every_host_console():
     run.refuse(system, "transcribed", "bad_field", **{**heard, "backend": ""}, text="a dog", confidence=None)
     run.refuse(system, "transcribed", "no_recording", **{**heard, "player": H2}, text="a dog", confidence=None)
     run.refuse(system, "transcribed", "wrong_question", **{**heard, "question": 999}, text="a dog", confidence=None)
+    for level in ("maybe", None, 0.9, "none"):  # a level of TRANSCRIPT_LEVELS, and none only for an empty text
+        run.refuse(system, "transcribed", "bad_field", **{**heard, "level": level}, text="a dog", confidence=0.5)
+    run.refuse(system, "transcribed", "bad_field", **heard, text="", confidence=None)
 
     outcome = run.do(system, "transcribed", **heard, text="<img src=x onerror=alert(1)> a dog", confidence=0.42)[-1]
     [message] = outcome.messages
     assert (message.audience, message.event) == ("host", "recording")
     suggestion = {"text": "<img src=x onerror=alert(1)> a dog", "confidence": 0.42, "backend": "pocketsphinx 5.1.1"}
+    suggestion["level"] = "unsure"
     assert message.payload == {**take, "suggestion": suggestion}
     assert audiences.host_snapshot(state, [])["recordings"][str(item.id)] == [message.payload]
     assert item.id not in state.answers  # a suggestion is not an answer
-    run.do(system, "transcribed", **heard, text="", confidence=None)  # heard nothing: kept as such
+    run.do(system, "transcribed", **{**heard, "level": "none"}, text="", confidence=None)  # no speech: kept as such
     assert state.recordings[item.id][H1].suggestion.confidence is None
 
     # a new take has no suggestion; one for the old take is refused
@@ -393,14 +403,16 @@ def test_the_host_gets_a_transcript_suggestion_from_pocketsphinx(app, client, db
     heard = set(body["text"].split())
     assert len(heard & set(PHRASE.split())) >= 4, body["text"]
     assert 0 < body["confidence"] <= 1
-    suggestion = {key: body[key] for key in ("text", "confidence", "backend")}
+    assert body["level"] == "unsure"  # pocketsphinx's figure was never measured to mean more (vtt/transcribe/levels.py)
+    suggestion = {key: body[key] for key in ("text", "confidence", "backend", "level")}
     assert host.last("recording")["suggestion"] == suggestion  # every host console hears of it
     with db_factory() as db:
         row = db.scalar(select(Recording))
-        assert (row.transcript, row.transcript_confidence, row.transcribed_by) == tuple(suggestion.values())
+        assert (row.transcript, row.transcript_confidence, row.transcribed_by) == tuple(suggestion.values())[:3]
         reloaded = audiences.host_snapshot(load_state(db, people.session_id), [])  # after a restart too
         exported = export_tables(db, db.get(VttSession, people.session_id))["recordings.csv"]
         assert list(exported["transcript_confidence"]) == [body["confidence"]]  # the study sees how sure it was
+        assert list(exported["transcript_level"]) == ["unsure"]  # and what the host was shown
     assert reloaded["recordings"][str(question)][0]["suggestion"] == suggestion
     assert not host.last("answer")  # a suggestion is never an answer by itself
 
@@ -410,6 +422,25 @@ def test_the_host_gets_a_transcript_suggestion_from_pocketsphinx(app, client, db
         headers={"X-CSRFToken": _token(client.get(f"/host/sessions/{people.session_id}").data)},
     )
     assert off.status_code == 409 and "VTT_TRANSCRIBE" in off.get_json()["message"]
+
+
+def test_chromium_s_fake_microphone_gets_no_speech_heard_not_a_sure_transcript(app, client, tmp_path, spoken_session):
+    """Found: Chromium's fake microphone (a beep) was heard as "gervais" at confidence 1.0 and the card said "Sure
+    (100 %): check it as you listen".  Now the host gets no text and the level "none" (no speech heard)."""
+    from tests.support.paths import DATA
+
+    people, (host, *_rest) = spoken_session
+    question = host.last("question")["id"]
+    beep = (DATA / "chromium_fake_microphone.webm").read_bytes()
+    name = upload(app.test_client(), people.players["Mina"], question, beep).get_json()["file"]
+    suggested = client.post(
+        f"/host/sessions/{people.session_id}/recordings/{name}/transcribe",
+        headers={"X-CSRFToken": _token(client.get(f"/host/sessions/{people.session_id}").data)},
+    )
+    assert suggested.status_code == 200, suggested.get_json()
+    body = suggested.get_json()
+    assert (body["text"], body["confidence"], body["level"]) == ("", None, "none")
+    assert host.last("recording")["suggestion"]["level"] == "none"
 
 
 # --- the questions' language --------------------------------------------------------------------------------------
@@ -493,7 +524,8 @@ def test_a_hostile_or_broken_transcription_server_gives_clean_text_or_no_suggest
 
     people, (host, *_rest) = spoken_session
     question = host.last("question")["id"]
-    name = upload(app.test_client(), people.players["Mina"], question, webm(tmp_path)).get_json()["file"]
+    speech = said_webm(tmp_path).read_bytes()  # a tone is no speech: no server would be asked
+    name = upload(app.test_client(), people.players["Mina"], question, speech).get_json()["file"]
     token = _token(client.get(f"/host/sessions/{people.session_id}").data)
 
     def ask(reply):

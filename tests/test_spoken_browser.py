@@ -7,7 +7,6 @@ tests/test_spoken.py."""
 from __future__ import annotations
 
 import json
-import re
 from datetime import UTC, datetime
 
 import av
@@ -142,7 +141,8 @@ def test_a_child_records_her_answer_the_host_hears_and_confirms_it_and_the_jury_
         )
         suggestion = item.locator(".spoken-suggestion").inner_text()
         assert "pocketsphinx" in suggestion
-        assert re.search(r"(Sure|Not sure|A guess) \(\d+ %\)", suggestion), suggestion  # how sure, in words
+        # how sure, in the words of the level measured for pocketsphinx (vtt/transcribe/levels.py), not its own figure
+        assert suggestion.endswith("Unsure: listen and retype.") and "%" not in suggestion, suggestion
         host.reload()  # the console reloaded (or another one) gets the suggestion with the take
         host.wait_for_function(
             "(document.querySelector('.spoken-suggestion') || {}).textContent?.startsWith('Heard:')", timeout=WAIT_MS

@@ -18,7 +18,8 @@ import av
 import numpy as np
 import pytest
 
-from tests.support.audio import FORMATS, PHRASE, encode, said_webm, tone
+from tests.support.audio import FORMATS, PHRASE, SOUNDS, decoded, encode, frames_of, said_webm, tone
+from tests.support.paths import DATA
 from tests.support.served import free_port
 from tests.support.whisper import FakeWhisper
 from vtt.transcribe import MAX_TRANSCRIPT, Transcript, TranscriptionError, check, language_code, transcribe
@@ -95,6 +96,7 @@ def test_a_video_without_sound_and_an_endless_recording_are_refused(tmp_path, mo
 def test_pocketsphinx_hears_the_spoken_phrase_offline(spoken):
     heard = transcribe(spoken, "pocketsphinx", language="en-US")
     assert isinstance(heard, Transcript)
+    assert heard.hearing.speech and heard.level in ("unsure", "likely", "sure")  # speech, shown as what it is
     words = set(PHRASE.split())
     overlap = words & set(heard.text.split())
     print(f"pocketsphinx heard {heard.text!r} in {heard.seconds:.2f} s")
@@ -196,8 +198,9 @@ def test_the_backend_is_described_without_credentials():
 
 
 @pytest.fixture
-def recording(tmp_path) -> Path:
-    return encode(tone(0.5), tmp_path / "answer.webm", "webm", "libopus")
+def recording(spoken) -> Path:
+    """A spoken answer: a tone is no speech, and no server is asked about it."""
+    return spoken
 
 
 def test_http_sends_the_recording_as_a_form_and_reads_the_text(recording):
@@ -214,8 +217,8 @@ def test_http_sends_the_recording_as_a_form_and_reads_the_text(recording):
     assert request["files"] == {"file": ("answer.webm", "audio/webm", recording.read_bytes())}
 
 
-def test_http_at_the_server_root_with_credentials_in_the_url(tmp_path):
-    safari = encode(tone(0.5), tmp_path / "0a1b2c", "mp4", "aac")  # kept under an id, without an extension
+def test_http_at_the_server_root_with_credentials_in_the_url(spoken, tmp_path):
+    safari = encode(list(decoded(spoken)), tmp_path / "0a1b2c", "mp4", "aac")  # kept under an id, no extension
     with FakeWhisper() as server:
         url = f"http://ana:s%40cret@127.0.0.1:{server.port}"
         heard = transcribe(safari, f"http:{url}", model="Systran/faster-whisper-small")
@@ -274,6 +277,83 @@ def test_a_server_that_is_not_there(recording):
 def test_pocketsphinx_says_how_sure_it_is(spoken):
     heard = transcribe(spoken, "pocketsphinx")
     assert heard.text and 0 < heard.confidence <= 1
+
+
+# --- no speech, no transcript ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["silence", "tone 440 Hz", "tone 1000 Hz", "white noise #1", "pink noise #1", "brown noise #1"]
+)
+def test_silence_tones_and_noise_are_no_transcript(name, tmp_path):
+    """Found: pocketsphinx heard "it" (confidence 1.0) in three seconds of silence, and "john" (1.0) in another run:
+    the host's card said "Sure (100 %)" of a recording with nothing in it."""
+    path = encode(frames_of(SOUNDS[name]()), tmp_path / "answer.webm", "webm", "libopus")
+    heard = transcribe(path, "pocketsphinx")
+    assert (heard.text, heard.confidence) == ("", None), f"{name}: heard {heard.text!r} ({heard.confidence})"
+    assert heard.level == "none" and not heard.hearing.speech
+
+
+def test_chromium_s_fake_microphone_is_no_transcript():
+    """Found: Chromium's fake microphone (a 400 Hz beep twice a second; this file is what it recorded through
+    MediaRecorder) was heard by pocketsphinx as "gervais" at confidence 1.0, and the card said "Sure (100 %): check it
+    as you listen"."""
+    heard = transcribe(DATA / "chromium_fake_microphone.webm", "pocketsphinx")
+    assert (heard.text, heard.confidence, heard.level) == ("", None, "none")
+
+
+def test_a_recording_without_speech_is_not_sent_to_a_transcription_server(tmp_path):
+    """A Whisper-class server answers silence with a sentence ("Thank you for watching"): it is not asked."""
+    path = encode(frames_of(SOUNDS["silence"]()), tmp_path / "answer.webm", "webm", "libopus")
+    with FakeWhisper(text="Thank you for watching.") as server:
+        heard = transcribe(path, f"http:{server.root}")
+    assert server.requests == []
+    assert (heard.text, heard.confidence, heard.level) == ("", None, "none")
+    assert heard.backend == f"http:{server.root}/v1/audio/transcriptions model whisper-1"
+
+
+def test_the_speech_check_finds_a_voice_in_speech_and_none_in_tones_noise_or_silence(spoken):
+    """The check alone, on PCM (fast): every sound of tests.support.audio.SOUNDS is no speech; a spoken phrase, and
+    one word said by a high child-like voice, are speech."""
+    from vtt.transcribe.speech import hear
+
+    def pcm(samples):  # 48 kHz float to 16 kHz 16-bit, as pcm16k gives it (every third sample: aliasing is noise)
+        return (np.clip(samples[::3], -1, 1) * 32767).astype("<i2").tobytes()
+
+    for name, make in SOUNDS.items():
+        hearing = hear(pcm(make()))
+        assert not hearing.speech and hearing.reason, f"{name}: {hearing}"
+    assert hear(bytes(32000)).reason == "silent"
+    assert hear(pcm(SOUNDS["buzz (sawtooth 120 Hz)"]())).reason == "a steady pitch"
+    assert hear(b"").speech is False and hear(b"\x01").speech is False
+    phrase = np.frombuffer(pcm16k(spoken), dtype="<i2").astype(np.float32) / 32768
+    assert hear(pcm16k(spoken)).speech
+    assert hear((phrase * 0.05 * 32767).astype("<i2").tobytes()).speech  # said quietly: -38 dBFS at its loudest
+    noise = SOUNDS["pink noise #1"]()[::3][: len(phrase)]
+    noise *= np.sqrt(np.mean(phrase**2) / np.mean(noise**2) / 10)  # 10 dB below the voice
+    assert hear((np.clip(phrase + noise, -1, 1) * 32767).astype("<i2").tobytes()).speech  # in a noisy room
+    word = subprocess.run(
+        ["espeak-ng", "-v", "en-us+f3", "-p", "80", "--stdout", "two"], capture_output=True, check=True, timeout=60
+    ).stdout
+    samples = np.frombuffer(word[44:], dtype="<i2").astype(np.float32) / 32768  # 22,050 Hz
+    at_16k = np.interp(np.arange(int(len(samples) * 16000 / 22050)) * 22050 / 16000, np.arange(len(samples)), samples)
+    assert hear((at_16k * 32767).astype("<i2").tobytes()).speech
+
+
+def test_the_level_says_what_the_backend_s_figure_was_measured_to_mean():
+    """bench/bench_transcribe.py (docs/benchmarks.md): of pocketsphinx's suggestions at 0.8 or more, none was right
+    word for word and their word accuracy was 11 %; at no figure were most words right.  So its figure never makes a
+    suggestion likely or sure: before, the card said "Sure (100 %)" of "gervais" for a beep."""
+    from vtt.transcribe.levels import POCKETSPHINX, UNMEASURED, level_of
+
+    sphinx = "pocketsphinx 5.1.1"
+    assert level_of("", None, sphinx) == "none" and level_of("  ", 0.9, "http:x") == "none"
+    assert level_of("a dog", None, sphinx) == "unknown"
+    assert POCKETSPHINX.sure is None and POCKETSPHINX.likely is None
+    assert [level_of("gervais", figure, sphinx) for figure in (1.0, 0.8, 0.5, 0.0)] == ["unsure"] * 4
+    assert UNMEASURED.sure is None  # a server's figure was not measured: never "sure" on its word
+    assert level_of("a dog", 1.0, "http:http://127.0.0.1/v1/audio/transcriptions model m") == "likely"
+    assert level_of("a dog", UNMEASURED.likely - 0.01, "http:x") == "unsure"
 
 
 def test_the_confidence_of_word_posteriors_is_their_geometric_mean():

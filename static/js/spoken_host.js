@@ -43,21 +43,20 @@ export function renderSpoken(view, status, { S, node, live }) {
   }
 }
 
-// How sure a suggestion is, in words a host acts on: at or above SURE the backend rarely errs, below UNSURE it
-// mostly guesses (docs/young-children.md has the measured figures).  The number is shown too.
-export const SURE = 0.8;
-export const UNSURE = 0.5;
-export function sureness(confidence) {
-  if (typeof confidence !== "number" || !Number.isFinite(confidence)) return "unknown";
-  return confidence >= SURE ? "sure" : confidence >= UNSURE ? "unsure" : "guess";
+// How sure a suggestion is, in words a host acts on: the level the server gives (vtt/transcribe/levels.py), which
+// says what the backend's figure was measured to mean (bench/bench_transcribe.py, docs/benchmarks.md).  The figure
+// itself is not shown: pocketsphinx said 100 % of "gervais" for a beep.
+export const LEVELS = ["sure", "likely", "unsure", "none", "unknown"];
+export function levelOf(suggestion) {
+  return LEVELS.includes(suggestion && suggestion.level) ? suggestion.level : "unknown";
 }
 
 // The suggestion's line: what was heard, by what, and how sure, always as text (a backend's words are never markup).
 export function showSuggestion(heard, S, suggestion) {
-  const level = sureness(suggestion.confidence);
-  const percent = level === "unknown" ? "" : `${Math.round(suggestion.confidence * 100)} %`;
-  const sure = format(S[`spoken_${level}`], { confidence: percent });
-  heard.textContent = `${format(S.spoken_heard, { text: suggestion.text || "—", backend: suggestion.backend })} ${sure}`;
+  const level = levelOf(suggestion);
+  heard.textContent = level === "none"
+    ? format(S.spoken_none, { backend: suggestion.backend })
+    : `${format(S.spoken_heard, { text: suggestion.text || "—", backend: suggestion.backend })} ${S[`spoken_${level}`]}`;
   heard.className = `spoken-suggestion sure-${level}`;
   heard.dataset.sure = level;
 }
@@ -78,7 +77,7 @@ function confirmation(S, live, node, player, question, take, result) {
   const url = `${card.dataset.recordings}${encodeURIComponent(take.file)}`;
   const audio = h("audio", { controls: true, playsinline: true, "webkit-playsinline": true, preload: "auto", src: url,
     class: "spoken-audio" });
-  let suggested = null;  // {text, confidence, backend}: what the backend heard, if asked
+  let suggested = null;  // {text, confidence, backend, level}: what the backend heard, if asked
   const label = format(S.spoken_label, { name: player.name });
   const field = question.type === "mcq"
     ? h("select", { name: "choice", required: true, "aria-label": label },
@@ -107,7 +106,7 @@ function confirmation(S, live, node, player, question, take, result) {
       const reply = await response.json();
       if (!reply.ok) { heard.textContent = reply.message; heard.className = "spoken-suggestion"; return; }
       suggested = null;  // asked again: shown again, even when the same
-      show({ text: reply.text, confidence: reply.confidence, backend: reply.backend });
+      show({ text: reply.text, confidence: reply.confidence, backend: reply.backend, level: reply.level });
     } catch (error) {
       heard.textContent = format(S.refused, { message: String(error) });
     } finally {
@@ -131,7 +130,7 @@ function confirmation(S, live, node, player, question, take, result) {
 // Who turned the recording into the confirmed answer: the backend when its suggestion was kept as it was, the
 // backend and the host when the host corrected it, the host alone otherwise.
 function transcriber(suggested, answer, question) {
-  if (!suggested) return "host";
+  if (!suggested || !suggested.text) return "host";  // no speech heard: nothing was kept
   const kept = question.type === "mcq"
     ? optionSaid(suggested.text, question.choices) === answer.choice
     : suggested.text.trim() === answer.text;

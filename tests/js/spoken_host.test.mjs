@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { optionSaid, showSuggestion, sureness } from "../../static/js/spoken_host.js";
+import { levelOf, optionSaid, showSuggestion } from "../../static/js/spoken_host.js";
 
 const choices = ["a red ball", "a big dog", "a small fish"];
 
@@ -25,10 +25,11 @@ test("else the option whose own words were said, when one stands out", () => {
 
 const S = {
   spoken_heard: "Heard: “{text}” ({backend}). Check it against the recording.",
-  spoken_sure: "Sure ({confidence}): check it as you listen.",
-  spoken_unsure: "Not sure ({confidence}): listen and retype.",
-  spoken_guess: "A guess ({confidence}): listen and retype.",
+  spoken_sure: "Sure: check it as you listen.",
+  spoken_likely: "Likely right: check it as you listen.",
+  spoken_unsure: "Unsure: listen and retype.",
   spoken_unknown: "No confidence given: listen and check.",
+  spoken_none: "No speech heard ({backend}): listen to the recording and type what was said, if anything.",
 };
 
 // A paragraph that refuses markup: any way of parsing HTML into it throws.
@@ -41,26 +42,45 @@ function textOnlyParagraph() {
   };
 }
 
-test("a suggestion's confidence is said in words a host acts on, with its number", () => {
-  assert.deepEqual([0.95, 0.8, 0.79, 0.5, 0.49, 0, 1].map(sureness),
-    ["sure", "sure", "unsure", "unsure", "guess", "guess", "sure"]);
-  assert.deepEqual([null, undefined, NaN, "0.9"].map(sureness), ["unknown", "unknown", "unknown", "unknown"]);
+test("each level the server measured is said in its own words, and the backend's figure is not shown", () => {
+  // Chromium's fake microphone beeps: pocketsphinx heard "gervais" at 1.0 and the card said "Sure (100 %)".  The
+  // level now comes from the server's measured scale (vtt/transcribe/levels.py), never from the raw figure.
+  const pocketsphinx = "pocketsphinx 5.1.1";
+  const cases = [
+    ["sure", "the man opened the red door", "Sure: check it as you listen."],
+    ["likely", "the man opened the red door", "Likely right: check it as you listen."],
+    ["unsure", "oh and war", "Unsure: listen and retype."],
+    ["unknown", "a dog", "No confidence given: listen and check."],
+  ];
+  for (const [level, text, words] of cases) {
+    const heard = textOnlyParagraph();
+    showSuggestion(heard, S, { text, confidence: 1, backend: pocketsphinx, level });
+    assert.equal(heard.textContent,
+      `Heard: “${text}” (pocketsphinx 5.1.1). Check it against the recording. ${words}`);
+    assert.equal(heard.dataset.sure, level);
+    assert.match(heard.className, new RegExp(`sure-${level}`));
+    assert.doesNotMatch(heard.textContent, /%/);
+  }
+  const silence = textOnlyParagraph();
+  showSuggestion(silence, S, { text: "", confidence: null, backend: pocketsphinx, level: "none" });
+  assert.equal(silence.textContent,
+    "No speech heard (pocketsphinx 5.1.1): listen to the recording and type what was said, if anything.");
+  assert.equal(silence.dataset.sure, "none");
+});
+
+test("a level the card does not know, or none given, is shown as no confidence given", () => {
+  assert.deepEqual([{ level: "sure" }, { level: "none" }, { level: "SURE" }, { level: 0.9 }, {}, null].map(levelOf),
+    ["sure", "none", "unknown", "unknown", "unknown", "unknown"]);
   const heard = textOnlyParagraph();
-  showSuggestion(heard, S, { text: "oh and war", confidence: 0.29, backend: "pocketsphinx 5.1.1" });
-  assert.equal(heard.textContent, "Heard: “oh and war” (pocketsphinx 5.1.1). Check it against the recording. "
-    + "A guess (29 %): listen and retype.");
-  assert.equal(heard.dataset.sure, "guess");
-  assert.match(heard.className, /sure-guess/);
-  showSuggestion(heard, S, { text: "the man opened the red door", confidence: 0.91, backend: "http:x model m" });
-  assert.match(heard.textContent, /Sure \(91 %\): check it as you listen\.$/);
-  showSuggestion(heard, S, { text: "", confidence: null, backend: "http:x model m" });
-  assert.match(heard.textContent, /“—”.*No confidence given: listen and check\.$/);
+  showSuggestion(heard, S, { text: "gervais", confidence: 1, backend: "pocketsphinx 5.1.1" });
+  assert.match(heard.textContent, /No confidence given: listen and check\.$/);
+  assert.doesNotMatch(heard.textContent, /Sure/);
 });
 
 test("a suggestion is shown as the text it is, never as markup", () => {
   const heard = textOnlyParagraph();
   const hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>';
-  showSuggestion(heard, S, { text: hostile, confidence: 0.6, backend: "<b>server</b>" });
+  showSuggestion(heard, S, { text: hostile, confidence: 0.6, backend: "<b>server</b>", level: "unsure" });
   assert.ok(heard.textContent.includes(hostile) && heard.textContent.includes("(<b>server</b>)"));
   assert.equal(heard.dataset.sure, "unsure");
 });

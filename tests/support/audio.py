@@ -52,6 +52,69 @@ def tone(seconds: float = 1.0, hz: float = 440.0, rate: int = 48000, amplitude: 
     return frames
 
 
+def frames_of(samples: np.ndarray, rate: int = 48000):
+    """Samples (-1..1) as PyAV frames of 20 ms, as MediaRecorder hands them to its encoder."""
+    samples = samples.astype(np.float32)
+    frames = []
+    for start in range(0, len(samples), rate // 50):
+        frame = av.AudioFrame.from_ndarray(samples[None, start : start + rate // 50], format="flt", layout="mono")
+        frame.sample_rate = rate
+        frames.append(frame)
+    return frames
+
+
+# Sounds without speech, 3 s at MediaRecorder's 48 kHz: each must be no transcript (tests/test_transcribe.py,
+# bench/bench_transcribe.py).
+RATE = 48000
+SECONDS = 3.0
+
+
+def _time(seconds: float = SECONDS) -> np.ndarray:
+    return np.arange(int(seconds * RATE)) / RATE
+
+
+def _sine(hz: float, amplitude: float = 0.5) -> np.ndarray:
+    return amplitude * np.sin(2 * np.pi * hz * _time())
+
+
+def _noise(colour: float, amplitude: float, seed: int) -> np.ndarray:
+    """Noise whose power falls as 1/f**colour (0 white, 1 pink, 2 brown), its peak at ``amplitude``."""
+    spectrum = np.fft.rfft(np.random.default_rng(seed).standard_normal(int(SECONDS * RATE)))
+    frequency = np.maximum(np.arange(len(spectrum)), 1)
+    shaped = np.fft.irfft(spectrum / frequency ** (colour / 2), int(SECONDS * RATE))
+    return amplitude * shaped / np.abs(shaped).max()
+
+
+def _chromium_like() -> np.ndarray:
+    """Chromium's fake microphone as recorded: a 400 Hz beep of about 30 ms twice a second, fading out after."""
+    signal = np.zeros(int(SECONDS * RATE))
+    for start in range(int(0.5 * RATE), len(signal), RATE // 2):
+        part = _time(0.4)[: len(signal) - start]
+        fade = np.where(part < 0.03, 1.0, np.exp(-(part - 0.03) / 0.04))
+        signal[start : start + len(part)] = 0.6 * np.sin(2 * np.pi * 400 * part) * fade
+    return signal
+
+
+def _sawtooth(hz: float, amplitude: float = 0.4) -> np.ndarray:
+    return amplitude * (2 * ((_time() * hz) % 1) - 1)
+
+
+# name: the sound, as MediaRecorder's 48 kHz samples (-1..1)
+SOUNDS = {
+    "silence": lambda: np.zeros(int(SECONDS * RATE)),
+    "room hiss (-60 dBFS)": lambda: _noise(0, 0.003, 1),
+    **{f"tone {hz} Hz": (lambda hz=hz: _sine(hz)) for hz in (100, 200, 440, 1000, 3000)},
+    "quiet tone 440 Hz": lambda: _sine(440, 0.02),
+    "square wave 400 Hz": lambda: 0.4 * np.sign(_sine(400)),
+    "buzz (sawtooth 120 Hz)": lambda: _sawtooth(120),
+    "mains hum 50 Hz": lambda: _sine(50, 0.3) + _sine(150, 0.1),
+    **{f"white noise #{seed}": (lambda seed=seed: _noise(0, 0.5, seed)) for seed in (1, 2)},
+    **{f"pink noise #{seed}": (lambda seed=seed: _noise(1, 0.5, seed)) for seed in (1, 2)},
+    **{f"brown noise #{seed}": (lambda seed=seed: _noise(2, 0.5, seed)) for seed in (1, 2)},
+    "Chromium-like fake microphone": _chromium_like,
+}
+
+
 def webm(tmp_path: Path, seconds: float = 1.0) -> bytes:
     """A take of ``seconds`` of tone, Opus in WebM as Chrome records it."""
     return encode(tone(seconds), tmp_path / "take.webm", "webm", "libopus").read_bytes()

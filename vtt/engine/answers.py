@@ -19,6 +19,7 @@ from ..protocol.vocabulary import (
     MAX_TRANSCRIBER,
     MAX_TRANSCRIPT,
     RECORDING_TYPES,
+    TRANSCRIPT_LEVELS,
 )
 from . import audiences
 from .actions import Action, Message, Outcome, Tally, declare, declare_host
@@ -263,8 +264,11 @@ def _transcribed(state: LiveState, action: Action, now: datetime, tally: Tally) 
         "bad_field",
         f"backend must be text of 1 to {MAX_TRANSCRIBER} characters",
     )
+    level = args.get("level")
+    require(level in TRANSCRIPT_LEVELS, "bad_field", f"level must be one of {', '.join(TRANSCRIPT_LEVELS)}")
+    require((level == "none") == (not text.strip()), "bad_field", "level is none exactly when the text is empty")
     player = args["player"]
-    suggestion = Suggestion(text, None if confidence is None else float(confidence), backend)
+    suggestion = Suggestion(text, None if confidence is None else float(confidence), backend, level)
     outcome = Outcome(effects=[SaveSuggestion(item.id, player, recording.file, suggestion)])
     outcome.announce = lambda after: [Message("host", "recording", audiences.host_recording(after, item, player))]
     return outcome

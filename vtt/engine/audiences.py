@@ -339,7 +339,7 @@ def host_recording(state: LiveState, item: QuestionInfo, player_id: int) -> dict
         "duration_ms": take.duration_ms,
         "ended_at": protocol_timestamp(take.ended_at, "milliseconds"),
         "received_at": protocol_timestamp(take.received_at, "milliseconds"),
-        # a transcription backend's suggestion, once the host asked: {text, confidence (0-1 or null), backend}
+        # a transcription backend's suggestion, once the host asked: {text, confidence (0-1 or null), backend, level}
         "suggestion": None if take.suggestion is None else asdict(take.suggestion),
     }
 

@@ -87,8 +87,9 @@ class Suggestion:
     """What a transcription backend heard in a take: for the host to confirm or correct, never an answer itself."""
 
     text: str
-    confidence: float | None  # 0 (a guess) to 1 (sure); None when the backend gives no figure
+    confidence: float | None  # 0 (a guess) to 1 (sure), the backend's own figure; None when it gives none
     backend: str
+    level: str  # what that figure was measured to mean (TRANSCRIPT_LEVELS; "none": no speech heard)
 
 
 @dataclass

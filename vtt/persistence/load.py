@@ -35,6 +35,7 @@ from ..models import (
     Vote,
     VttSession,
 )
+from ..transcribe.levels import level_of
 from .statements import dbapi_connection, prepared
 from .tally import live_votes
 
@@ -197,7 +198,8 @@ def _recordings(db: Session, session_id: int) -> dict[int, dict[int, RecordingIn
     for take in db.scalars(takes.order_by(Recording.id)):  # the latest take of each (question, player) stays
         suggestion = None
         if take.transcript is not None and take.transcribed_by:
-            suggestion = Suggestion(take.transcript, take.transcript_confidence, take.transcribed_by)
+            said, confidence, backend = take.transcript, take.transcript_confidence, take.transcribed_by
+            suggestion = Suggestion(said, confidence, backend, level_of(said, confidence, backend))
         recordings[take.session_question_id][take.player_id] = RecordingInfo(
             take.player_id,
             take.file,

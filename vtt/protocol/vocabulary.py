@@ -35,6 +35,8 @@ MAX_RECORDING_BYTES = 8 * 1024 * 1024  # a child's answer of a few minutes in Op
 MAX_RECORDING_SECONDS = 600
 MAX_TRANSCRIBER = 200  # who or what turned a recording into text: "host", "pocketsphinx 5.0.4", "http:..."
 MAX_TRANSCRIPT = 2000  # a transcription backend's suggestion, cleaned and cut to this (fits an answer's MAX_TEXT)
+# how sure a suggestion is, as measured for its backend (vtt/transcribe/levels.py); none: no speech heard
+TRANSCRIPT_LEVELS = ("sure", "likely", "unsure", "none", "unknown")
 # A device check (a player's or juror's page before the event): what the person heard of the test clip, what the
 # microphone did (a spoken player's page only), and the connection's figures as the page measured them.
 CHECK_SOUNDS = ("heard", "not_heard", "failed")  # failed: the test clip would not play at all

@@ -17,6 +17,7 @@ from analysis.taxonomy import TagSet
 
 from ..banks.store import question_record
 from ..models import RUBRIC_DIMENSIONS, Answer, Juror, Player, SessionQuestion, VttSession
+from ..transcribe.levels import level_of
 from .export_values import blanked, export_timestamp, is_credential, json_text, names_a_secret, whole_numbers_exact
 from .session_rows import RecordRows, SessionRows
 from .tables import answer_correct
@@ -71,6 +72,13 @@ class ExportTable:
     def table(self, source: ExportSource) -> pd.DataFrame:
         rows = [[value(record, source) for value in self.columns.values()] for record in self.records(source)]
         return whole_numbers_exact(pd.DataFrame(rows, columns=list(self.columns), dtype=object))
+
+
+def _transcript_level(recording) -> str | None:
+    """How sure the suggestion was shown to the host (vtt/transcribe/levels.py); None when none was asked for."""
+    if recording.transcript is None or not recording.transcribed_by:
+        return None
+    return level_of(recording.transcript, recording.transcript_confidence, recording.transcribed_by)
 
 
 def _placed_question(question_of: Callable[[Any, ExportSource], int]) -> dict[str, Value]:
@@ -322,6 +330,7 @@ EXPORT_TABLES = (
             "received_at": lambda r, _: export_timestamp(r.received_at),
             "transcript_suggested": lambda r, _: r.transcript,
             "transcript_confidence": lambda r, _: r.transcript_confidence,
+            "transcript_level": lambda r, _: _transcript_level(r),
             "transcribed_by": lambda r, _: r.transcribed_by,
             "deleted_at": lambda r, _: export_timestamp(r.deleted_at),
         },

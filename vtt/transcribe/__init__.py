@@ -10,8 +10,11 @@ MP4/AAC from Safari; WAV and Ogg too) and a backend SPEC, a setting:
     an OpenAI-compatible ``/v1/audio/transcriptions`` server (a local Whisper, ...): URL is the
     server's root, its ``/v1`` or the endpoint itself.  The recording is sent as it is.
 
-Each backend says how sure it is (:attr:`Transcript.confidence`, 0 to 1), so the host knows when to listen
-again and retype.  The text is cleaned and capped whatever the backend (:mod:`vtt.transcribe.text`).
+Before any backend runs, the recording is looked at for a voice (:mod:`vtt.transcribe.speech`): silence, a tone or
+noise is no transcript (an empty text), whatever a recogniser would have made of it.  Each backend says how sure it
+is (:attr:`Transcript.confidence`, 0 to 1, its own figure), and :attr:`Transcript.level` says what that figure was
+measured to mean (:mod:`vtt.transcribe.levels`), so the host knows when to listen again and retype.  The text is
+cleaned and capped whatever the backend (:mod:`vtt.transcribe.text`).
 
 It blocks (decoding, recognising, waiting for the server): call it from a worker or off the event
 loop (:func:`vtt.offloop.off_loop`).  Nothing here imports Flask or Socket.IO.  Every failure is a
@@ -24,8 +27,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import remote, sphinx
+from . import remote, speech, sphinx
+from .audio import pcm16k
 from .errors import TranscriptionError, without_credentials
+from .levels import LEVELS, level_of
 from .text import MAX_TRANSCRIPT, clean
 
 DEFAULT_MODEL = "whisper-1"  # OpenAI's name; a local server may ignore it or want its own (``model=``)
@@ -40,6 +45,12 @@ class Transcript:
     backend: str  # "pocketsphinx 5.1.1", "http:http://127.0.0.1:8000/v1/audio/transcriptions model whisper-1"
     seconds: float  # taken, decoding included
     language: str  # the language asked for, as its primary subtag ("en", "ko")
+    hearing: speech.Hearing | None = None  # the voice found in the recording before any backend ran
+
+    @property
+    def level(self) -> str:
+        """How sure the suggestion is, as measured for its backend: one of LEVELS (``none``: no speech heard)."""
+        return level_of(self.text, self.confidence, self.backend)
 
 
 def language_code(language: str) -> str:
@@ -78,15 +89,22 @@ def transcribe(
     code = language_code(language)
     if not timeout or timeout <= 0:
         raise TranscriptionError(f"the timeout must be a positive number of seconds, not {timeout!r}")
-    started = time.monotonic()
     if kind == "pocketsphinx":
         sphinx.refuse(code)
-        text, confidence = sphinx.recognise(Path(path))
+    started = time.monotonic()
+    path = Path(path)
+    audio = pcm16k(path)
+    hearing = speech.hear(audio)
+    if not hearing.speech:  # no backend is asked: a recogniser finds words in anything
+        backend = sphinx.describe() if kind == "pocketsphinx" else remote.describe(remote.endpoint_of(target), model)
+        return Transcript("", None, backend, time.monotonic() - started, code, hearing)
+    if kind == "pocketsphinx":
+        text, confidence = sphinx.recognise(audio, path.name)
         backend = sphinx.describe()
     else:
-        text, confidence, backend = remote.transcription(Path(path), target, code, timeout, api_key, model)
+        text, confidence, backend = remote.transcription(path, target, code, timeout, api_key, model)
     heard = clean(text)
-    return Transcript(heard, confidence if heard else None, backend, time.monotonic() - started, code)
+    return Transcript(heard, confidence if heard else None, backend, time.monotonic() - started, code, hearing)
 
 
 def _parse(spec: str) -> tuple[str, str]:
@@ -104,6 +122,7 @@ def _parse(spec: str) -> tuple[str, str]:
 
 __all__ = [
     "DEFAULT_MODEL",
+    "LEVELS",
     "MAX_TRANSCRIPT",
     "Transcript",
     "TranscriptionError",

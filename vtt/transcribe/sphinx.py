@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import math
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-from .audio import RATE, pcm16k
+from .audio import RATE
 from .errors import TranscriptionError
 
 _idle: list[Any] = []
@@ -40,11 +39,10 @@ def refuse(language: str) -> None:
         raise TranscriptionError(f"pocketsphinx ships an English model only: use http:URL for {language}")
 
 
-def recognise(path: Path) -> tuple[str, float | None]:
-    """What pocketsphinx hears in the recording (an empty text when it hears no word), and how sure it is (0 to 1;
-    None when it heard no word)."""
+def recognise(audio: bytes, name: str) -> tuple[str, float | None]:
+    """What pocketsphinx hears in ``audio`` (16 kHz mono 16-bit PCM of the recording ``name``; an empty text when it
+    hears no word), and how sure it is (0 to 1; None when it heard no word)."""
     describe()  # installed?
-    audio = pcm16k(path)
     try:
         decoder = _idle.pop()
     except IndexError:
@@ -60,7 +58,7 @@ def recognise(path: Path) -> tuple[str, float | None]:
         said = decoder.hyp()
         posteriors = [segment.prob for segment in decoder.seg() if _is_word(segment.word)]
     except (RuntimeError, ValueError) as error:  # that decoder is not kept
-        raise TranscriptionError(f"pocketsphinx failed on {path.name}: {error}") from None
+        raise TranscriptionError(f"pocketsphinx failed on {name}: {error}") from None
     _idle.append(decoder)
     return (said.hypstr if said is not None else ""), confidence(posteriors)
 

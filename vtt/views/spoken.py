@@ -146,7 +146,7 @@ def transcribe(session_id: int, name: str):
     the backend was; kept with the take through the engine (``transcribed``: every host console gets the take's
     ``recording`` event) and returned for the console's box.  The host confirms or corrects it: it is never an
     answer by itself.  What the worker says is checked like any message: anything but a text, a confidence from 0 to
-    1 (or none) and a backend's name is no suggestion."""
+    1 (or none), a backend's name and a level (vtt.transcribe.levels) is no suggestion."""
     db = request_db()
     vtt_session = _session(session_id)
     take = kept(db, vtt_session.id, name)
@@ -182,6 +182,7 @@ def transcribe(session_id: int, name: str):
         "text": said.get("text"),
         "confidence": said.get("confidence"),
         "backend": said.get("backend"),
+        "level": said.get("level"),
     }
     db.rollback()  # the view's read ends here: the writer makes the change
     reply = current_hub().act(vtt_session.id, Actor("system"), "transcribed", args)
@@ -189,7 +190,11 @@ def transcribe(session_id: int, name: str):
         reason = reply["error"]["message"]
         return jsonify({"ok": False, "message": _("No suggestion: %(reason)s", reason=reason)}), 409
     return jsonify(
-        {"ok": True, **{key: args[key] for key in ("text", "confidence", "backend")}, "seconds": said.get("seconds")}
+        {
+            "ok": True,
+            **{key: args[key] for key in ("text", "confidence", "backend", "level")},
+            "seconds": said.get("seconds"),
+        }
     )
 
 
