@@ -36,8 +36,8 @@ from ..models import (
     VttSession,
 )
 from ..transcribe.levels import level_of
+from .counted import live_votes
 from .statements import dbapi_connection, prepared
-from .tally import live_votes
 
 # Run before every batch: built once, on Core columns (an ORM select goes through the ORM's compile and results).
 _SESSIONS = VttSession.__table__

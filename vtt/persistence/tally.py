@@ -1,8 +1,9 @@
 """A round's tally at the close of its vote, computed with the report's statistics (``analysis.votes``).
 
 The live figures and the PDF report agree because both come from ``vote_stats`` over the same
-roster: every player of the session, named as in the reports, and the same votes (a juror the host
-removes after a round closed leaves that round's stored tally too: :func:`tally_reading_stored_votes`).
+roster: every player of the session, named as in the reports, and the same votes: those that count
+(``vtt.persistence.counted``; a juror the host removes after a round closed leaves that round's stored
+tally too: :func:`tally_reading_stored_votes`).
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ import math
 from collections import defaultdict
 from typing import Any
 
-from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from ..engine.state import LiveState, VoteInfo
-from ..models import Juror, Jury, Vote
+from ..models import Vote
+from .counted import live_votes
 
 Ballots = dict[int, dict[int, VoteInfo]]  # juror -> slot -> vote
 
@@ -26,12 +27,15 @@ def round_tally(
     """The tally of round ``number`` by the session's pass rule, leaving out the jurors ``without``.
 
     The votes are ``ballots``, or the ones ``state`` keeps (the current round's); None when neither
-    holds the round's votes (an earlier round and no ``ballots``)."""
+    holds the round's votes (an earlier round and no ``ballots``).  A removed juror's are left out, as
+    ``counted`` leaves them out of the database's: ``state.removed_jurors`` includes a removal decided
+    earlier in the batch, which the database does not have yet."""
     if ballots is None:
         if number != state.round:
             return None
         ballots = state.votes
-    ballots = {juror: slots for juror, slots in ballots.items() if juror not in without}
+    left_out = without | state.removed_jurors
+    ballots = {juror: slots for juror, slots in ballots.items() if juror not in left_out}
     import pandas as pd  # here, not at the top: pandas and scipy cost a server seconds of start-up
 
     from analysis.votes import vote_stats
@@ -113,13 +117,6 @@ def tally_reading_stored_votes(db: Session):
         return round_tally(state, number, without, None if number == state.round else _stored(db, state, number))
 
     return tally
-
-
-def live_votes(*columns: Any) -> Select:
-    """``select(*columns)`` (the whole :class:`Vote` without) over the live jury's votes: a displaced or AI juror's
-    votes never reach the live tally, the stage or the round verdicts."""
-    on_juror = (Juror.id == Vote.juror_id) & (Juror.session_id == Vote.session_id)
-    return select(*(columns or (Vote,))).select_from(Vote).join(Juror, on_juror).where(Juror.jury == Jury.LIVE)
 
 
 def _stored(db: Session, state: LiveState, number: int) -> Ballots:

@@ -1,7 +1,9 @@
 """The engine's effects written to the database: one writer per kind of effect, then the session row.
 
-A batch's answers, sheet lines, votes and events are gathered and written at its end, one ``executemany`` per kind
-of row, which is what lets one transaction carry thousands of actions.
+A batch's answers, sheet lines, votes and events are gathered and written together, one ``executemany`` per kind
+of row, which is what lets one transaction carry thousands of actions.  They are written before any other effect
+and at the batch's end, so that every effect is applied after the ones decided before it (a juror's vote, then the
+host's removal of that juror in the same batch: the removal finds the vote).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -70,7 +72,18 @@ def write_effects(
         writer = _WRITERS.get(type(effect))
         if writer is None:
             raise TypeError(f"no database write for {effect!r}")
+        if type(effect) not in _GATHERED:
+            _flush_gathered(batch)  # the rows decided before this effect are in the database when it is applied
         writer(batch, effect)
+    _flush_gathered(batch)
+    if session_row:
+        _write_session_row(db, state)
+    return batch.new_jurors
+
+
+def _flush_gathered(batch: _Batch) -> None:
+    """The rows gathered so far written, one statement per kind, and the lists emptied."""
+    db = batch.db
     _flush_answers(batch)
     _upsert(
         db,
@@ -88,9 +101,9 @@ def write_effects(
     )
     if batch.events:
         execute_many(db, _insert(db, Event), batch.events)
-    if session_row:
-        _write_session_row(db, state)
-    return batch.new_jurors
+    batch.sheets.clear()
+    batch.votes.clear()
+    batch.events.clear()
 
 
 # --- one writer per kind of effect ----------------------------------------------------------------
@@ -265,31 +278,26 @@ def _renew_token(batch: _Batch, effect: engine_state.RenewToken) -> None:
 
 
 def _remove_juror(batch: _Batch, effect: engine_state.RemoveJuror) -> None:
-    """The juror's link replaced, marked removed, and their votes deleted, logged first with every field."""
+    """The juror's link replaced and the juror marked removed: from now on their votes and sheet lines count nowhere
+    (``counted``).  The rows stay, the record of what the juror did; the event log lists the votes left out."""
     db = batch.db
-    removed = [
-        {
-            "round": v.round,
-            "slot": v.slot,
-            "alias": v.alias,
-            "player_id": v.player_id,
-            "confidence": v.confidence,
-            "reason": v.reason,
-            "cast_at": v.cast_at.isoformat(),
-        }
-        for v in db.scalars(select(Vote).where(Vote.juror_id == effect.juror_id))
-    ]
+    columns = ("round", "slot", "alias", "player_id", "confidence", "reason", "cast_at")
+    cast = db.execute(  # Core rows: an ORM Vote the state was loaded with may be older than the batch's upserts
+        select(*(_VOTES.c[name] for name in columns))
+        .where(_VOTES.c.juror_id == effect.juror_id)
+        .order_by(_VOTES.c.round, _VOTES.c.slot)
+    )
+    removed = [{**row._asdict(), "cast_at": row.cast_at.isoformat()} for row in cast]
     db.execute(update(_JURORS).where(_JURORS.c.id == effect.juror_id).values(token=effect.token, removed_at=effect.at))
-    db.execute(delete(_VOTES).where(_VOTES.c.juror_id == effect.juror_id))
-    db.add(
-        Event(
-            session_id=batch.session_id,
-            at=effect.at,
-            kind="votes_removed",
-            actor="host",
-            payload={"juror_id": effect.juror_id, "votes": removed},
-            client_key=None,
-        )
+    batch.events.append(
+        {
+            "session_id": batch.session_id,
+            "at": effect.at,
+            "kind": "votes_removed",
+            "actor": "host",
+            "payload": {"juror_id": effect.juror_id, "votes": removed},
+            "client_key": None,
+        }
     )
 
 
@@ -316,6 +324,9 @@ def _log_event(batch: _Batch, effect: engine_state.LogEvent) -> None:
         }
     )
 
+
+# Effects whose rows are gathered and written together; any other effect is applied after them.
+_GATHERED = frozenset({engine_state.SaveAnswer, engine_state.SaveSheet, engine_state.SaveVote, engine_state.LogEvent})
 
 _WRITERS: dict[type[Effect], Callable[[_Batch, Any], None]] = {
     engine_state.SetPhase: _on_session_row,

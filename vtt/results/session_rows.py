@@ -24,6 +24,7 @@ from ..models import (
     Vote,
     VttSession,
 )
+from ..persistence.counted import counted
 
 
 def session_by_code(db: Session, code: str) -> VttSession | None:
@@ -40,6 +41,8 @@ class SessionRows:
     aliases: list[RoundAlias]  # in (round, alias) order
     jurors: list[Juror]  # in id order
     answers: list[Answer]  # in id order, with their grades
+    # a removed juror's sheet lines and votes are left out here, for every table, export and report built on these
+    # rows (vtt.persistence.counted); their juror stays in ``jurors`` with its removed_at
     entries: list[SheetEntry]  # in id order
     votes: list[Vote]  # in (round, juror, slot) order
 
@@ -71,9 +74,13 @@ def session_rows(db: Session, session_id: int) -> SessionRows:
                 .order_by(Answer.id)
             )
         ),
-        entries=list(db.scalars(select(SheetEntry).where(SheetEntry.session_id == session_id).order_by(SheetEntry.id))),
+        entries=list(
+            db.scalars(counted(SheetEntry).where(SheetEntry.session_id == session_id).order_by(SheetEntry.id))
+        ),
         votes=list(
-            db.scalars(select(Vote).where(Vote.session_id == session_id).order_by(Vote.round, Vote.juror_id, Vote.slot))
+            db.scalars(
+                counted(Vote).where(Vote.session_id == session_id).order_by(Vote.round, Vote.juror_id, Vote.slot)
+            )
         ),
     )
 

@@ -72,7 +72,7 @@ class SessionTables:
     players: pd.DataFrame  # name, kind: the roster in id order
     votes: pd.DataFrame  # round, juror, vote (a name; None: abstained), slot, confidence and the facets present
     sheet: pd.DataFrame  # juror, qid, player, looks_like_ai, round, human_likeness: the judgment sheets' lines
-    # every jury's votes (live, displaced, ai:<model>; jurors removed by the host left out): round, juror, vote,
+    # every jury's votes (live, displaced, ai:<model>; none of a juror the host removed): round, juror, vote,
     # slot, confidence, jury (the analysis label), model (an AI juror's, else None)
     jury_votes: pd.DataFrame
     aliases: pd.DataFrame  # round, player, alias: who played each round under which alias
@@ -133,9 +133,9 @@ def jury_label(juror: Juror) -> str:
 
 
 def _jury_votes(rows: SessionRows, names: dict[int, str]) -> pd.DataFrame:
-    """Every jury's votes (a removed juror's are left out, as the live tally leaves them), in (round, juror, slot)
+    """Every jury's votes (``rows`` has no removed juror's: ``vtt.persistence.counted``), in (round, juror, slot)
     order; live jurors' facets are not carried: the juries are compared as wholes."""
-    jurors = {j.id: j for j in rows.jurors if j.removed_at is None}
+    jurors = {j.id: j for j in rows.jurors}
     records = [
         {
             "round": vote.round,
@@ -147,7 +147,6 @@ def _jury_votes(rows: SessionRows, names: dict[int, str]) -> pd.DataFrame:
             "model": jurors[vote.juror_id].model if jurors[vote.juror_id].jury is Jury.AI else None,
         }
         for vote in rows.votes
-        if vote.juror_id in jurors
     ]
     columns = [*JURY_VOTE_COLUMNS, "model"]
     table = pd.DataFrame({column: pd.Series([r[column] for r in records], dtype=object) for column in columns})

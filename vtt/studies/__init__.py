@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from ..models import Player, PlayerKind, Study, StudySession, Vote, VttSession
-from ..persistence.tally import live_votes
+from ..persistence.counted import live_votes
 
 MAX_STUDY_NAME = 120
 
