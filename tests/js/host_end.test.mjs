@@ -1,4 +1,4 @@
-// What the host's console says at and after the end (issue 38, item 8): the Next step card after the finish
+// What the host's console says at and after the end: the Next step card after the finish
 // (static/js/host_moves.js), an AI player's agent that answered and left (static/js/agents_host.js), and times in
 // the page's language, not the browser's (static/js/client.js).
 import assert from "node:assert/strict";
