@@ -440,7 +440,7 @@ def test_the_results_pages_button_runs_an_ai_juror_in_a_worker_process(app, db_f
         assert ai_jury_run(db.get(VttSession, people.session_id)) is None
     refused = post(host, f"{base}/ai-jury", url="ftp://nowhere", model=MODEL, frames="0")
     assert refused.status_code == 302
-    assert "is not http:URL" in host.get(f"{base}/").get_data(as_text=True)
+    assert "Chat-completions endpoint: give the address" in host.get(f"{base}/").get_data(as_text=True)
     with FakeJudge(respond=naming({n: dealt[n]["Quibbletron"] for n in dealt})) as judge:
         assert post(host, f"{base}/ai-jury", url=f"http:{judge.url}", model=MODEL, frames="0").status_code == 302
         with app.app_context(), db_factory() as db:

@@ -157,7 +157,8 @@ def test_an_agent_reports_its_status_to_the_host_only_and_a_restart_keeps_it(app
     people = make_session(db_factory, rounds=1, per_round=1, jurors=2)
     host, stage, players, jurors = connect_all(app, client, people)
     agent_id = people.player_ids["Agent"]
-    assert host.last("snapshot")["agents"] == {}
+    # every AI player is listed, with what its agent and the host answered for it: nothing yet, and no report
+    assert host.last("snapshot")["agents"] == {str(agent_id): {"answered": 0, "entered": 0}}
 
     ready = players["Agent"].send("agent", {"id": client_id("a"), "status": "ready"})
     assert ready["ok"], ready

@@ -78,6 +78,15 @@ def test_a_check_reaches_the_host_alone_with_its_problems_named():
         "microphone_blocked"
     ]
 
+    # recorded and played back, and the child did not hear it: the page now asks (found: it never did, and a silent
+    # take was sent as "ok")
+    assert run.do(Actor("player", H1), "device_check", **{**FINE, "microphone": "not_heard"})[-1].reply["problems"] == [
+        "playback_not_heard"
+    ]
+    assert run.do(Actor("player", H1), "device_check", **{**FINE, "microphone": "denied"})[-1].reply["problems"] == [
+        "microphone_blocked"
+    ]
+
     # the host's snapshot: players by id, jurors by label, the latest check of each; nobody else's snapshot has it
     shown = audiences.host_snapshot(state, [])["readiness"]
     assert set(shown["players"]) == {str(H1), str(H2)} and set(shown["jurors"]) == {"J1"}

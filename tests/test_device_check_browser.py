@@ -40,11 +40,17 @@ def readiness_of(host, person: str) -> str:
     return host.inner_text(f"#readiness li[data-person='{person}']")
 
 
-def run_check(page, heard: bool) -> None:
-    """The person's whole check, from the touch to the result on their page."""
+def run_check(page, heard: bool, heard_self: bool | None = None) -> None:
+    """The person's whole check, from the touch to the result on their page; ``heard_self``: a spoken player's
+    answer to "Did you hear your own voice?" once the two seconds recorded play back."""
     page.click("#check-device")
     page.wait_for_selector("#check-heard", state="visible", timeout=WAIT_MS)  # the clip has played to its end
     page.click("#check-heard" if heard else "#check-not-heard")
+    if heard_self is not None:
+        page.wait_for_selector("#check-heard-self", state="visible", timeout=WAIT_MS)
+        assert page.locator(".check-playback").is_visible()
+        assert not page.locator("#check-result p").count()  # nothing is sent before the person has said
+        page.click("#check-heard-self" if heard_self else "#check-not-heard-self")
     page.wait_for_selector("#check-result p", timeout=WAIT_MS)
 
 
@@ -78,11 +84,19 @@ def test_a_juror_and_a_spoken_player_check_their_phones_and_the_host_sees_their_
         juror.screenshot(path=str(shots / "device-check-juror-390.png"), full_page=True)
         no_sideways_scroll(juror)
 
-        # the spoken player's phone: the clip heard, two seconds recorded and played back, ready
+        # the spoken player's phone: the clip heard, two seconds recorded and played back, and the child asked
+        # whether they heard themselves (found: the check never asked, and sent "ok" for a silent recording)
         mina = media_browser.new_page(viewport=PHONE)
         mina.goto(f"{served.url}/play/{people.players['Mina']}")
         mina.wait_for_selector("#check-device", timeout=WAIT_MS)
-        run_check(mina, heard=True)
+        run_check(mina, heard=True, heard_self=False)
+        assert "The recording was not heard when played back" in mina.inner_text("#check-result")
+        host.wait_for_function(
+            f"document.querySelector(\"#readiness li[data-person='player-{mina_id}']\").textContent"
+            ".includes('The recording was not heard when played back')",
+            timeout=WAIT_MS,
+        )
+        run_check(mina, heard=True, heard_self=True)  # checked again: heard this time
         result = mina.inner_text("#check-result")
         assert "This device is ready" in result, result
         assert mina.locator(".check-playback").is_visible()  # the two seconds, to hear again

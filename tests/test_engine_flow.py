@@ -853,8 +853,10 @@ def test_the_host_enters_an_ai_player_s_open_answer_and_agents_report_to_the_hos
         "model": None,
         "settings": {"source": "import", "file": "preds.jsonl"},
     }
-    (shown,) = [m.payload for m in run.outcomes[-1].messages]
+    shown, counted = [m.payload for m in run.outcomes[-1].messages]
     assert shown["entered_by_host"] is True and shown["player"]["id"] == AI
+    # the Agents panel's counts: the agent's earlier answer to Q11; its answer to Q12 replaced by the host's
+    assert counted == {"player": AI, "answered": 1, "entered": 1}
 
     run.refuse(Actor("player", H1), "agent", "not_ai", status="error", message="?")
     run.refuse(Actor("player", AI), "agent", "bad_field", status="sleeping")
@@ -866,6 +868,8 @@ def test_the_host_enters_an_ai_player_s_open_answer_and_agents_report_to_the_hos
         "status": "error",
         "message": "backend raised ValueError",
         "at": run.now.isoformat().replace("+00:00", "Z"),
+        "answered": 1,
+        "entered": 1,
     }
     assert audiences.host_snapshot(state, host_moves(state))["agents"] == {
         str(AI): {k: v for k, v in messages[0].payload.items() if k != "player"}

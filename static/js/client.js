@@ -50,6 +50,22 @@ export function format(template, values) {
   return template.replace(/\{(\w+)\}/g, (_, key) => (key in values ? values[key] : `{${key}}`));
 }
 
+// A time of day (ISO 8601) in the page's language, the <html lang> the server chose ("오후 12:57:58" on a Korean
+// page), never the browser's own locale; "" for a missing or unreadable time.
+export function clockTime(at, lang = pageLanguage()) {
+  const moment = at ? new Date(at) : null;
+  if (!moment || Number.isNaN(moment.getTime())) return "";
+  try {
+    return moment.toLocaleTimeString(lang || undefined);
+  } catch {
+    return moment.toLocaleTimeString();  // a tag this browser does not know: its own locale rather than nothing
+  }
+}
+
+export function pageLanguage() {
+  return typeof document !== "undefined" && document.documentElement ? document.documentElement.lang : "";
+}
+
 export function newId(prefix) {
   const random = crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`;
   return `${prefix}-${random}`.slice(0, 64);

@@ -3,7 +3,9 @@
 //
 // 1. Sound: the test clip (a few seconds of coloured cards and a tone) plays with sound, started inside the
 //    person's touch as every engine asks, in the rendition the page plays clips in; then "Did you hear the tone?".
-// 2. A spoken player's microphone: two seconds recorded (MediaRecorder, the type recorder.js picks) and played back.
+// 2. A spoken player's microphone: two seconds recorded (MediaRecorder, the type recorder.js picks) and played back;
+//    then "Did you hear yourself?" (a take recorded is no proof the child will be heard: a muted or silent
+//    microphone records silence).
 // 3. The connection: the clock's offset as the page's clock sync reads it, the transport (websocket or
 //    long-polling) and the round trip of those clock messages through the socket.
 // The stage plays the test clip only (`TestClip`): the host stands beside the projector.
@@ -70,9 +72,15 @@ export class DeviceCheck {
     // the two seconds played back: a spoken player's page only (a juror's page holds no audio element at all)
     this.playback = records ? h("audio", { class: "check-playback", controls: true, hidden: true, playsinline: true,
       "webkit-playsinline": true }) : null;
+    this.heardBack = null;  // resolves the playback's question with "ok" or "not_heard"
+    this.playbackChoices = records ? h("div", { class: "check-choices", id: "check-playback-choices", hidden: true },
+      h("button", { type: "button", id: "check-heard-self", on: { click: () => this.answerPlayback("ok") } },
+        this.W.yes_heard_self),
+      h("button", { type: "button", class: "secondary", id: "check-not-heard-self",
+        on: { click: () => this.answerPlayback("not_heard") } }, this.W.no)) : null;
     this.result = h("div", { class: "check-result", id: "check-result", role: "status" });
     this.panel = h("div", { class: "check-panel", hidden: true },
-      this.clip.element, this.step, this.choices, this.playback || "", this.result);
+      this.clip.element, this.step, this.choices, this.playback || "", this.playbackChoices || "", this.result);
     this.element = h("section", { class: "card device-check", id: "device-check", "aria-labelledby": "check-title" },
       h("h2", { id: "check-title" }, this.W.title),
       h("p", { class: "muted" }, this.records ? this.W.intro_spoken : this.W.intro),
@@ -86,6 +94,7 @@ export class DeviceCheck {
     this.panel.hidden = false;
     this.result.replaceChildren();
     if (this.playback) this.playback.hidden = true;
+    if (this.playbackChoices) this.playbackChoices.hidden = true;
     this.step.textContent = this.W.listen;
     const played = await this.clip.play();
     this.clip.button.hidden = false;
@@ -122,7 +131,13 @@ export class DeviceCheck {
     this.show(reply, check);
   }
 
-  // Two seconds from the microphone, played back: "ok", or why not ("none", "denied", "failed").
+  answerPlayback(microphone) {
+    this.playbackChoices.hidden = true;
+    if (this.heardBack) this.heardBack(microphone);
+  }
+
+  // Two seconds from the microphone, played back, and the person asked whether they heard it: "ok", "not_heard",
+  // or why nothing was played back ("none", "denied", "failed").
   async recordTwoSeconds() {
     const type = recordingType();
     if (type === null || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
@@ -151,13 +166,17 @@ export class DeviceCheck {
       if (!blob.size) return "failed";
       this.playback.src = URL.createObjectURL(blob);
       this.playback.hidden = false;
+      stream.getTracks().forEach((track) => track.stop());  // the microphone is off while the person listens
       this.step.textContent = this.W.hear_yourself;
-      await this.playback.play().catch(() => {});  // the controls stay for a page that may not play it by itself
-      return "ok";
+      const heard = new Promise((resolve) => { this.heardBack = resolve; });
+      this.playbackChoices.hidden = false;  // asked at once: the controls replay it for a page that will not by itself
+      await this.playback.play().catch(() => {});
+      return await heard;
     } catch {
       return "failed";
     } finally {
       stream.getTracks().forEach((track) => track.stop());
+      this.heardBack = null;
     }
   }
 

@@ -3,9 +3,10 @@
 // and the AI players' agents (their last report; the host types or imports an answer when one fails); a read-aloud
 // player's page without a voice is said at the top: the host reads that child the questions; a spoken player's
 // recordings are heard and confirmed in their own card (spoken_host.js).
-import { format, h, newId } from "./client.js";
+import { agentReport } from "./agents_host.js";
+import { format, h, newId, pageLanguage } from "./client.js";
 import { followDoorCode } from "./door.js";
-import { movesFor } from "./host_moves.js";
+import { finishedStep, movesFor } from "./host_moves.js";
 import { ClipScreen } from "./screening.js";
 import { phaseText, startPage } from "./show.js";
 import { renderReadiness } from "./readiness_host.js";
@@ -142,10 +143,17 @@ function render() {
   renderSpoken(view, status, { S, node, live });
   renderReadiness(view, { S, node });
   node("open-join").checked = Boolean(status.open_join);
-  if (status.open_join && node("door-line").hidden) door.refresh();
+  if (!status.open_join) node("door-line").hidden = true;  // closed (after the finish too): no door code to give
+  else if (node("door-line").hidden) door.refresh();
 }
 
 function renderFlow(status) {
+  const finished = finishedStep(status, S);
+  if (finished) {
+    node("flow").replaceChildren(h("p", { class: "flow-finished" }, finished.text),
+      h("a", { class: "button", id: "see-results", href: node("flow").dataset.results }, finished.link));
+    return;
+  }
   const buttons = movesFor(status, S, playLength).map((m) => h("button", {
     type: "button", class: m.secondary ? "secondary" : "", "data-action": m.action,
     on: { click: () => move(m.action, typeof m.args === "function" ? m.args() : m.args || {}) },
@@ -268,6 +276,12 @@ function renderJury(status) {
   node("jury-summary").textContent = format(S.jury_summary, {
     jurors: jurors.length - removed, open: jurors.filter((j) => j.open).length, removed });
   node("join-door").checked = Boolean(status.join_door);
+  // A finished session takes no one: its open-join settings can no longer change, and the card says why.
+  const over = status.phase === "finished";
+  for (const control of [node("open-join"), node("join-door"), node("join-cap"), ...node("join-cap-form").querySelectorAll("button")]) {
+    control.disabled = over;
+  }
+  node("join-closed").hidden = !over;
   if (document.activeElement !== node("join-cap")) node("join-cap").value = view.open_join_cap || 0;
   const here = new Set((view.connected || {}).juror_labels || []);
   const newest = [...jurors].sort((a, b) => String(b.joined_at).localeCompare(String(a.joined_at)));
@@ -355,31 +369,18 @@ function renderAgents(status) {
   }
 }
 
-function clock(at) {
-  const moment = at ? new Date(at) : null;
-  return moment && !Number.isNaN(moment.getTime()) ? moment.toLocaleTimeString() : "";
-}
-
 function agentInfo(player, online, question, open, playing) {
-  const report = (view.agents || {})[String(player.id)];
+  const row = question && ((view.answers || {})[question.id] || []).find((r) => r.player.id === player.id);
+  const { lines: said, command } = agentReport((view.agents || {})[String(player.id)], {
+    online, finished: (view.status || {}).phase === "finished", handled: Boolean(row && row.entered_by_host),
+    lang: pageLanguage() }, S);
   const lines = [h("p", { class: "agent-name" },
     h("span", { class: `dot ${online ? "on" : ""}`, "aria-hidden": "true" }), `${player.name} `,
-    h("span", { class: "badge ai" }, S.kind_ai), online ? "" : h("span", { class: "muted" }, ` (${S.player_offline})`))];
-  if (!report) lines.push(h("p", { class: "muted" }, S.agent_none));
-  if (!online) lines.push(...agentCommand(player));
-  else if (report.status === "error") {
-    const row = question && ((view.answers || {})[question.id] || []).find((r) => r.player.id === player.id);
-    const handled = row && row.entered_by_host;  // the host has stepped in: the error is no longer an alarm
-    lines.push(h("p", { class: handled ? "agent-status error" : "agent-error" },
-      format(S.agent_failed, { time: clock(report.at), message: report.message || "—" })));
-  } else {
-    lines.push(h("p", { class: `agent-status ${report.status}` },
-      format(S.agent_report, { status: S[`agent_${report.status}`] || report.status, time: clock(report.at) }),
-      report.message ? h("span", { class: "muted" }, ` · ${report.message}`) : ""));
-  }
+    h("span", { class: "badge ai" }, S.kind_ai), online ? "" : h("span", { class: "muted" }, ` (${S.player_offline})`)),
+    ...said.map((line) => h("p", { class: line.className, title: line.title }, line.text))];
+  if (command) lines.push(...agentCommand(player, command));
   if (question && open) {
     if (!playing) { lines.push(h("p", { class: "muted" }, S.agent_sits_out)); return lines; }
-    const row = ((view.answers || {})[question.id] || []).find((r) => r.player.id === player.id);
     if (!row) lines.push(h("p", { class: "muted" }, S.agent_no_answer));
     else {
       const text = row.choice !== null && row.choice !== undefined ? question.choices[row.choice] : row.text;
@@ -394,10 +395,11 @@ function agentInfo(player, online, question, open, playing) {
 // What to run to play an offline AI player: the `vtt agent` line the server wrote (with this player's token).
 const agentCommands = JSON.parse(node("agents").dataset.commands || "{}");
 
-function agentCommand(player) {
+function agentCommand(player, command) {
   const line = agentCommands[String(player.id)];
   if (!line) return [];
-  return [h("p", { class: "muted" }, line.ready ? S.agent_run_demo : S.agent_run),
+  const words = command === "again" ? S.agent_run_again : line.ready ? S.agent_run_demo : S.agent_run;
+  return [h("p", { class: "muted" }, words),
     h("pre", { class: "agent-command" }, h("code", {}, line.command))];
 }
 

@@ -38,3 +38,10 @@ export function movesFor(status, S, playLength) {
     return { action, ...MOVES[action](status, S, playLength), secondary: index > 0 };
   }).filter(Boolean);
 }
+
+// The Next step card once the session has finished: no move is left, so it says so and links to the results (the
+// tallies, the reports, and the juries that may judge the session afterwards); null before the finish.
+export function finishedStep(status, S) {
+  if (!status || status.phase !== "finished") return null;
+  return { text: S.finished_step, link: S.see_results };
+}

@@ -2,7 +2,7 @@
 // question to hear, a transcript suggestion on request (the server's transcription backend), and the host's
 // confirmation: the text heard (open question) or the option said (multiple choice), sent as `confirm_spoken`.
 // The confirmed answer goes through the normal answer path; the recording itself never leaves the host's side.
-import { format, h } from "./client.js";
+import { clockTime, format, h } from "./client.js";
 
 // One list item per spoken player, kept across renders: its recording line is redrawn on every event, its
 // confirmation form only when the take changes (so what the host is typing survives other events).
@@ -68,7 +68,7 @@ function lineOf(S, question, open, playing, take, answer) {
     && answer.provenance.recording === (take && take.file);
   if (!take) return h("span", { class: "muted" }, S.spoken_waiting);
   const seconds = take.duration_ms ? (take.duration_ms / 1000).toFixed(1) : "?";
-  return h("span", {}, format(S.spoken_take, { seconds, time: new Date(take.ended_at).toLocaleTimeString() }),
+  return h("span", {}, format(S.spoken_take, { seconds, time: clockTime(take.ended_at) }),
     confirmed ? h("span", { class: "badge" }, ` ${S.spoken_confirmed}`) : "");
 }
 

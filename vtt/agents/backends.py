@@ -308,14 +308,21 @@ def endpoint_of(url: str) -> str:
 def chat_target(spec: str | None, model: str | None) -> tuple[str, str]:
     """``http:URL`` (the agents' spelling) or a bare URL, and the model it serves, as a judge's or juror's options
     give them: the chat-completions endpoint and the model; raises :class:`SpecError` naming the option."""
-    spec = spec or ""
-    url = spec[5:] if spec.startswith("http:") and not spec.startswith("http://") else spec
-    if not re.match(r"^https?://[^/\s]+", url):
+    url = chat_url(spec)
+    if url is None:
         raise SpecError(f"--judge: {spec!r} is not http:URL (an http:// or https:// chat-completions endpoint)")
     model = (model or "").strip()
     if not model:
         raise SpecError("--model: name the model the endpoint serves")
     return endpoint_of(url), model
+
+
+def chat_url(spec: str | None) -> str | None:
+    """The http:// or https:// address a judge's or juror's endpoint gives (``http:URL`` or a bare URL); None when
+    it gives none."""
+    spec = spec or ""
+    url = spec[5:] if spec.startswith("http:") and not spec.startswith("http://") else spec
+    return url if re.match(r"^https?://[^/\s]+", url) else None
 
 
 def public_url(url: str) -> str:

@@ -22,7 +22,8 @@ def grade() -> None:
     required=True,
     envvar="VTT_JUDGE_URL",
     show_envvar=True,
-    help="http:URL of an OpenAI-compatible chat-completions endpoint (vLLM, Ollama, llama.cpp, a local server).",
+    help="The URL (http:// or https://) of an OpenAI-compatible chat-completions endpoint (vLLM, Ollama, "
+    "llama.cpp, a local server); http:URL, the agents' spelling, works too.",
 )
 @click.option("--model", required=True, envvar="VTT_JUDGE_MODEL", show_envvar=True, help="The model it serves.")
 @click.option(

@@ -76,9 +76,14 @@ def _saved_answer(
         effects=[SaveAnswer(item.id, player, text, choice, max(latency or 0, 0), client_key, at, provenance, by_host)]
     )
     outcome.reply["question"] = item.id
-    outcome.announce = lambda after: [
-        Message("host", "answer", audiences.host_answer(after, item, after.answers[item.id][player]))
-    ]
+
+    def announce(after: LiveState) -> list[Message]:
+        saved = [Message("host", "answer", audiences.host_answer(after, item, after.answers[item.id][player]))]
+        if after.players[player].kind is PlayerKind.AI:  # the Agents panel counts what was answered for the player
+            saved.append(Message("host", "agent", audiences.host_agent(after, player)))
+        return saved
+
+    outcome.announce = announce
     return outcome
 
 

@@ -52,7 +52,8 @@ def status(state: LiveState) -> dict[str, Any]:
         "deadline": protocol_timestamp(state.deadline),
         "theme": current.theme if current else None,
         "vote_slots": state.ai_votes_per_juror,
-        "open_join": state.open_join,
+        # whether anyone may join openly now: never once the session has finished (the design's setting is kept)
+        "open_join": state.open_join and state.phase is not Phase.FINISHED,
         "join_door": state.join_door,  # whether an open join needs the stage's door code (never the code)
         "sheet_save_seconds": sheet_save_seconds(len(state.juror_labels)),
         "clip_playback": state.clip_playback.value,
@@ -345,8 +346,22 @@ def host_recording(state: LiveState, item: QuestionInfo, player_id: int) -> dict
 
 
 def host_agent(state: LiveState, player_id: int) -> dict[str, Any]:
-    """An AI player's agent's last status report, for the host's Agents panel."""
-    return {"player": player_id, **(state.players[player_id].agent or {})}
+    """An AI player's agent's last status report and what was answered for the player, for the host's Agents
+    panel: the event's payload (``player`` is the id)."""
+    return {"player": player_id, **agent_summary(state, player_id)}
+
+
+def agent_summary(state: LiveState, player_id: int) -> dict[str, Any]:
+    """The agent's last report (``status``, ``message``, ``at``; absent when it never reported) with ``answered``
+    (the player's answers its agent sent, the whole session) and ``entered`` (those the host entered for it): an
+    agent offline after answering is told apart from one that never played."""
+    answered = entered = 0
+    for answers in state.answers.values():
+        answer = answers.get(player_id)
+        if answer is not None:
+            entered += answer.entered_by_host
+            answered += not answer.entered_by_host
+    return {**(state.players[player_id].agent or {}), "answered": answered, "entered": entered}
 
 
 def host_notice(state: LiveState, player_id: int) -> dict[str, Any]:
@@ -412,7 +427,7 @@ def host_snapshot(state: LiveState, moves: list[str], connected: dict[str, Any] 
         "answers": round_answers,
         "votes": vote_count(state),
         "connected": connected or {},
-        "agents": {str(p.id): p.agent for p in state.players.values() if p.kind is PlayerKind.AI and p.agent},
+        "agents": {str(p.id): agent_summary(state, p.id) for p in state.players.values() if p.kind is PlayerKind.AI},
         "notices": {str(p.id): p.speech for p in state.players.values() if p.speech},
         # each person's latest device check: {"players": {"<id>": ...}, "jurors": {"<label>": ...}}; absent: not checked
         "readiness": host_readiness_all(state),

@@ -49,6 +49,7 @@ def _set_open_join(state: LiveState, action: Action, now: datetime, tally: Tally
     """Open or close open join; ``cap`` (0: none) and ``door`` (the stage's door code needed) when given."""
     value = action.args.get("open")
     require(isinstance(value, bool), "bad_field", "open must be true or false")  # the host's message may leave it out
+    require(state.phase is not Phase.FINISHED, "finished", "the session has finished: no one can join it any more")
     cap, door = action.args.get("cap"), action.args.get("door")
     effect = SetOpenJoin(
         value, state.open_join_cap if cap is None else (cap or None), state.join_door if door is None else door

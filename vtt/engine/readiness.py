@@ -1,10 +1,10 @@
 """Each person's readiness from their page's device check: for the host's console only.
 
 A player's or juror's page plays a test clip and asks whether the tone was heard, records two seconds on a spoken
-player's page, and measures its clock, its transport and a round trip through the socket (``static/js/devcheck.js``);
-the ``device_check`` action brings the figures here.  The verdict (the named problems) is made when the host is
-told, so the limits below apply to every check kept.  Never sent to the jury or the stage: a phone that reads aloud
-or records is a young child's.
+player's page and asks whether they were heard played back, and measures its clock, its transport and a round trip
+through the socket (``static/js/devcheck.js``); the ``device_check`` action brings the figures here.  The verdict
+(the named problems) is made when the host is told, so the limits below apply to every check kept.  Never sent to
+the jury or the stage: a phone that reads aloud or records is a young child's.
 """
 
 from __future__ import annotations
@@ -26,12 +26,18 @@ PROBLEMS = (
     "no_microphone",  # a spoken player's device has no microphone or cannot record
     "microphone_blocked",  # the person or the browser refused the microphone
     "recording_failed",
+    "playback_not_heard",  # two seconds recorded and played back, and the person did not hear them
     "clock_off",
     "polling_only",  # long-polling instead of a websocket: every message costs a request
     "slow_round_trip",
 )
 _SOUND_PROBLEMS = {"not_heard": "no_sound", "failed": "sound_failed"}
-_MICROPHONE_PROBLEMS = {"none": "no_microphone", "denied": "microphone_blocked", "failed": "recording_failed"}
+_MICROPHONE_PROBLEMS = {
+    "none": "no_microphone",
+    "denied": "microphone_blocked",
+    "failed": "recording_failed",
+    "not_heard": "playback_not_heard",
+}
 
 
 def problems(report: dict[str, Any]) -> list[str]:

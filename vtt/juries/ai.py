@@ -357,11 +357,7 @@ async def ask_one(http: Any, clips: Any, settings: JurySettings, prompt: JuryPro
         images = await round_frames(clips, settings, ask.seen) if settings.frames else None
     except ClipError as error:
         return Said(ask, problem=str(error), failed=True)
-    body: dict[str, Any] = {"model": settings.model, "messages": prompt.messages(ask.seen, settings.frames, images)}
-    if settings.temperature is not None:
-        body["temperature"] = settings.temperature
-    if settings.max_tokens is not None:
-        body["max_tokens"] = settings.max_tokens
+    body = request_body(settings, prompt, ask.seen, images)
     try:
         reply, _data = await chat_completion(http, settings.url, body, settings.api_key, settings.timeout, MAX_BODY)
     except ReplyTooLong as long:
@@ -372,6 +368,18 @@ async def ask_one(http: Any, clips: Any, settings: JurySettings, prompt: JuryPro
         return Said(ask, read_reply(reply, ask.seen["aliases"]), _kept(reply))
     except UnreadReply as unread:
         return Said(ask, None, _kept(reply), problem=str(unread))
+
+
+def request_body(
+    settings: JurySettings, prompt: JuryPrompt, seen: dict[str, Any], images: list[tuple[int, list]] | None = None
+) -> dict[str, Any]:
+    """One round's chat-completions request body (docs/juries.md shows one, made here: vtt.juries.request_example)."""
+    body: dict[str, Any] = {"model": settings.model, "messages": prompt.messages(seen, settings.frames, images)}
+    if settings.temperature is not None:
+        body["temperature"] = settings.temperature
+    if settings.max_tokens is not None:
+        body["max_tokens"] = settings.max_tokens
+    return body
 
 
 async def round_frames(clips: Any, settings: JurySettings, seen: dict[str, Any]) -> list[tuple[int, list]]:

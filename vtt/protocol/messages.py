@@ -137,8 +137,9 @@ class DeviceCheckIn(_Message):
     )
     microphone: Literal[vocabulary.CHECK_MICROPHONES] | None = Field(  # type: ignore[valid-type]
         None,
-        description="a spoken player's page only (required there, null elsewhere): ok (two seconds recorded and "
-        "played back), none (no microphone or no MediaRecorder), denied (permission refused), failed",
+        description="a spoken player's page only (required there, null elsewhere): ok (two seconds recorded, played "
+        "back and heard), not_heard (recorded and played back, the person did not hear it), none (no microphone or no "
+        "MediaRecorder), denied (permission refused), failed",
     )
     clock_offset_ms: int = Field(
         ge=-vocabulary.MAX_CLOCK_OFFSET_MS,

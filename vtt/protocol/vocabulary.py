@@ -40,7 +40,8 @@ TRANSCRIPT_LEVELS = ("sure", "likely", "unsure", "none", "unknown")
 # A device check (a player's or juror's page before the event): what the person heard of the test clip, what the
 # microphone did (a spoken player's page only), and the connection's figures as the page measured them.
 CHECK_SOUNDS = ("heard", "not_heard", "failed")  # failed: the test clip would not play at all
-CHECK_MICROPHONES = ("ok", "none", "denied", "failed")  # none: no microphone or no MediaRecorder
+CHECK_MICROPHONES = ("ok", "not_heard", "none", "denied", "failed")  # none: no microphone or no MediaRecorder;
+# not_heard: recorded and played back, but the person did not hear it
 CHECK_TRANSPORTS = ("websocket", "polling")  # engine.io's transport when the page measured
 CHECK_RENDITIONS = ("main", "phone")  # which rendition of the test clip the page played
 MAX_CLOCK_OFFSET_MS = 86_400_000  # a day: a phone's clock set further off is reported as a day off

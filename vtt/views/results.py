@@ -14,10 +14,11 @@ from pathlib import Path
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
+from ..agents.backends import chat_url
 from ..extensions import request_db
 from ..i18n import report_language
 from ..judge.agreement import judge_card
-from ..juries.ai import MAX_FRAMES, JuryError, JurySettings, ai_jurors, last_run
+from ..juries.ai import MAX_FRAMES, MODEL_LENGTH, JuryError, JurySettings, ai_jurors, last_run
 from ..kinds import SessionStatus
 from ..models import VttSession
 from ..offloop import in_process, scratch_path, start_process
@@ -54,16 +55,14 @@ def ask_ai_juror(session_id: int):
     """Start a model judging the finished session's rounds as an AI juror (``vtt jury ai``), in a worker process."""
     vtt_session = _session(session_id)
     url, model = (request.form.get("url") or "").strip(), (request.form.get("model") or "").strip()
-    try:
-        frames = int(request.form.get("frames") or 0)
-        JurySettings.from_spec(url, model, frames=frames)  # refused here, not in the worker, where it can be
-    except ValueError as error:
-        message = (
-            str(error)
-            if isinstance(error, JuryError)
-            else _("Frames: a whole number from 0 to %(most)s.", most=MAX_FRAMES)
-        )
-        flash(_("The model cannot judge: %(reason)s", reason=message), "error")
+    frames, problem = ai_jury_form_problem(url, model, request.form.get("frames"))
+    if problem is None:
+        try:
+            JurySettings.from_spec(url, model, frames=frames)  # refused here, not in the worker, where it can be
+        except JuryError as error:  # a rule the form's own check does not know (tests keep the two agreeing)
+            problem = str(error)
+    if problem is not None:
+        flash(_("The model cannot judge: %(reason)s", reason=problem), "error")
         return redirect(url_for(".page", session_id=vtt_session.id, _anchor="ai-jury"))
     if vtt_session.status is not SessionStatus.FINISHED:
         flash(_("A model judges a finished session: finish the session first."), "error")
@@ -84,6 +83,27 @@ def ask_ai_juror(session_id: int):
         )
         flash(_("%(model)s is judging the rounds; reload the page to see its votes.", model=model), "success")
     return redirect(url_for(".page", session_id=vtt_session.id, _anchor="ai-jury"))
+
+
+def ai_jury_form_problem(url: str, model: str, frames: str | None) -> tuple[int, str | None]:
+    """The AI-jury form's frames, and what is wrong with its fields (None: nothing), in the interface's language
+    and naming the form's fields (the command line's messages name its options: --judge, --model, --frames)."""
+    try:
+        count = int((frames or "0").strip())
+    except ValueError:
+        count = -1
+    if chat_url(url) is None:
+        return count, _(
+            "Chat-completions endpoint: give the address of an OpenAI-compatible server, beginning with http:// or "
+            "https://, e.g. http://127.0.0.1:8000/v1."
+        )
+    if not model:
+        return count, _("Model: name the model the endpoint serves.")
+    if len(model) > MODEL_LENGTH:
+        return count, _("Model: at most %(most)s characters.", most=MODEL_LENGTH)
+    if not 0 <= count <= MAX_FRAMES:
+        return count, _("Frames per clip: a whole number from 0 to %(most)s.", most=MAX_FRAMES)
+    return count, None
 
 
 def ai_jury_run(vtt_session: VttSession) -> subprocess.Popen | None:
