@@ -28,8 +28,8 @@ from sqlalchemy.orm import Session
 
 from ..agents.backends import (
     BackendError,
-    ReplyTooLong,
     SpecError,
+    UnreadableReply,
     chat_completion,
     chat_target,
     public_url,
@@ -199,8 +199,8 @@ async def ask_one(http: Any, settings: JudgeSettings, ask: Ask) -> Said:
         body["max_tokens"] = settings.max_tokens
     try:
         reply, _data = await chat_completion(http, settings.url, body, settings.api_key, settings.timeout, MAX_BODY)
-    except ReplyTooLong as long:
-        return Said(ask, None, _kept(long.start), problem=str(long))
+    except UnreadableReply as unreadable:
+        return Said(ask, None, _kept(unreadable.start), problem=str(unreadable))
     except BackendError as failure:
         return Said(ask, problem=str(failure), failed=True)
     try:

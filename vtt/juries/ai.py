@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import re
 import secrets
 import tomllib
@@ -39,8 +40,8 @@ from sqlalchemy.orm import Session
 
 from ..agents.backends import (
     BackendError,
-    ReplyTooLong,
     SpecError,
+    UnreadableReply,
     chat_completion,
     chat_target,
     public_url,
@@ -48,6 +49,7 @@ from ..agents.backends import (
 from ..engine.audiences import judged_round
 from ..kinds import Jury, PlayerKind
 from ..models import Event, Juror, JurorReply, Vote, VttSession, utcnow
+from ..protocol.strict_json import JsonRefused, decode_at
 from .rounds import JuryError, chosen_rounds, finished_state
 
 PROMPTS_FILE = Path(__file__).with_name("prompts.toml")
@@ -193,21 +195,30 @@ TAIL = re.compile(r"[\s.`]*")
 
 def read_reply(reply: str, aliases: Iterable[str]) -> Verdict:
     """The JSON object ending ``reply`` (after a ``<think>`` block or prose, perhaps in a code fence) with an alias
-    of the round; UnreadReply otherwise. A confidence that is not a whole number from 1 to 5 is None."""
+    of the round; UnreadReply otherwise. A confidence that is not a whole number from 1 to 5 is None. The JSON is
+    read strictly (:mod:`vtt.protocol.strict_json`): an object holding NaN, Infinity, a number such as 1e999 or
+    nesting thousands deep is refused, and when it is the reply's last, the reply is unread for that reason."""
     aliases = list(aliases)
     reply = reply or ""
     if len(reply) > MAX_READ:
         raise UnreadReply(f"the reply is longer than {MAX_READ:,} characters: not read")
     said = re.sub(r"<think>.*?(</think>|$)", "", reply, flags=re.S | re.I).strip()
-    decoder = json.JSONDecoder()
     found: tuple[dict, int] | None = None
+    refused: tuple[int, str] | None = None  # the last object the strict reader refused: where, and why
     for match in re.finditer(r"\{", said):
+        if found is not None and match.start() < found[1]:
+            continue  # inside the object found
         try:
-            value, end = decoder.raw_decode(said, match.start())
+            value, end = decode_at(said, match.start())
+        except JsonRefused as refusal:
+            refused = (match.start(), str(refusal))
+            continue
         except ValueError:
             continue
-        if isinstance(value, dict) and "alias" in value and (found is None or match.start() >= found[1]):
+        if isinstance(value, dict) and "alias" in value:
             found = (value, end)
+    if refused is not None and (found is None or refused[0] >= found[1]):
+        raise UnreadReply(f"the reply's JSON is refused: {refused[1]}")
     if found is None:
         raise UnreadReply(f'no {{"alias": ...}} object in the reply {_shown(said)}')
     value, end = found
@@ -227,9 +238,9 @@ def _confidence(value: Any) -> int | None:
             value = float(value.strip())
         except ValueError:
             return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
-    return int(value) if 1 <= value <= 5 else None
+    return int(value) if value == int(value) and 1 <= value <= 5 else None
 
 
 def _shown(said: str) -> str:
@@ -364,8 +375,8 @@ async def ask_one(http: Any, clips: Any, settings: JurySettings, prompt: JuryPro
         body["max_tokens"] = settings.max_tokens
     try:
         reply, _data = await chat_completion(http, settings.url, body, settings.api_key, settings.timeout, MAX_BODY)
-    except ReplyTooLong as long:
-        return Said(ask, None, _kept(long.start), problem=str(long))
+    except UnreadableReply as unreadable:
+        return Said(ask, None, _kept(unreadable.start), problem=str(unreadable))
     except BackendError as failure:
         return Said(ask, problem=str(failure), failed=True)
     try:
