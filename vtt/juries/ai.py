@@ -32,10 +32,12 @@ import secrets
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..agents.backends import (
@@ -50,6 +52,7 @@ from ..engine.audiences import judged_round
 from ..kinds import Jury, PlayerKind
 from ..models import Event, Juror, JurorReply, Vote, VttSession, utcnow
 from ..protocol.strict_json import JsonRefused, decode_at
+from .claims import claim_round, lease, let_go, let_go_all, new_run
 from .rounds import JuryError, chosen_rounds, finished_state
 
 PROMPTS_FILE = Path(__file__).with_name("prompts.toml")
@@ -296,6 +299,22 @@ def ai_juror(db: Session, session_id: int, model: str, rounds: Iterable[int] = (
     return juror
 
 
+def made_juror(db_factory: Callable[[], Session], session_id: int, model: str, rounds: list[int]) -> tuple[int, str]:
+    """The id and label of the session's AI juror of ``model`` (:func:`ai_juror`), committed: when another run makes
+    it at the same moment, its insert fails on the label's unique key and the juror it made is found again."""
+    failed = 0
+    while True:
+        with db_factory() as db:
+            try:
+                juror = ai_juror(db, session_id, model, rounds)
+                db.commit()
+                return juror.id, juror.label
+            except IntegrityError:
+                failed += 1
+                if failed == 3:  # not a race: a label taken over and over
+                    raise
+
+
 def ai_label(model: str, taken: set[str]) -> str:
     base = " ".join(f"AI {model}".split())[:LABEL_LENGTH].rstrip()
     label, number = base, 1
@@ -317,6 +336,24 @@ def judged_before(db: Session, juror_id: int, sha256: str) -> set[int]:
     )
 
 
+def answered_since(db: Session, juror_id: int, number: int, sha256: str, since: datetime) -> bool:
+    """Whether round ``number`` has a read reply to the prompt ``sha256``, or any reply to it stored since ``since``
+    (another run asked it while this one was under way)."""
+    return (
+        db.scalar(
+            select(JurorReply.id)
+            .where(
+                JurorReply.juror_id == juror_id,
+                JurorReply.round == number,
+                JurorReply.prompt_sha256 == sha256,
+                JurorReply.read.is_(True) | (JurorReply.asked_at >= since),
+            )
+            .limit(1)
+        )
+        is not None
+    )
+
+
 # --- asking ---------------------------------------------------------------------------------------------------------
 
 
@@ -331,8 +368,15 @@ class Said:
     failed: bool = False
 
 
-async def ask_all(settings: JurySettings, prompt: JuryPrompt, asks: list[Ask], heard: Callable[[Said], bool]) -> None:
-    """Every round, ``settings.concurrency`` at a time; ``heard`` returns False to stop the run."""
+async def ask_all(
+    settings: JurySettings,
+    prompt: JuryPrompt,
+    asks: list[Ask],
+    heard: Callable[[Said], bool],
+    take: Callable[[Ask], bool] | None = None,
+) -> None:
+    """Every round, ``settings.concurrency`` at a time; ``heard`` returns False to stop the run; ``take``, when
+    given, is asked first whether this run asks the round (False: another run does)."""
     import aiohttp
 
     from ..agents.frames import Clips
@@ -351,6 +395,8 @@ async def ask_all(settings: JurySettings, prompt: JuryPrompt, asks: list[Ask], h
                     ask = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
+                if take is not None and not take(ask):
+                    continue
                 said = await ask_one(http, clips, settings, prompt, ask)
                 if not heard(said):
                     stop.set()
@@ -422,11 +468,15 @@ async def clip_path(clips: Any, settings: JurySettings, src: str) -> Path:
 # --- storing --------------------------------------------------------------------------------------------------------
 
 
-def store(db: Session, juror: Juror, settings: JurySettings, sha256: str, said: Said) -> None:
-    """One reply (and, read, the juror's vote of the round); a failure keeps nothing. Commits."""
-    if said.failed:
-        return
+def store(db: Session, juror: Juror, settings: JurySettings, sha256: str, said: Said, run: str | None = None) -> None:
+    """One reply (and, read, the juror's vote of the round); a failure keeps nothing. ``run``'s claim of the round
+    is let go in the same transaction. Commits."""
     ask, verdict = said.ask, said.verdict
+    if run is not None:
+        let_go(db, juror.id, ask.round, run)
+    if said.failed:
+        db.commit()
+        return
     db.add(
         JurorReply(
             session_id=juror.session_id,
@@ -473,11 +523,20 @@ class RunSummary:
     votes: int = 0  # the juror's votes in the chosen rounds after the run
     named_ai: int = 0  # of those, how many name an AI player
     prompt_sha256: str = ""
+    busy: int = 0  # rounds another run of this model was asking (left to it)
     stopped: str | None = None
+    first_failure: str | None = None  # the first call that failed, and why
     problems: list[str] = field(default_factory=list)  # the first few failures and unread replies
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+    @property
+    def nothing_read(self) -> str | None:
+        """Why the run read nothing although it asked: calls failed and no reply was read (None otherwise)."""
+        if not self.failed or self.read:
+            return None
+        return f"no round could be read: {self.failed} calls failed; the first: {self.first_failure}"
 
 
 def judge_session(
@@ -496,16 +555,30 @@ def judge_session(
     summary = RunSummary(model=settings.model, prompt_sha256=sha256)
     with db_factory() as db:
         every = rounds_to_judge(db, session_id, rounds)
-        summary.rounds = [ask.round for ask in every]
-        juror = ai_juror(db, session_id, settings.model, summary.rounds)
-        done = judged_before(db, juror.id, sha256)
-        db.commit()
-        juror_id, summary.juror = juror.id, juror.label
+    summary.rounds = [ask.round for ask in every]
+    juror_id, summary.juror = made_juror(db_factory, session_id, settings.model, summary.rounds)
+    with db_factory() as db:
+        done = judged_before(db, juror_id, sha256)
     asks = [ask for ask in every if ask.round not in done]
     summary.skipped = len(every) - len(asks)
     if started is not None:
         started(len(asks))
     failures_in_a_row = 0
+    run, held, began = new_run(), lease(settings.timeout), utcnow()
+
+    def take(ask: Ask) -> bool:
+        """Claim the round before asking it (vtt.juries.claims); a round another run holds, or read meanwhile, is
+        left alone."""
+        if not claim_round(db_factory, session_id, juror_id, ask.round, run, held):
+            summary.busy += 1
+            return False
+        with db_factory() as db:
+            if not answered_since(db, juror_id, ask.round, sha256, began):
+                return True
+            let_go(db, juror_id, ask.round, run)
+            db.commit()
+        summary.skipped += 1
+        return False
 
     def heard(said: Said) -> bool:
         nonlocal failures_in_a_row
@@ -513,12 +586,13 @@ def judge_session(
         if said.failed:
             summary.failed += 1
             failures_in_a_row += 1
+            summary.first_failure = summary.first_failure or f"round {said.ask.round}: {said.problem}"
         else:
             failures_in_a_row = 0
             summary.read += said.verdict is not None
             summary.unread += said.verdict is None
-            with db_factory() as db:
-                store(db, db.get(Juror, juror_id), settings, sha256, said)
+        with db_factory() as db:
+            store(db, db.get(Juror, juror_id), settings, sha256, said, run)
         if said.problem and len(summary.problems) < 5:
             summary.problems.append(f"round {said.ask.round}: {said.problem}")
         if progress is not None:
@@ -529,8 +603,11 @@ def judge_session(
             return False
         return True
 
-    if asks:
-        asyncio.run(ask_all(settings, prompt, asks, heard))
+    try:
+        if asks:
+            asyncio.run(ask_all(settings, prompt, asks, heard, take))
+    finally:
+        let_go_all(db_factory, juror_id, run)
     with db_factory() as db:
         summary.votes, summary.named_ai = _named(db, session_id, juror_id, summary.rounds)
         db.add(
