@@ -310,3 +310,16 @@ def test_a_round_another_run_is_asking_is_left_to_it_and_a_crashed_runs_claim_la
         assert (summary.asked, summary.read, summary.busy) == (1, 1, 1)
         with db_factory() as db:
             assert [(c.round, c.run) for c in db.scalars(select(JurorClaim))] == [(2, "alive")]
+
+
+def test_the_results_page_says_why_a_run_read_nothing(app, db_factory):
+    """Found before: the AI jurors' card said "2 rounds asked, 0 read, 0 unread, 2 failed" and nothing of why."""
+    from tests.support.review import host_client
+
+    people = finished(app, db_factory)
+    with FakeJudge(respond=lambda body: ("status", 503)) as judge:
+        summary = judge_session(db_factory, people.session_id, settings_of(judge))
+    assert summary.nothing_read and "HTTP 503" in summary.nothing_read
+    page = host_client(app).get(f"/host/sessions/{people.session_id}/results/").get_data(as_text=True)
+    assert "No round could be read:</strong> round 1: " in page or "No round could be read:</strong> round 2: " in page
+    assert "answered HTTP 503" in page
