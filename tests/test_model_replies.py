@@ -323,3 +323,32 @@ def test_the_results_page_says_why_a_run_read_nothing(app, db_factory):
     page = host_client(app).get(f"/host/sessions/{people.session_id}/results/").get_data(as_text=True)
     assert "No round could be read:</strong> round 1: " in page or "No round could be read:</strong> round 2: " in page
     assert "answered HTTP 503" in page
+
+
+def test_two_processes_of_one_model_at_once_never_ask_a_round_twice(backend, migrated_database_url):
+    """The same as two threads, as two `vtt jury ai` commands started together (each its own engine)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.support.paths import ROOT
+
+    app, db_factory = backend
+    people = finished(app, db_factory)
+    with FakeJudge(respond=slow_naming(db_factory, people.session_id, 1.0)) as judge:
+        command = [sys.executable, "-m", "vtt.cli", "jury", "ai", people.code, "--judge", f"http:{judge.url}"]
+        command += ["--model", "m", "--json"]
+        environment = {**os.environ, "DATABASE_URL": migrated_database_url, "PYTHONPATH": str(ROOT)}
+        runs = [
+            subprocess.Popen(
+                command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
+            for _ in range(2)
+        ]
+        outputs = [run.communicate(timeout=120) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outputs
+    summaries = [json.loads(out.strip().splitlines()[-1]) for out, _err in outputs]
+    assert sorted(round_of(body)["round"] for body in judge.requests) == [1, 2]
+    assert sum(s["asked"] for s in summaries) == 2 and sum(s["read"] for s in summaries) == 2
+    with db_factory() as db:
+        assert sorted(db.scalars(select(JurorReply.round))) == [1, 2] and db.scalars(select(JurorClaim)).all() == []
