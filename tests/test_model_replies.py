@@ -59,7 +59,7 @@ REFUSED = [
 ]
 
 
-@pytest.mark.parametrize("text, problem", REFUSED)
+@pytest.mark.parametrize("text, problem", REFUSED, ids=[problem.split()[0] for _text, problem in REFUSED])
 def test_the_strict_reader_refuses_what_json_should_not_carry(text, problem):
     with pytest.raises(JsonRefused, match=problem.replace("+", r"\+")):
         loads(text, **({"max_chars": 100} if "longer than" in problem else {}))
@@ -183,6 +183,7 @@ def played_for_judge(app, db_factory):
         (nan_body("B", "1e999"), "1e999"),
         (deep_body("B"), "nested more than"),
     ],
+    ids=["NaN", "Infinity", "-Infinity", "1e999", "deep"],
 )
 def test_the_agents_backend_says_why_it_cannot_read_such_a_body(body, problem):
     from tests.test_agent_backends import question
@@ -200,6 +201,29 @@ def test_the_agents_backend_says_why_it_cannot_read_such_a_body(body, problem):
             asyncio.run(ask(judge.url))
         assert judge.url.split("/v1")[0] in str(raised.value)
         assert asyncio.run(ask_well(judge, ask)).choice == 1  # the same endpoint answering well is read
+
+
+@pytest.mark.parametrize(
+    "content",
+    ['{"answer": NaN}', '{"answer": 1e999}', DEEP_LIST, '{"a": ' * DEEP],
+    ids=["NaN", "1e999", "deep", "open"],
+)
+def test_the_agents_backend_reads_such_a_reply_as_text_without_crashing(content):
+    """A player's reply is text: an mcq reply that names no option is an error for the host, an open one a text."""
+    from tests.test_agent_backends import question
+
+    async def ask(url: str, kind: str):
+        import aiohttp
+
+        backend = HttpBackend("http:x", url, Options(model="m"))
+        async with aiohttp.ClientSession() as http:
+            backend.attach(Services(http=http))
+            return await backend.answer(Asked(question(kind), "http://127.0.0.1:5000", timeout=10))
+
+    with FakeJudge(respond=lambda _body: content) as judge:
+        with pytest.raises(BackendError, match="names no option"):
+            asyncio.run(ask(judge.url, "mcq"))
+        assert asyncio.run(ask(judge.url, "open")).text == content[:4000]
 
 
 async def ask_well(judge, ask):

@@ -17,6 +17,10 @@
 * **Resumable**: a round already read for this model and prompt (its SHA-256, which covers the number of frames) is
   not asked again; unread and failed rounds are. A read reply to another prompt replaces the juror's vote of that
   round (the earlier reply stays in ``juror_reply``).
+* **Never twice at once**: each round is claimed in the database before it is asked (:mod:`vtt.juries.claims`), so
+  two runs of one model on one session share the rounds out; a dead run's claims lapse.
+* **No reply crashes a run**: replies and their HTTP bodies are read with :mod:`vtt.protocol.strict_json`; NaN,
+  Infinity, 1e999 or nesting thousands deep make a reply unread, with the reason, and it is stored.
 * The live jury's figures never see these votes (only ``jury == live`` jurors are counted). No Flask here: the CLI
   and the worker process (``python -m vtt.workers.ai_jury``) run it, never the server's event loop.
 """
@@ -519,7 +523,7 @@ class RunSummary:
     read: int = 0  # replies that named an alias: a vote each
     unread: int = 0  # replies that named none (stored; asked again next run)
     failed: int = 0  # calls that failed (nothing stored)
-    skipped: int = 0  # rounds judged before by this model and prompt
+    skipped: int = 0  # rounds judged before by this model and prompt (or meanwhile, by another run)
     votes: int = 0  # the juror's votes in the chosen rounds after the run
     named_ai: int = 0  # of those, how many name an AI player
     prompt_sha256: str = ""
