@@ -376,3 +376,18 @@ def test_two_processes_of_one_model_at_once_never_ask_a_round_twice(backend, mig
     assert sum(s["asked"] for s in summaries) == 2 and sum(s["read"] for s in summaries) == 2
     with db_factory() as db:
         assert sorted(db.scalars(select(JurorReply.round))) == [1, 2] and db.scalars(select(JurorClaim)).all() == []
+
+
+def test_a_run_ended_by_an_error_lets_go_of_its_claims(app, db_factory):
+    people = finished(app, db_factory)
+
+    def broken(_said) -> None:
+        raise RuntimeError("the progress bar broke")
+
+    with FakeJudge(respond=slow_naming(db_factory, people.session_id, 0)) as judge:
+        with pytest.raises(RuntimeError, match="the progress bar broke"):
+            judge_session(db_factory, people.session_id, settings_of(judge, concurrency=1), progress=broken)
+        with db_factory() as db:
+            assert db.scalars(select(JurorClaim)).all() == []
+        again = judge_session(db_factory, people.session_id, settings_of(judge))
+    assert again.busy == 0 and again.read + again.skipped == 2

@@ -557,6 +557,7 @@ def judge_session(
     prompt = load_prompt()
     sha256 = prompt.sha256(settings.frames)
     summary = RunSummary(model=settings.model, prompt_sha256=sha256)
+    run, held, began = new_run(), lease(settings.timeout), utcnow()
     with db_factory() as db:
         every = rounds_to_judge(db, session_id, rounds)
     summary.rounds = [ask.round for ask in every]
@@ -568,7 +569,6 @@ def judge_session(
     if started is not None:
         started(len(asks))
     failures_in_a_row = 0
-    run, held, began = new_run(), lease(settings.timeout), utcnow()
 
     def take(ask: Ask) -> bool:
         """Claim the round before asking it (vtt.juries.claims); a round another run holds, or read meanwhile, is
