@@ -34,6 +34,7 @@ CLIENTS = (
     "vtt.agents.backends",
     "vtt.agents.schemas",
     "vtt.protocol.messages",
+    "vtt.protocol.strict_json",
 )
 WEB_AND_DATA = ("flask", "flask_socketio", "pandas", "sqlalchemy")  # a client may use socketio's client
 SERVER = (

@@ -27,6 +27,7 @@ TABLES = {
     "juror",
     "jury_link",
     "juror_reply",
+    "juror_claim",
     "answer",
     "grade",
     "grader_mark",
@@ -40,7 +41,7 @@ TABLES = {
     "event",
     "alembic_version",
 }
-HEAD = "0017"
+HEAD = "0018"
 
 
 def assert_schema_matches_models(url: str) -> None:

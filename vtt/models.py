@@ -624,6 +624,22 @@ class JurorReply(Base):
     asked_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class JurorClaim(Base):
+    """A round an AI juror's run is asking now (``vtt.juries.ai``): one run at a time per juror and round. The run
+    lets go once the reply is stored; a claim past ``expires_at`` (its run died) may be taken over."""
+
+    __tablename__ = "juror_claim"
+    __table_args__ = (UniqueConstraint("juror_id", "round"), *_session_keys("juror_claim", "juror"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"), index=True)
+    juror_id: Mapped[int]
+    round: Mapped[int]
+    run: Mapped[str] = mapped_column(String(32))  # the claiming run's random id
+    claimed_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
+
+
 class SheetEntry(Base):
     """A juror's judgment-sheet line about one answer (the player is resolved from the alias)."""
 

@@ -37,7 +37,9 @@ def player_of(user: str) -> str:
 
 class FakeJudge:
     """``replies[player][dimension]``: the reply text, or ``("status", N)`` for an HTTP error, or ``("sleep", s)``
-    to answer {'score': 1} after ``s`` seconds, or ``("bytes", n)`` for a chat completion of about ``n`` bytes.
+    to answer {'score': 1} after ``s`` seconds, or ``("bytes", n)`` for a chat completion of about ``n`` bytes, or
+    ``("body", text)`` for an HTTP 200 whose body is ``text`` as it is (a chat completion that is not JSON as it
+    should be).
     Every request is kept (``requests``: the parsed JSON bodies).  ``respond``, when given, answers every request
     instead: the reply text (or one of the tuples above) for the request's body (the AI jurors' tests)."""
 
@@ -90,6 +92,8 @@ class FakeJudge:
             said = self.replies.get(player, {}).get(dimension, default)
         if isinstance(said, tuple) and said[0] == "status":
             return said[1], ""
+        if isinstance(said, tuple) and said[0] == "body":
+            return "raw", said[1]
         if isinstance(said, tuple) and said[0] == "bytes":  # a chat completion padded to ``n`` bytes
             padding = said[1] - len(json.dumps({"choices": [{"message": {"content": ""}}], "x": ""}))
             return "raw", json.dumps({"choices": [{"message": {"content": "{'score': 3}"}}], "x": " " * padding})

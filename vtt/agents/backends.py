@@ -26,11 +26,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ..protocol import strict_json
 from ..protocol.vocabulary import MAX_BACKEND, MAX_PROVENANCE, MAX_TEXT
 from .choices import LETTERS, NoOption, lettered, normalised, option_in_reply, option_index
 from .frames import ClipError, clip_url, data_url, sample_frames
 
 ON_UNPARSED = ("skip", "first", "random", "text")
+MAX_KEPT = 1 << 16  # characters of an unreadable body handed back (a caller keeps its start)
 ROUTES = ("mcq", "open")
 DEFAULT_SYSTEM = (
     "You are a player in a quiz about short video clips. Answer each question briefly and "
@@ -42,12 +44,18 @@ class BackendError(RuntimeError):
     """A question the backend could not answer; ``str(error)`` is the sentence for the host."""
 
 
-class ReplyTooLong(BackendError):
-    """A reply whose body is longer than the caller reads; ``start`` is what was read."""
+class UnreadableReply(BackendError):
+    """A reply the endpoint did send but that cannot be read: a body whose JSON the strict reader refuses
+    (:mod:`vtt.protocol.strict_json`), or one longer than the caller reads. ``start`` is its text as read: a juror or
+    the judge keeps it as an unread reply; a player's question goes unanswered."""
 
     def __init__(self, message: str, start: str):
         super().__init__(message)
         self.start = start
+
+
+class ReplyTooLong(UnreadableReply):
+    """A reply whose body is longer than the caller reads; ``start`` is what was read."""
 
 
 class SpecError(ValueError):
@@ -474,7 +482,8 @@ async def chat_completion(
 ) -> tuple[str, dict[str, Any]]:
     """POST ``body`` to the chat-completions endpoint ``url`` with the aiohttp session ``http``: the first choice's
     text and the whole reply; BackendError naming the endpoint (without credentials) on any failure, ReplyTooLong
-    when the reply's body is longer than ``max_bytes`` (no more than that is read)."""
+    when the reply's body is longer than ``max_bytes`` (no more than that is read), UnreadableReply when its JSON
+    is refused (NaN, Infinity, a number such as 1e999, nesting thousands deep: read with the strict reader)."""
     import aiohttp
 
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -489,7 +498,12 @@ async def chat_completion(
             raise BackendError(f"{where} gave no reply within {timeout:.0f} s") from None
         raise BackendError(f"cannot reach {where}: {type(failure).__name__} {failure}".strip()) from None
     try:
-        data = json.loads(raw)
+        data = strict_json.loads(raw)
+    except strict_json.JsonRefused as refused:
+        raise UnreadableReply(f"{where} sent a body this reader refuses: {refused}", raw[:MAX_KEPT]) from None
+    except ValueError:
+        raise BackendError(f"{where} sent no chat completion: {' '.join(raw.split())[:300]}") from None
+    try:
         return _message_text(data["choices"][0]["message"].get("content")), data
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
         raise BackendError(f"{where} sent no chat completion: {' '.join(raw.split())[:300]}") from None
@@ -655,6 +669,7 @@ __all__ = [
     "ReplayBackend",
     "Services",
     "SpecError",
+    "UnreadableReply",
     "build",
     "fit",
 ]

@@ -102,3 +102,5 @@ def grade_suggest(
             click.echo(f"  {problem}", err=True)
     if summary.stopped:
         fail(f"the run stopped: {summary.stopped} (what was scored is kept: run again to go on)")
+    if summary.nothing_scored:
+        fail(f"{summary.nothing_scored} (run again once the endpoint answers)")

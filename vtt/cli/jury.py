@@ -105,16 +105,19 @@ def jury_ai(
     if as_json:
         click.echo(json.dumps(summary.as_dict()))
     else:
+        busy = f", {summary.busy} left to another run asking them now" if summary.busy else ""
         click.echo(
             f"{summary.juror} ({summary.model}), rounds {', '.join(map(str, summary.rounds))}: "
             f"{summary.asked} asked, {summary.read} read, {summary.unread} unread (no alias named: asked again next "
-            f"run), {summary.failed} failed, {summary.skipped} skipped (judged before with this prompt); "
+            f"run), {summary.failed} failed, {summary.skipped} skipped (judged before with this prompt){busy}; "
             f"{summary.votes} votes, {summary.named_ai} of them name an AI player"
         )
         for problem in summary.problems:
             click.echo(f"  {problem}", err=True)
     if summary.stopped:
         fail(f"the run stopped: {summary.stopped} (what was read is kept: run again to go on)")
+    if summary.nothing_read:
+        fail(f"{summary.nothing_read} (run again once the endpoint answers)")
 
 
 @jury.command("displaced")

@@ -11,7 +11,9 @@ Replies are read as MovieCORE's judge gives them, a Python dictionary string ``{
 in a code fence, after a ``<think>`` block or prose. Only the reply's last score counts, and only when nothing but
 punctuation follows it: a reply that quotes an answer's ``{'score': 5}`` and then gives its own is read by its own,
 one that gives a score and then goes on is ambiguous. A reply that is ambiguous, over-long (``MAX_READ``) or holds
-no whole score in the dimension's range is unread (``UnreadReply``), never guessed at.
+no whole score in the dimension's range is unread (``UnreadReply``), never guessed at. JSON is read strictly
+(:mod:`vtt.protocol.strict_json`), and a Python literal is held to the same rule: a last dictionary holding NaN,
+Infinity, a number such as 1e999 or nesting too deep makes the reply unread, saying so.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..models import RUBRIC_DIMENSIONS
+from ..protocol import strict_json
 
 PROMPTS_FILE = Path(__file__).with_name("prompts.toml")
 VERDICT = "verdict"  # the correct (1) / incorrect (0) call
@@ -77,6 +80,8 @@ class Prompt:
         if not scores:
             raise UnreadReply(f"no {{'score': N}} in the reply {_shown(said)}")
         last, score = scores[-1]
+        if isinstance(score, Refused):
+            raise UnreadReply(f"the reply's score is refused: {score.reason}")
         if not TAIL.fullmatch(said, last.end()):
             raise UnreadReply(f"the reply does not end with its score: {_shown(said)}")
         if isinstance(score, bool) or not isinstance(score, (int, float)) or score != int(score):
@@ -103,15 +108,28 @@ def load_prompts(path: Path = PROMPTS_FILE) -> dict[str, Prompt]:
 _NONE = object()  # a dictionary without a score, or no dictionary
 
 
+@dataclass(frozen=True)
+class Refused:
+    """A dictionary the strict reader refuses (NaN, Infinity, 1e999, nesting too deep): unread, for ``reason``."""
+
+    reason: str
+
+
 def _score_of(text: str) -> Any:
-    for parse in (ast.literal_eval, json.loads):
+    """The score of the dictionary ``text`` (JSON, read strictly, or a Python literal), Refused, or _NONE."""
+    try:
+        value = strict_json.loads(text)
+    except strict_json.JsonRefused as refused:
+        return Refused(str(refused))
+    except ValueError:
         try:
-            value = parse(text)
+            value = ast.literal_eval(text)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-        if isinstance(value, dict) and "score" in value:
-            return value["score"]
-    return _NONE
+            return _NONE
+    if not isinstance(value, dict) or "score" not in value:
+        return _NONE
+    problem = strict_json.refusal(value)
+    return Refused(problem) if problem else value["score"]
 
 
 def _field(text: str) -> str:

@@ -28,8 +28,8 @@ from sqlalchemy.orm import Session
 
 from ..agents.backends import (
     BackendError,
-    ReplyTooLong,
     SpecError,
+    UnreadableReply,
     chat_completion,
     chat_target,
     public_url,
@@ -102,10 +102,18 @@ class RunSummary:
     already: int = 0  # calls skipped: scored before by this model and prompt
     left_out: dict[str, int] = field(default_factory=dict)  # answers not scored, by reason
     stopped: str | None = None  # why the run stopped early
+    first_failure: str | None = None  # the first call that failed, and why
     problems: list[str] = field(default_factory=list)  # the first few failures and unread replies
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+    @property
+    def nothing_scored(self) -> str | None:
+        """Why the run scored nothing although it asked: calls failed and no reply had a score (None otherwise)."""
+        if not self.failed or self.scored:
+            return None
+        return f"nothing could be scored: {self.failed} calls failed; the first: {self.first_failure}"
 
 
 def open_answers(db: Session, vtt_session: VttSession) -> tuple[list[OpenAnswer], dict[str, int]]:
@@ -199,8 +207,8 @@ async def ask_one(http: Any, settings: JudgeSettings, ask: Ask) -> Said:
         body["max_tokens"] = settings.max_tokens
     try:
         reply, _data = await chat_completion(http, settings.url, body, settings.api_key, settings.timeout, MAX_BODY)
-    except ReplyTooLong as long:
-        return Said(ask, None, _kept(long.start), problem=str(long))
+    except UnreadableReply as unreadable:
+        return Said(ask, None, _kept(unreadable.start), problem=str(unreadable))
     except BackendError as failure:
         return Said(ask, problem=str(failure), failed=True)
     try:
@@ -270,6 +278,10 @@ def suggest(
         if said.failed:
             summary.failed += 1
             failures_in_a_row += 1
+            if summary.first_failure is None:
+                summary.first_failure = (
+                    f"answer {said.ask.answer.answer_id} {said.ask.prompt.dimension}: {said.problem}"
+                )
         else:
             failures_in_a_row = 0
             summary.scored += said.score is not None

@@ -17,6 +17,10 @@
 * **Resumable**: a round already read for this model and prompt (its SHA-256, which covers the number of frames) is
   not asked again; unread and failed rounds are. A read reply to another prompt replaces the juror's vote of that
   round (the earlier reply stays in ``juror_reply``).
+* **Never twice at once**: each round is claimed in the database before it is asked (:mod:`vtt.juries.claims`), so
+  two runs of one model on one session share the rounds out; a dead run's claims lapse.
+* **No reply crashes a run**: replies and their HTTP bodies are read with :mod:`vtt.protocol.strict_json`; NaN,
+  Infinity, 1e999 or nesting thousands deep make a reply unread, with the reason, and it is stored.
 * The live jury's figures never see these votes (only ``jury == live`` jurors are counted). No Flask here: the CLI
   and the worker process (``python -m vtt.workers.ai_jury``) run it, never the server's event loop.
 """
@@ -26,21 +30,24 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import re
 import secrets
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..agents.backends import (
     BackendError,
-    ReplyTooLong,
     SpecError,
+    UnreadableReply,
     chat_completion,
     chat_target,
     public_url,
@@ -48,6 +55,8 @@ from ..agents.backends import (
 from ..engine.audiences import judged_round
 from ..kinds import Jury, PlayerKind
 from ..models import Event, Juror, JurorReply, Vote, VttSession, utcnow
+from ..protocol.strict_json import JsonRefused, decode_at
+from .claims import claim_round, lease, let_go, let_go_all, new_run
 from .rounds import JuryError, chosen_rounds, finished_state
 
 PROMPTS_FILE = Path(__file__).with_name("prompts.toml")
@@ -193,21 +202,30 @@ TAIL = re.compile(r"[\s.`]*")
 
 def read_reply(reply: str, aliases: Iterable[str]) -> Verdict:
     """The JSON object ending ``reply`` (after a ``<think>`` block or prose, perhaps in a code fence) with an alias
-    of the round; UnreadReply otherwise. A confidence that is not a whole number from 1 to 5 is None."""
+    of the round; UnreadReply otherwise. A confidence that is not a whole number from 1 to 5 is None. The JSON is
+    read strictly (:mod:`vtt.protocol.strict_json`): an object holding NaN, Infinity, a number such as 1e999 or
+    nesting thousands deep is refused, and when it is the reply's last, the reply is unread for that reason."""
     aliases = list(aliases)
     reply = reply or ""
     if len(reply) > MAX_READ:
         raise UnreadReply(f"the reply is longer than {MAX_READ:,} characters: not read")
     said = re.sub(r"<think>.*?(</think>|$)", "", reply, flags=re.S | re.I).strip()
-    decoder = json.JSONDecoder()
     found: tuple[dict, int] | None = None
+    refused: tuple[int, str] | None = None  # the last object the strict reader refused: where, and why
     for match in re.finditer(r"\{", said):
+        if found is not None and match.start() < found[1]:
+            continue  # inside the object found
         try:
-            value, end = decoder.raw_decode(said, match.start())
+            value, end = decode_at(said, match.start())
+        except JsonRefused as refusal:
+            refused = (match.start(), str(refusal))
+            continue
         except ValueError:
             continue
-        if isinstance(value, dict) and "alias" in value and (found is None or match.start() >= found[1]):
+        if isinstance(value, dict) and "alias" in value:
             found = (value, end)
+    if refused is not None and (found is None or refused[0] >= found[1]):
+        raise UnreadReply(f"the reply's JSON is refused: {refused[1]}")
     if found is None:
         raise UnreadReply(f'no {{"alias": ...}} object in the reply {_shown(said)}')
     value, end = found
@@ -227,9 +245,9 @@ def _confidence(value: Any) -> int | None:
             value = float(value.strip())
         except ValueError:
             return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
-    return int(value) if 1 <= value <= 5 else None
+    return int(value) if value == int(value) and 1 <= value <= 5 else None
 
 
 def _shown(said: str) -> str:
@@ -285,6 +303,22 @@ def ai_juror(db: Session, session_id: int, model: str, rounds: Iterable[int] = (
     return juror
 
 
+def made_juror(db_factory: Callable[[], Session], session_id: int, model: str, rounds: list[int]) -> tuple[int, str]:
+    """The id and label of the session's AI juror of ``model`` (:func:`ai_juror`), committed: when another run makes
+    it at the same moment, its insert fails on the label's unique key and the juror it made is found again."""
+    failed = 0
+    while True:
+        with db_factory() as db:
+            try:
+                juror = ai_juror(db, session_id, model, rounds)
+                db.commit()
+                return juror.id, juror.label
+            except IntegrityError:
+                failed += 1
+                if failed == 3:  # not a race: a label taken over and over
+                    raise
+
+
 def ai_label(model: str, taken: set[str]) -> str:
     base = " ".join(f"AI {model}".split())[:LABEL_LENGTH].rstrip()
     label, number = base, 1
@@ -306,6 +340,24 @@ def judged_before(db: Session, juror_id: int, sha256: str) -> set[int]:
     )
 
 
+def answered_since(db: Session, juror_id: int, number: int, sha256: str, since: datetime) -> bool:
+    """Whether round ``number`` has a read reply to the prompt ``sha256``, or any reply to it stored since ``since``
+    (another run asked it while this one was under way)."""
+    return (
+        db.scalar(
+            select(JurorReply.id)
+            .where(
+                JurorReply.juror_id == juror_id,
+                JurorReply.round == number,
+                JurorReply.prompt_sha256 == sha256,
+                JurorReply.read.is_(True) | (JurorReply.asked_at >= since),
+            )
+            .limit(1)
+        )
+        is not None
+    )
+
+
 # --- asking ---------------------------------------------------------------------------------------------------------
 
 
@@ -320,8 +372,15 @@ class Said:
     failed: bool = False
 
 
-async def ask_all(settings: JurySettings, prompt: JuryPrompt, asks: list[Ask], heard: Callable[[Said], bool]) -> None:
-    """Every round, ``settings.concurrency`` at a time; ``heard`` returns False to stop the run."""
+async def ask_all(
+    settings: JurySettings,
+    prompt: JuryPrompt,
+    asks: list[Ask],
+    heard: Callable[[Said], bool],
+    take: Callable[[Ask], bool] | None = None,
+) -> None:
+    """Every round, ``settings.concurrency`` at a time; ``heard`` returns False to stop the run; ``take``, when
+    given, is asked first whether this run asks the round (False: another run does)."""
     import aiohttp
 
     from ..agents.frames import Clips
@@ -340,6 +399,8 @@ async def ask_all(settings: JurySettings, prompt: JuryPrompt, asks: list[Ask], h
                     ask = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
+                if take is not None and not take(ask):
+                    continue
                 said = await ask_one(http, clips, settings, prompt, ask)
                 if not heard(said):
                     stop.set()
@@ -360,8 +421,8 @@ async def ask_one(http: Any, clips: Any, settings: JurySettings, prompt: JuryPro
     body = request_body(settings, prompt, ask.seen, images)
     try:
         reply, _data = await chat_completion(http, settings.url, body, settings.api_key, settings.timeout, MAX_BODY)
-    except ReplyTooLong as long:
-        return Said(ask, None, _kept(long.start), problem=str(long))
+    except UnreadableReply as unreadable:
+        return Said(ask, None, _kept(unreadable.start), problem=str(unreadable))
     except BackendError as failure:
         return Said(ask, problem=str(failure), failed=True)
     try:
@@ -419,11 +480,15 @@ async def clip_path(clips: Any, settings: JurySettings, src: str) -> Path:
 # --- storing --------------------------------------------------------------------------------------------------------
 
 
-def store(db: Session, juror: Juror, settings: JurySettings, sha256: str, said: Said) -> None:
-    """One reply (and, read, the juror's vote of the round); a failure keeps nothing. Commits."""
-    if said.failed:
-        return
+def store(db: Session, juror: Juror, settings: JurySettings, sha256: str, said: Said, run: str | None = None) -> None:
+    """One reply (and, read, the juror's vote of the round); a failure keeps nothing. ``run``'s claim of the round
+    is let go in the same transaction. Commits."""
     ask, verdict = said.ask, said.verdict
+    if run is not None:
+        let_go(db, juror.id, ask.round, run)
+    if said.failed:
+        db.commit()
+        return
     db.add(
         JurorReply(
             session_id=juror.session_id,
@@ -466,15 +531,24 @@ class RunSummary:
     read: int = 0  # replies that named an alias: a vote each
     unread: int = 0  # replies that named none (stored; asked again next run)
     failed: int = 0  # calls that failed (nothing stored)
-    skipped: int = 0  # rounds judged before by this model and prompt
+    skipped: int = 0  # rounds judged before by this model and prompt (or meanwhile, by another run)
     votes: int = 0  # the juror's votes in the chosen rounds after the run
     named_ai: int = 0  # of those, how many name an AI player
     prompt_sha256: str = ""
+    busy: int = 0  # rounds another run of this model was asking (left to it)
     stopped: str | None = None
+    first_failure: str | None = None  # the first call that failed, and why
     problems: list[str] = field(default_factory=list)  # the first few failures and unread replies
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+    @property
+    def nothing_read(self) -> str | None:
+        """Why the run read nothing although it asked: calls failed and no reply was read (None otherwise)."""
+        if not self.failed or self.read:
+            return None
+        return f"no round could be read: {self.failed} calls failed; the first: {self.first_failure}"
 
 
 def judge_session(
@@ -491,18 +565,32 @@ def judge_session(
     prompt = load_prompt()
     sha256 = prompt.sha256(settings.frames)
     summary = RunSummary(model=settings.model, prompt_sha256=sha256)
+    run, held, began = new_run(), lease(settings.timeout), utcnow()
     with db_factory() as db:
         every = rounds_to_judge(db, session_id, rounds)
-        summary.rounds = [ask.round for ask in every]
-        juror = ai_juror(db, session_id, settings.model, summary.rounds)
-        done = judged_before(db, juror.id, sha256)
-        db.commit()
-        juror_id, summary.juror = juror.id, juror.label
+    summary.rounds = [ask.round for ask in every]
+    juror_id, summary.juror = made_juror(db_factory, session_id, settings.model, summary.rounds)
+    with db_factory() as db:
+        done = judged_before(db, juror_id, sha256)
     asks = [ask for ask in every if ask.round not in done]
     summary.skipped = len(every) - len(asks)
     if started is not None:
         started(len(asks))
     failures_in_a_row = 0
+
+    def take(ask: Ask) -> bool:
+        """Claim the round before asking it (vtt.juries.claims); a round another run holds, or read meanwhile, is
+        left alone."""
+        if not claim_round(db_factory, session_id, juror_id, ask.round, run, held):
+            summary.busy += 1
+            return False
+        with db_factory() as db:
+            if not answered_since(db, juror_id, ask.round, sha256, began):
+                return True
+            let_go(db, juror_id, ask.round, run)
+            db.commit()
+        summary.skipped += 1
+        return False
 
     def heard(said: Said) -> bool:
         nonlocal failures_in_a_row
@@ -510,12 +598,13 @@ def judge_session(
         if said.failed:
             summary.failed += 1
             failures_in_a_row += 1
+            summary.first_failure = summary.first_failure or f"round {said.ask.round}: {said.problem}"
         else:
             failures_in_a_row = 0
             summary.read += said.verdict is not None
             summary.unread += said.verdict is None
-            with db_factory() as db:
-                store(db, db.get(Juror, juror_id), settings, sha256, said)
+        with db_factory() as db:
+            store(db, db.get(Juror, juror_id), settings, sha256, said, run)
         if said.problem and len(summary.problems) < 5:
             summary.problems.append(f"round {said.ask.round}: {said.problem}")
         if progress is not None:
@@ -526,8 +615,11 @@ def judge_session(
             return False
         return True
 
-    if asks:
-        asyncio.run(ask_all(settings, prompt, asks, heard))
+    try:
+        if asks:
+            asyncio.run(ask_all(settings, prompt, asks, heard, take))
+    finally:
+        let_go_all(db_factory, juror_id, run)
     with db_factory() as db:
         summary.votes, summary.named_ai = _named(db, session_id, juror_id, summary.rounds)
         db.add(
