@@ -198,6 +198,12 @@ KO: dict[str, str] = {
     "{jurors} · voters {voters}": "{jurors}명 · 투표자 {voters}명",
     "joined openly {count}": "공개 참여 {count}명",
     "removed by the host {count}": "진행자가 제외 {count}명",
+    "judged afterwards: {juries}": "사후 판정: {juries}",
+    "{session}: displaced jurors {displaced}, AI jurors {ai}": "{session}: 사후 배심원 {displaced}명, AI 배심원 {ai}명",
+    "Jurors: the live jury of each session. Judged afterwards: {sessions}.": "배심원: 각 세션의 현장 배심원단. 사후 판정: "
+    "{sessions}.",
+    "displaced jury {jurors} (voters {voters})": "사후 배심원단 {jurors}명 (투표자 {voters}명)",
+    "AI jurors {jurors} ({models})": "AI 배심원 {jurors}명 ({models})",
     "Abstentions": "기권",
     "AI votes": "AI 득표",
     "95 % CI": "95 % 신뢰구간",

@@ -27,7 +27,7 @@ from analysis.votes import VoteStats, vote_stats
 
 from ..models import PlayerKind, RoundAlias, VttSession
 from .juries import JuryComparison, jury_comparison
-from .tables import SessionTables, session_profiles, session_tables
+from .tables import LaterJuries, SessionTables, later_juries, session_profiles, session_tables
 
 RADAR_WIDTH, RADAR_HEIGHT = 260, 210  # points, as the PDF's player page; the page scales the SVG down to fit
 
@@ -70,6 +70,17 @@ class SessionResults:
     players: list[PlayerRadars] = field(default_factory=list)
     juries: JuryComparison | None = None  # with a displaced jury or AI juries: the juries side by side
     juries_problem: str | None = None  # why the juries are not compared although several voted
+    jurors: JurorCounts | None = None  # the live jury's size, and who judged afterwards
+
+
+@dataclass(frozen=True)
+class JurorCounts:
+    """The live jury (jurors in the room less those the host removed, and how many cast a vote), then the displaced
+    and AI jurors who judged the session afterwards: every count on the page names its jury."""
+
+    live: int
+    live_voters: int
+    later: LaterJuries
 
 
 def session_results(db: Session, vtt_session: VttSession) -> SessionResults:
@@ -97,6 +108,16 @@ def session_results(db: Session, vtt_session: VttSession) -> SessionResults:
         _radars(tables, profiles) if profiles is not None else [],
         juries,
         juries_problem,
+        _juror_counts(vtt_session, tables),
+    )
+
+
+def _juror_counts(vtt_session: VttSession, tables: SessionTables) -> JurorCounts:
+    votes = tables.votes
+    return JurorCounts(
+        live=sum(juror.removed_at is None for juror in vtt_session.live_jurors),
+        live_voters=int(votes.loc[votes["vote"].notna(), "juror"].nunique()) if len(votes) else 0,
+        later=later_juries(vtt_session, tables.jury_votes),
     )
 
 

@@ -154,6 +154,31 @@ def _jury_votes(rows: SessionRows, names: dict[int, str]) -> pd.DataFrame:
     return table.astype({"round": int, "slot": int, "confidence": float})
 
 
+@dataclass(frozen=True)
+class LaterJuries:
+    """Who judged a finished session after the room: displaced jurors (and how many of them voted) and AI jurors
+    (and their models); jurors the host removed are left out."""
+
+    displaced: int
+    displaced_voters: int
+    ai: int
+    models: tuple[str, ...]
+
+
+def later_juries(vtt_session: VttSession, jury_votes: pd.DataFrame) -> LaterJuries:
+    """The displaced and AI jurors of ``vtt_session`` (``jury_votes``: :attr:`SessionTables.jury_votes`)."""
+    kept = [juror for juror in vtt_session.jurors if juror.removed_at is None]
+    displaced = {juror.label for juror in kept if juror.jury is Jury.DISPLACED}
+    ai = [juror for juror in kept if juror.jury is Jury.AI]
+    voted = set(jury_votes.loc[jury_votes["vote"].notna(), "juror"]) if len(jury_votes) else set()
+    return LaterJuries(
+        displaced=len(displaced),
+        displaced_voters=len(displaced & voted),
+        ai=len(ai),
+        models=tuple(sorted({juror.model or "?" for juror in ai})),
+    )
+
+
 def session_jury_stats(tables: SessionTables) -> JuryStats | None:
     """The juries compared (:func:`analysis.juries.jury_stats` on every jury's votes, under the rounds' aliases);
     None when only the live jury voted (or nobody did): there is nothing to compare."""
