@@ -21,7 +21,7 @@ from ..kinds import Jury
 from ..models import Juror, JuryLink, SessionStatus, VttSession
 from ..persistence.load import load_state
 from ..persistence.queries import assignments
-from .rounds import JuryError, chosen_rounds, finished_state
+from .rounds import JuryError, finished_state, offered_rounds
 
 LABEL_PREFIX = "D"
 MAX_CREATED = 10_000  # jurors made by one request (an open link takes any number, up to its cap)
@@ -40,12 +40,18 @@ def judgeable(db: Session, vtt_session: VttSession) -> list[int]:
 
 
 def create_jurors(
-    db: Session, vtt_session: VttSession, count: int, rounds: str | list[int] | None = None, attention: bool = False
+    db: Session,
+    vtt_session: VttSession,
+    count: int,
+    rounds: str | list[int] | None = None,
+    attention: bool = False,
+    cut_short: bool = False,
 ) -> list[DisplacedJuror]:
-    """``count`` displaced jurors of a finished session, each with a link of their own (written, not committed)."""
+    """``count`` displaced jurors of a finished session, each with a link of their own (written, not committed);
+    ``cut_short``: a round cut short is offered too (:mod:`vtt.juries.rounds`)."""
     if not 1 <= count <= MAX_CREATED:
         raise JuryError(f"the number of jurors must be from 1 to {MAX_CREATED:,}", "bad_count")
-    numbers = chosen_rounds(rounds, judgeable(db, vtt_session))
+    numbers = offered_rounds(db, vtt_session, rounds, cut_short)[1]
     now = datetime.now(UTC)
     # The jurors made together share a closed link: it keeps their rounds and attention line, and admits nobody.
     link = JuryLink(
@@ -68,11 +74,13 @@ def open_link(
     cap: int | None,
     rounds: str | list[int] | None = None,
     attention: bool = False,
+    cut_short: bool = False,
 ) -> JuryLink:
-    """An open displaced link: each arrival becomes a juror of their own until ``cap`` have come."""
+    """An open displaced link: each arrival becomes a juror of their own until ``cap`` have come (``cut_short``: as
+    :func:`create_jurors`)."""
     if cap is not None and not 1 <= cap <= MAX_CAP:
         raise JuryError(f"the cap must be from 1 to {MAX_CAP:,} jurors (or none)", "bad_cap")
-    numbers = chosen_rounds(rounds, judgeable(db, vtt_session))
+    numbers = offered_rounds(db, vtt_session, rounds, cut_short)[1]
     link = JuryLink(
         session_id=vtt_session.id, token=secrets.token_urlsafe(18), cap=cap, rounds=numbers, attention_check=attention
     )
