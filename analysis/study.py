@@ -102,7 +102,8 @@ class StudyData:
     ``votes``:     session + :data:`analysis.tables.VOTE_COLUMNS` + optional juror facets
     ``sheet``:     session, juror, qid, player, looks_like_ai (bool)
     ``jury_votes`` (optional): session + :data:`analysis.tables.JURY_VOTE_COLUMNS`: every jury's votes (live,
-                   displaced, ai:<model>), compared by :mod:`analysis.study_juries`; ``votes`` stays the live jury's
+                   displaced, ai:<model>), compared by :mod:`analysis.study_juries`; ``votes`` stays the live jury's;
+                   an optional bool ``cut_short`` marks a round cut short in the live session (never pooled)
     ``aliases`` (optional): session, round, player, alias: who played each round under which alias
     """
 
