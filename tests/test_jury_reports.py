@@ -293,6 +293,11 @@ def test_every_count_of_jurors_names_its_jury(judged, migrated_database_url, tmp
     assert post(host_client(app), "/host/studies/", name="Counted", session=[people.code]).status_code == 302
     with db_factory() as db:
         written = {path.name: path for path in write_study(db, "Counted", tmp_path / "study")}
+    study_page = host_client(app).get("/host/studies/").get_data(as_text=True)
+    study_id = re.search(r'href="/host/studies/(\d+)"', study_page).group(1)
+    member = host_client(app).get(f"/host/studies/{study_id}").get_data(as_text=True)
+    cell = re.search(r'<td data-label="Jurors" class="num">(.*?)</td>', member, re.S).group(1)
+    assert " ".join(re.sub(r"<[^>]+>", "", cell).split()) == "4 · afterwards: 2 displaced, 2 AI"
     sessions = pd.read_csv(written["sessions.csv"]).iloc[0]
     assert (sessions["jurors"], sessions["displaced_jurors"], sessions["ai_jurors"]) == (4, 2, 2)
 
