@@ -143,6 +143,7 @@ def test_the_host_may_offer_a_cut_short_round_and_it_is_never_pooled(cut, tmp_pa
     section = re.search(r'<section class="card" id="juries".*?</section>', page, re.S).group(0)
     row = re.search(r'<tr class="jury-round[^"]*" data-round="3" data-jury="live">(.*?)</tr>', section, re.S)
     assert "cut short: not pooled" in row.group(1)
+    assert 'id="juries-cut-short"' in section
     displaced = re.search(r'<tr class="jury-pooled" data-jury="displaced">(.*?)</tr>', section, re.S).group(1)
     assert [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", displaced)][1:3] == [
         "4",
@@ -236,3 +237,21 @@ def test_the_command_line_and_the_forms_offer_a_cut_short_round_only_when_asked(
         assert newest.rounds == [1, 2, 3]
     results = host.get(f"{base}/results/").get_data(as_text=True)
     assert re.search(r'<form[^>]*ai-jury-form.*?name="cut_short"', results, re.S)
+
+
+def test_a_session_stopped_in_its_first_round_has_nothing_to_offer_unless_asked(backend):
+    """Stopped after 1 of round 1's 3 questions: no round was voted on, so other juries get nothing by default (the
+    refusal names --cut-short); the session page still offers the round cut short to a host who ticks the box."""
+    app, db_factory = backend
+    people = play_session(app, db_factory, votes={}, designed_rounds=2, per_round=3, cut_short_after=1)
+    with db_factory() as db:
+        session = db.get(VttSession, people.session_id)
+        with pytest.raises(
+            JuryError, match=r"no round .* to judge \(round 1 was cut short: offer it with --cut-short\)"
+        ):
+            create_jurors(db, session, 1)
+        (made,) = create_jurors(db, session, 1, cut_short=True)
+        db.commit()
+    assert displaced_rounds(app, made.token) == [1]
+    page = host_client(app).get(f"/host/sessions/{people.session_id}").get_data(as_text=True)
+    assert 'name="cut_short"' in page and "Round 1 was cut short" in page
