@@ -6,11 +6,14 @@ session), ``displaced`` (people judging the finished session's material later) o
 AI player (abstentions are not cast votes), with a Wilson 95 % interval, per round and pooled over rounds.  Whether the
 juries differ is a test on the table (AI votes, other cast votes) x jury: Fisher's exact test (two-sided) for two
 juries, the chi-squared test of independence (no continuity correction) for three or more.
+A round **cut short** (the live session stopped inside it, before its vote opened: the live jury never judged it) that
+another jury was offered all the same is shown per round, labelled, and never pooled with the whole rounds.
 Definitions: docs/analysis.md, "Comparing juries".
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +27,7 @@ DISPLACED_JURY = "displaced"
 AI_JURY_PREFIX = "ai:"
 
 DETECTION_COLUMNS = ("votes", "abstentions", "ai_votes", "detection_pct", "chance_pct", "ci_low", "ci_high")
-ROUND_COLUMNS = ("jury", "round", "players", *DETECTION_COLUMNS)
+ROUND_COLUMNS = ("jury", "round", "cut_short", "players", *DETECTION_COLUMNS)
 POOLED_COLUMNS = ("jury", "rounds", *DETECTION_COLUMNS)
 TEST_COLUMNS = ("juries", "test", "statistic", "dof", "p_value", "note")
 SHARE_COLUMNS = ("jury", "round", "player", "alias", "kind", "votes", "share_pct", "chance_pct")
@@ -38,12 +41,13 @@ class JuryStats:
     """The juries compared (columns: docs/analysis.md, "Comparing juries").
 
     ``juries``: the jury labels, live first, then displaced, then the AI juries by name
-    ``rounds``: jury, round, players, votes, abstentions, ai_votes, detection_pct, chance_pct, ci_low, ci_high
-    (every jury in every round, zeros included)
-    ``pooled``: jury, rounds (with a cast vote), votes, abstentions, ai_votes, detection_pct, chance_pct (the
-    vote-weighted chance of its rounds), ci_low, ci_high
-    ``round_tests``: round, juries, test, statistic, dof, p_value, note (one row per round)
-    ``pooled_test``: juries, test, statistic, dof, p_value, note (one row: the rounds' tables summed)
+    ``rounds``: jury, round, cut_short (bool), players, votes, abstentions, ai_votes, detection_pct, chance_pct,
+    ci_low, ci_high (every jury in every round, zeros included)
+    ``pooled``: jury, rounds (whole rounds with a cast vote), votes, abstentions, ai_votes, detection_pct, chance_pct
+    (the vote-weighted chance of its rounds), ci_low, ci_high: over the whole rounds, a round cut short left out
+    ``round_tests``: round, juries, test, statistic, dof, p_value, note (one row per round; a round cut short says so
+    in ``note``)
+    ``pooled_test``: juries, test, statistic, dof, p_value, note (one row: the whole rounds' tables summed)
     ``shares``: jury, round, player, alias, kind, votes, share_pct (of the jury's cast votes in the round),
     chance_pct (100 / players of the round)
     """
@@ -75,10 +79,13 @@ def jury_order(labels) -> list[str]:
     return sorted(order, key=lambda label: (rank.get(label, 2), label))
 
 
-def jury_stats(votes: pd.DataFrame, players: pd.DataFrame, aliases: pd.DataFrame | None = None) -> JuryStats:
+def jury_stats(
+    votes: pd.DataFrame, players: pd.DataFrame, aliases: pd.DataFrame | None = None, cut_short: Iterable[int] = ()
+) -> JuryStats:
     """Detection per jury, tests across juries and the shares per player; ``players`` is ``[name, kind]``.
 
-    ``votes`` needs ``round, juror, vote, jury`` (``slot`` and ``confidence`` are not read).  ``aliases``
+    ``votes`` needs ``round, juror, vote, jury`` (``slot`` and ``confidence`` are not read).  ``cut_short``: the
+    rounds cut short in the live session (labelled per round, left out of every pooled figure).  ``aliases``
     (``round, player, alias``, e.g. from aliases.csv) says who played each round under which alias; without it
     every player plays every round and ``alias`` is None.  A vote for a player not in its round, a round of the
     votes missing from ``aliases`` and a juror naming a player twice in a round are ValueErrors.
@@ -102,11 +109,11 @@ def jury_stats(votes: pd.DataFrame, players: pd.DataFrame, aliases: pd.DataFrame
         raise ValueError(f"{first['vote']!r} did not play round {first['round']}")
 
     shares = _shares(cast, lineup, juries)
-    rounds = _rounds(votes, shares, juries, round_ids)
-    pooled = _pooled(rounds, juries)
+    rounds = _rounds(votes, shares, juries, round_ids, set(cut_short))
+    pooled = _pooled(rounds[~rounds["cut_short"]], juries)
     round_tests = pd.DataFrame(
         [
-            {"round": round_no, **juries_differ(rows["ai_votes"], rows["votes"], rows["jury"])}
+            {"round": round_no, **_cut_short_noted(juries_differ(rows["ai_votes"], rows["votes"], rows["jury"]), rows)}
             for round_no, rows in rounds.groupby("round", sort=True)
         ],
         columns=["round", *TEST_COLUMNS],
@@ -153,6 +160,14 @@ def juries_differ(ai_votes, cast_votes, juries) -> dict:
     return {**result, "statistic": float(statistic), "dof": int(dof), "p_value": float(p_value)}
 
 
+def _cut_short_noted(test: dict, rows: pd.DataFrame) -> dict:
+    """A round cut short's test says so first: the live jury never judged it, and no pooled figure counts it."""
+    if not rows["cut_short"].any():
+        return test
+    note = "round cut short in the live session: not pooled"
+    return {**test, "note": f"{note}; {test['note']}" if test["note"] else note}
+
+
 def _lineup(round_ids: np.ndarray, roster: pd.Series, aliases: pd.DataFrame | None) -> pd.DataFrame:
     """``round, player, alias, kind``: who played each round (every player without ``aliases``), in roster order."""
     if aliases is None:
@@ -188,7 +203,9 @@ def _shares(cast: pd.DataFrame, lineup: pd.DataFrame, juries: list[str]) -> pd.D
     ]
 
 
-def _rounds(votes: pd.DataFrame, shares: pd.DataFrame, juries: list[str], round_ids: np.ndarray) -> pd.DataFrame:
+def _rounds(
+    votes: pd.DataFrame, shares: pd.DataFrame, juries: list[str], round_ids: np.ndarray, cut_short: set[int]
+) -> pd.DataFrame:
     keys = pd.MultiIndex.from_product([juries, round_ids], names=["jury", "round"])
     by_round = shares.assign(ai_votes=shares["votes"].where(shares["kind"] == "ai", 0), ai=shares["kind"] == "ai")
     sums = by_round.groupby(["jury", "round"]).agg(
@@ -201,6 +218,7 @@ def _rounds(votes: pd.DataFrame, shares: pd.DataFrame, juries: list[str], round_
         {
             "jury": keys.get_level_values("jury"),
             "round": keys.get_level_values("round"),
+            "cut_short": keys.get_level_values("round").isin(cut_short),
             "players": sums["players"].to_numpy(dtype=np.int64),
             "votes": sums["votes"].to_numpy(dtype=np.int64),
             "abstentions": abstentions.reindex(keys, fill_value=0).to_numpy(dtype=np.int64),

@@ -59,10 +59,13 @@ def jury_detection_chart(
     """Detection % per jury (bars, 95 % Wilson whiskers) in each round and pooled, with each group's chance level.
 
     ``rounds`` and ``pooled`` are :class:`analysis.juries.JuryStats`' tables; a jury without a cast vote in a group
-    has no bar there (a grey dash on the axis).
+    has no bar there (a grey dash on the axis); a round cut short is labelled so (pooled leaves it out).
     """
     groups = [
-        (t("Round {round}", round=number), rows.set_index("jury"))
+        (
+            t("Round {round}", round=number) + (" " + t("(cut short)") if rows["cut_short"].any() else ""),
+            rows.set_index("jury"),
+        )
         for number, rows in rounds.groupby("round", sort=True)
     ]
     groups.append((t("pooled"), pooled.set_index("jury")))

@@ -102,7 +102,8 @@ class StudyData:
     ``votes``:     session + :data:`analysis.tables.VOTE_COLUMNS` + optional juror facets
     ``sheet``:     session, juror, qid, player, looks_like_ai (bool)
     ``jury_votes`` (optional): session + :data:`analysis.tables.JURY_VOTE_COLUMNS`: every jury's votes (live,
-                   displaced, ai:<model>), compared by :mod:`analysis.study_juries`; ``votes`` stays the live jury's
+                   displaced, ai:<model>), compared by :mod:`analysis.study_juries`; ``votes`` stays the live jury's;
+                   an optional bool ``cut_short`` marks a round cut short in the live session (never pooled)
     ``aliases`` (optional): session, round, player, alias: who played each round under which alias
     """
 
@@ -174,17 +175,22 @@ class StudyData:
 
 def session_overview(data: StudyData) -> pd.DataFrame:
     """Per session its design facts and head counts: the sessions table plus players, humans,
-    ai_players, jurors (distinct jurors in the votes), questions and untagged (questions without a tag)."""
+    ai_players, jurors (distinct live jurors in the votes), displaced_jurors and ai_jurors (distinct jurors of the
+    juries that judged the session afterwards, in ``jury_votes``), questions and untagged (questions without a tag)."""
     rows = []
     for code in data.codes:
         players = data.of(data.players, code)
         questions = data.of(data.questions, code)
+        later = data.of(data.jury_votes, code) if data.jury_votes is not None else pd.DataFrame(columns=["jury"])
+        ai_jury = later["jury"].astype(str).str.startswith("ai:")
         rows.append(
             {
                 "players": len(players),
                 "humans": int((players["kind"] == "human").sum()),
                 "ai_players": int((players["kind"] == "ai").sum()),
                 "jurors": data.of(data.votes, code)["juror"].nunique(),
+                "displaced_jurors": later.loc[later["jury"] == "displaced", "juror"].nunique() if len(later) else 0,
+                "ai_jurors": later.loc[ai_jury, "juror"].nunique() if len(later) else 0,
                 "questions": len(questions),
                 "untagged": len(question_set_composition(questions).untagged),
             }

@@ -36,7 +36,9 @@ def study_juries(data: StudyData) -> tuple[pd.DataFrame, pd.DataFrame]:
         if not len(own):
             continue
         aliases = data.of(data.aliases, code) if data.aliases is not None else None
-        stats = jury_stats(own, data.roster(code), aliases if aliases is not None and len(aliases) else None)
+        # a round cut short in the live session (vtt's jury_votes mark it) is never pooled with the whole rounds
+        cut_short = sorted(set(own.loc[own["cut_short"].astype(bool), "round"])) if "cut_short" in own else []
+        stats = jury_stats(own, data.roster(code), aliases if aliases is not None and len(aliases) else None, cut_short)
         per_session.append(stats.pooled.assign(session=code))
         tests.append(stats.pooled_test.assign(session=code))
     sessions = pd.concat(per_session, ignore_index=True)

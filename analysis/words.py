@@ -78,6 +78,16 @@ KO: dict[str, str] = {
     "{shown} of {placed} questions shown": "{placed}문항 중 {shown}문항 제시",
     "stopped after round {round} of {rounds}": "{rounds}라운드 중 {round}라운드 후 중단",
     "in progress, round {round} of {rounds}": "진행 중, {rounds}라운드 중 {round}라운드",
+    "round {round} cut short after {shown} of {placed} questions": "{round}라운드는 {placed}문항 중 {shown}문항 후 중단",
+    "round {round} not played": "{round}라운드는 진행하지 않음",
+    "rounds {first}-{last} not played": "{first}-{last}라운드는 진행하지 않음",
+    "{round} (cut short)": "{round} (중간에 끊김)",
+    "(cut short)": "(중간에 끊김)",
+    "Cut short: round {rounds} began in the live session but stopped before its vote opened, so the live jury "
+    "never judged it; the host offered it to the other juries all the same. It is shown here alone and left out "
+    "of every pooled figure.": "중간에 끊김: {rounds}라운드는 현장 세션에서 시작되었지만 투표가 열리기 전에 중단되어 현장 "
+    "배심원단이 판정하지 않았습니다. 진행자가 그래도 다른 배심원단에 제공했습니다. 여기에는 따로 표시하며 어떤 합산 "
+    "수치에도 넣지 않습니다.",
     " (alpha {alpha})": " (α {alpha})",
     " (AI passes at detection <= {threshold} %)": " (탐지율 {threshold} % 이하이면 AI 통과)",
     "{count}, left out of accuracy (ungraded.csv lists them): {names}{more}": "{count}개, 정답률에서 제외 (ungraded.csv에 목록이 있습니다): {names}{more}",
@@ -198,6 +208,12 @@ KO: dict[str, str] = {
     "{jurors} · voters {voters}": "{jurors}명 · 투표자 {voters}명",
     "joined openly {count}": "공개 참여 {count}명",
     "removed by the host {count}": "진행자가 제외 {count}명",
+    "judged afterwards: {juries}": "사후 판정: {juries}",
+    "{session}: displaced jurors {displaced}, AI jurors {ai}": "{session}: 사후 배심원 {displaced}명, AI 배심원 {ai}명",
+    "Jurors: the live jury of each session. Judged afterwards: {sessions}.": "배심원: 각 세션의 현장 배심원단. 사후 판정: "
+    "{sessions}.",
+    "displaced jury {jurors} (voters {voters})": "사후 배심원단 {jurors}명 (투표자 {voters}명)",
+    "AI jurors {jurors} ({models})": "AI 배심원 {jurors}명 ({models})",
     "Abstentions": "기권",
     "AI votes": "AI 득표",
     "95 % CI": "95 % 신뢰구간",

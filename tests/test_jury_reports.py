@@ -24,7 +24,7 @@ from tests.support.apps import HOST_PASSWORD, login
 from tests.support.browser import LAPTOP, PHONE, screenshot_dir
 from tests.support.machine import require_poppler
 from tests.support.review import host_client, judge_by_other_juries, play_session, post
-from vtt.models import Juror, VttSession
+from vtt.models import Juror, Jury, VttSession
 from vtt.reports.session import write_session_reports
 from vtt.reports.study import write_study
 from vtt.results.export import export_tables
@@ -258,3 +258,54 @@ def test_the_study_report_pools_each_jury(judged, tmp_path):
     assert tests.loc["all", "statistic"] == pytest.approx(4.0944, abs=1e-4)  # one session: its own pooled test
     detection = pd.read_csv(written["detection.csv"]).set_index("session")
     assert (detection.loc["all", "ai_votes"], detection.loc["all", "votes"]) == (4, 7)  # the live jury's alone
+
+
+def test_every_count_of_jurors_names_its_jury(judged, migrated_database_url, tmp_path):
+    """Found: after a displaced jury and AI jurors judged a session, the report's cover counted them as the room's
+    ("Jurors 8 · voters 4" for 4 live jurors), and `vtt session list` did too.  The cover, the results page, the
+    study's sessions table and the session list count the live jury, and say beside it who judged afterwards."""
+    app, db_factory, people = judged
+    judge_by_other_juries(db_factory, people.session_id)
+    with db_factory() as db, db.begin():  # a removed displaced juror counts nowhere
+        db.add(Juror(session_id=people.session_id, label="D003", token="t-D003", jury=Jury.DISPLACED))
+        db.flush()
+        removed = db.scalar(select(Juror).where(Juror.session_id == people.session_id, Juror.label == "D003"))
+        removed.removed_at = removed.joined_at
+    with db_factory() as db:
+        reports = write_session_reports(db, db.get(VttSession, people.session_id), tmp_path, language="ko")
+    info = dict(pd.read_csv(tmp_path / "session_info.csv").itertuples(index=False))
+    expected = "4 · voters 4 · judged afterwards: displaced jury 2 (voters 2), AI jurors 2 (claude-y, gpt-x)"
+    assert info["Jurors"] == expected
+    cover = pdf_text(reports.written["report.pdf"])
+    assert "4명 · 투표자 4명 · 사후 판정: 사후 배심원단 2명 (투표자 2명), AI 배심원 2명 (claude-y, gpt-x)" in cover
+
+    client = app.test_client()
+    login(client)
+    page = client.get(f"/host/sessions/{people.session_id}/results/").get_data(as_text=True)
+    line = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", re.search(r'<p id="jurors">(.*?)</p>', page, re.S).group(1)))
+    assert line.strip() == (
+        "Live jury: 4 jurors, 4 voted. Judged afterwards: displaced jury 2 jurors (2 voted), "
+        "AI jurors 2 (claude-y, gpt-x); the round cards count the live jury alone."
+    )
+    korean = client.get(f"/host/sessions/{people.session_id}/results/?lang=ko").get_data(as_text=True)
+    assert "현장 배심원단: 배심원 4명, 투표 4명." in korean
+
+    assert post(host_client(app), "/host/studies/", name="Counted", session=[people.code]).status_code == 302
+    with db_factory() as db:
+        written = {path.name: path for path in write_study(db, "Counted", tmp_path / "study")}
+    study_page = host_client(app).get("/host/studies/").get_data(as_text=True)
+    study_id = re.search(r'href="/host/studies/(\d+)"', study_page).group(1)
+    member = host_client(app).get(f"/host/studies/{study_id}").get_data(as_text=True)
+    cell = re.search(r'<td data-label="Jurors" class="num">(.*?)</td>', member, re.S).group(1)
+    assert " ".join(re.sub(r"<[^>]+>", "", cell).split()) == "4 · afterwards: 2 displaced, 2 AI"
+    sessions = pd.read_csv(written["sessions.csv"]).iloc[0]
+    assert (sessions["jurors"], sessions["displaced_jurors"], sessions["ai_jurors"]) == (4, 2, 2)
+
+    from click.testing import CliRunner
+
+    from vtt.cli import main
+
+    listed = CliRunner().invoke(main, ["session", "list"], env={"DATABASE_URL": migrated_database_url})
+    header, row = listed.output.splitlines()[:2]
+    assert header.split()[5:8] == ["jurors", "displaced", "ai_jurors"]
+    assert row.split()[-6:-3] == ["4", "2", "2"]  # then the date and time

@@ -238,9 +238,19 @@ def test_list_and_show(run, db, demo_bank, tmp_path):
     )
     assert closed["join_url"] is None and closed["jurors"] == []
     lines = run("session", "list").output.splitlines()
-    assert lines[0].split() == ["code", "name", "phase", "rounds", "players", "jurors", "created"]
-    assert lines[1].split()[:8] == [first["code"], "Demo", "VTT", "session", "draft", "5", "5", "16"]
-    assert lines[2].split()[:6] == [closed["code"], "Closed", "draft", "5", "5", "0"]
+    assert lines[0].split() == [
+        "code",
+        "name",
+        "phase",
+        "rounds",
+        "players",
+        "jurors",
+        "displaced",
+        "ai_jurors",
+        "created",
+    ]
+    assert lines[1].split()[:10] == [first["code"], "Demo", "VTT", "session", "draft", "5", "5", "16", "0", "0"]
+    assert lines[2].split()[:8] == [closed["code"], "Closed", "draft", "5", "5", "0", "0", "0"]
     assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC$", lines[2])
 
     show = run("session", "show", first["code"].lower(), "--base-url", BASE)

@@ -24,6 +24,7 @@ JURY_CSVS = ("jury_detection.csv", "jury_tests.csv", "jury_shares.csv")
 DETECTION_CSV_COLUMNS = (
     "scope",
     "round",
+    "cut_short",
     "jury",
     "players",
     "rounds",
@@ -45,7 +46,7 @@ def jury_csv_tables(stats: JuryStats) -> dict[str, pd.DataFrame]:
     detection = pd.concat(
         [
             stats.rounds.assign(scope="round", rounds=pd.NA),
-            stats.pooled.assign(scope="pooled", round=pd.NA, players=pd.NA),
+            stats.pooled.assign(scope="pooled", round=pd.NA, cut_short=pd.NA, players=pd.NA),
         ],
         ignore_index=True,
     )[list(DETECTION_CSV_COLUMNS)]
@@ -86,6 +87,7 @@ def juries_section(stats: JuryStats, look: Look) -> list[Flowable]:
             "caption",
         ),
         KeepTogether([look.para(t("Per round"), "h2"), _rounds_table(stats, look, width)]),
+        *_cut_short_note(stats, look),
         Spacer(1, 6),
         look.para(
             t(
@@ -154,7 +156,7 @@ def _rounds_table(stats: JuryStats, look: Look, width: float):
         test = tests.loc[row.round]
         rows.append(
             [
-                str(row.round) if start else "",
+                (t("{round} (cut short)", round=row.round) if row.cut_short else str(row.round)) if start else "",
                 markup(jury_name(row.jury)),
                 str(row.votes),
                 str(row.ai_votes),
@@ -167,19 +169,32 @@ def _rounds_table(stats: JuryStats, look: Look, width: float):
     return ruled_table(
         look,
         [
-            Column(t("Round"), 0.07),
-            Column(t("Jury"), 0.18),
+            Column(t("Round"), 0.11),
+            Column(t("Jury"), 0.16),
             Column(t("Votes"), 0.07, True),
             Column(t("AI votes"), 0.09, True),
             Column(t("Detection %"), 0.12, True),
             Column(t("95 % CI"), 0.11, True),
             Column(t("Chance %"), 0.1, True),
-            Column(t("Across juries"), 0.28),
+            Column(t("Across juries"), 0.26),
         ],
         rows,
         width,
         block_starts=starts,
     )
+
+
+def _cut_short_note(stats: JuryStats, look: Look) -> list[Flowable]:
+    cut = sorted(set(stats.rounds.loc[stats.rounds["cut_short"], "round"]))
+    if not cut:
+        return []
+    text = t(
+        "Cut short: round {rounds} began in the live session but stopped before its vote opened, so the live jury "
+        "never judged it; the host offered it to the other juries all the same. It is shown here alone and left out "
+        "of every pooled figure.",
+        rounds=", ".join(map(str, cut)),
+    )
+    return [look.para(text, "caption")]
 
 
 def _shares_table(stats: JuryStats, look: Look, width: float):

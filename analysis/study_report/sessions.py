@@ -55,6 +55,7 @@ def sessions_section(tables: dict[str, pd.DataFrame], look: Look) -> list[Flowab
             rows,
             width,
         ),
+        *_later_juries_note(overview, look),
         Spacer(1, 8),
         look.para(t("Design hashes"), "h2"),
         ruled_table(
@@ -68,3 +69,21 @@ def sessions_section(tables: dict[str, pd.DataFrame], look: Look) -> list[Flowab
             "caption",
         ),
     ]
+
+
+def _later_juries_note(overview: pd.DataFrame, look: Look) -> list[Flowable]:
+    """Jurors above are the live juries'; a session a displaced jury or AI jurors judged afterwards says so."""
+    later = [
+        t(
+            "{session}: displaced jurors {displaced}, AI jurors {ai}",
+            session=row.session,
+            displaced=row.displaced_jurors,
+            ai=row.ai_jurors,
+        )
+        for row in overview.itertuples(index=False)
+        if getattr(row, "displaced_jurors", 0) or getattr(row, "ai_jurors", 0)
+    ]
+    if not later:
+        return []
+    text = t("Jurors: the live jury of each session. Judged afterwards: {sessions}.", sessions="; ".join(later))
+    return [look.para(markup(text), "caption")]

@@ -265,3 +265,35 @@ def test_the_tables_keep_their_columns_through_csv_and_json():
     assert document["pooled_test"]["test"] == "fisher_exact" and document["pooled_test"]["dof"] is None
     assert set(document["rounds"][0]) == set(ROUND_COLUMNS)
     assert len(document["shares"]) == 2 * 3
+
+
+def test_a_round_cut_short_is_labelled_and_never_pooled():
+    """Round 2 was cut short in the live session (no live vote); the displaced jury judged it all the same, naming
+    the AI 4 of 4 times.  Pooled over the whole round 1 only: displaced 1/4 (25 %), not 5/8; the pooled test is
+    round 1's own, and round 2's test says it was cut short."""
+    votes = table(
+        jury_votes("live", 1, ["Bot", "Bot", "Ann", "Cy"]),
+        jury_votes("displaced", 1, ["Bot", "Ann", "Ann", "Cy"]),
+        jury_votes("displaced", 2, ["Bot"] * 4),
+    )
+    stats = jury_stats(votes, PLAYERS, cut_short=[2])
+    rounds = stats.rounds.set_index(["jury", "round"])
+    assert rounds["cut_short"].to_dict() == {
+        ("live", 1): False,
+        ("live", 2): True,
+        ("displaced", 1): False,
+        ("displaced", 2): True,
+    }
+    assert rounds.loc[("displaced", 2), ["votes", "ai_votes"]].tolist() == [4, 4]
+    pooled = stats.pooled.set_index("jury")
+    assert pooled.loc["displaced", ["rounds", "votes", "ai_votes"]].tolist() == [1, 4, 1]
+    assert pooled.loc["displaced", "detection_pct"] == pytest.approx(25.0)
+    assert (pooled.loc["displaced", "ci_low"], pooled.loc["displaced", "ci_high"]) == pytest.approx(wilson(1, 4))
+    round_one = stats.round_tests.set_index("round").loc[1]
+    assert stats.pooled_test.iloc[0]["p_value"] == pytest.approx(round_one["p_value"])
+    assert stats.round_tests.set_index("round").loc[2, "note"] == (
+        "round cut short in the live session: not pooled; no cast votes: live"
+    )
+    assert round_one["note"] is None or pd.isna(round_one["note"])
+    whole = jury_stats(votes, PLAYERS)  # without the mark: every round counts, as before
+    assert whole.pooled.set_index("jury").loc["displaced", "votes"] == 8 and not whole.rounds["cut_short"].any()

@@ -44,13 +44,18 @@ def play_session(
     votes: dict[int, list[str | None]] = VOTES,
     participants: dict[int, list[str]] | None = None,
     designed_rounds: int | None = None,
+    per_round: int = 2,
+    cut_short_after: int | None = None,
     **session_options,
 ) -> People:
     """Two rounds of two demo questions, 3 players (Agent is the AI), 4 jurors; every player of a round
     (``participants``: names per round, default everyone) answers every question (open: a text, mcq:
     option B), jurors vote as ``votes`` says; the session finishes (``designed_rounds`` more than were
-    played: the host stops it early)."""
-    people = make_session(db_factory, rounds=designed_rounds or len(votes), per_round=2, jurors=4, **session_options)
+    played: the host stops it early).  ``cut_short_after``: the host then begins one more round, shows and
+    reveals that many of its ``per_round`` questions and stops the session before its vote opens."""
+    people = make_session(
+        db_factory, rounds=designed_rounds or len(votes), per_round=per_round, jurors=4, **session_options
+    )
     client = app.test_client()
     login(client)
     host = Role(socketio, app, {"code": people.code, "role": "host"}, flask_client=client)
@@ -59,10 +64,9 @@ def play_session(
     for number, names in (participants or {}).items():
         host.host("set_participants", round=number, players=[people.player_ids[name] for name in names])
     host.host("open_lobby")
-    for number, picks in votes.items():
-        host.host("start_round")
-        playing = (participants or {}).get(number, list(players))
-        for position in (1, 2):
+
+    def play_questions(playing: list[str], count: int) -> None:
+        for position in range(1, count + 1):
             host.host("show_question")
             question = players[playing[0]].last("question")
             host.host("open_answering")
@@ -72,6 +76,11 @@ def play_session(
                 assert player.send("answer", {"id": client_id(), "question": question["id"], **given})["ok"]
             host.host("close_answering")
             host.host("reveal")
+
+    for number, picks in votes.items():
+        host.host("start_round")
+        playing = (participants or {}).get(number, list(players))
+        play_questions(playing, per_round)
         host.host("open_vote")
         with db_factory() as db:
             alias_of = {
@@ -85,6 +94,9 @@ def play_session(
             assert juror.send("vote", {"id": client_id(), "round": number, "alias": alias, "confidence": 3})["ok"]
         host.host("close_vote")
         host.host("show_tally")
+    if cut_short_after is not None:
+        host.host("start_round")
+        play_questions((participants or {}).get(len(votes) + 1, list(players)), cut_short_after)
     host.host("finish", **({"force": True} if designed_rounds and designed_rounds > len(votes) else {}))
     for role in [host, *players.values(), *jurors.values()]:
         role.client.disconnect()

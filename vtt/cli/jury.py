@@ -9,6 +9,11 @@ import click
 
 from .tools import ProgressBar, cli_base_url, db_factory, fail, settings
 
+CUT_SHORT_HELP = (
+    "Offer a round cut short too (begun, but stopped before its vote opened: the live jury never judged it); it is "
+    "labelled cut short and never pooled with the whole rounds.  [default: offered to no other jury]"
+)
+
 
 @click.group()
 def jury() -> None:
@@ -38,6 +43,7 @@ def _rounds(value: str | None) -> list[int] | None:
 )
 @click.option("--model", required=True, envvar="VTT_JUDGE_MODEL", show_envvar=True, help="The model it serves.")
 @click.option("--rounds", "rounds", default=None, help="Comma-separated rounds.  [default: every judgeable round]")
+@click.option("--cut-short", is_flag=True, help=CUT_SHORT_HELP)
 @click.option(
     "--frames",
     type=click.IntRange(0, 32),
@@ -63,6 +69,7 @@ def jury_ai(
     max_tokens: int | None,
     api_key: str | None,
     as_json: bool,
+    cut_short: bool,
 ) -> None:
     """Ask a model to judge the finished session CODE (join code) as a juror: one call per round, with what the
     live jury saw of it (questions and answers under aliases; with --frames, frames of the clips), naming the alias
@@ -98,7 +105,13 @@ def jury_ai(
     with ProgressBar(f"{model}: {{total}} rounds to judge", as_json) as bar:
         try:
             summary = judge_session(
-                factory, session_id, run_settings, chosen, started=bar.started, progress=bar.progress
+                factory,
+                session_id,
+                run_settings,
+                chosen,
+                cut_short=cut_short,
+                started=bar.started,
+                progress=bar.progress,
             )
         except JuryError as error:
             fail(error)
@@ -150,6 +163,7 @@ def jury_ai(
 @click.option(
     "--session-param", default="SESSION_ID", show_default=True, help="With --open: the platform session id's."
 )
+@click.option("--cut-short", is_flag=True, help=CUT_SHORT_HELP)
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the links as CSV.")
 @click.option("--base-url", help="What the links start with (default: VTT_BASE_URL, else the running server's).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: jurors [{label, token, url}].")
@@ -163,6 +177,7 @@ def displaced(
     participant_param: str,
     study_param: str,
     session_param: str,
+    cut_short: bool,
     csv_path: Path | None,
     base_url: str | None,
     as_json: bool,
@@ -185,11 +200,20 @@ def displaced(
             fail(click.ClickException(f"no session has the code {code!r}"))
         try:
             if count is not None:
-                made = create_jurors(db, vtt_session, count, rounds, attention, complete_url)
+                made = create_jurors(
+                    db, vtt_session, count, rounds, attention, cut_short=cut_short, complete_url=complete_url
+                )
                 db.commit()
             else:
                 link = open_link(
-                    db, vtt_session, open_cap or None, rounds, attention, ids=ids, complete_url=complete_url
+                    db,
+                    vtt_session,
+                    open_cap or None,
+                    rounds,
+                    attention,
+                    cut_short=cut_short,
+                    ids=ids,
+                    complete_url=complete_url,
                 )
                 db.commit()
                 ids = IdParams(link.participant_param, link.study_param, link.session_param)

@@ -173,17 +173,25 @@ def _print_links(summary: dict[str, Any], facets: dict[str, str] | None = None) 
 
 @session.command("list")
 def session_list() -> None:
-    """One line per session: code, name, phase, rounds, players, jurors, created (UTC)."""
+    """One line per session: code, name, phase, rounds, players, jurors (the live jury's), displaced and AI jurors
+    (who judged it afterwards), created (UTC); jurors the host removed are not counted."""
     from sqlalchemy import func, select
 
+    from ..kinds import Jury
     from ..models import Juror, Player, VttSession
 
     players = (
         select(func.count(Player.id)).where(Player.session_id == VttSession.id).correlate(VttSession).scalar_subquery()
     )
-    jurors = (
-        select(func.count(Juror.id)).where(Juror.session_id == VttSession.id).correlate(VttSession).scalar_subquery()
-    )
+
+    def jurors(jury: Jury):
+        return (
+            select(func.count(Juror.id))
+            .where(Juror.session_id == VttSession.id, Juror.jury == jury, Juror.removed_at.is_(None))
+            .correlate(VttSession)
+            .scalar_subquery()
+        )
+
     with db_factory()() as db:
         rows = db.execute(
             select(
@@ -192,23 +200,25 @@ def session_list() -> None:
                 VttSession.phase,
                 VttSession.rounds,
                 players,
-                jurors,
+                jurors(Jury.LIVE),
+                jurors(Jury.DISPLACED),
+                jurors(Jury.AI),
                 VttSession.created_at,
             ).order_by(VttSession.created_at, VttSession.id)
         ).all()
     if not rows:
         click.echo("no sessions yet (`vtt session create FILE` makes one)")
         return
-    table = [("code", "name", "phase", "rounds", "players", "jurors", "created")]
+    table = [("code", "name", "phase", "rounds", "players", "jurors", "displaced", "ai_jurors", "created")]
     table += [
-        (code, name, str(phase), str(rounds), str(n_players), str(n_jurors), created.strftime("%Y-%m-%d %H:%M UTC"))
-        for code, name, phase, rounds, n_players, n_jurors, created in rows
+        (code, name, str(phase), *(str(count) for count in counts), created.strftime("%Y-%m-%d %H:%M UTC"))
+        for code, name, phase, *counts, created in rows
     ]
     widths = [max(_width(row[i]) for row in table) for i in range(len(table[0]))]
     for row in table:
         click.echo(
             "  ".join(
-                cell.rjust(w) if i in (3, 4, 5) else _pad(cell, w) for i, (cell, w) in enumerate(zip(row, widths))
+                cell.rjust(w) if 3 <= i <= 7 else _pad(cell, w) for i, (cell, w) in enumerate(zip(row, widths))
             ).rstrip()
         )
 

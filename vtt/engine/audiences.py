@@ -226,13 +226,23 @@ def juror_snapshot(
     }
 
 
-def judgeable_rounds(state: LiveState) -> list[int]:
-    """A finished session's rounds that a displaced or AI juror can judge: dealt aliases and a revealed answer."""
+def judgeable_rounds(state: LiveState, *, cut_short: bool = False) -> list[int]:
+    """A finished session's rounds that a displaced or AI juror can judge: dealt aliases, a revealed answer and a vote
+    the live jury was given; with ``cut_short``, also the rounds cut short (:func:`cut_short_rounds`), which the host
+    offers only explicitly: the live jury never judged them."""
+    cut = set(cut_short_rounds(state))
     return [
         number
         for number, info in sorted(state.round_info.items())
-        if info.aliases and any(q.revealed_at for q in state.round_questions(number))
+        if info.aliases
+        and any(q.revealed_at for q in state.round_questions(number))
+        and (cut_short or number not in cut)
     ]
+
+
+def cut_short_rounds(state: LiveState) -> list[int]:
+    """The rounds begun (aliases dealt) whose vote never opened: the host stopped the session inside them."""
+    return [number for number, info in sorted(state.round_info.items()) if info.aliases and info.vote_opened_at is None]
 
 
 def judged_round(state: LiveState, number: int) -> dict[str, Any]:

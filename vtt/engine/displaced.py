@@ -37,8 +37,12 @@ class Assignment:
     votes: dict[tuple[int, int], int | None] = field(default_factory=dict)  # (round, slot) -> player (None: abstain)
 
     def rounds_to_judge(self, state: LiveState) -> list[int]:
-        judgeable = judgeable_rounds(state)
-        return judgeable if self.rounds is None else [n for n in self.rounds if n in judgeable]
+        """Every judgeable round, or the rounds the host listed (a round cut short only when listed: the host
+        offered it explicitly)."""
+        if self.rounds is None:
+            return judgeable_rounds(state)
+        judgeable = judgeable_rounds(state, cut_short=True)
+        return [n for n in self.rounds if n in judgeable]
 
     def done(self, state: LiveState) -> bool:
         """Every round voted on (an abstention counts), and the attention line answered where there is one."""

@@ -52,12 +52,12 @@ from ..agents.backends import (
     chat_target,
     public_url,
 )
-from ..engine.audiences import judged_round
+from ..engine.audiences import judgeable_rounds, judged_round
 from ..kinds import Jury, PlayerKind
 from ..models import Event, Juror, JurorReply, Vote, VttSession, utcnow
 from ..protocol.strict_json import JsonRefused, decode_at
 from .claims import claim_round, lease, let_go, let_go_all, new_run
-from .rounds import JuryError, chosen_rounds, finished_state
+from .rounds import JuryError, offered_rounds
 
 PROMPTS_FILE = Path(__file__).with_name("prompts.toml")
 MAX_REPLY = 4000  # characters of a reply stored
@@ -269,14 +269,17 @@ class Ask:
     players: dict[str, int]  # alias -> player id (never in the prompt)
 
 
-def rounds_to_judge(db: Session, session_id: int, rounds: Iterable[int] | None = None) -> list[Ask]:
+def rounds_to_judge(
+    db: Session, session_id: int, rounds: Iterable[int] | None = None, *, cut_short: bool = False
+) -> list[Ask]:
     """What a juror saw of each chosen round of a finished session; JuryError when it has not finished or a round
-    cannot be judged (no aliases dealt or no answer revealed)."""
+    cannot be judged (no aliases dealt, no answer revealed, or cut short and not offered with ``cut_short``)."""
     vtt_session = db.get(VttSession, session_id)
     if vtt_session is None:
         raise JuryError(f"no session with id {session_id}", "no_session")
-    state, judgeable = finished_state(db, vtt_session)
-    chosen = chosen_rounds(rounds, judgeable) or judgeable
+    state, chosen = offered_rounds(db, vtt_session, rounds, cut_short)
+    if chosen is None:
+        chosen = judgeable_rounds(state)
     return [
         Ask(number, judged_round(state, number), {a: p for p, a in state.round_info[number].aliases.items()})
         for number in chosen
@@ -557,17 +560,19 @@ def judge_session(
     settings: JurySettings,
     rounds: Iterable[int] | None = None,
     *,
+    cut_short: bool = False,
     started: Callable[[int], None] | None = None,
     progress: Callable[[Said], None] | None = None,
 ) -> RunSummary:
-    """Ask ``settings.model`` to judge every chosen round not yet read with this prompt; what happened. JuryError
-    (nothing written) when the session has not finished or a round cannot be judged."""
+    """Ask ``settings.model`` to judge every chosen round not yet read with this prompt (``cut_short``: a round cut
+    short too); what happened. JuryError (nothing written) when the session has not finished or a round cannot be
+    judged."""
     prompt = load_prompt()
     sha256 = prompt.sha256(settings.frames)
     summary = RunSummary(model=settings.model, prompt_sha256=sha256)
     run, held, began = new_run(), lease(settings.timeout), utcnow()
     with db_factory() as db:
-        every = rounds_to_judge(db, session_id, rounds)
+        every = rounds_to_judge(db, session_id, rounds, cut_short=cut_short)
     summary.rounds = [ask.round for ask in every]
     juror_id, summary.juror = made_juror(db_factory, session_id, settings.model, summary.rounds)
     with db_factory() as db:

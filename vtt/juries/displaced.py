@@ -23,7 +23,7 @@ from ..models import Juror, JuryLink, SessionStatus, VttSession
 from ..persistence.load import load_state
 from ..persistence.queries import assignments
 from .crowd import PROLIFIC, Arrival, IdParams, check_arrival, check_complete_url, new_browser_key
-from .rounds import JuryError, chosen_rounds, finished_state
+from .rounds import JuryError, finished_state, offered_rounds
 
 LABEL_PREFIX = "D"
 MAX_CREATED = 10_000  # jurors made by one request (an open link takes any number, up to its cap)
@@ -48,14 +48,17 @@ def create_jurors(
     count: int,
     rounds: str | list[int] | None = None,
     attention: bool = False,
+    *,
+    cut_short: bool = False,
     complete_url: str | None = None,
 ) -> list[DisplacedJuror]:
     """``count`` displaced jurors of a finished session, each with a link of their own (written, not committed);
-    with ``complete_url`` the end of their task sends them there with their code."""
+    ``cut_short``: a round cut short is offered too (:mod:`vtt.juries.rounds`); with ``complete_url`` the end of
+    their task sends them there with their code."""
     if not 1 <= count <= MAX_CREATED:
         raise JuryError(f"the number of jurors must be from 1 to {MAX_CREATED:,}", "bad_count")
     complete_url = check_complete_url(complete_url) if complete_url else None
-    numbers = chosen_rounds(rounds, judgeable(db, vtt_session))
+    numbers = offered_rounds(db, vtt_session, rounds, cut_short)[1]
     now = datetime.now(UTC)
     # The jurors made together share a closed link: it keeps their rounds and attention line, and admits nobody.
     link = JuryLink(
@@ -82,17 +85,18 @@ def open_link(
     rounds: str | list[int] | None = None,
     attention: bool = False,
     *,
+    cut_short: bool = False,
     ids: IdParams = PROLIFIC,
     complete_url: str | None = None,
 ) -> JuryLink:
-    """An open displaced link: each person who arrives becomes a juror of their own until ``cap`` have come.  The
-    crowd platform's ids are read from the query parameters ``ids`` names; with ``complete_url`` the end of the task
-    sends the juror there with their code."""
+    """An open displaced link: each person who arrives becomes a juror of their own until ``cap`` have come
+    (``cut_short``: as :func:`create_jurors`).  The crowd platform's ids are read from the query parameters ``ids``
+    names; with ``complete_url`` the end of the task sends the juror there with their code."""
     if cap is not None and not 1 <= cap <= MAX_CAP:
         raise JuryError(f"the cap must be from 1 to {MAX_CAP:,} jurors (or none)", "bad_cap")
     ids = ids.checked()
     complete_url = check_complete_url(complete_url) if complete_url else None
-    numbers = chosen_rounds(rounds, judgeable(db, vtt_session))
+    numbers = offered_rounds(db, vtt_session, rounds, cut_short)[1]
     link = JuryLink(
         session_id=vtt_session.id,
         token=secrets.token_urlsafe(18),

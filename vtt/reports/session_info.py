@@ -11,6 +11,7 @@ from sqlalchemy import select
 from analysis.words import t
 
 from ..models import Answer, PlayerKind
+from ..results.tables import later_juries
 
 
 def session_info(session, tables) -> dict[str, str]:
@@ -44,7 +45,7 @@ def session_info(session, tables) -> dict[str, str]:
         t("Rounds"): rounds,
         t("Questions shown"): _coverage_text(tables.coverage, t),
         t("Players"): players,
-        t("Jurors"): _jurors_text(session, tables.votes, t),
+        t("Jurors"): _jurors_text(session, tables, t),
         t("Scoring method"): session.scoring_method.value,
         t("Pass rule"): rule,
         t("Design hash"): session.design_hash or t("none recorded"),
@@ -54,8 +55,20 @@ def session_info(session, tables) -> dict[str, str]:
 
 
 def _coverage_text(coverage, t) -> str:
-    """How much of the design the results are out of: a session stopped early or still running says so."""
+    """How much of the design the results are out of: a session stopped early or still running says so, and a round
+    cut short (stopped before its vote opened) is never called complete."""
     shown = t("{shown} of {placed} questions shown", shown=coverage.shown, placed=coverage.placed)
+    if coverage.cut_short:
+        parts = [
+            t("round {round} cut short after {shown} of {placed} questions", round=number, shown=seen, placed=placed)
+            for number, seen, placed in coverage.cut_short
+        ]
+        first, last = coverage.last_round + 1, coverage.rounds
+        if first == last:
+            parts.append(t("round {round} not played", round=first))
+        elif first < last:
+            parts.append(t("rounds {first}-{last} not played", first=first, last=last))
+        return "; ".join(parts) + ": " + shown
     if coverage.stopped_early:
         return t("stopped after round {round} of {rounds}", round=coverage.last_round, rounds=coverage.rounds) + (
             ": " + shown
@@ -67,16 +80,27 @@ def _coverage_text(coverage, t) -> str:
     return shown
 
 
-def _jurors_text(session, votes, t) -> str:
-    """Jurors who joined (and how many of them openly, with the join code), voters, and any the host removed."""
-    removed = sum(juror.removed_at is not None for juror in session.jurors)
-    joined = len(session.jurors) - removed
-    openly = sum(juror.juror_group == "open" and juror.removed_at is None for juror in session.jurors)
-    text = t("{jurors} · voters {voters}", jurors=joined, voters=_voters(votes))
+def _jurors_text(session, tables, t) -> str:
+    """The live jury: jurors who joined (and how many of them openly, with the join code), voters, and any the host
+    removed; then the displaced and AI jurors who judged the session afterwards, apart (they are not the room's)."""
+    live = session.live_jurors
+    removed = sum(juror.removed_at is not None for juror in live)
+    openly = sum(juror.juror_group == "open" and juror.removed_at is None for juror in live)
+    text = t("{jurors} · voters {voters}", jurors=len(live) - removed, voters=_voters(tables.votes))
     if openly:
         text += " · " + t("joined openly {count}", count=openly)
     if removed:
         text += " · " + t("removed by the host {count}", count=removed)
+    later = later_juries(session, tables.jury_votes)
+    if later.displaced or later.ai:
+        parts = []
+        if later.displaced:
+            parts.append(
+                t("displaced jury {jurors} (voters {voters})", jurors=later.displaced, voters=later.displaced_voters)
+            )
+        if later.ai:
+            parts.append(t("AI jurors {jurors} ({models})", jurors=later.ai, models=", ".join(later.models)))
+        text += " · " + t("judged afterwards: {juries}", juries=", ".join(parts))
     return text
 
 

@@ -29,6 +29,7 @@ class JuryComparison:
     pooled_test: dict
     rounds: list[tuple[int, dict, list[dict]]]  # (round, its test, a row per jury)
     shares: list[dict]  # round, alias, player, kind, chance_pct, cells: [(share_pct, votes) per jury]
+    cut_short: list[int]  # rounds cut short in the live session that another jury judged: shown, never pooled
     detection_svg: str
     shares_svg: str
 
@@ -97,6 +98,7 @@ def _comparison(stats: JuryStats) -> JuryComparison:
         pooled_test=_plain(stats.pooled_test.iloc[0].to_dict()),
         rounds=rounds,
         shares=shares,
+        cut_short=sorted({int(number) for number in stats.rounds.loc[stats.rounds["cut_short"], "round"]}),
         detection_svg=detection_svg,
         shares_svg=shares_svg,
     )

@@ -27,7 +27,7 @@ from analysis.votes import VoteStats, vote_stats
 
 from ..models import PlayerKind, RoundAlias, VttSession
 from .juries import JuryComparison, jury_comparison
-from .tables import SessionTables, session_profiles, session_tables
+from .tables import Coverage, LaterJuries, SessionTables, later_juries, session_profiles, session_tables
 
 RADAR_WIDTH, RADAR_HEIGHT = 260, 210  # points, as the PDF's player page; the page scales the SVG down to fit
 
@@ -50,6 +50,9 @@ class RoundResult:
     lines: list[TallyLine]
     top_human: int
     top_ai: int
+    status: str = "played"  # "played" (begun, its vote given), "cut_short" (vote never opened), "not_played"
+    shown: int = 0  # a round cut short: its questions shown, of
+    placed: int = 0  # the questions placed in it
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,18 @@ class SessionResults:
     players: list[PlayerRadars] = field(default_factory=list)
     juries: JuryComparison | None = None  # with a displaced jury or AI juries: the juries side by side
     juries_problem: str | None = None  # why the juries are not compared although several voted
+    jurors: JurorCounts | None = None  # the live jury's size, and who judged afterwards
+    coverage_text: str = ""  # with a round cut short: what was played, as the PDF's cover says it
+
+
+@dataclass(frozen=True)
+class JurorCounts:
+    """The live jury (jurors in the room less those the host removed, and how many cast a vote), then the displaced
+    and AI jurors who judged the session afterwards: every count on the page names its jury."""
+
+    live: int
+    live_voters: int
+    later: LaterJuries
 
 
 def session_results(db: Session, vtt_session: VttSession) -> SessionResults:
@@ -92,15 +107,49 @@ def session_results(db: Session, vtt_session: VttSession) -> SessionResults:
         tables,
         stats,
         problem,
-        _rounds(db, vtt_session, stats),
+        _rounds(db, vtt_session, stats, tables.coverage),
         profiles,
         _radars(tables, profiles) if profiles is not None else [],
         juries,
         juries_problem,
+        _juror_counts(vtt_session, tables),
+        coverage_sentence(tables.coverage),
     )
 
 
-def _rounds(db: Session, vtt_session: VttSession, stats: VoteStats | None) -> list[RoundResult]:
+def coverage_sentence(coverage: Coverage) -> str:
+    """A finished session with a round cut short, in the page's language: "Round 3 cut short after 2 of 6 questions;
+    rounds 4-5 not played: 14 of 30 questions shown." (empty without a round cut short)."""
+    if not coverage.cut_short:
+        return ""
+    parts = [
+        _("round %(round)s cut short after %(shown)s of %(placed)s questions", round=number, shown=seen, placed=placed)
+        for number, seen, placed in coverage.cut_short
+    ]
+    first, last = coverage.last_round + 1, coverage.rounds
+    if first == last:
+        parts.append(_("round %(round)s not played", round=first))
+    elif first < last:
+        parts.append(_("rounds %(first)s-%(last)s not played", first=first, last=last))
+    text = _(
+        "%(played)s: %(shown)s of %(placed)s questions shown.",
+        played="; ".join(parts),
+        shown=coverage.shown,
+        placed=coverage.placed,
+    )
+    return text[:1].upper() + text[1:]
+
+
+def _juror_counts(vtt_session: VttSession, tables: SessionTables) -> JurorCounts:
+    votes = tables.votes
+    return JurorCounts(
+        live=sum(juror.removed_at is None for juror in vtt_session.live_jurors),
+        live_voters=int(votes.loc[votes["vote"].notna(), "juror"].nunique()) if len(votes) else 0,
+        later=later_juries(vtt_session, tables.jury_votes),
+    )
+
+
+def _rounds(db: Session, vtt_session: VttSession, stats: VoteStats | None, coverage: Coverage) -> list[RoundResult]:
     players = {p.id: p for p in vtt_session.players}
     aliases: dict[int, dict[int, str]] = {}
     for row in db.scalars(
@@ -108,6 +157,7 @@ def _rounds(db: Session, vtt_session: VttSession, stats: VoteStats | None) -> li
     ):
         aliases.setdefault(row.round, {})[row.player_id] = row.alias
     figures = {int(row["round"]): _plain(row) for row in stats.rounds.to_dict("records")} if stats is not None else {}
+    cut_short = {number: (seen, placed) for number, seen, placed in coverage.cut_short}
     results = []
     for state in vtt_session.round_states:
         dealt = aliases.get(state.number, {})
@@ -139,6 +189,9 @@ def _rounds(db: Session, vtt_session: VttSession, stats: VoteStats | None) -> li
                 lines=lines,
                 top_human=max((line.votes for line in lines if line.kind == "human"), default=0),
                 top_ai=max((line.votes for line in lines if line.kind == "ai"), default=0),
+                status="cut_short" if state.number in cut_short else "played" if dealt else "not_played",
+                shown=cut_short.get(state.number, (0, 0))[0],
+                placed=cut_short.get(state.number, (0, 0))[1],
             )
         )
     return results

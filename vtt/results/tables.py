@@ -48,6 +48,12 @@ class Coverage:
     placed: int  # questions placed in the design
     shown: int  # of them, shown to the players
     finished: bool
+    # a finished session's rounds cut short (begun, stopped before their vote opened): (round, shown, placed)
+    cut_short: tuple[tuple[int, int, int], ...] = ()
+
+    @property
+    def cut_short_rounds(self) -> list[int]:
+        return [number for number, _shown, _placed in self.cut_short]
 
     @property
     def stopped_early(self) -> bool:
@@ -102,8 +108,9 @@ def tables_from_rows(vtt_session: VttSession, rows: SessionRows) -> SessionTable
     asked = set(put["qid"])
     shown = [sq for sq in placed if sq.question.qid in asked]
     answers, ungraded = _answer_tables(put, players, by_question, rows.answers)
+    coverage = _coverage(vtt_session, rows, shown)
     return SessionTables(
-        coverage=_coverage(vtt_session, rows, shown),
+        coverage=coverage,
         questions=records_table([replace(question_record(sq.question), round=sq.round) for sq in shown]),
         put=put,
         answers=answers,
@@ -113,7 +120,7 @@ def tables_from_rows(vtt_session: VttSession, rows: SessionRows) -> SessionTable
         ),
         votes=_votes([v for v in rows.votes if v.juror_id in jurors], jurors, names),
         sheet=_sheet([e for e in rows.entries if e.juror_id in jurors], jurors, names, by_question),
-        jury_votes=_jury_votes(rows, names),
+        jury_votes=_jury_votes(rows, names, set(coverage.cut_short_rounds)),
         aliases=pd.DataFrame(
             {
                 "round": [a.round for a in rows.aliases],
@@ -132,10 +139,11 @@ def jury_label(juror: Juror) -> str:
     return juror.jury.value
 
 
-def _jury_votes(rows: SessionRows, names: dict[int, str]) -> pd.DataFrame:
-    """Every jury's votes (``rows`` has no removed juror's: ``vtt.persistence.counted``), in (round, juror, slot)
-    order; live jurors' facets are not carried: the juries are compared as wholes."""
-    jurors = {j.id: j for j in rows.jurors}
+def _jury_votes(rows: SessionRows, names: dict[int, str], cut_short: set[int]) -> pd.DataFrame:
+    """Every jury's votes (a removed juror's are left out, as the live tally leaves them), in (round, juror, slot)
+    order; live jurors' facets are not carried: the juries are compared as wholes.  ``cut_short``: whether the
+    vote's round was cut short in the live session (a study reads it to pool whole rounds only)."""
+    jurors = {j.id: j for j in rows.jurors if j.removed_at is None}
     records = [
         {
             "round": vote.round,
@@ -145,12 +153,38 @@ def _jury_votes(rows: SessionRows, names: dict[int, str]) -> pd.DataFrame:
             "confidence": float(vote.confidence) if vote.confidence is not None else float("nan"),
             "jury": jury_label(jurors[vote.juror_id]),
             "model": jurors[vote.juror_id].model if jurors[vote.juror_id].jury is Jury.AI else None,
+            "cut_short": vote.round in cut_short,
         }
         for vote in rows.votes
     ]
-    columns = [*JURY_VOTE_COLUMNS, "model"]
+    columns = [*JURY_VOTE_COLUMNS, "model", "cut_short"]
     table = pd.DataFrame({column: pd.Series([r[column] for r in records], dtype=object) for column in columns})
-    return table.astype({"round": int, "slot": int, "confidence": float})
+    return table.astype({"round": int, "slot": int, "confidence": float, "cut_short": bool})
+
+
+@dataclass(frozen=True)
+class LaterJuries:
+    """Who judged a finished session after the room: displaced jurors (and how many of them voted) and AI jurors
+    (and their models); jurors the host removed are left out."""
+
+    displaced: int
+    displaced_voters: int
+    ai: int
+    models: tuple[str, ...]
+
+
+def later_juries(vtt_session: VttSession, jury_votes: pd.DataFrame) -> LaterJuries:
+    """The displaced and AI jurors of ``vtt_session`` (``jury_votes``: :attr:`SessionTables.jury_votes`)."""
+    kept = [juror for juror in vtt_session.jurors if juror.removed_at is None]
+    displaced = {juror.label for juror in kept if juror.jury is Jury.DISPLACED}
+    ai = [juror for juror in kept if juror.jury is Jury.AI]
+    voted = set(jury_votes.loc[jury_votes["vote"].notna(), "juror"]) if len(jury_votes) else set()
+    return LaterJuries(
+        displaced=len(displaced),
+        displaced_voters=len(displaced & voted),
+        ai=len(ai),
+        models=tuple(sorted({juror.model or "?" for juror in ai})),
+    )
 
 
 def session_jury_stats(tables: SessionTables) -> JuryStats | None:
@@ -160,16 +194,29 @@ def session_jury_stats(tables: SessionTables) -> JuryStats | None:
         return None
     votes = tables.jury_votes
     aliases = tables.aliases if set(votes["round"]) <= set(tables.aliases["round"]) else None
-    return jury_stats(votes, tables.players, aliases)
+    return jury_stats(votes, tables.players, aliases, tables.coverage.cut_short_rounds)
 
 
 def _coverage(vtt_session: VttSession, rows: SessionRows, shown: list[SessionQuestion]) -> Coverage:
+    finished = vtt_session.status is SessionStatus.FINISHED
+    begun = {a.round for a in rows.aliases}
+    never_voted = {r.number for r in vtt_session.round_states if r.vote_opened_at is None}
+    cut_short = tuple(
+        (
+            number,
+            sum(sq.round == number for sq in shown),
+            sum(sq.round == number for sq in rows.placed),
+        )
+        for number in sorted(begun & never_voted)
+        if finished
+    )
     return Coverage(
         rounds=vtt_session.rounds,
-        last_round=max((a.round for a in rows.aliases), default=0),
+        last_round=max(begun, default=0),
         placed=len(rows.placed),
         shown=len(shown),
-        finished=vtt_session.status is SessionStatus.FINISHED,
+        finished=finished,
+        cut_short=cut_short,
     )
 
 

@@ -42,6 +42,7 @@ from ..juries.displaced import (
     progress,
     returning_juror,
 )
+from ..juries.rounds import cut_short_offerable
 from ..kinds import Jury
 from ..models import Juror, JuryLink, SessionStatus, VttSession
 from .auth import host_required
@@ -196,6 +197,7 @@ def displaced_card(db: Session, vtt_session: VttSession, batch: int | None) -> d
         card["rounds"] = judgeable(db, vtt_session)
     except JuryError as error:
         card["problem"] = error.code
+    card["cut_short"] = cut_short_offerable(db, vtt_session)
     base = join_base_url()
     made = progress(db, vtt_session)
     card.update(jurors=made.jurors, done=made.finished, batches=[], open_links=[], shown=None)
@@ -233,9 +235,11 @@ def _whole(name: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else 0
 
 
-def _task() -> tuple[str | None, bool]:
-    """The form's rounds (``1,3``; empty: every round) and whether to add an attention line."""
-    return request.form.get("rounds", "").strip()[:200] or None, request.form.get("attention") == "1"
+def _task() -> tuple[str | None, bool, bool]:
+    """The form's rounds (``1,3``; empty: every round), whether to add an attention line and whether to offer a
+    round cut short."""
+    form = request.form
+    return form.get("rounds", "").strip()[:200] or None, form.get("attention") == "1", form.get("cut_short") == "1"
 
 
 def _crowd() -> tuple[IdParams, str | None]:
@@ -256,6 +260,12 @@ def _host_message(error: JuryError, vtt_session: VttSession) -> str:
     if error.code == "bad_rounds":
         rounds = ", ".join(map(str, judgeable(request_db(), vtt_session)))
         return _("Give round numbers separated by commas, among %(rounds)s (empty: every round).", rounds=rounds)
+    if error.code == "cut_short":
+        rounds = ", ".join(map(str, cut_short_offerable(request_db(), vtt_session)))
+        return _(
+            "Round %(rounds)s was cut short (the session stopped before its vote opened): tick the box to offer it.",
+            rounds=rounds,
+        )
     if error.code == "not_finished":
         return _("This session has not finished: it can be judged again once it has.")
     if error.code == "bad_complete_url":
@@ -277,9 +287,9 @@ def _host_message(error: JuryError, vtt_session: VttSession) -> str:
 def make_jurors(session_id: int):
     """N displaced jurors, each with a link of their own; the page then shows the links (and their CSV)."""
     db, vtt_session = request_db(), _session(session_id)
-    rounds, attention = _task()
+    rounds, attention, cut_short = _task()
     try:
-        made = create_jurors(db, vtt_session, _whole("count") or 0, rounds, attention)
+        made = create_jurors(db, vtt_session, _whole("count") or 0, rounds, attention, cut_short=cut_short)
         db.commit()
     except JuryError as error:
         db.rollback()
@@ -295,10 +305,12 @@ def make_jurors(session_id: int):
 def make_open_link(session_id: int):
     """An open displaced link: each arrival gets a juror of their own, up to the cap (empty: no cap)."""
     db, vtt_session = request_db(), _session(session_id)
-    rounds, attention = _task()
+    rounds, attention, cut_short = _task()
     ids, complete_url = _crowd()
     try:
-        link = open_link(db, vtt_session, _whole("cap"), rounds, attention, ids=ids, complete_url=complete_url)
+        link = open_link(
+            db, vtt_session, _whole("cap"), rounds, attention, cut_short=cut_short, ids=ids, complete_url=complete_url
+        )
         db.commit()
     except JuryError as error:
         db.rollback()

@@ -19,6 +19,7 @@ from ..extensions import request_db
 from ..i18n import report_language
 from ..judge.agreement import judge_card
 from ..juries.ai import MAX_FRAMES, MODEL_LENGTH, JuryError, JurySettings, ai_jurors, last_run
+from ..juries.rounds import cut_short_offerable
 from ..kinds import SessionStatus
 from ..models import VttSession
 from ..offloop import in_process, scratch_path, start_process
@@ -78,6 +79,7 @@ def ask_ai_juror(session_id: int):
             model,
             str(frames),
             current_app.config["MEDIA_DIR"],
+            "1" if request.form.get("cut_short") == "1" else "0",
             database_url=current_app.config["DATABASE_URL"],
             log=log,
         )
@@ -144,6 +146,7 @@ def _ai_jury_card(vtt_session: VttSession) -> dict:
         "failure": _ai_jury_failure(vtt_session),
         "last_run": last_run(request_db(), vtt_session.id),
         "jurors": ai_jurors(request_db(), vtt_session.id),
+        "cut_short": cut_short_offerable(request_db(), vtt_session),
     }
 
 

@@ -66,13 +66,14 @@ def page(study_id: int):
     study = _study(study_id)
     db = request_db()
     ids = [member.session_id for member in study.members]
-    jurors = dict(
-        db.execute(
-            select(Juror.session_id, func.count())
-            .where(Juror.session_id.in_(ids), Juror.jury == Jury.LIVE)
-            .group_by(Juror.session_id)
-        ).all()
-    )
+    # per session and jury, jurors the host removed left out: the live jury's, then who judged afterwards
+    jurors: dict[int, dict[str, int]] = {}
+    for session_id, jury, count in db.execute(
+        select(Juror.session_id, Juror.jury, func.count())
+        .where(Juror.session_id.in_(ids), Juror.removed_at.is_(None))
+        .group_by(Juror.session_id, Juror.jury)
+    ):
+        jurors.setdefault(session_id, {})[Jury(jury).value] = count
     players = dict(
         db.execute(
             select(Player.session_id, func.count()).where(Player.session_id.in_(ids)).group_by(Player.session_id)
