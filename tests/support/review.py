@@ -44,12 +44,13 @@ def play_session(
     votes: dict[int, list[str | None]] = VOTES,
     participants: dict[int, list[str]] | None = None,
     designed_rounds: int | None = None,
+    finish: bool = True,
     **session_options,
 ) -> People:
     """Two rounds of two demo questions, 3 players (Agent is the AI), 4 jurors; every player of a round
     (``participants``: names per round, default everyone) answers every question (open: a text, mcq:
     option B), jurors vote as ``votes`` says; the session finishes (``designed_rounds`` more than were
-    played: the host stops it early)."""
+    played: the host stops it early), unless ``finish`` is false."""
     people = make_session(db_factory, rounds=designed_rounds or len(votes), per_round=2, jurors=4, **session_options)
     client = app.test_client()
     login(client)
@@ -85,7 +86,8 @@ def play_session(
             assert juror.send("vote", {"id": client_id(), "round": number, "alias": alias, "confidence": 3})["ok"]
         host.host("close_vote")
         host.host("show_tally")
-    host.host("finish", **({"force": True} if designed_rounds and designed_rounds > len(votes) else {}))
+    if finish:
+        host.host("finish", **({"force": True} if designed_rounds and designed_rounds > len(votes) else {}))
     for role in [host, *players.values(), *jurors.values()]:
         role.client.disconnect()
     return people

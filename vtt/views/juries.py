@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel import ngettext
@@ -18,7 +18,7 @@ from flask_limiter.util import get_remote_address
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..access.admission import admit_arrival
+from ..access.admission import admit_arrival, session_route
 from ..engine.actions import Refusal
 from ..extensions import request_db
 from ..juries.displaced import (
@@ -65,7 +65,7 @@ def displaced_page(juror: Juror):
         "live/displaced.html",
         auth={"token": juror.token},
         key=juror.token,
-        route=juror.session.join_code,
+        route=session_route(current_app.config["SECRET_KEY"], juror.session_id),  # never the join code
         title=juror.session.name,
         finished=finished,
         removed=juror.removed_at is not None,

@@ -27,6 +27,7 @@ from flask import (
     send_from_directory,
     url_for,
 )
+from flask import session as cookie  # Flask's signed cookie; 'session' means a VTT session
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel import refresh
@@ -145,15 +146,17 @@ JOIN_REFUSALS = {
 
 @bp.get("/stage/<code>")
 def stage(code: str):
-    """The stage screen; opened with the stage key (the host's link) it shows the open join's door code."""
+    """The stage screen, opened with its key (the host console's stage link) or the host's login.  The join code
+    alone opens nothing: it is public in the room, and a finished session's stage names who was the AI."""
     vtt_session = _session_by_code(code)
-    key = request.args.get("key", "")[:64]
-    keyed = stage_key_valid(key, current_app.config["SECRET_KEY"], vtt_session.id)
+    key = stage_key(current_app.config["SECRET_KEY"], vtt_session.id)
+    if not (cookie.get("host") or stage_key_valid(request.args.get("key", "")[:64], key)):
+        abort(403, description=_("The stage screen opens with the stage link from the host's console."))
     return render_template(
         "live/stage.html",
         s=vtt_session,
         join_url=f"{join_base_url()}/join/{vtt_session.join_code}",
-        auth={"code": vtt_session.join_code, "role": "stage", **({"key": key} if keyed else {})},
+        auth={"code": vtt_session.join_code, "role": "stage", "key": key},
     )
 
 
