@@ -13,8 +13,8 @@ import re
 
 from sqlalchemy import select
 
-from tests.support.apps import form_token
-from tests.support.live import Role, client_id
+from tests.support.apps import form_token, login
+from tests.support.live import Role, client_id, make_session
 from tests.support.review import play_session
 from vtt.extensions import socketio
 from vtt.juries.displaced import open_link
@@ -78,3 +78,25 @@ def test_the_join_code_alone_opens_no_stage_in_any_phase(app, db_factory):
         code = db.scalar(select(VttSession.join_code).where(VttSession.id == finished.session_id))
     assert not Role(socketio, app, {"code": code, "role": "stage"}).connected
     assert app.test_client().get(f"/stage/{code}").status_code == 403
+
+
+def test_the_host_console_shows_the_stage_link_and_the_hosts_login_opens_the_stage(app, db_factory):
+    """The console shows the stage's own link (with its key) and where to print it as a QR code; a browser signed
+    in as the host opens the stage with the join code, and its socket connects as the stage with the login."""
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1)
+    host = app.test_client()
+    login(host)
+    console = host.get(f"/host/sessions/{people.session_id}/live").get_data(as_text=True)
+    assert f"/stage/{people.code}?key={people.stage_key}</code>" in console
+    assert f"/host/sessions/{people.session_id}/join-cards.pdf" in console
+    opened = host.get(f"/stage/{people.code}")
+    assert opened.status_code == 200 and f'"key": "{people.stage_key}"' in opened.get_data(as_text=True)
+    stage = Role(socketio, app, {"code": people.code, "role": "stage"}, flask_client=host)
+    assert stage.connected and stage.last("snapshot")["role"] == "stage"
+    assert stage.send("door", None)["ok"]  # the stage is given the open join's door code
+    stranger = app.test_client()
+    assert stranger.get(f"/stage/{people.code}").status_code == 403
+    assert stranger.get(f"/stage/{people.code}?key={people.stage_key[:-1]}x").status_code == 403
+    assert stranger.get(people.stage_path).status_code == 200
+    refused = socketio.test_client(app, auth={"code": people.code, "role": "stage", "key": "guessed"})
+    assert not refused.is_connected()

@@ -179,14 +179,17 @@ def join_qr(code: str):
 @host_required
 def host_console(session_id: int):
     vtt_session = request_db().get(VttSession, session_id) or abort(404)
+    # the stage's own link (its key is the credential: the join code alone opens no stage), as the join cards print it
+    stage_path = url_for(
+        "live.stage", code=vtt_session.join_code, key=stage_key(current_app.config["SECRET_KEY"], vtt_session.id)
+    )
     return render_template(
         "live/host.html",
         s=vtt_session,
         agent_commands=ai_player_commands(vtt_session),
         auth={"code": vtt_session.join_code, "role": "host"},
-        stage_url=url_for(
-            "live.stage", code=vtt_session.join_code, key=stage_key(current_app.config["SECRET_KEY"], vtt_session.id)
-        ),
+        stage_url=stage_path,
+        stage_link=join_base_url() + stage_path,
         import_url=url_for("live.agent_answer_import", session_id=session_id, player_id=0),
         clips_url=url_for("live.clip_status", session_id=session_id),
     )
