@@ -50,6 +50,7 @@ from playwright.sync_api import sync_playwright
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, PHONE
 from tests.support.live import make_session
 from tests.support.served import ServedApp
+from vtt.access.admission import stage_key
 from vtt.access.host_token import host_token
 from vtt.db import make_db_factory, make_engine
 from vtt.sessions.demo.clips import ensure_demo_clips
@@ -304,7 +305,7 @@ def page_weights(browser, url: str, people) -> dict[str, dict[str, dict[str, dic
     pages = {
         "juror": f"{url}/jury/{next(iter(people.jurors.values()))}",
         "player": f"{url}/play/{people.players['Grace']}",
-        "stage": f"{url}/stage/{people.code}",
+        "stage": f"{url}/stage/{people.code}?key={stage_key(SECRET, people.session_id)}",
     }
     weights = {}
     for name, address in pages.items():

@@ -435,7 +435,7 @@ def test_no_page_of_a_session_breaks_under_the_csp(browser, database_url, db_fac
         host.wait_for_selector("#flow button[data-action=open_lobby]", timeout=WAIT_MS)
 
         pages = {
-            "stage": f"/stage/{people.code}",
+            "stage": people.stage_path,
             "juror": f"/jury/{people.jurors['J1']}",
             "player": f"/play/{people.players['Grace']}",
             "join": f"/join/{people.code}",

@@ -301,7 +301,7 @@ def test_redis_restarted_mid_round_the_session_goes_on_and_every_client_converge
         placed = {"host": acting, "Mina": acting, "J1": acting, "Grace": other, "Agent": other, "J2": other}
         placed |= {"J3": other, "stage": other}
         host, players, jurors = seat(nginx.url, people, {who: routes[address] for who, address in placed.items()})
-        stage = Client(nginx.url, {"code": people.code, "role": "stage"}, routes[other], "stage")
+        stage = Client(nginx.url, people.stage_auth, routes[other], "stage")
         everyone = [host, stage, *players.values(), *jurors.values()]
         elsewhere = [client for client in everyone if placed[client.id_prefix] == other]
 

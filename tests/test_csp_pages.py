@@ -131,7 +131,7 @@ def public_pages(played, spoken, displaced: dict) -> dict[str, tuple[str, str | 
         "player": (f"/play/{played.players['Grace']}", LIVE, PHONE),
         "player-spoken": (f"/play/{spoken.players['Mina']}", LIVE, PHONE),
         "join": (f"/join/{spoken.code}", None, PHONE),
-        "stage": (f"/stage/{played.code}", LIVE, FULL_HD),
+        "stage": (played.stage_path, LIVE, FULL_HD),
     }
 
 

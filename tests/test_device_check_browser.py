@@ -120,7 +120,7 @@ def test_a_juror_and_a_spoken_player_check_their_phones_and_the_host_sees_their_
 
         # the stage's lobby screen plays the test clip (the hall's speakers); it leaves once the session runs
         stage = media_browser.new_page(viewport={"width": 1280, "height": 720})
-        stage.goto(f"{served.url}/stage/{people.code}")
+        stage.goto(f"{served.url}{people.stage_path}")
         stage.wait_for_selector("#test-clip:not([hidden]) #play-test-clip", timeout=WAIT_MS)
         stage.click("#play-test-clip")
         stage.wait_for_function("document.querySelector('#test-clip video').ended === true", timeout=WAIT_MS)

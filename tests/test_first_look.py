@@ -32,7 +32,7 @@ def test_options_are_numbered_wherever_aliases_are_letters(browser, served, db_f
     juror = browser.new_page(viewport=PHONE)
     juror.goto(f"{url}/jury/{people.jurors['J1']}")
     stage = browser.new_page(viewport=FULL_HD)
-    stage.goto(f"{url}/stage/{people.code}")
+    stage.goto(f"{url}{people.stage_path}")
     host_step(host, "Open the lobby")
     host_step(host, "Start round 1")
     host_step(host, "Show question 1")
@@ -127,7 +127,7 @@ def finish_by_socket(url: str, code: str) -> None:
 def test_the_stage_s_end_screen_shows_every_round(browser, served, db_factory, viewport, tmp_path):
     people = make_session(db_factory, rounds=3, per_round=1, jurors=1, reveal="end", players=PLAYERS)
     stage = browser.new_page(viewport=viewport)
-    stage.goto(f"{served.url}/stage/{people.code}")
+    stage.goto(f"{served.url}{people.stage_path}")
     wait_connected(stage)
     finish_by_socket(served.url, people.code)
     stage.wait_for_function("document.querySelectorAll('.end-round').length === 3", timeout=WAIT_MS)

@@ -320,7 +320,7 @@ class Room:
         code = self.people.code
         auth = {
             "host": {"code": code, "role": "host"},
-            "stage": {"code": code, "role": "stage"},
+            "stage": self.people.stage_auth,
             "player": {"token": self.people.players["Mina"]},
             "ai": {"token": self.people.players["Agent"]},
             "juror": {"token": self.people.jurors["J1"]},

@@ -46,7 +46,7 @@ def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory,
         wait_connected(page)
     stage = browser.new_page(viewport={"width": 1280, "height": 720})
     stage.on("websocket", lambda socket: sockets.append(socket.url))
-    stage.goto(f"{url}/stage/{people.code}")
+    stage.goto(f"{url}{people.stage_path}")
 
     agent = socketio.Client()
     agent_questions = []

@@ -454,7 +454,7 @@ def test_the_audit_log_has_every_message_and_the_jury_lines_are_blind(database_u
 
     async def scenario(url: str):
         host = await connect_host(url, people.code)
-        stage = await Peer(url, {"code": people.code, "role": "stage"}).connect()
+        stage = await Peer(url, people.stage_auth).connect()
         jurors = await connect_jurors(url, list(people.jurors.values()))
         players = {name: await Peer(url, {"token": token}).connect() for name, token in people.players.items()}
         notice = {"id": new_id("n"), "notice": "no_voice", "language": "ko"}

@@ -21,7 +21,8 @@ def test_each_page_opens_only_with_a_valid_link(client, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1)
     assert client.get(f"/jury/{people.jurors['J1']}").status_code == 200
     assert client.get(f"/play/{people.players['Mina']}").status_code == 200
-    assert client.get(f"/stage/{people.code.lower()}").status_code == 200
+    assert client.get(f"/stage/{people.code.lower()}?key={people.stage_key}").status_code == 200
+    assert client.get(f"/stage/{people.code}").status_code == 403  # the join code alone opens no stage
     for bad in ("/jury/nope", "/play/nope", "/stage/ZZZZZZ", "/join/ZZZZZZ"):
         assert client.get(bad).status_code == 404, bad
     assert "This juror link is not valid" in client.get("/jury/nope").get_data(as_text=True)

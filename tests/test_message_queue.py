@@ -18,9 +18,7 @@ def test_a_broadcast_from_another_process_reaches_a_websocket_client(database_ur
         client = socketio_client.Client(reconnection=False)
         heard = threading.Event()
         client.on("hello", lambda data: heard.set() if data == {"from": "worker 2"} else None)
-        client.connect(
-            served.url, auth={"code": people.code, "role": "stage"}, transports=["websocket"], wait_timeout=10
-        )
+        client.connect(served.url, auth=people.stage_auth, transports=["websocket"], wait_timeout=10)
         try:
             other_process = SocketIO(message_queue=redis_url)
             deadline = time.monotonic() + 10
@@ -46,7 +44,7 @@ def test_a_message_for_one_local_connection_skips_the_queue(database_url, db_fac
         client = socketio_client.Client(reconnection=False)
         snapshots = []
         client.on("snapshot", snapshots.append)
-        client.connect(served.url, auth={"code": people.code, "role": "stage"}, transports=["websocket"])
+        client.connect(served.url, auth=people.stage_auth, transports=["websocket"])
         try:
             deadline = time.monotonic() + 3  # long enough for the host's presence message (a room: published)
             while time.monotonic() < deadline:

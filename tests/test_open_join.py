@@ -84,23 +84,20 @@ def test_a_session_that_needs_the_door_code_and_a_cap(app, client, db_factory):
     assert [j["label"] for j in joins] == ["in0", "in1", "in2", "after"] and all(j["open"] for j in joins)
 
 
-def test_only_the_host_and_a_keyed_stage_see_the_door_code(app, client, db_factory):
+def test_only_the_host_and_the_stage_see_the_door_code(app, client, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1, open_join=True)
     host = host_of(app, client, people)
     door = host.send("door", None)
     assert door["ok"] and door["door"] == door_code(secret(), people.session_id) and door["changes_at"].endswith("Z")
     keyed = Role(socketio, app, {"code": people.code, "role": "stage", "key": stage_key(secret(), people.session_id)})
     assert keyed.send("door", None)["door"] == door["door"]
-    for someone in (
-        Role(socketio, app, {"code": people.code, "role": "stage"}),
-        Role(socketio, app, {"code": people.code, "role": "stage", "key": "guessed"}),
-        Role(socketio, app, {"token": people.jurors["J1"]}),
-    ):
-        assert someone.send("door", None)["error"]["code"] == "not_allowed"
+    assert Role(socketio, app, {"token": people.jurors["J1"]}).send("door", None)["error"]["code"] == "not_allowed"
+    for unkeyed in ({"code": people.code, "role": "stage"}, {"code": people.code, "role": "stage", "key": "guessed"}):
+        assert not Role(socketio, app, unkeyed).connected  # no stage at all without its key (tests/test_stage_access)
     # the stage page opened with the key connects with it; the QR code carries the door code it is given
     page = client.get(f"/stage/{people.code}?key={stage_key(secret(), people.session_id)}").get_data(as_text=True)
     assert f'"key": "{stage_key(secret(), people.session_id)}"' in page
-    assert '"role": "stage"}' in client.get(f"/stage/{people.code}?key=guessed").get_data(as_text=True)  # no key
+    assert app.test_client().get(f"/stage/{people.code}?key=guessed").status_code == 403
     svg = client.get(f"/stage/{people.code}/join-qr.svg?door={door['door']}")
     assert svg.status_code == 200 and svg.mimetype == "image/svg+xml"
 
@@ -202,7 +199,7 @@ def test_the_same_juror_in_two_tabs_sees_every_change_in_both(app, client, db_fa
     assert [(m["action"], m.get("alias")) for m in mine] == [("vote", first), ("vote", second), ("sheet", None)]
     assert mine[1]["reason"] == "changed" and mine[2]["lines"][0]["note"] == "from tab 2"
     # nobody else hears it
-    stage = Role(socketio, app, {"code": people.code, "role": "stage"})
+    stage = Role(socketio, app, people.stage_auth)
     assert tab2.send("vote", {"id": client_id(), "round": 1, "alias": first})["ok"]
     assert not [m for m in stage.received() if m["name"] == "mine"]
 

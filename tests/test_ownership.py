@@ -180,7 +180,7 @@ def test_only_the_owner_or_for_an_orphan_the_timers_holder_runs_a_deadline(two):
 def test_healthz_lists_the_sessions_served_by_join_code_to_the_host_only(app, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=2)
     juror = Role(socketio, app, {"token": people.jurors["J1"]})
-    stage = Role(socketio, app, {"code": people.code, "role": "stage"})
+    stage = Role(socketio, app, people.stage_auth)
     assert juror.connected and stage.connected
     client = app.test_client()
     anonymous = client.get("/healthz").get_json()["sessions"]

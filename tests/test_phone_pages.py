@@ -69,7 +69,7 @@ def test_after_the_questions_every_page_says_what_happens(browser, served, db_fa
         page.goto(f"{url}/jury/{people.jurors[label]}" + ("?lang=ko" if label == "J3" else ""))
         page.wait_for_function("document.getElementById('me').textContent !== ''", timeout=WAIT_MS)
     stage = new_page(browser, {"width": 1280, "height": 720})
-    stage.goto(f"{url}/stage/{people.code}")
+    stage.goto(f"{url}{people.stage_path}")
 
     others = []
     for name in ("Grace", "Agent"):

@@ -92,7 +92,7 @@ def test_the_host_sees_jurors_on_every_process_and_forgets_a_process_that_died(
             )
             for label, served in (("J1", first), ("J2", first), ("J3", second), ("J4", second)):
                 connect(served, {"token": people.jurors[label]})
-            connect(second, {"code": people.code, "role": "stage"})
+            connect(second, people.stage_auth)
 
             def latest() -> dict | None:
                 with lock:

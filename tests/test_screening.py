@@ -18,6 +18,8 @@ from sqlalchemy import select
 from tests.support.browser import FULL_HD, PHONE, WAIT_MS, host_console, host_step, no_sideways_scroll, screenshot_dir
 from tests.support.paths import ROOT
 from tests.support.served import ServedApp
+from vtt.access.admission import stage_key
+from vtt.config import Settings
 
 pytestmark = pytest.mark.browser
 
@@ -152,7 +154,7 @@ def test_the_host_plays_a_demo_clip_for_the_room(strict_browser, demo, tmp_path)
     with ServedApp(demo.env) as app:
         host = host_console(browser, app.url, demo)
         stage = browser.new_page(viewport=FULL_HD)
-        stage.goto(f"{app.url}/stage/{demo.code}")
+        stage.goto(f"{app.url}/stage/{demo.code}?key={stage_key(Settings.from_env().secret_key, demo.session_id)}")
         players = []
         for name in ("Lena", "Grace"):
             page = browser.new_page(viewport=PHONE)

@@ -16,6 +16,8 @@ import socketio
 
 from tests.support.apps import HOST_PASSWORD
 from tests.support.browser import FULL_HD, HD, screenshot_dir
+from vtt.access.admission import stage_key
+from vtt.config import Settings
 
 pytestmark = pytest.mark.browser
 
@@ -226,9 +228,10 @@ def test_stage_at_1080p_clips_that_fail_and_live_grading(browser, served, clip_s
     shots = screenshot_dir(tmp_path)
     grading, cookie = sign_in(browser, url, f"/host/sessions/{people['id']}/grading/")
     stage = browser.new_page(viewport=FULL_HD)
-    stage.goto(f"{url}/stage/{people['code']}")
+    stage_link = f"{url}/stage/{people['code']}?key={stage_key(Settings.from_env().secret_key, people['id'])}"
+    stage.goto(stage_link)
     small_stage = browser.new_page(viewport=HD)
-    small_stage.goto(f"{url}/stage/{people['code']}")
+    small_stage.goto(stage_link)
     player = browser.new_page(viewport=PHONE)
     player.goto(f"{url}/play/{people['players']['Grace']}")
     drive = Driver(url, people, cookie)

@@ -96,7 +96,7 @@ export function roundHeading(status, S, own = {}) {
 
 export class Connection {
   // auth: the Socket.IO auth object; key: where this person's outbox is kept in localStorage.
-  // route: the session's join code, named on the Socket.IO URL (?session=CODE) so that nginx sends every connection
+  // route: the session's join code (a displaced juror's: its route), named on the Socket.IO URL (?session=CODE) so that nginx sends every connection
   // of one session to the process that owns it (docs/deploy.md); a page opened by token learns it from its snapshot.
   constructor({ auth, key, route, onView, onConnection, onRefused }) {
     this.auth = auth;
@@ -181,7 +181,8 @@ export class Connection {
 
   applySnapshot(snapshot) {
     this.view.snapshot(snapshot);
-    const code = snapshot.session && snapshot.session.code;
+    // a displaced juror's snapshot names its route, never the join code (docs/security.md)
+    const code = snapshot.session && (snapshot.session.route || snapshot.session.code);
     if (code && code !== this.route) {  // reconnects name the session (routed to its owner)
       this.route = code;
       this.socket.io.opts.query = { session: code };

@@ -10,7 +10,7 @@ let view = null;
 let questionOf = null;  // the question on screen (its clip is not restarted by other events)
 let askedAtEnd = false;  // a fresh snapshot once the session has finished
 
-const { S, auth, node, live } = startPage({
+const { S, node, live } = startPage({
   onView: (data) => { view = data; render(); },
   status: () => view && view.status,
   showPhase: () => { node("phase").textContent = heading(view.status); },
@@ -22,10 +22,10 @@ const heading = (status) => roundHeading(status, S) || phaseText(status, S);
 const screen = new ClipScreen({ live, autoplay: true });
 screen.video.addEventListener("loadedmetadata", () => fitToScreen());  // its height is known now
 
-// A stage opened with the host's link (its stage key) shows the open join's door code, and puts it in the QR
+// The stage (opened only with its key or the host's login) shows the open join's door code, and puts it in the QR
 // code so that a phone scanning it joins without typing.
 const door = followDoorCode(live, {
-  wanted: () => Boolean(auth.key) && !node("join").hidden,
+  wanted: () => !node("join").hidden,
   show: (code) => {
     node("door-code").textContent = code;
     node("door").hidden = false;

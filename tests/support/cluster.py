@@ -25,12 +25,14 @@ from vtt.models import Event, VttSession
 
 
 def stage_snapshot(url: str, code: str, transports: list[str], **connect) -> dict:
-    """The snapshot a stage connected to ``url`` receives (then one more asked for, as a page does after a gap)."""
+    """The snapshot a stage connected to ``url`` receives (then one more asked for, as a page does after a gap); the
+    host's API token opens the stage (the join code alone does not)."""
     client = socketio_client.Client(reconnection=False)
     received = threading.Event()
     first: dict = {}
     client.on("snapshot", lambda snapshot: (first.update(snapshot), received.set()))
-    client.connect(url, auth={"code": code, "role": "stage"}, transports=transports, wait_timeout=10, **connect)
+    auth = {"code": code, "role": "stage", "host_token": host_api_token()}
+    client.connect(url, auth=auth, transports=transports, wait_timeout=10, **connect)
     try:
         assert received.wait(10), f"no snapshot from {url}"
         asked = client.call("snapshot", timeout=10)

@@ -38,6 +38,22 @@ class People:
     ai_names: set[str]
     jurors: dict[str, str] = field(default_factory=dict)  # label -> token
 
+    @property
+    def stage_key(self) -> str:
+        """The stage's key (the host console's stage link carries it): the join code alone opens no stage."""
+        from vtt.access.admission import stage_key
+        from vtt.config import Settings
+
+        return stage_key(Settings.from_env().secret_key, self.session_id)
+
+    @property
+    def stage_auth(self) -> dict[str, str]:
+        return {"code": self.code, "role": "stage", "key": self.stage_key}
+
+    @property
+    def stage_path(self) -> str:
+        return f"/stage/{self.code}?key={self.stage_key}"
+
 
 def make_session(
     factory,
@@ -236,7 +252,7 @@ def published_schemas(doc) -> dict:
 def connect_all(app, client, people):
     login(client)
     host = Role(socketio, app, {"code": people.code, "role": "host"}, flask_client=client)
-    stage = Role(socketio, app, {"code": people.code, "role": "stage"})
+    stage = Role(socketio, app, people.stage_auth)
     players = {name: Role(socketio, app, {"token": token}) for name, token in people.players.items()}
     jurors = {label: Role(socketio, app, {"token": token}) for label, token in people.jurors.items()}
     return host, stage, players, jurors

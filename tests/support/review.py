@@ -46,13 +46,15 @@ def play_session(
     designed_rounds: int | None = None,
     per_round: int = 2,
     cut_short_after: int | None = None,
+    finish: bool = True,
     **session_options,
 ) -> People:
     """Two rounds of two demo questions, 3 players (Agent is the AI), 4 jurors; every player of a round
     (``participants``: names per round, default everyone) answers every question (open: a text, mcq:
     option B), jurors vote as ``votes`` says; the session finishes (``designed_rounds`` more than were
-    played: the host stops it early).  ``cut_short_after``: the host then begins one more round, shows and
-    reveals that many of its ``per_round`` questions and stops the session before its vote opens."""
+    played: the host stops it early), unless ``finish`` is false.  ``cut_short_after``: the host then begins one
+    more round, shows and reveals that many of its ``per_round`` questions and stops the session before its vote
+    opens."""
     people = make_session(
         db_factory, rounds=designed_rounds or len(votes), per_round=per_round, jurors=4, **session_options
     )
@@ -97,7 +99,8 @@ def play_session(
     if cut_short_after is not None:
         host.host("start_round")
         play_questions((participants or {}).get(len(votes) + 1, list(players)), cut_short_after)
-    host.host("finish", **({"force": True} if designed_rounds and designed_rounds > len(votes) else {}))
+    if finish:
+        host.host("finish", **({"force": True} if designed_rounds and designed_rounds > len(votes) else {}))
     for role in [host, *players.values(), *jurors.values()]:
         role.client.disconnect()
     return people

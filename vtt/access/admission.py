@@ -8,7 +8,7 @@ Three defences, each against a different stuffer (docs/security.md, "Open join")
   address: the per-address limit only holds back joins from outside the hall.
 * **The door code** (``join_door``): four digits the stage screen shows (and puts in its QR code), changing
   every ``DOOR_SECONDS``; the code of the window before still works.  Derived from the installation's secret,
-  so every process agrees without storing anything; only the host and a stage opened with the stage key see it.
+  so every process agrees without storing anything; only the host and the stage (opened with the stage key) see it.
   A remote script that has the join code does not have the door code.
 * **The cap** (``open_join_cap``): at most this many open joins in all (the engine's rule), and the host
   removes a juror or closes join from the console.
@@ -62,12 +62,22 @@ def door_valid(given: str | None, secret_key: str, session_id: int, at: float | 
 
 
 def stage_key(secret_key: str, session_id: int) -> str:
-    """What a stage screen's link carries so that it is shown the door code (the host console's stage link)."""
+    """The stage screen's credential, which its link carries (``/stage/CODE?key=KEY``, the host console's stage link):
+    without it (or the host's login) no stage opens, as a finished session's stage names who was the AI; the join
+    code alone is public in the room (docs/security.md, "Who can reach what")."""
     return _digest(secret_key, "stage", session_id).hex()[:24]
 
 
-def stage_key_valid(given: str | None, secret_key: str, session_id: int) -> bool:
-    return bool(given) and hmac.compare_digest(given.encode(), stage_key(secret_key, session_id).encode())
+def stage_key_valid(given: str | None, key: str) -> bool:
+    """Whether ``given`` is the stage ``key`` (:func:`stage_key`), compared in constant time."""
+    return bool(given) and hmac.compare_digest(given.encode(), key.encode())
+
+
+def session_route(secret_key: str, session_id: int) -> str:
+    """What a displaced juror's page names on the Socket.IO URL (``?session=``) so that nginx routes a session's
+    displaced jurors together: not the join code, which a displaced juror is never given (it is public in the room,
+    and once led to the stage)."""
+    return "d" + _digest(secret_key, "route", session_id).hex()[:15]
 
 
 def admit(address: str, session_id: int, door: str | None) -> bool:

@@ -145,7 +145,8 @@ class Connection:
     def _learn_route(self, snapshot: Any) -> None:
         """The snapshot names the session: the client's reconnects name it too (python-socketio reconnects to the
         URL it connected to: that URL is changed)."""
-        code = (snapshot.get("session") or {}).get("code") if isinstance(snapshot, dict) else None
+        named = (snapshot.get("session") or {}) if isinstance(snapshot, dict) else {}
+        code = named.get("route") or named.get("code")  # a displaced juror's names its route, never the join code
         if code and code != self.route:
             self.route = code
             if self._client is not None:

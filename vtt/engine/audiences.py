@@ -265,15 +265,18 @@ def displaced_snapshot(
     *,
     attention: dict[str, Any] | None = None,
     completion_code: str | None = None,
+    route: str | None = None,
 ) -> dict[str, Any]:
     """A displaced juror's snapshot: the rounds to judge as the live jury saw them (``rounds``: :func:`judged_round`
     of each, which the server keeps while the session's state lasts), their own sheet lines and votes (alias, never
-    player), the instructed-response line if any, and the completion code once everything is voted."""
+    player), the instructed-response line if any, and the completion code once everything is voted.  Never the join
+    code (it once opened the stage, which names who was the AI): ``route`` names the session to nginx instead
+    (``vtt.access.admission.session_route``)."""
     mine = juror_snapshot(state, label, sheet, votes)
     return {
         "role": "juror",
         "jury": "displaced",
-        "session": mine["session"],
+        "session": {"title": state.name, "route": route},
         "me": {**mine["me"], "completion_code": completion_code},
         "vote_slots": state.ai_votes_per_juror,
         "rounds": rounds,

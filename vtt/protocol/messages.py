@@ -38,13 +38,15 @@ class Auth(_Message):
     token: str | None = Field(None, max_length=64, description="a player's (or AI agent's) or juror's private token")
     code: str | None = Field(None, max_length=16, description="the session's join code")
     role: Literal["host", "stage", "juror"] | None = Field(
-        None, description="with code: host (needs the host's login cookie), stage, or juror (open join)"
+        None,
+        description="with code: host (needs the host's login cookie), stage (needs the stage key or the host's), "
+        "or juror (open join)",
     )
     nickname: str | None = Field(None, min_length=1, max_length=30, description="open join: the juror's nickname")
     host_token: str | None = Field(
         None,
         max_length=64,
-        description="with code and role host: the host's API token "
+        description="with code and role host (or stage): the host's API token "
         "(`vtt host-token`), instead of the host's login cookie",
     )
     door: str | None = Field(
@@ -57,13 +59,13 @@ class Auth(_Message):
         None,
         max_length=64,
         description="with code and role stage: the stage key of the host "
-        "console's stage link; such a stage is shown the door code",
+        "console's stage link (`?key=`); without it (or the host's login or API token) no stage opens",
     )
 
     @model_validator(mode="after")
     def _one_way_in(self) -> Auth:
-        if self.host_token and self.role != "host":
-            raise ValueError("host_token goes with a code and role host")
+        if self.host_token and self.role not in ("host", "stage"):
+            raise ValueError("host_token goes with a code and role host (or stage)")
         if self.token:
             if self.code or self.role or self.nickname:
                 raise ValueError("give either a token, or a code with a role, not both")

@@ -58,7 +58,7 @@ def connect_handler(server, hub: Hub, app: Flask):
             if isinstance(auth, Malformed):
                 raise Invalid(f"the connect frame cannot be read: {auth.reason}")
             given = parse(Auth, auth or {})
-            is_host = given.role == "host" and (
+            is_host = given.role in ("host", "stage") and (  # the host's login opens the stage too
                 is_host_token(given.host_token, config["SECRET_KEY"], config["HOST_PASSWORD"])
                 or signed_in_host(app, environ)
             )

@@ -18,7 +18,7 @@ from flask_socketio import SocketIO
 from sqlalchemy import bindparam, make_url, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from ..access.admission import admit, stage_key_valid
+from ..access.admission import admit, session_route, stage_key, stage_key_valid
 from ..db import KeptDb, make_writer_engine
 from ..engine import audiences, displaced
 from ..engine.actions import Action, Actor, Refusal
@@ -69,7 +69,7 @@ class Identity:
     actor_id: int | None = None
     label: str = ""
     token: str | None = field(default=None, repr=False)  # handed back to an open-join juror (never logged)
-    sees_door: bool = False  # the host, or a stage opened with the stage key: may ask for the door code
+    sees_door: bool = False  # the host or the stage: may ask for the door code
 
     @property
     def actor(self) -> Actor:
@@ -251,10 +251,10 @@ class Hub:
             if not is_host:
                 raise Refusal("not_host", "sign in as the host first (or give the host's API token: vtt host-token)")
             return Identity("host", session_id, None, "host", sees_door=True)
-        if auth.role == "stage":
-            return Identity(
-                "stage", session_id, None, "stage", sees_door=stage_key_valid(auth.key, self.secret_key, session_id)
-            )
+        if auth.role == "stage":  # the join code is public: the stage's key (or the host's login) opens it
+            if not (is_host or stage_key_valid(auth.key, stage_key(self.secret_key, session_id))):
+                raise Refusal("stage_key", "the stage screen opens with the stage link from the host's console")
+            return Identity("stage", session_id, None, "stage", sees_door=True)
         door_ok = admit(address, session_id, auth.door)
         reply = self.act(session_id, Actor("guest"), "join", {"nickname": auth.nickname, "door_ok": door_ok})
         if not reply.get("ok"):
@@ -369,7 +369,14 @@ class Hub:
             attention = {"asks": asks, "answered": task.attention_passed is not None}
         code = task.completion_code if task.done(state) else None
         return audiences.displaced_snapshot(
-            state, who.label, shown, sheet, votes, attention=attention, completion_code=code
+            state,
+            who.label,
+            shown,
+            sheet,
+            votes,
+            attention=attention,
+            completion_code=code,
+            route=session_route(self.secret_key, who.session_id),
         )
 
     def _state_for_reading(self, db: Session, session_id: int) -> LiveState:

@@ -11,7 +11,18 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from flask import Blueprint, Response, abort, flash, make_response, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel import ngettext
@@ -19,7 +30,7 @@ from flask_limiter.util import get_remote_address
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..access.admission import admit_arrival
+from ..access.admission import admit_arrival, session_route
 from ..engine.actions import Refusal
 from ..extensions import request_db
 from ..juries.crowd import PROLIFIC, BadPlatformId, IdParams, completion_url, new_browser_key, read_arrival
@@ -76,7 +87,7 @@ def displaced_page(juror: Juror):
         "live/displaced.html",
         auth={"token": juror.token},
         key=juror.token,
-        route=juror.session.join_code,
+        route=session_route(current_app.config["SECRET_KEY"], juror.session_id),  # never the join code
         title=juror.session.name,
         finished=finished,
         removed=juror.removed_at is not None,

@@ -27,6 +27,7 @@ from flask import (
     send_from_directory,
     url_for,
 )
+from flask import session as cookie  # Flask's signed cookie; 'session' means a VTT session
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel import refresh
@@ -145,15 +146,17 @@ JOIN_REFUSALS = {
 
 @bp.get("/stage/<code>")
 def stage(code: str):
-    """The stage screen; opened with the stage key (the host's link) it shows the open join's door code."""
+    """The stage screen, opened with its key (the host console's stage link) or the host's login.  The join code
+    alone opens nothing: it is public in the room, and a finished session's stage names who was the AI."""
     vtt_session = _session_by_code(code)
-    key = request.args.get("key", "")[:64]
-    keyed = stage_key_valid(key, current_app.config["SECRET_KEY"], vtt_session.id)
+    key = stage_key(current_app.config["SECRET_KEY"], vtt_session.id)
+    if not (cookie.get("host") or stage_key_valid(request.args.get("key", "")[:64], key)):
+        abort(403, description=_("The stage screen opens with the stage link from the host's console."))
     return render_template(
         "live/stage.html",
         s=vtt_session,
         join_url=f"{join_base_url()}/join/{vtt_session.join_code}",
-        auth={"code": vtt_session.join_code, "role": "stage", **({"key": key} if keyed else {})},
+        auth={"code": vtt_session.join_code, "role": "stage", "key": key},
     )
 
 
@@ -176,14 +179,17 @@ def join_qr(code: str):
 @host_required
 def host_console(session_id: int):
     vtt_session = request_db().get(VttSession, session_id) or abort(404)
+    # the stage's own link (its key is the credential: the join code alone opens no stage), as the join cards print it
+    stage_path = url_for(
+        "live.stage", code=vtt_session.join_code, key=stage_key(current_app.config["SECRET_KEY"], vtt_session.id)
+    )
     return render_template(
         "live/host.html",
         s=vtt_session,
         agent_commands=ai_player_commands(vtt_session),
         auth={"code": vtt_session.join_code, "role": "host"},
-        stage_url=url_for(
-            "live.stage", code=vtt_session.join_code, key=stage_key(current_app.config["SECRET_KEY"], vtt_session.id)
-        ),
+        stage_url=stage_path,
+        stage_link=join_base_url() + stage_path,
         import_url=url_for("live.agent_answer_import", session_id=session_id, player_id=0),
         clips_url=url_for("live.clip_status", session_id=session_id),
     )
