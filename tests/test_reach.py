@@ -35,6 +35,7 @@ GROUPS = {
     "spoken.upload": "player",
     "live.juror_page": "jury page",  # a live juror's or a displaced juror's: told apart by the page's script
     "juries.open_link_page": "open link",
+    "juries.completion": "judge",  # the way back to the crowd platform: the displaced juror's own task's end
     "live.join": "join page",
     "live.join_qr": "join page",
     "live.stage": "stage",

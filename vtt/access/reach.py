@@ -29,7 +29,8 @@ REACHES = {
     "player": "the player's own page and connection (`/play/TOKEN`)",
     "juror": "the live juror's own page and connection (`/jury/TOKEN`)",
     "judge": "the displaced juror's page and connection: the finished session's rounds to judge (before the "
-    "finish the page only says to come back)",
+    "finish the page only says to come back), and once every round is voted the way back to the crowd platform "
+    "with their completion code (`/jury/TOKEN/complete`)",
     "open link": "the open link's page, whose Start makes a displaced juror (`/jury/open/TOKEN`)",
     "join page": "the open join's page and its QR code (`/join/CODE`; after the finish it only says so)",
     "join": "open join, when the host allows it: a nickname makes a live juror (over the page or the socket)",
