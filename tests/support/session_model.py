@@ -3,7 +3,7 @@
 tests/test_session_model.py drives a served session over the protocol and tells this model what each person did
 and whether the product took it; the model says, from that alone, what the exports, the tallies, the profiles'
 counts, the jury comparison and the report cover's counts must be.  It imports nothing of vtt's engine, results or
-analysis: its rules are the study's, written out here once (docs/analysis.md, /work/shared/SPEC.md):
+analysis: its rules are the study's, written out here once (docs/analysis.md, docs/juries.md):
 
 - a vote counts in its round for its jury (``live``, ``displaced``, ``ai:<model>``); one per juror, round and slot,
   the last one cast; an abstention (no alias) is a vote that names no one;
@@ -264,6 +264,16 @@ class SessionModel:
             "displaced": sum(jury == DISPLACED for jury in self.other_jurors.values()),
             "ai": sum(jury.startswith("ai:") for jury in self.other_jurors.values()),
         }
+
+    def cut_short(self) -> tuple[int, int, int] | None:
+        """(round, questions shown in it, questions it had) of the round the session stopped in before its vote
+        opened, when any of its questions was shown."""
+        number = self.round
+        if not self.finished or number == 0 or number in self.vote_opened:
+            return None
+        had = [q for q in self.placed if q.round == number]
+        shown = sum(q.id in self.shown for q in had)
+        return (number, shown, len(had)) if shown else None
 
     def questions_shown(self) -> tuple[int, int]:
         """(shown, placed)."""
