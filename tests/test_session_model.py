@@ -88,11 +88,17 @@ class SessionMachine(RuleBasedStateMachine):
         self.room = Room(database_url, factory, rounds=ROUNDS, per_round=PER_ROUND, jurors=JURORS)
         self.model: SessionModel = self.room.model()
         self.factory = factory
+        self.broken = False
 
     @rule(data=st.data(), role=st.sampled_from(ROLES))
     def step(self, data, role):
-        if not self.model.finished:
+        if self.model.finished:
+            return
+        try:
             getattr(self, f"_{role}")(data.draw)
+        except BaseException:
+            self.broken = True  # the step's own failure is the one to report: the teardown checks nothing more
+            raise
 
     # --- the host -------------------------------------------------------------------------------------------
 
@@ -203,10 +209,11 @@ class SessionMachine(RuleBasedStateMachine):
 
     def teardown(self):
         try:
-            if not self.model.finished:
-                self._stop(None)
-            self._other_juries()
-            self._check_figures()
+            if not self.broken:
+                if not self.model.finished:
+                    self._stop(None)
+                self._other_juries()
+                self._check_figures()
         finally:
             self.room.close()
 
