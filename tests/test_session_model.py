@@ -360,11 +360,11 @@ def live_jury_on_cover(cover: dict[str, str]) -> tuple[int, int, int]:
 
 def other_juries_on_cover(cover: dict[str, str]) -> tuple[int, int]:
     """(displaced, AI) jurors the cover names beside the live jury: a number next to "displaced" and to "AI"
-    anywhere on the cover (0 when not named)."""
+    anywhere on the cover (0 when not named): "judged afterwards: displaced jury 2 (voters 1), AI jurors 1 (m)"."""
     text = " · ".join(f"{key}: {value}" for key, value in cover.items() if key != "AI players' programs")
 
     def count(word: str) -> int:
-        found = re.search(rf"(\d+)\s+{word}|{word}\w*\s*(?:jurors?\s*)?:?\s*(\d+)", text)
+        found = re.search(rf"(\d+)\s+{word}|{word}\w*\s*(?:jury\s*|jurors?\s*)?:?\s*(\d+)", text)
         return int(found.group(1) or found.group(2)) if found else 0
 
     return count("displaced"), count("AI")

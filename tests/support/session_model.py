@@ -267,13 +267,13 @@ class SessionModel:
 
     def cut_short(self) -> tuple[int, int, int] | None:
         """(round, questions shown in it, questions it had) of the round the session stopped in before its vote
-        opened, when any of its questions was shown."""
+        opened: a round begun is cut short even before its first question ("cut short after 0 of 2")."""
         number = self.round
         if not self.finished or number == 0 or number in self.vote_opened:
             return None
         had = [q for q in self.placed if q.round == number]
         shown = sum(q.id in self.shown for q in had)
-        return (number, shown, len(had)) if shown else None
+        return number, shown, len(had)
 
     def questions_shown(self) -> tuple[int, int]:
         """(shown, placed)."""
