@@ -223,6 +223,60 @@ def test_a_page_without_a_microphone_or_a_recorder_says_so(mic_browser, served, 
         page.close()
 
 
+# The browser asked for the microphone answers only when the test calls window.answerMicrophone() (a fresh
+# WebKitGTK took over a minute to answer its first question for capture devices).
+SLOW_MICROPHONE = """const ask = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
+navigator.mediaDevices.getUserMedia = (wanted) => new Promise((resolve, reject) => {
+  window.answerMicrophone = () => ask(wanted).then(resolve, reject);
+});"""
+
+
+def test_a_microphone_that_does_not_answer_is_said_in_words_and_a_late_answer_records(mic_browser, served, db_factory):
+    """Found on a fresh machine: WebKitGTK's getUserMedia did not answer for over a minute and the page showed the
+    record button, doing nothing, with no word. Now the page says it is asking, then, after a few seconds, that the
+    microphone is not answering (English and Korean); an answer that comes late still records while answering is
+    open, and records nothing once it has closed."""
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
+    host = host_console(mic_browser, served.url, people)
+    pages = {}
+    for language in ("en", "ko"):
+        pages[language] = mic_browser.new_page(viewport=PHONE)
+        pages[language].add_init_script(SLOW_MICROPHONE)
+        pages[language].goto(f"{served.url}/play/{people.players['Mina']}?lang={language}")
+    for label in ("Open the lobby", "Start round 1", "Show question 1", "Open answering"):
+        host_step(host, label)
+    state = "document.getElementById('spoken-answer')?.dataset.state"
+    for page in pages.values():
+        page.wait_for_function(f"{state} === 'idle' && !document.getElementById('record').disabled", timeout=WAIT_MS)
+        page.click("#record")
+    en, ko = pages["en"], pages["ko"]
+    assert en.evaluate(state) == "asking"
+    assert en.inner_text("#recording-state") == "Asking for the microphone…"
+    assert en.locator("#record").is_disabled()  # not a button that seems to do nothing
+    for page in pages.values():
+        page.wait_for_function(f"{state} === 'not_answering'", timeout=WAIT_MS)
+    assert en.inner_text("#recording-state") == "The microphone is not answering: tell the host."
+    assert ko.inner_text("#recording-state") == "마이크가 응답하지 않아요. 진행자에게 말해 주세요."
+    assert en.locator("#recording-state").is_visible()
+
+    en.evaluate("window.answerMicrophone()")  # late, while answering is open: the take is recorded
+    en.wait_for_function(f"{state} === 'recording'", timeout=WAIT_MS)
+    en.wait_for_timeout(800)
+    en.click("#stop-recording")
+    en.wait_for_function(f"{state} === 'sent'", timeout=WAIT_MS)
+
+    host_step(host, "Close answering")
+    ko.wait_for_function(f"{state} === 'idle'", timeout=WAIT_MS)  # answering closed: the page stops asking
+    ko.evaluate("window.answerMicrophone()")  # the answer after answering closed: nothing recorded
+    ko.wait_for_timeout(500)
+    assert ko.evaluate(state) == "idle"
+    assert ko.locator("#stop-recording").is_hidden()
+    with db_factory() as db:
+        assert len(db.scalars(select(Recording)).all()) == 1
+    for page in (host, en, ko):
+        page.close()
+
+
 def test_a_take_the_server_never_got_is_sent_again_after_the_page_reloads(mic_browser, served, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
     host = host_console(mic_browser, served.url, people)

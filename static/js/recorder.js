@@ -23,6 +23,9 @@ const CONTAINER_SIGNS = [
 const MAX_RECORDING_MS = 5 * 60 * 1000;  // a take stops by itself after five minutes (the server keeps up to 10)
 // The server keeps no more takes of this player (or of the session): the page says so in its own words.
 const TAKES_FULL = new Set(["too_many_takes", "too_many_session_takes"]);
+// The browser has not said yes or no to the microphone by then: the page says so (a fresh WebKitGTK took over a
+// minute to answer its first question for capture devices). A late answer still counts.
+export const MICROPHONE_WAIT_MS = 4000;
 
 // The takes not yet acknowledged, by id: {id, url, question, blob, durationMs, stoppedAt (ms since the epoch)}.
 const PENDING_DB = "vtt-spoken-takes";
@@ -72,7 +75,10 @@ export class SpokenAnswer {
     this.open = false;
     this.recorder = null;
     this.take = null;        // the take being sent: {id, question, blob, type, durationMs, stoppedAt}
-    this.state = "idle";     // idle | recording | sending | sent | refused | full | no_microphone | unsupported
+    // idle | asking (the microphone asked for) | not_answering (asked MICROPHONE_WAIT_MS ago, no answer yet) |
+    // recording | sending | sent | refused | full | no_microphone | unsupported
+    this.state = "idle";
+    this.asking = null;      // set while the browser is asked for the microphone, until it answers
     this.message = "";
     this.started = 0;
     this.record = h("button", { type: "button", class: "big record", id: "record",
@@ -100,20 +106,48 @@ export class SpokenAnswer {
       this.question = question;
       const sending = this.take && this.take.question === question.id;  // a take the page is still sending
       if (!sending && this.state !== "unsupported" && this.state !== "no_microphone") {
+        this.asking = null;  // a microphone that answers later was asked for the question before: not recorded
         this.state = recorded && recorded.question === question.id ? "sent" : "idle";
       }
     }
     this.open = open;
     if (!open && this.state === "recording") this.finish();  // answering closed mid-take: send what there is
+    if (!open && this.asking) {  // answering closed while the browser thought: a late microphone records nothing
+      this.asking = null;
+      this.state = "idle";
+    }
     this.render();
   }
 
+  // Whether the microphone can be asked for now: answering is open and no recording or question is under way.
+  canStart() {
+    return this.open && !this.asking && this.state !== "recording";
+  }
+
   async start() {
-    if (!this.open || this.state === "recording") return;
+    if (!this.canStart()) return;
+    const asking = {};  // this question for the microphone (show() drops it when the question or answering moves on)
+    this.asking = asking;
+    this.state = "asking";
+    this.render();
+    const silent = window.setTimeout(() => {
+      if (this.asking !== asking) return;
+      this.state = "not_answering";
+      this.render();
+    }, MICROPHONE_WAIT_MS);
     let stream;
     try {
       stream = await navigator.mediaDevices.getUserMedia({ audio: true });
     } catch {
+      stream = null;
+    }
+    window.clearTimeout(silent);
+    if (this.asking !== asking) {  // a new question, or answering closed, while the browser thought
+      if (stream) stream.getTracks().forEach((track) => track.stop());
+      return;
+    }
+    this.asking = null;
+    if (!stream) {
       this.state = "no_microphone";
       this.render();
       return;
@@ -193,6 +227,8 @@ export class SpokenAnswer {
     this.element.dataset.state = this.state;
     this.status.textContent = {
       idle: this.open ? S.record_hint : "",
+      asking: S.asking_microphone,
+      not_answering: S.microphone_not_answering,
       recording: format(S.recording, { seconds }),
       sending: S.recording_sending,
       sent: this.open ? S.recording_sent : S.recording_kept,
@@ -203,7 +239,7 @@ export class SpokenAnswer {
     }[this.state];
     this.record.hidden = recording || this.state === "unsupported" || this.state === "full";
     this.record.textContent = this.state === "sent" || this.state === "refused" ? S.record_again : S.record;
-    this.record.disabled = !this.open || this.state === "sending";
+    this.record.disabled = !this.open || this.state === "sending" || Boolean(this.asking);
     this.stop.hidden = !recording;
   }
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import glob
+import http.server
 import itertools
 import json
 import os
@@ -34,6 +35,9 @@ WEBKIT_DRIVER = "WebKitWebDriver"
 START_TIMEOUT = 60  # seconds for a browser to come up on a loaded machine
 COMMAND_TIMEOUT = 60
 STABLE_TIMEOUT = 5  # seconds a click waits for its element to stand still under the pointer
+# WebKit's first question for capture devices, asked once as the browser starts (a fresh machine's took over a minute
+# inside a test that allowed 45 s; warm, it answers in milliseconds: docs/benchmarks.md, 2026-11-28).
+CAPTURE_WARMUP_TIMEOUT = 180
 
 # Firefox's profile: a fake microphone granted without asking (its media stream is a tone), no first-run pages.
 # Its autoplay rule is the shipped one (sound only after the person has touched the page).
@@ -427,6 +431,42 @@ window > box > *:not(overlay), window > box > *:not(overlay) * {
 """
 # Safari's autoplay rule: a page may start a video muted by itself, with sound only inside the person's gesture.
 WEBKIT_AUTOPLAY = "allow-without-sound"
+# The capture devices asked for, as a spoken player's page does, the answer kept in the page to be polled (a long
+# first answer would outlast the driver's script timeout). The microphone is asked for only where there is none: it
+# is refused at once; where there is one, MiniBrowser would wait for a person to allow it.
+ASK_FOR_CAPTURE = """
+const started = performance.now();
+const answered = (answer) => { window.__capture = { seconds: (performance.now() - started) / 1000, ...answer }; };
+window.__capture = null;
+if (!navigator.mediaDevices) { answered({ error: "no navigator.mediaDevices" }); return true; }
+navigator.mediaDevices.enumerateDevices().then(async (devices) => {
+  const kinds = devices.map((device) => device.kind);
+  if (!kinds.includes("audioinput")) {
+    await navigator.mediaDevices.getUserMedia({ audio: true }).then(
+      (stream) => stream.getTracks().forEach((track) => track.stop()), () => null);
+  }
+  answered({ devices: kinds });
+}, (error) => answered({ error: error.name }));
+return true;
+"""
+
+
+def serve_blank_page() -> http.server.ThreadingHTTPServer:
+    """An empty page on 127.0.0.1 (a secure context, where ``navigator.mediaDevices`` is), served from a thread."""
+
+    class BlankPage(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(b"<!doctype html><title>warm-up</title>")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), BlankPage)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
 
 
 class WebKitBrowser:
@@ -482,6 +522,31 @@ class WebKitBrowser:
         self.version = created["capabilities"].get("browserVersion", "")
         self.first_window = self.command("GET", "/window")
         self.frame = [0, 0]  # what MiniBrowser's window has around its page, in px (measured by the first page)
+        try:
+            self.capture = self.warm_capture()
+        except Exception as exc:
+            self.quit()
+            raise EngineUnavailable(f"WebKit's first question for capture devices failed: {exc}") from exc
+
+    def warm_capture(self) -> dict:
+        """WebKit's first question for capture devices, asked in the session's first window before any test, with
+        minutes to answer: WebKitGTK (GStreamer's device monitor) can take a long time over its first on a fresh
+        machine, and a test's own question would time out. The answer: ``seconds``, ``devices`` (or ``error``), or
+        ``{"seconds": None}`` when there was none in CAPTURE_WARMUP_TIMEOUT (the microphone's test says so)."""
+        server = serve_blank_page()
+        try:
+            self.command("POST", "/url", {"url": f"http://127.0.0.1:{server.server_address[1]}/"})
+            self.command("POST", "/execute/sync", {"script": ASK_FOR_CAPTURE, "args": []})
+            deadline = time.monotonic() + CAPTURE_WARMUP_TIMEOUT
+            while time.monotonic() < deadline:
+                answer = self.command("POST", "/execute/sync", {"script": "return window.__capture", "args": []})
+                if answer:
+                    return answer
+                time.sleep(0.1)
+            return {"seconds": None}
+        finally:
+            self.command("POST", "/url", {"url": "about:blank"})
+            server.shutdown()
 
     def _answers(self) -> bool:
         try:
