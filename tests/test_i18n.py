@@ -70,3 +70,14 @@ def test_language_comes_from_the_browser_the_switch_and_is_remembered(client):
     assert '<html lang="en">' in again.get_data(as_text=True)
     switched = client.get("/host/login?lang=ko").get_data(as_text=True)
     assert "비디오 튜링 테스트" in switched and 'href="/host/login?lang=en"' in switched
+
+
+def test_no_message_is_defined_twice_in_the_catalog():
+    """Babel keeps the last of two entries with one msgid without a word (GNU msgfmt refuses the file): two
+    branches adding the same message each once made one such pair."""
+    import re
+
+    entries = re.findall(r'^(#~ )?msgid ((?:"(?:[^"\\]|\\.)*"\s*)+)', CATALOG.read_text(encoding="utf-8"), re.M)
+    ids = ["".join(re.findall(r'"((?:[^"\\]|\\.)*)"', text)) for obsolete, text in entries if not obsolete]
+    twice = sorted({message for message in ids if message and ids.count(message) > 1})
+    assert twice == []
