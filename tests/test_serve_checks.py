@@ -149,7 +149,7 @@ def test_healthz_answers_503_when_the_queue_listener_has_died(database_url, redi
 
 
 def test_only_the_host_resets_the_loop_s_worst_stall(app, client):
-    """Found (issue 39 item 6): ``GET /healthz?reset=1`` reset ``max_stall_ms`` for anyone, so an anonymous caller
+    """Found: ``GET /healthz?reset=1`` reset ``max_stall_ms`` for anyone, so an anonymous caller
     could wipe the operator's figure (a stall hidden by a reset a moment later).  An anonymous reset is refused
     (403) and the figure stays; the host's login or API token resets it."""
     watch = app.extensions["vtt.hub"].loop_watch

@@ -22,7 +22,7 @@ const CONTAINER_SIGNS = [
 ];
 const MAX_RECORDING_MS = 5 * 60 * 1000;  // a take stops by itself after five minutes (the server keeps up to 10)
 // The server keeps no more takes of this player (or of the session): the page says so in its own words.
-const TAKES_FULL = new Set(["too_many_takes", "too_many_session_takes"]);
+const TAKES_FULL = new Set(["too_many_takes", "too_many_session_takes", "too_much_audio", "too_much_session_audio"]);
 
 // The takes not yet acknowledged, by id: {id, url, question, blob, durationMs, stoppedAt (ms since the epoch)}.
 const PENDING_DB = "vtt-spoken-takes";
