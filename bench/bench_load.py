@@ -103,8 +103,19 @@ class Served:
         self._out.close()
 
     def health(self, reset: bool = False) -> dict[str, Any]:
-        with urllib.request.urlopen(f"{self.url}/healthz{'?reset=1' if reset else ''}", timeout=10) as response:
+        asked = urllib.request.Request(f"{self.url}/healthz{'?reset=1' if reset else ''}", headers=self.host_headers())
+        with urllib.request.urlopen(asked, timeout=10) as response:
             return json.load(response)
+
+    def host_headers(self) -> dict[str, str]:
+        """The host's API token as a Bearer header (only the host resets ``/healthz``'s figures), once the server has
+        its secret key; none for the reference server (no host password)."""
+        from vtt.access.host_token import host_token
+
+        password = self.env.get("VTT_HOST_PASSWORD")
+        kept = Path(self.env.get("VTT_INSTANCE_PATH") or ROOT / "instance") / "secret_key"
+        secret = self.env.get("SECRET_KEY") or (kept.read_text().strip() if kept.exists() else "")
+        return {"Authorization": f"Bearer {host_token(secret, password)}"} if password and secret else {}
 
     def stall_ms(self, reset: bool = False) -> float:
         body = self.health(reset)

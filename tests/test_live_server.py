@@ -24,7 +24,7 @@ import requests
 import socketio
 from sqlalchemy import func, select
 
-from tests.support.apps import HOST_PASSWORD
+from tests.support.apps import HOST_PASSWORD, host_api_token
 from tests.support.live import TO_JUDGING, identity_leaks, make_session
 from tests.support.paths import ROOT
 from tests.support.served import ServedApp
@@ -150,7 +150,10 @@ def test_fifty_jurors_vote_at_once_on_a_gevent_server(database_url, db_factory):
     database_file = Path(database_url.removeprefix("sqlite:///"))
     with ServedApp({"DATABASE_URL": database_url}) as served:
         replies, opening, counted = run(scenario(served.url))
-        with urllib.request.urlopen(f"{served.url}/healthz?reset=1", timeout=10) as response:
+        asked = urllib.request.Request(
+            f"{served.url}/healthz?reset=1", headers={"Authorization": f"Bearer {host_api_token()}"}
+        )
+        with urllib.request.urlopen(asked, timeout=10) as response:
             loop = json.load(response)["loop"]
         written = database_file.stat().st_mtime_ns
         # the writer is quiet: the server copies its WAL into the database file by itself

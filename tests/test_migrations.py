@@ -28,6 +28,7 @@ TABLES = {
     "jury_link",
     "juror_reply",
     "juror_claim",
+    "take_reservation",
     "answer",
     "grade",
     "grader_mark",
@@ -41,7 +42,7 @@ TABLES = {
     "event",
     "alembic_version",
 }
-HEAD = "0018"
+HEAD = "0019"
 
 
 def assert_schema_matches_models(url: str) -> None:

@@ -13,7 +13,7 @@ import click
 import pytest
 
 import vtt.serving.server
-from tests.support.apps import threaded_app
+from tests.support.apps import host_api_token, login, threaded_app
 from tests.support.paths import ROOT
 from tests.support.served import ServedApp, free_port
 from tests.support.waiting import wait_until
@@ -146,3 +146,25 @@ def test_healthz_answers_503_when_the_queue_listener_has_died(database_url, redi
         )
     finally:
         app.extensions["vtt.hub"].stop()
+
+
+def test_only_the_host_resets_the_loop_s_worst_stall(app, client):
+    """Found: ``GET /healthz?reset=1`` reset ``max_stall_ms`` for anyone, so an anonymous caller
+    could wipe the operator's figure (a stall hidden by a reset a moment later).  An anonymous reset is refused
+    (403) and the figure stays; the host's login or API token resets it."""
+    watch = app.extensions["vtt.hub"].loop_watch
+    watch.worst = 0.25  # a stall of 250 ms seen by this process
+    refused = client.get("/healthz?reset=1")
+    assert refused.status_code == 403, refused.json
+    assert "host" in refused.json["error"] and "loop" not in refused.json
+    assert client.get("/healthz").json["loop"]["max_stall_ms"] == 250.0  # the figure stays
+    wrong = client.get("/healthz?reset=1", headers={"Authorization": "Bearer not-the-token"})
+    assert wrong.status_code == 403 and watch.worst == 0.25
+
+    by_token = client.get("/healthz?reset=1", headers={"Authorization": f"Bearer {host_api_token()}"})
+    assert by_token.status_code == 200 and by_token.json["loop"]["max_stall_ms"] == 250.0  # the window it closed
+    assert client.get("/healthz").json["loop"]["max_stall_ms"] < 250.0
+    watch.worst = 0.25
+    assert login(client).status_code == 302
+    assert client.get("/healthz?reset=1").status_code == 200
+    assert watch.worst < 0.25

@@ -91,20 +91,24 @@ def register_blueprints(app: Flask) -> None:
 
 
 def healthz() -> tuple[dict, int]:
-    """Up, how late the event loop has run at worst (``?reset=1`` starts a new window), the message queue, whether
-    this process holds the session timers, and the sessions it serves and owns.
+    """Up, how late the event loop has run at worst (``?reset=1`` starts a new window: the host's only), the message
+    queue, whether this process holds the session timers, and the sessions it serves and owns.
 
     A process whose queue listener has died no longer hears the other processes' broadcasts: 503, so that a load
-    balancer takes it out.
+    balancer takes it out.  The worst stall is the operator's figure: anyone may read it, but a reset without the
+    host's login or API token is refused (403) and resets nothing.
     """
     from flask import request
 
     from .realtime.hub import current_hub
 
+    reset = request.args.get("reset") == "1"
+    if reset and not is_host_request():
+        return {"error": "resetting the loop's figures needs the host's login or API token"}, 403
     hub = current_hub()
     queue = queue_status(socketio.server.manager)
     healthy = queue.get("listening", True)
-    loop = hub.loop_watch.report(reset=request.args.get("reset") == "1")
+    loop = hub.loop_watch.report(reset=reset)
     reply = {
         "status": "ok" if healthy else "queue listener dead",
         "loop": loop,

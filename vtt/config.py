@@ -97,6 +97,10 @@ class Settings:
     # session, may send (a page stuck re-recording must not fill the disk); a take past either is refused
     max_takes_per_player: int = 60
     max_takes_per_session: int = 600
+    # VTT_MAX_TAKE_MB_PER_PLAYER and VTT_MAX_TAKE_MB_PER_SESSION: how many megabytes of recordings they may send (a
+    # leaked player link costs the disk at most this much); an upload that would pass either is refused
+    max_take_mb_per_player: int = 64
+    max_take_mb_per_session: int = 1024
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -125,6 +129,8 @@ class Settings:
             transcribe=_transcriber(env.get("VTT_TRANSCRIBE")),
             max_takes_per_player=_cap(env, "VTT_MAX_TAKES_PER_PLAYER", cls.max_takes_per_player),
             max_takes_per_session=_cap(env, "VTT_MAX_TAKES_PER_SESSION", cls.max_takes_per_session),
+            max_take_mb_per_player=_cap(env, "VTT_MAX_TAKE_MB_PER_PLAYER", cls.max_take_mb_per_player),
+            max_take_mb_per_session=_cap(env, "VTT_MAX_TAKE_MB_PER_SESSION", cls.max_take_mb_per_session),
         )
 
     def flask_config(self) -> dict:
@@ -144,6 +150,8 @@ class Settings:
             "TRANSCRIBE": self.transcribe,
             "MAX_TAKES_PER_PLAYER": self.max_takes_per_player,
             "MAX_TAKES_PER_SESSION": self.max_takes_per_session,
+            "MAX_TAKE_BYTES_PER_PLAYER": self.max_take_mb_per_player * 1024 * 1024,
+            "MAX_TAKE_BYTES_PER_SESSION": self.max_take_mb_per_session * 1024 * 1024,
             # exports and report files the results page's workers build, streamed, then gone (vtt.offloop)
             "EXPORTS_DIR": str(self.instance_path / "exports"),
             # Not readable by scripts, not sent on other sites' subrequests; Secure is added per request when it came

@@ -14,7 +14,6 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     CheckConstraint,
-    DateTime,
     Enum,
     Float,
     ForeignKey,
@@ -29,7 +28,6 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
-from sqlalchemy.types import TypeDecorator
 
 from analysis.taxonomy import Module
 
@@ -48,6 +46,7 @@ from .kinds import (  # noqa: F401 - re-exported: vtt.models is where the rest o
     ScoringMethod,
     SessionStatus,
 )
+from .utctime import UTCDateTime
 
 # Alembic autogenerate and batch mode on SQLite need named constraints.
 NAMING_CONVENTION = {
@@ -61,29 +60,6 @@ NAMING_CONVENTION = {
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
-
-
-class UTCDateTime(TypeDecorator):
-    """A timezone-aware UTC timestamp on every backend.
-
-    PostgreSQL keeps the zone itself; SQLite stores text without one, so values are converted to
-    UTC before they are written and come back marked as UTC (naive datetimes are taken as UTC).
-    """
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    @staticmethod
-    def _in_utc(value: datetime | None) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-    def process_bind_param(self, value: datetime | None, _dialect) -> datetime | None:
-        return self._in_utc(value)
-
-    def process_result_value(self, value: datetime | None, _dialect) -> datetime | None:
-        return self._in_utc(value)
 
 
 class Base(DeclarativeBase):
@@ -638,6 +614,22 @@ class JurorClaim(Base):
     run: Mapped[str] = mapped_column(String(32))  # the claiming run's random id
     claimed_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime]
+
+
+class TakeReservation(Base):
+    """A spoken take's upload while its bytes arrive (``vtt.recordings.caps``): its place under the caps, taken before
+    the first byte is written and let go when the upload ends; one older than RESERVATION_SECONDS (its process died)
+    no longer counts."""
+
+    __tablename__ = "take_reservation"
+    __table_args__ = _session_keys("take_reservation", "player")
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("vtt_session.id", ondelete="CASCADE"), index=True)
+    player_id: Mapped[int]
+    client_key: Mapped[str] = mapped_column(String(64))  # the take's action id: a resend is the same take
+    size: Mapped[int]  # bytes held: the upload's length (at most a take's), not yet what was written
+    reserved_at: Mapped[datetime]
 
 
 class SheetEntry(Base):

@@ -35,7 +35,43 @@ def off_loop(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return function(*args, **kwargs)
     import gevent
 
-    return gevent.get_hub().threadpool.apply(function, args, kwargs)
+    return _answer(gevent.get_hub().threadpool.apply(_caught, (function, args, kwargs)))
+
+
+_waiting_pool = None
+WAITING_THREADS = 4
+
+
+def off_loop_waiting(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """:func:`off_loop` in a small pool of its own, for work that may wait for a database lock.
+
+    On SQLite the writer commits in the hub's pool while it holds the write lock: work waiting for that lock in the
+    same pool could take every thread, and the commit that would free the lock would wait behind it (each upload's
+    reservation of its place under the caps waited up to the busy timeout, then failed)."""
+    if not gevent_serving():
+        return function(*args, **kwargs)
+    global _waiting_pool
+    if _waiting_pool is None:
+        from gevent.threadpool import ThreadPool
+
+        _waiting_pool = ThreadPool(WAITING_THREADS)
+    return _answer(_waiting_pool.apply(_caught, (function, args, kwargs)))
+
+
+def _caught(function: Callable[..., T], args: tuple, kwargs: dict) -> tuple[bool, Any]:
+    """The call's result, or its exception handed back: gevent prints a traceback for every exception raised in its
+    pools, and an upload refused past a cap or as not audio is an answer, not an error."""
+    try:
+        return True, function(*args, **kwargs)
+    except Exception as error:
+        return False, error
+
+
+def _answer(outcome: tuple[bool, Any]) -> Any:
+    done, result = outcome
+    if not done:
+        raise result
+    return result
 
 
 def in_process(module: str, *args: str, database_url: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:

@@ -22,7 +22,7 @@ const CONTAINER_SIGNS = [
 ];
 const MAX_RECORDING_MS = 5 * 60 * 1000;  // a take stops by itself after five minutes (the server keeps up to 10)
 // The server keeps no more takes of this player (or of the session): the page says so in its own words.
-const TAKES_FULL = new Set(["too_many_takes", "too_many_session_takes"]);
+const TAKES_FULL = new Set(["too_many_takes", "too_many_session_takes", "too_much_audio", "too_much_session_audio"]);
 // The browser has not said yes or no to the microphone by then: the page says so (a fresh WebKitGTK took over a
 // minute to answer its first question for capture devices). A late answer still counts.
 export const MICROPHONE_WAIT_MS = 4000;

@@ -1,7 +1,7 @@
 """How late the server's event loop runs: a heartbeat that sleeps 10 ms and notes how much longer it took.
 
 Under gevent one greenlet that does not yield holds every connection; this is how long that was,
-at worst, since the last reset.  ``GET /healthz`` reports it (``?reset=1`` starts a new window),
+at worst, since the last reset.  ``GET /healthz`` reports it (``?reset=1``, the host's only, starts a new window),
 so a benchmark or an operator can see stalls from outside.
 """
 

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from ..kinds import Phase
@@ -87,10 +87,18 @@ class Stored(NamedTuple):
     created: bool  # this upload put it there; False: a file of that name was there (the same take, sent again)
 
 
-def store(folder: Path, name: str, chunks: Iterable[bytes]) -> Stored:
+def store(
+    folder: Path,
+    name: str,
+    chunks: Iterable[bytes],
+    limit: int = MAX_RECORDING_BYTES,
+    deadline: float | None = None,
+) -> Stored:
     """Write the recording to ``folder/name`` whole or not at all: a temporary file of this upload's own, flushed to
     the disk, then linked to ``name`` unless a file has that name already (a file once there is never replaced).
-    RecordingProblem when it is empty, too large, or does not begin as its type's files do."""
+    RecordingProblem when it is empty, larger than ``limit`` bytes (what the upload reserved, at most a take's), does
+    not begin as its type's files do, or is still arriving at ``deadline`` (``time.monotonic()``: its reservation
+    runs out then)."""
     folder.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".part")
     partial = Path(temporary)
@@ -102,10 +110,12 @@ def store(folder: Path, name: str, chunks: Iterable[bytes]) -> Stored:
                 if size == 0 and chunk and not signed(chunk):
                     raise RecordingProblem("not_audio", f"the file is not {Path(name).suffix[1:]} audio")
                 size += len(chunk)
-                if size > MAX_RECORDING_BYTES:
+                if size > min(limit, MAX_RECORDING_BYTES):
                     raise RecordingProblem(
                         "too_large", f"a recording may be at most {MAX_RECORDING_BYTES // (1024 * 1024)} MB"
                     )
+                if deadline is not None and time.monotonic() > deadline:
+                    raise RecordingProblem("timeout", "the recording took too long to arrive: send it again")
                 out.write(chunk)
             out.flush()
             os.fsync(out.fileno())
@@ -134,18 +144,6 @@ def _link(partial: Path, folder: Path, name: str, size: int) -> Stored:
             os.close(directory)
         return Stored(size, created=True)
     raise RecordingProblem("answering_closed", "the take was refused while it was being sent")
-
-
-def takes(db: Session, session_id: int, player_id: int) -> tuple[int, int]:
-    """How many takes the player and the whole session have sent (the caps count every take, deleted or not)."""
-    counts = dict(
-        db.execute(
-            select(Recording.player_id == player_id, func.count())
-            .where(Recording.session_id == session_id)
-            .group_by(Recording.player_id == player_id)
-        ).all()
-    )
-    return counts.get(True, 0), counts.get(True, 0) + counts.get(False, 0)
 
 
 def discard(folder: Path, name: str) -> None:

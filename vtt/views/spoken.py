@@ -4,13 +4,16 @@ transcript suggestion, and the session page deletes a session's recordings (cons
 The upload is an action like any other, sent as a file: it is acknowledged only once the file is on disk and the
 engine has committed its ``recorded`` action, and a resent upload (same action id) is acknowledged again and
 stored once: an id already committed writes nothing at all, and sends of one id racing each other end with one
-file and one row.  A player's and a session's takes are capped (VTT_MAX_TAKES_PER_PLAYER, _PER_SESSION).
+file and one row.  A player's and a session's takes and bytes are capped (VTT_MAX_TAKES_PER_PLAYER, _PER_SESSION,
+VTT_MAX_TAKE_MB_PER_PLAYER, _PER_SESSION): an upload reserves its place before its first byte is written
+(vtt.recordings.caps), so uploads arriving together never pass a cap.
 Recordings are served to the host only: no juror or stage page ever gets their address.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,11 +25,12 @@ from sqlalchemy import select
 from ..engine.actions import Actor, refused
 from ..extensions import csrf, request_db
 from ..models import Player, VttSession
-from ..offloop import in_process, off_loop
+from ..offloop import in_process, off_loop, off_loop_waiting
 from ..persistence.queries import seen_client_keys
 from ..protocol.vocabulary import MAX_RECORDING_BYTES, MAX_RECORDING_SECONDS, MAX_SQL_INTEGER
 from ..realtime.hub import current_hub
-from ..recordings import RecordingProblem, delete_all, discard, file_name, kept, media_type, store, takes
+from ..recordings import RecordingProblem, delete_all, discard, file_name, kept, media_type, store
+from ..recordings.caps import WRITE_SECONDS, Caps, release, reserve
 from .auth import host_required
 
 bp = Blueprint("spoken", __name__)
@@ -42,16 +46,9 @@ def _refusal(code: str, message: str, status: int):
     return jsonify(refused(code, message)), status
 
 
-# A problem's HTTP status (422 otherwise): too large, or refused by the session's state or its caps
-PROBLEM_STATUS = {"too_large": 413, "answering_closed": 409, "too_many_takes": 409, "too_many_session_takes": 409}
-
-
-def _within_caps(session_id: int, player_id: int) -> None:
-    mine, everyone = takes(request_db(), session_id, player_id)
-    if mine >= current_app.config["MAX_TAKES_PER_PLAYER"]:
-        raise RecordingProblem("too_many_takes", f"you have sent {mine} recordings in this session: no more are kept")
-    if everyone >= current_app.config["MAX_TAKES_PER_SESSION"]:
-        raise RecordingProblem("too_many_session_takes", f"this session holds {everyone} recordings: no more are kept")
+# A problem's HTTP status (422 otherwise): too large, too slow, or refused by the session's state or its caps
+CAPPED = ("too_many_takes", "too_many_session_takes", "too_much_audio", "too_much_session_audio")
+PROBLEM_STATUS = {"too_large": 413, "timeout": 408, "answering_closed": 409, **dict.fromkeys(CAPPED, 409)}
 
 
 def _whole_field(name: str, high: int) -> int | None:
@@ -81,7 +78,7 @@ def upload(token: str):
     if (request.content_length or 0) > MAX_RECORDING_BYTES + 64 * 1024:
         return _refusal("too_large", f"a recording may be at most {MAX_RECORDING_BYTES // (1024 * 1024)} MB", 413)
     audio = request.files.get("audio")
-    folder = _folder()
+    folder, database_url = _folder(), current_app.config["DATABASE_URL"]
     session_id, actor = player.session_id, Actor("player", player.id)  # kept: the rollback below expires rows
     try:
         if audio is None:
@@ -98,26 +95,36 @@ def upload(token: str):
             # a take the engine has: acknowledged again (the engine answers a duplicate), and nothing written
             known = {"question": question, "file": name}
             return jsonify(current_hub().act(session_id, actor, "recorded", known, action_id))
-        _within_caps(session_id, actor.id)
         db.rollback()  # end this read: what follows must see the rows that racing sends of this take commit
-        stored = off_loop(store, folder, name, iter(lambda: audio.stream.read(64 * 1024), b""))
+        # its place under the caps, before a byte is written: its length (the multipart's, a little more than the
+        # file's), or a whole take's when the page did not say
+        size = min(request.content_length or MAX_RECORDING_BYTES, MAX_RECORDING_BYTES)
+        caps = Caps.from_config(current_app.config)
+        reservation = off_loop_waiting(reserve, database_url, session_id, actor.id, action_id, size, caps)
     except RecordingProblem as problem:
         return _refusal(problem.code, problem.message, PROBLEM_STATUS.get(problem.code, 422))
-    args = {
-        "question": question,
-        "file": name,
-        "mime": mime,
-        "size": stored.size,
-        "duration_ms": duration,
-        "ended_at": (received - timedelta(milliseconds=ago)).isoformat(),
-    }
-    reply = current_hub().act(session_id, actor, "recorded", args, action_id)
-    if stored.created and (not reply.get("ok") or reply.get("duplicate")):
-        # refused (answering closed...), or a racing send of this take was committed first: the file this send
-        # put in place goes, unless that send's row names it (it found this file there and acted on it)
-        db.rollback()
-        if kept(db, session_id, name) is None:
-            discard(folder, name)
+    try:
+        chunks = iter(lambda: audio.stream.read(64 * 1024), b"")
+        stored = off_loop(store, folder, name, chunks, size, time.monotonic() + WRITE_SECONDS)
+        args = {
+            "question": question,
+            "file": name,
+            "mime": mime,
+            "size": stored.size,
+            "duration_ms": duration,
+            "ended_at": (received - timedelta(milliseconds=ago)).isoformat(),
+        }
+        reply = current_hub().act(session_id, actor, "recorded", args, action_id)
+        if stored.created and (not reply.get("ok") or reply.get("duplicate")):
+            # refused (answering closed...), or a racing send of this take was committed first: the file this send
+            # put in place goes, unless that send's row names it (it found this file there and acted on it)
+            db.rollback()
+            if kept(db, session_id, name) is None:
+                discard(folder, name)
+    except RecordingProblem as problem:
+        return _refusal(problem.code, problem.message, PROBLEM_STATUS.get(problem.code, 422))
+    finally:
+        off_loop_waiting(release, database_url, reservation)  # the take's row counts now, or nothing of it was kept
     if not reply.get("ok"):
         return jsonify(reply), 409
     return jsonify(reply)
