@@ -55,12 +55,33 @@ def migrated_template(tmp_path_factory) -> Path:
     return path
 
 
+EACH_DATABASE = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+
+def pytest_generate_tests(metafunc) -> None:
+    """A test marked ``each_database`` (or in a module so marked) runs once on each database: its ``database_url``,
+    and the ``app``, ``client``, ``host``, ``db_factory`` and ``run`` on it, are SQLite's (``[sqlite]``) then
+    PostgreSQL's (``[postgresql]``)."""
+    if (
+        metafunc.definition.get_closest_marker("each_database")
+        and "database_url" in metafunc.fixturenames
+        and "database_kind" not in metafunc.fixturenames
+    ):
+        metafunc.parametrize("database_url", EACH_DATABASE, indirect=True)
+
+
 @pytest.fixture
-def database_url(migrated_template, instance, monkeypatch) -> str:
+def database_url(migrated_template, instance, monkeypatch, request) -> str:
+    """This test's migrated database: a copy of the migrated SQLite file, or under ``each_database`` a fresh
+    PostgreSQL database too; DATABASE_URL names it."""
     instance.mkdir(parents=True, exist_ok=True)
-    path = instance / "vtt.db"
-    shutil.copy(migrated_template, path)
-    url = f"sqlite:///{path}"
+    if getattr(request, "param", "sqlite") == "postgresql":
+        url = request.getfixturevalue("postgres_url")
+        upgrade(url)
+    else:
+        path = instance / "vtt.db"
+        shutil.copy(migrated_template, path)
+        url = f"sqlite:///{path}"
     monkeypatch.setenv("DATABASE_URL", url)
     return url
 

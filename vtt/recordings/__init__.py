@@ -138,14 +138,13 @@ def _link(partial: Path, folder: Path, name: str, size: int) -> Stored:
 
 def takes(db: Session, session_id: int, player_id: int) -> tuple[int, int]:
     """How many takes the player and the whole session have sent (the caps count every take, deleted or not)."""
-    counts = dict(
-        db.execute(
-            select(Recording.player_id == player_id, func.count())
-            .where(Recording.session_id == session_id)
-            .group_by(Recording.player_id == player_id)
-        ).all()
-    )
-    return counts.get(True, 0), counts.get(True, 0) + counts.get(False, 0)
+    # One row, no GROUP BY: PostgreSQL refuses a select list that repeats a grouped expression with new parameters.
+    mine, everyone = db.execute(
+        select(func.count().filter(Recording.player_id == player_id), func.count()).where(
+            Recording.session_id == session_id
+        )
+    ).one()
+    return mine, everyone
 
 
 def discard(folder: Path, name: str) -> None:
