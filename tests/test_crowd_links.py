@@ -352,6 +352,7 @@ def test_the_command_line_sets_the_completion_url_and_the_parameter_names(app, d
         assert db.scalar(select(func.count()).select_from(JuryLink)) == 3  # the refused ones made nothing
 
 
+@pytest.mark.each_database
 def test_the_session_pages_open_link_form_takes_the_completion_url_and_the_names(app, db_factory):
     people = play_session(app, db_factory)
     host = app.test_client()

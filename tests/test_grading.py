@@ -22,6 +22,7 @@ def played(app, db_factory):
     return play_session(app, db_factory)
 
 
+@pytest.mark.each_database
 def test_two_graders_kappa_and_the_final_mark_the_reports_use(app, played, db_factory):
     answers = open_answers(db_factory, played)
     assert set(answers) == set(ANA)

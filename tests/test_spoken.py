@@ -334,6 +334,7 @@ def test_safari_s_mp4_take_is_kept_and_played_back_to_the_host_as_audio_mp4(
         assert sum(frame.samples for frame in source.decode(audio=0)) >= 1.4 * 48000
 
 
+@pytest.mark.each_database
 def test_the_export_carries_the_recordings_and_deleting_them_keeps_the_record(
     app, client, db_factory, tmp_path, spoken_session
 ):
@@ -520,6 +521,7 @@ def test_a_korean_session_s_recording_is_not_given_to_the_english_only_recognise
 # --- a transcription server that cannot be trusted ------------------------------------------------------------
 
 
+@pytest.mark.each_database
 def test_a_hostile_or_broken_transcription_server_gives_clean_text_or_no_suggestion(
     app, client, tmp_path, spoken_session
 ):

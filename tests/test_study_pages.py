@@ -7,6 +7,7 @@ import io
 import re
 import zipfile
 
+import pytest
 from sqlalchemy import select
 
 from tests.support.apps import form_token
@@ -36,6 +37,7 @@ def votes_for(db_factory, people, ai_share: int, of: int) -> None:
         db.commit()
 
 
+@pytest.mark.each_database
 def test_a_study_is_made_and_grown_from_the_host_s_pages(host, db_factory, run):
     first = make_session(db_factory, rounds=1, per_round=1, jurors=4, name="School A")
     second = make_session(db_factory, rounds=1, per_round=1, jurors=4, name="School B")
