@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support import postgres_reach
 from tests.support.live import client_id, connect_all, make_session
 from tests.support.machine import IN_CI
 from tests.support.postgres_reach import REACHED, ROUTES, WHOLE_RUN, unreached
@@ -38,6 +39,19 @@ def test_the_host_extends_answering_redacts_an_answer_and_checks_the_clips(app, 
     assert clips.status_code == 200 and [c["question"] for c in clips.get_json()["clips"]] == [question["id"]]
     for role in (console, stage, *players.values(), *jurors.values()):
         role.client.disconnect()
+
+
+def test_only_an_app_on_postgresql_is_counted_and_what_it_did_not_reach_is_listed(app, client, monkeypatch):
+    """The counter itself: this app is on SQLite, so its requests and actions count for nothing; a route or action
+    that no test reached is listed."""
+    monkeypatch.setattr(postgres_reach, "REACHED", {"route": set(), "event": set(), "action": set()})
+    assert client.get("/healthz").status_code == 200 and client.get("/host/login").status_code == 200
+    assert postgres_reach.REACHED == {"route": set(), "event": set(), "action": set()}
+    missing = unreached()
+    assert {"GET /healthz", "GET /host/login", "POST /play/<token>/recording"} <= set(missing["route"])
+    assert {"vote", "host", "connect"} <= set(missing["event"]) and {"vote", "join", "transcribed"} <= set(
+        missing["action"]
+    )
 
 
 @pytest.mark.postgres
