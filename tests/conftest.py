@@ -13,17 +13,38 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
+from tests.support import postgres_reach
 from tests.support.apps import HOST_PASSWORD, login, threaded_app
 from tests.support.machine import POSTGRES_ADMIN_URL, REDIS_URL, require_poppler, unavailable
 from tests.support.nginx import NGINX
 from tests.support.served import ServedApp
 from vtt.db import make_db_factory, make_engine, upgrade
 
+LEFT_OUT: list = []  # the tests deselected in this run
+
+
+def pytest_configure(config) -> None:
+    postgres_reach.install()  # count what the tests reach on PostgreSQL (tests/test_postgres_reach.py)
+
+
+def pytest_deselected(items) -> None:
+    LEFT_OUT.extend(items)
+
+
+def pytest_collection_finish(session) -> None:
+    """Whether this run is the whole suite: every test file of tests/, nothing deselected (-k, -m)."""
+    tests = Path(__file__).parent.resolve()
+    chosen = [Path(str(arg).split("::")[0]).resolve() for arg in session.config.args]
+    session.config.stash[postgres_reach.WHOLE_RUN] = not LEFT_OUT and chosen == [tests]
+
 
 def pytest_collection_modifyitems(items) -> None:
     """``slow``: a test that starts a server process (``ServedApp``, the ``served`` fixture) or a fuzz module;
-    ``make test-quick`` leaves them out, ``make test`` runs everything."""
+    ``make test-quick`` leaves them out, ``make test`` runs everything.  The count of what the run reached on
+    PostgreSQL goes last."""
     import inspect
+
+    items.sort(key=lambda item: item.nodeid.endswith(postgres_reach.LAST))
 
     for item in items:
         function = getattr(item, "function", None)
@@ -55,12 +76,33 @@ def migrated_template(tmp_path_factory) -> Path:
     return path
 
 
+EACH_DATABASE = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+
+def pytest_generate_tests(metafunc) -> None:
+    """A test marked ``each_database`` (or in a module so marked) runs once on each database: its ``database_url``,
+    and the ``app``, ``client``, ``host``, ``db_factory`` and ``run`` on it, are SQLite's (``[sqlite]``) then
+    PostgreSQL's (``[postgresql]``)."""
+    if (
+        metafunc.definition.get_closest_marker("each_database")
+        and "database_url" in metafunc.fixturenames
+        and "database_kind" not in metafunc.fixturenames
+    ):
+        metafunc.parametrize("database_url", EACH_DATABASE, indirect=True)
+
+
 @pytest.fixture
-def database_url(migrated_template, instance, monkeypatch) -> str:
+def database_url(migrated_template, instance, monkeypatch, request) -> str:
+    """This test's migrated database: a copy of the migrated SQLite file, or under ``each_database`` a fresh
+    PostgreSQL database too; DATABASE_URL names it."""
     instance.mkdir(parents=True, exist_ok=True)
-    path = instance / "vtt.db"
-    shutil.copy(migrated_template, path)
-    url = f"sqlite:///{path}"
+    if getattr(request, "param", "sqlite") == "postgresql":
+        url = request.getfixturevalue("postgres_url")
+        upgrade(url)
+    else:
+        path = instance / "vtt.db"
+        shutil.copy(migrated_template, path)
+        url = f"sqlite:///{path}"
     monkeypatch.setenv("DATABASE_URL", url)
     return url
 

@@ -238,6 +238,7 @@ def assert_security_headers(response) -> None:
         ("/join/NOSUCH", 404),
     ],
 )
+@pytest.mark.each_database
 def test_every_answer_carries_the_security_headers(client, path, status):
     response = client.get(path)
     assert response.status_code == status
@@ -262,6 +263,7 @@ def test_websockets_of_this_host_are_allowed(client):
     assert odd["connect-src"] == ["'self'"] and odd["script-src"] == ["'self'"]
 
 
+@pytest.mark.each_database
 def test_clips_keep_their_own_headers_and_get_these(app, client, tmp_path):
     folder = tmp_path / "media"
     (folder / "clips").mkdir(parents=True)
@@ -400,6 +402,7 @@ def test_a_wrong_trusted_proxies_value_is_refused(tmp_path, value):
 
 
 @pytest.mark.browser
+@pytest.mark.each_database
 def test_no_page_of_a_session_breaks_under_the_csp(browser, database_url, db_factory):
     from vtt.models import QuestionBank as Bank
 

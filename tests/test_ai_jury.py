@@ -421,6 +421,7 @@ def test_the_command_prints_one_json_object(app, db_factory, run):
     assert len(judge.requests) == 2
 
 
+@pytest.mark.each_database
 def test_the_results_pages_button_runs_an_ai_juror_in_a_worker_process(app, db_factory):
     from tests.support.waiting import wait_until
     from vtt.models import VttSession

@@ -8,6 +8,7 @@ import io
 import json
 import re
 
+import pytest
 from sqlalchemy import func, select
 
 from tests.support.apps import login, threaded_app
@@ -309,6 +310,7 @@ def written(db_factory) -> tuple[int, int]:
         return (db.scalar(select(func.count()).select_from(Answer)), db.scalar(select(func.count()).select_from(Event)))
 
 
+@pytest.mark.each_database
 def test_the_console_has_an_agents_panel_and_takes_an_answer_from_a_predictions_file(app, client, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1)
     host, stage, _players, jurors = connect_all(app, client, people)

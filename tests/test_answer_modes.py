@@ -224,6 +224,7 @@ def test_the_engine_sends_answer_modes_to_the_player_and_the_host_only():
         assert_blind("stage", "answers", {"answers": [{"alias": "A", "text": "read_aloud"}]}, state.players)
 
 
+@pytest.mark.each_database
 def test_answer_modes_reach_the_player_and_the_host_and_never_a_juror_or_the_stage(
     app, client, db_factory, database_url
 ):

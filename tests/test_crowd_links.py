@@ -352,6 +352,7 @@ def test_the_command_line_sets_the_completion_url_and_the_parameter_names(app, d
         assert db.scalar(select(func.count()).select_from(JuryLink)) == 3  # the refused ones made nothing
 
 
+@pytest.mark.each_database
 def test_the_session_pages_open_link_form_takes_the_completion_url_and_the_names(app, db_factory):
     people = play_session(app, db_factory)
     host = app.test_client()
@@ -382,3 +383,51 @@ def test_the_session_pages_open_link_form_takes_the_completion_url_and_the_names
         ]
     page = host.get(session_page).get_data(as_text=True)
     assert "returns to https://app.prolific.com/submissions/complete?cc={code}" in page
+
+
+def test_two_open_links_and_a_batch_of_one_session_at_once_number_their_jurors_apart(played):
+    """Start pressed at one moment on two open links of one finished session while the host makes a batch of jurors:
+    every press gets a juror, every juror a label of its own.  Found on PostgreSQL: 20 of 60 such presses were HTTP
+    500s (``UniqueViolation uq_juror_session_id_label``): each link locked its own row, but the labels are numbered
+    across the session, so two links (or a batch) read the same next label."""
+    app, db_factory, people = played
+    tokens = [make_link(db_factory, people.session_id) for _ in range(2)]
+    presses_per_link, batch = 6, 4
+    browsers = []
+    for number in range(2 * presses_per_link):  # each from an address of its own: a crowd, not a script
+        browser = app.test_client()
+        browser.environ_base["REMOTE_ADDR"] = f"198.51.100.{number + 1}"
+        url = f"/jury/open/{tokens[number % 2]}"
+        browsers.append((browser, url, form_token(browser, url)))
+    host = app.test_client()
+    login(host)
+    session_page = f"/host/sessions/{people.session_id}"
+    batch_form = {"csrf_token": form_token(host, session_page), "count": str(batch), "rounds": ""}
+    start_line = threading.Barrier(len(browsers) + 1)
+    statuses: list[str] = []
+
+    def post(client, url: str, data: dict) -> None:
+        start_line.wait()
+        try:
+            statuses.append(str(client.post(url, data=data).status_code))
+        except Exception as error:  # a server error, raised through the test client
+            statuses.append(f"{type(error).__name__}: {error}")
+
+    def press(browser, url: str, csrf: str) -> None:
+        post(browser, url, {"csrf_token": csrf})
+
+    def make_batch() -> None:
+        post(host, f"{session_page}/displaced/jurors", batch_form)
+
+    threads = [threading.Thread(target=press, args=each) for each in browsers] + [threading.Thread(target=make_batch)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert statuses == ["302"] * len(threads), statuses
+    labels = [j.label for j in displaced_jurors(db_factory)]
+    made = len(browsers) + batch
+    assert labels == [f"D{number:03d}" for number in range(1, made + 1)]
+    with db_factory() as db:
+        batch_link = db.scalar(select(JuryLink).where(JuryLink.token.not_in(tokens)))
+        assert db.scalar(select(func.count()).select_from(Juror).where(Juror.link_id == batch_link.id)) == batch

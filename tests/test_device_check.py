@@ -131,6 +131,7 @@ def test_the_engine_refuses_a_check_that_does_not_fit():
 # --- over the socket --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.each_database
 def test_a_juror_s_check_reaches_the_host_and_no_other_juror_nor_the_stage(app, client, db_factory, database_url):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=2, players=SPOKEN)
     host, stage, players, jurors = connect_all(app, client, people)

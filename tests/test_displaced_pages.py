@@ -148,6 +148,7 @@ def test_the_host_card_waits_for_the_end_of_the_session(app, db_factory):
     assert "This session has not finished: it can be judged again once it has." in again
 
 
+@pytest.mark.each_database
 def test_the_host_makes_jurors_downloads_their_links_and_sees_who_finished(app, db_factory, finished):
     client = host(app)
     session_page = f"/host/sessions/{finished.session_id}"
@@ -191,6 +192,7 @@ def test_the_host_makes_jurors_downloads_their_links_and_sees_who_finished(app, 
     assert "among 1, 2" in client.get(wrong.headers["Location"]).get_data(as_text=True)
 
 
+@pytest.mark.each_database
 def test_the_host_makes_an_open_link_and_closes_it(app, db_factory, finished):
     client = host(app)
     session_page = f"/host/sessions/{finished.session_id}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 import zipfile
 
 import pandas as pd
@@ -21,6 +22,7 @@ def played(app, db_factory):
     return play_session(app, db_factory)
 
 
+@pytest.mark.each_database
 def test_two_graders_kappa_and_the_final_mark_the_reports_use(app, played, db_factory):
     answers = open_answers(db_factory, played)
     assert set(answers) == set(ANA)
@@ -204,3 +206,39 @@ def test_a_mark_sent_by_the_pages_script_comes_back_as_its_row_not_a_redirect(ap
     assert forged.status_code == 400 and forged.get_json()["error"]["code"] == "csrf_failed"
     with db_factory() as db:
         assert db.scalar(select(GraderMark.correct).where(GraderMark.answer_id == target)) is False
+
+
+@pytest.mark.each_database
+def test_marks_of_one_answer_sent_at_once_are_one_row_each_not_a_server_error(app, played, db_factory):
+    """Ana's two tabs send her mark of one answer, and two graders set its final mark, at one moment: one mark row,
+    one final mark, every request answered.  Found on PostgreSQL: both read "no row yet" and inserted one, and the
+    second insert's unique key (``answer_id``; ``answer_id, grader``) made it a server error."""
+    answer = open_answers(db_factory, played)["Mina", "q05"]
+    base = f"/host/sessions/{played.session_id}/grading"
+    clients = [host_client(app) for _ in range(6)]
+    for number, client in enumerate(clients):
+        name_grader(client, base, "Ana" if number < 3 else f"Grader {number}")
+    forms = [
+        (client, f"{base}/{'mark' if number < 3 else 'final'}", form_token(client, f"{base}/"))
+        for number, client in enumerate(clients)
+    ]
+    start_line = threading.Barrier(len(forms))
+    statuses: list[str] = []
+
+    def send(client, path: str, csrf: str) -> None:
+        start_line.wait()
+        try:
+            sent = client.post(path, data={"csrf_token": csrf, "answer_id": str(answer), "correct": "1"})
+            statuses.append(str(sent.status_code))
+        except Exception as error:  # a server error, raised through the test client
+            statuses.append(f"{type(error).__name__}: {error}")
+
+    threads = [threading.Thread(target=send, args=form) for form in forms]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert statuses == ["302"] * len(forms), statuses
+    with db_factory() as db:
+        assert [(m.grader, m.correct) for m in db.scalars(select(GraderMark))] == [("Ana", True)]
+        assert [(g.answer_id, g.correct) for g in db.scalars(select(Grade))] == [(answer, True)]

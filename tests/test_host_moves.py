@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 from datetime import timedelta
 
+import pytest
+
 from tests.support.engine import JURORS, T0, make_state
 from tests.support.live import client_id, connect_all, make_session
 from vtt.engine import audiences
@@ -158,6 +160,7 @@ def test_a_round_without_questions_goes_straight_to_the_vote():
     assert second_round[:2] == [("round", ["open_vote"]), ("voting", ["close_vote", "extend"])]
 
 
+@pytest.mark.each_database
 def test_over_socket_io_the_host_s_status_lists_its_moves_and_no_one_else_s_does(app, client, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, reveal="end")
     host, stage, players, jurors = connect_all(app, client, people)

@@ -42,6 +42,7 @@ def test_the_form_offers_the_banks_and_the_defaults(host, spec_bank):
     assert host.get(f"/host/sessions/new?bank={BANK}").get_data(as_text=True).count(f'value="{BANK}" selected') == 1
 
 
+@pytest.mark.each_database
 def test_a_session_created_through_the_form(host, db, spec_bank):
     response = host.post("/host/sessions/new", data=setup_form(host))
     assert response.status_code == 302
@@ -152,6 +153,7 @@ def test_numbered_jurors_and_a_jurors_csv(host, db, spec_bank):
     assert [(j.label, j.expert, j.juror_group) for j in vtt.jurors] == [("민지", True, "panel"), ("B", None, None)]
 
 
+@pytest.mark.each_database
 def test_the_join_base_url_is_configured_derived_or_set_on_this_console(host, app, db, spec_bank, lan_address):
     assert host.post("/host/sessions/new", data=setup_form(host)).status_code == 302
     created = db.scalar(select(VttSession))
@@ -181,6 +183,7 @@ def test_the_join_base_url_is_configured_derived_or_set_on_this_console(host, ap
     assert shown() == "https://vtt.example.org"
 
 
+@pytest.mark.each_database
 def test_the_session_page_links_only_pages_that_exist_and_sets_round_participants(host, app, db, spec_bank):
     form = setup_form(host, rounds="2", questions_per_round="2", **{"players-3-name": "Grace"})
     assert host.post("/host/sessions/new", data=form).status_code == 302
@@ -293,6 +296,7 @@ def test_upload_quirks_are_shown_but_do_not_block(host, db):
     assert bank_names(db) == ["Quirky"]
 
 
+@pytest.mark.each_database
 def test_uploads_that_are_not_bank_files(host, db):
     page = upload(host, b"%PDF-1.4", "paper.pdf").get_data(as_text=True)
     assert "paper.pdf: is not a bank file; upload one of .csv, .tsv, .json, .jsonl, .xlsx" in page
@@ -390,6 +394,7 @@ def test_flash_messages_carry_their_category_and_errors_are_alerts(host, db):
     assert flashes(host.get(korean.headers["Location"]).get_data(as_text=True))[0][:2] == ("error", "alert")
 
 
+@pytest.mark.each_database
 def test_the_form_marks_a_paper_juror_and_the_paper_pages_list_them(host, db, spec_bank):
     import subprocess
 

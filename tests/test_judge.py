@@ -297,6 +297,7 @@ def test_the_cli_runs_it_with_a_progress_bar_and_says_what_it_did(played, db_fac
 # --- the grading page -------------------------------------------------------------------------------------------
 
 
+@pytest.mark.each_database
 def test_a_suggestion_whose_verdict_is_unread_is_taken_with_the_graders_verdict(app, played, db_factory):
     with FakeJudge({**WELL_FORMED, "Grace": {"verdict": "Hard to say.", "accuracy": "{'score': 2}"}}) as judge:
         suggest(db_factory, played.session_id, settings(judge))
@@ -390,6 +391,7 @@ def run_of(app, db_factory, people):
         return judge_run(db.get(VttSession, people.session_id))
 
 
+@pytest.mark.each_database
 def test_the_grading_pages_button_runs_the_judge_in_a_worker_process(app, played, db_factory):
     from tests.support.waiting import wait_until
 

@@ -453,6 +453,7 @@ def test_the_plain_reading_of_votes_and_sheets_agrees_with_the_models():
     assert parse_action("host", {"id": "h1", "action": "open_vote"})[0] == "open_vote"
 
 
+@pytest.mark.each_database
 def test_the_host_s_screening_reaches_every_page_and_answering_opens_when_the_clip_has_played(app, client, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, answer_seconds=30)
     host, stage, players, jurors = connect_all(app, client, people)

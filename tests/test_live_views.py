@@ -3,6 +3,7 @@ byte ranges, and the host told who is connected."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select
 
 from tests.support.apps import form_token
@@ -17,6 +18,7 @@ def jurors_of(db_factory, session_id: int) -> list[str]:
         return list(db.scalars(select(Juror.label).where(Juror.session_id == session_id).order_by(Juror.id)))
 
 
+@pytest.mark.each_database
 def test_each_page_opens_only_with_a_valid_link(client, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1)
     assert client.get(f"/jury/{people.jurors['J1']}").status_code == 200

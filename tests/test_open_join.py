@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 import socketio as python_socketio
 from sqlalchemy import func, select
 
@@ -64,6 +65,7 @@ def test_socket_joins_are_limited_per_address_unless_the_door_code_is_given(app,
         assert db.scalar(select(func.count()).select_from(Juror).where(Juror.juror_group == "open")) == 30
 
 
+@pytest.mark.each_database
 def test_a_session_that_needs_the_door_code_and_a_cap(app, client, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=0, open_join=True)
     host = host_of(app, client, people)
@@ -84,6 +86,7 @@ def test_a_session_that_needs_the_door_code_and_a_cap(app, client, db_factory):
     assert [j["label"] for j in joins] == ["in0", "in1", "in2", "after"] and all(j["open"] for j in joins)
 
 
+@pytest.mark.each_database
 def test_only_the_host_and_the_stage_see_the_door_code(app, client, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1, open_join=True)
     host = host_of(app, client, people)
@@ -102,6 +105,7 @@ def test_only_the_host_and_the_stage_see_the_door_code(app, client, db_factory):
     assert svg.status_code == 200 and svg.mimetype == "image/svg+xml"
 
 
+@pytest.mark.each_database
 def test_the_join_page_asks_for_the_door_code_and_takes_it_from_the_qr_link(app, client, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=0, open_join=True)
     host = host_of(app, client, people)
@@ -153,6 +157,7 @@ def test_the_host_removes_a_juror_whose_votes_leave_the_tally(app, client, db_fa
         assert [vote["alias"] for vote in logged["votes"]] == [alias]
 
 
+@pytest.mark.each_database
 def test_a_new_link_replaces_the_old_one_and_closes_its_pages(app, client, db_factory):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=1)
     host = host_of(app, client, people)

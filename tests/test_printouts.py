@@ -179,6 +179,7 @@ def test_an_ai_players_card_says_how_to_run_the_agent(served, db_factory, tmp_pa
     assert "vtt agent --server" in (Path(__file__).parent.parent / "docs" / "agents.md").read_text()
 
 
+@pytest.mark.each_database
 def test_join_cards_need_the_host(app, db_factory):
     people = make_session(db_factory, jurors=1)
     reply = app.test_client().get(f"/host/sessions/{people.session_id}/join-cards.pdf")
@@ -207,6 +208,7 @@ def test_a_paper_sheet_is_laid_out_per_round_with_the_jurors_qr(served, db_facto
     assert "지수" not in text and "Agent" not in text  # the sheet is blind: letters only
 
 
+@pytest.mark.each_database
 def test_paper_sheets_print_the_paper_jurors_else_everyone(served, db_factory, tmp_path):
     app, client = served
     people = make_session(db_factory, rounds=1, per_round=1, jurors=3)
@@ -244,6 +246,7 @@ def test_korean_sheets_render_hangul_in_the_embedded_font(served, db_factory, tm
 # --- the paper jurors' entry form ----------------------------------------------------------------
 
 
+@pytest.mark.each_database
 def test_the_host_types_in_a_paper_jurors_sheet_and_vote_through_the_engine(served, db_factory):
     app, client = served
     people = make_session(db_factory, rounds=1, per_round=2, jurors=2, players=PLAYERS)

@@ -97,6 +97,7 @@ def test_results_page_draws_a_radar_per_module_for_every_player(client, played):
     assert korean.status_code == 200 and '<html lang="ko">' in korean.get_data(as_text=True)
 
 
+@pytest.mark.each_database
 def test_downloads_are_the_reports_and_the_tables(client, played):
     login(client)
     base = f"/host/sessions/{played.session_id}/results"

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 import zipfile
 
+import pytest
 from sqlalchemy import select
 
-from tests.support.apps import form_token
+from tests.support.apps import form_token, login
 from tests.support.live import make_session
 from vtt.models import Juror, Player, PlayerKind, Study, Vote
 
@@ -36,6 +38,7 @@ def votes_for(db_factory, people, ai_share: int, of: int) -> None:
         db.commit()
 
 
+@pytest.mark.each_database
 def test_a_study_is_made_and_grown_from_the_host_s_pages(host, db_factory, run):
     first = make_session(db_factory, rounds=1, per_round=1, jurors=4, name="School A")
     second = make_session(db_factory, rounds=1, per_round=1, jurors=4, name="School B")
@@ -115,3 +118,40 @@ def test_a_study_is_made_and_grown_from_the_host_s_pages(host, db_factory, run):
     assert "Smallest jury for 80 % power (chance) 17 jurors" in text
     bad = host.get("/host/sessions/new?plan=1&plan_jurors=0&plan_rounds=5").get_data(as_text=True)
     assert "jurors must be a whole number from 1 to 10000" in bad and "plan-result" not in bad
+
+
+@pytest.mark.each_database
+def test_one_session_added_to_a_study_from_two_pages_at_once_is_added_once(app, host, db_factory):
+    """Two hosts' pages add the same session to a study at one moment: it is added once, and the other page is told
+    it is there already.  Found: both read the study's members before either wrote, and the second insert hit the
+    membership's primary key (a server error)."""
+    first = make_session(db_factory, rounds=1, per_round=1, jurors=2, name="School A")
+    second = make_session(db_factory, rounds=1, per_round=1, jurors=2, name="School B")
+    token = form_token(host, "/host/studies/")
+    made = host.post("/host/studies/", data={"csrf_token": token, "name": "Pilot", "session": [first.code]})
+    study_page = made.headers["Location"]
+    pages = []
+    for _ in range(4):
+        page = app.test_client()
+        login(page)
+        pages.append((page, form_token(page, study_page)))
+    start_line = threading.Barrier(len(pages))
+    outcomes: list[str] = []
+
+    def add(page, csrf: str) -> None:
+        start_line.wait()
+        try:
+            sent = page.post(f"{study_page}/sessions", data={"csrf_token": csrf, "session": [second.code]})
+            outcomes.append(str(sent.status_code))
+        except Exception as error:  # a server error, raised through the test client
+            outcomes.append(f"{type(error).__name__}: {error}")
+
+    threads = [threading.Thread(target=add, args=each) for each in pages]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert outcomes == ["302"] * len(pages), outcomes
+    with db_factory() as db:
+        study = db.scalar(select(Study).where(Study.name == "Pilot"))
+        assert sorted(m.session.join_code for m in study.members) == sorted([first.code, second.code])

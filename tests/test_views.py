@@ -25,6 +25,7 @@ def spec_bank(db):
     return bank
 
 
+@pytest.mark.each_database
 def test_pages_require_the_host(client, spec_bank):
     for path in ("/host/", f"/host/banks/{spec_bank.id}", "/host/sessions/1"):
         response = client.get(path)
@@ -44,6 +45,7 @@ def test_login_rejects_wrong_password_and_forged_forms(client):
     assert response.status_code == 302 and response.headers["Location"] == "/host/"
 
 
+@pytest.mark.each_database
 def test_logout_needs_the_form_token(host):
     assert host.post("/host/logout").status_code == 400
     assert host.get("/host/").status_code == 200  # still signed in
@@ -58,6 +60,7 @@ def test_login_redirects_only_to_local_paths(client):
     assert response.headers["Location"] == "/host/"
 
 
+@pytest.mark.each_database
 def test_dashboard_lists_banks_and_sessions(host, spec_bank):
     page = host.get("/host/").get_data(as_text=True)
     assert "Spec &lt;examples&gt;" in page and "<examples>" not in page  # names are escaped

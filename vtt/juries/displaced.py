@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from ..kinds import Jury
 from ..models import Juror, JuryLink, SessionStatus, VttSession
 from ..persistence.load import load_state
+from ..persistence.locks import lock_session, write_lock
 from ..persistence.queries import assignments
 from .crowd import PROLIFIC, Arrival, IdParams, check_arrival, check_complete_url, new_browser_key
 from .rounds import JuryError, finished_state, offered_rounds
@@ -58,6 +59,7 @@ def create_jurors(
     if not 1 <= count <= MAX_CREATED:
         raise JuryError(f"the number of jurors must be from 1 to {MAX_CREATED:,}", "bad_count")
     complete_url = check_complete_url(complete_url) if complete_url else None
+    lock_session(db, vtt_session.id)  # the labels are numbered across the session's links and batches
     numbers = offered_rounds(db, vtt_session, rounds, cut_short)[1]
     now = datetime.now(UTC)
     # The jurors made together share a closed link: it keeps their rounds and attention line, and admits nobody.
@@ -122,14 +124,18 @@ def arrive(db: Session, token: str, arrival: Arrival | None = None) -> Displaced
     person who has one already (:func:`returning_juror`) gets it back, even once the link is full or closed: no
     label, cap slot or completion code is used again.
 
-    The link row is locked before the returning juror, the cap and the next label are read, so arrivals at one
-    moment queue (two presses of one person find one juror): PostgreSQL by ``FOR UPDATE``; SQLite, which has no row
+    The link's row, then its session's, are locked before the returning juror, the cap and the next label are read,
+    so arrivals at one moment queue (two presses of one person find one juror), and so do the session's other links
+    and batches, whose labels are numbered with these: PostgreSQL by ``FOR UPDATE``; SQLite, which has no row
     locks, by taking the database's write lock first."""
     arrival = arrival or Arrival()
-    _lock_for_write(db)
-    link = db.scalar(select(JuryLink).where(JuryLink.token == token).with_for_update())
+    write_lock(db)
+    link = db.scalar(
+        select(JuryLink).where(JuryLink.token == token).with_for_update().execution_options(populate_existing=True)
+    )
     if link is None:
         check_link(db, link)
+    lock_session(db, link.session_id)
     check_arrival(link_ids(link), arrival)
     known = returning_juror(db, link, arrival)
     if known is not None:
@@ -149,14 +155,6 @@ def returning_juror(db: Session, link: JuryLink, arrival: Arrival) -> Juror | No
     else:
         return None
     return db.scalar(select(Juror).where(Juror.link_id == link.id, found))
-
-
-def _lock_for_write(db: Session) -> None:
-    connection = db.connection()
-    if connection.dialect.name != "sqlite":
-        return
-    if not connection.connection.dbapi_connection.in_transaction:  # the driver's own BEGIN would come too late
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def check_link(db: Session, link: JuryLink | None) -> JuryLink:

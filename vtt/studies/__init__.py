@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from ..models import Player, PlayerKind, Study, StudySession, Vote, VttSession
 from ..persistence.counted import live_votes
+from ..persistence.locks import write_lock
 
 MAX_STUDY_NAME = 120
 
@@ -74,8 +75,13 @@ def create_study(db: Session, name: str, codes: list[str], description: str = ""
 
 
 def add_sessions(db: Session, name: str, codes: list[str]) -> list[str]:
-    """Add sessions to a study; the join codes added (those already in it are named in the refusal)."""
+    """Add sessions to a study; the join codes added (those already in it are named in the refusal).  The study's
+    row is locked before its members are read (SQLite: the write lock), so two pages adding one session at once
+    queue, and the second is told it is there already."""
+    write_lock(db)
     study = study_by_name(db, name)
+    db.execute(select(Study.id).where(Study.id == study.id).with_for_update())
+    db.expire(study, ["members"])  # read again, under the lock
     sessions = _sessions(db, codes)
     held = {member.session_id for member in study.members}
     already = [s.join_code for s in sessions if s.id in held]

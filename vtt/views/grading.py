@@ -22,6 +22,7 @@ from ..judge.rubric import DIMENSIONS
 from ..judge.suggest import suggestions, take_suggestion
 from ..models import RUBRIC_DIMENSIONS, Event, VttSession
 from ..offloop import start_process
+from ..persistence.locks import lock_session
 from ..results.grading import (
     GradingError,
     MarkInput,
@@ -95,7 +96,7 @@ def final(session_id: int):
 
 def _write_mark(session_id: int, write, done_message):
     """A grader's mark or a final mark: validate, write through the service, commit, say what was saved."""
-    vtt_session = _session(session_id)
+    vtt_session = _session_to_write(session_id)
     try:
         grader = grader_name(cookie.get(GRADER_KEY))
         answer = answer_to_grade(request_db(), vtt_session, request.form.get("answer_id"))
@@ -112,7 +113,7 @@ def _write_mark(session_id: int, write, done_message):
 def take(session_id: int):
     """The grader takes a judge model's suggestion as their own mark (it counts from then on, like any mark); where
     the judge's verdict could not be read, the form's ``correct`` is the grader's verdict."""
-    vtt_session = _session(session_id)
+    vtt_session = _session_to_write(session_id)
     model = (request.form.get("model") or "").strip()
     verdict = {"1": True, "0": False}.get((request.form.get("correct") or "").strip())
     try:
@@ -224,7 +225,7 @@ def _judge_log(vtt_session: VttSession) -> Path:
 @host_required
 def settle(session_id: int):
     """Final marks from the graders' agreement: one answer (``answer_id``), or every answer without one."""
-    vtt_session = _session(session_id)
+    vtt_session = _session_to_write(session_id)
     one = bool(request.form.get("answer_id"))
     try:
         grader = grader_name(cookie.get(GRADER_KEY))
@@ -246,6 +247,14 @@ def settle(session_id: int):
 
 def _session(session_id: int) -> VttSession:
     return request_db().get(VttSession, session_id) or abort(404)
+
+
+def _session_to_write(session_id: int) -> VttSession:
+    """The session, locked until this request commits: a mark is read, then inserted or replaced, so two graders (or
+    one grader's two tabs) writing at one moment queue instead of both inserting (each row's key is unique)."""
+    vtt_session = _session(session_id)
+    lock_session(request_db(), session_id)
+    return vtt_session
 
 
 def _back(vtt_session: VttSession, answer_id: int):
