@@ -97,6 +97,10 @@ class Settings:
     # session, may send (a page stuck re-recording must not fill the disk); a take past either is refused
     max_takes_per_player: int = 60
     max_takes_per_session: int = 600
+    # VTT_JOBS: how many background jobs (exports, reports, model runs) run at once on this machine (vtt.jobs);
+    # VTT_DOWNLOAD_KEEP_SECONDS: how long a file built for a download waits for it before the server removes it
+    jobs: int = 2
+    download_keep_seconds: int = 600
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -125,6 +129,8 @@ class Settings:
             transcribe=_transcriber(env.get("VTT_TRANSCRIBE")),
             max_takes_per_player=_cap(env, "VTT_MAX_TAKES_PER_PLAYER", cls.max_takes_per_player),
             max_takes_per_session=_cap(env, "VTT_MAX_TAKES_PER_SESSION", cls.max_takes_per_session),
+            jobs=_cap(env, "VTT_JOBS", cls.jobs),
+            download_keep_seconds=_cap(env, "VTT_DOWNLOAD_KEEP_SECONDS", cls.download_keep_seconds),
         )
 
     def flask_config(self) -> dict:
@@ -146,6 +152,8 @@ class Settings:
             "MAX_TAKES_PER_SESSION": self.max_takes_per_session,
             # exports and report files the results page's workers build, streamed, then gone (vtt.offloop)
             "EXPORTS_DIR": str(self.instance_path / "exports"),
+            "JOBS": self.jobs,
+            "DOWNLOAD_KEEP_SECONDS": self.download_keep_seconds,
             # Not readable by scripts, not sent on other sites' subrequests; Secure is added per request when it came
             # over HTTPS (vtt.access.web_guard), so the same install still works over plain HTTP on a venue's LAN.
             "SESSION_COOKIE_HTTPONLY": True,

@@ -17,21 +17,21 @@ from flask_babel import gettext as _
 from ..agents.backends import chat_url
 from ..extensions import request_db
 from ..i18n import report_language
+from ..jobs.model import DONE
 from ..judge.agreement import judge_card
 from ..juries.ai import MAX_FRAMES, MODEL_LENGTH, JuryError, JurySettings, ai_jurors, last_run
 from ..juries.rounds import cut_short_offerable
 from ..kinds import SessionStatus
 from ..models import VttSession
-from ..offloop import in_process, scratch_path, start_process
+from ..offloop import scratch_path, start_process
 from ..results.juries import test_name
 from ..results.summary import session_results
 from .auth import host_required
-from .downloads import send_built
+from .jobs import jobs_card, send_job_file, start_and_wait, unfinished
 
 bp = Blueprint("results", __name__, url_prefix="/host/sessions/<int:session_id>/results")
 
 PDF_FILES = ("report.pdf", "profiles.pdf", "tallies.pdf")
-EXPORT_SECONDS = 1800  # hundreds of megabytes of takes on a slow disk
 AI_JURY_RUNS: dict[Path, subprocess.Popen] = {}  # this process's "Ask a model to judge" runs, by their log
 
 
@@ -47,6 +47,7 @@ def page(session_id: int):
         pdf_files=PDF_FILES,
         ai_jury=_ai_jury_card(vtt_session),
         test_name=test_name,
+        jobs=jobs_card(vtt_session.id),
     )
 
 
@@ -153,7 +154,8 @@ def _ai_jury_card(vtt_session: VttSession) -> dict:
 @bp.get("/files/<name>")
 @host_required
 def report_file(session_id: int, name: str):
-    """One PDF of the report (``report.pdf``, ``profiles.pdf``, ``tallies.pdf``) or all its CSVs (``report-csv.zip``).
+    """One PDF of the report (``report.pdf``, ``profiles.pdf``, ``tallies.pdf``) or all its CSVs (``report-csv.zip``),
+    built by a job (:mod:`vtt.jobs`) and sent when it is ready.
 
     The PDFs are in the language ``?report_lang=`` asks for, else the page's; the CSVs are English.  Asking for a
     report in another language leaves the interface's language alone.
@@ -162,12 +164,17 @@ def report_file(session_id: int, name: str):
     if name not in (*PDF_FILES, "report-csv.zip"):
         abort(404)
     folder = scratch_path(_exports(), vtt_session.id, "report")
-    try:
-        result = _in_worker("vtt.workers.session_reports", vtt_session.join_code, str(folder), report_language())
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
-    if "nothing" in result or name not in result["written"]:
+    job = start_and_wait(
+        "report",
+        [vtt_session.join_code, str(folder), report_language()],
+        vtt_session.id,
+        file=str(folder / name),
+        name=f"{vtt_session.join_code}_{name}",
+    )
+    if job.state != DONE:
+        return unfinished(job)
+    result = job.output or {}
+    if "nothing" in result or name not in result.get("written", ()):
         shutil.rmtree(folder, ignore_errors=True)
         if "nothing" in result:
             message = _(
@@ -177,39 +184,24 @@ def report_file(session_id: int, name: str):
             message = _("%(file)s: no votes and no judgment sheet yet, so no tallies.", file=name)
         flash(message, "error")
         return redirect(url_for(".page", session_id=vtt_session.id))
-    return send_built(folder / name, f"{vtt_session.join_code}_{name}", made=folder)
-
-
-def _in_worker(module: str, *args: str) -> dict:
-    """A worker's one JSON line (:func:`vtt.offloop.in_process`); a worker that fails is this request's 500."""
-    done = in_process(module, *args, database_url=current_app.config["DATABASE_URL"])
-    if done.returncode != 0:
-        raise RuntimeError(f"{module} failed ({done.returncode}): {done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return send_job_file(job)
 
 
 @bp.get("/export.zip")
 @host_required
 def export(session_id: int):
     """Every table of the session as CSV, plus the wide file and the kept recordings of spoken answers (as
-    ``vtt export`` writes them)."""
+    ``vtt export`` writes them), built by a job (:mod:`vtt.jobs`) and sent when it is ready."""
     vtt_session = _session(session_id)
     out = scratch_path(_exports(), vtt_session.id, "export.zip")
-    try:
-        done = in_process(
-            "vtt.workers.export",
-            vtt_session.join_code,
-            current_app.config["RECORDINGS_DIR"],
-            str(out),
-            database_url=current_app.config["DATABASE_URL"],
-            timeout=EXPORT_SECONDS,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"the export failed ({done.returncode}): {done.stderr[-2000:]}")
-    except BaseException:
-        out.unlink(missing_ok=True)
-        raise
-    return send_built(out, f"{vtt_session.join_code}_export.zip")
+    job = start_and_wait(
+        "export",
+        [vtt_session.join_code, current_app.config["RECORDINGS_DIR"], str(out)],
+        vtt_session.id,
+        file=str(out),
+        name=f"{vtt_session.join_code}_export.zip",
+    )
+    return send_job_file(job) if job.state == DONE else unfinished(job)
 
 
 def _exports() -> Path:

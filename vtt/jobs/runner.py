@@ -1,0 +1,63 @@
+"""Doing one job: its kind's worker module's ``main(*argv)``, its output or its error written to its row."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import traceback
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from .model import QUEUED, RUNNING, Job
+from .store import KINDS, fail, finish, moved, now, this_host
+
+# the modules every kind's work needs, imported once by a worker before its first job (a job then starts in ms)
+HEAVY = (
+    "pandas",
+    "vtt.results.export",
+    "vtt.reports.session",
+    "vtt.juries.ai",
+    "vtt.judge.suggest",
+    "vtt.transcribe",
+    "analysis.study",
+    "vtt.studies.data",
+)
+
+
+def preload() -> None:
+    for name in (*HEAVY, *KINDS.values()):
+        importlib.import_module(name)
+
+
+def run_job(factory: sessionmaker[Session], job_id: int) -> None:
+    """Run the (claimed, running) job in this process and record what came of it."""
+    with factory() as db:
+        job = db.get(Job, job_id)
+        if job is None or job.state != RUNNING:
+            return
+        kind, argv = job.kind, list(job.args.get("argv", []))
+    try:
+        output = importlib.import_module(KINDS[kind]).main(*argv)
+    except Exception as error:  # the job's failure, told on the host's page; the worker goes on
+        traceback.print_exc(file=sys.stderr)
+        with factory() as db:
+            fail(db, job_id, str(error) or type(error).__name__)
+        return
+    with factory() as db:
+        finish(db, job_id, output if isinstance(output, dict) else {"result": output})
+
+
+def run_here(factory: sessionmaker[Session], job_id: int, pid: int) -> None:
+    """Claim this queued job and run it in this process."""
+    with factory() as db:
+        claimed = moved(db, job_id, (QUEUED,), state=RUNNING, host=this_host(), pid=pid, started_at=now())
+    if claimed:
+        run_job(factory, job_id)
+
+
+if __name__ == "__main__":  # ``python -m vtt.jobs.runner JOB_ID``: one job, by an app served without workers
+    import os
+
+    from ..db import db_factory_from_env
+
+    run_here(db_factory_from_env(), int(sys.argv[1]), os.getpid())
