@@ -19,6 +19,8 @@ from .model import ACTIVE, CANCELLED, CANCELLING, DEAD, DONE, FAILED, QUEUED, RU
 KINDS = {
     "export": "vtt.workers.export",
     "report": "vtt.workers.session_reports",
+    "ai_jury": "vtt.workers.ai_jury",
+    "judge": "vtt.workers.judge",
 }
 ERROR_CHARS = 2000
 

@@ -22,6 +22,12 @@ bp = Blueprint("jobs", __name__, url_prefix="/host/sessions/<int:session_id>/job
 
 WAIT_SECONDS = 15.0  # a download's click waits this long for its job; a longer one is fetched from the job list
 WAIT_STEP = 0.05
+KINDS = {
+    "export": _l("All session data (CSV, zip)"),
+    "report": _l("Report"),
+    "ai_jury": _l("A model judging the rounds"),
+    "judge": _l("The judge scoring open answers"),
+}
 STATES = {
     "queued": _l("queued"),
     "running": _l("running"),
@@ -87,6 +93,7 @@ def jobs_card(session_id: int) -> list[dict]:
     return [
         {
             "job": job,
+            "label": job.args.get("name") or KINDS.get(job.kind, job.kind),
             "state": STATES.get(job.state, job.state),
             "file": job_file(job) is not None,
             "active": job.state in ACTIVE,

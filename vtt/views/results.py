@@ -6,9 +6,7 @@ the latest final marks) by a worker process into the instance's exports folder, 
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
 from pathlib import Path
 
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
@@ -17,22 +15,22 @@ from flask_babel import gettext as _
 from ..agents.backends import chat_url
 from ..extensions import request_db
 from ..i18n import report_language
-from ..jobs.model import DONE
+from ..jobs.model import ACTIVE, DEAD, DONE, FAILED, Job
+from ..jobs.store import latest, submit
 from ..judge.agreement import judge_card
 from ..juries.ai import MAX_FRAMES, MODEL_LENGTH, JuryError, JurySettings, ai_jurors, last_run
 from ..juries.rounds import cut_short_offerable
 from ..kinds import SessionStatus
 from ..models import VttSession
-from ..offloop import scratch_path, start_process
+from ..offloop import scratch_path
 from ..results.juries import test_name
 from ..results.summary import session_results
 from .auth import host_required
-from .jobs import jobs_card, send_job_file, start_and_wait, unfinished
+from .jobs import jobs_card, queue, send_job_file, start_and_wait, unfinished
 
 bp = Blueprint("results", __name__, url_prefix="/host/sessions/<int:session_id>/results")
 
 PDF_FILES = ("report.pdf", "profiles.pdf", "tallies.pdf")
-AI_JURY_RUNS: dict[Path, subprocess.Popen] = {}  # this process's "Ask a model to judge" runs, by their log
 
 
 @bp.get("/")
@@ -71,19 +69,9 @@ def ask_ai_juror(session_id: int):
     elif _ai_jury_running(vtt_session):
         flash(_("A model is already judging this session."), "info")
     else:
-        log = _ai_jury_log(vtt_session)
-        log.unlink(missing_ok=True)  # the page reads this run's last line, not an earlier run's
-        AI_JURY_RUNS[log] = start_process(
-            "vtt.workers.ai_jury",
-            str(vtt_session.id),
-            url,
-            model,
-            str(frames),
-            current_app.config["MEDIA_DIR"],
-            "1" if request.form.get("cut_short") == "1" else "0",
-            database_url=current_app.config["DATABASE_URL"],
-            log=log,
-        )
+        argv = [vtt_session.id, url, model, frames, current_app.config["MEDIA_DIR"]]
+        cut_short = "1" if request.form.get("cut_short") == "1" else "0"
+        queue(submit(request_db(), "ai_jury", [*argv, cut_short], vtt_session.id))
         flash(_("%(model)s is judging the rounds; reload the page to see its votes.", model=model), "success")
     return redirect(url_for(".page", session_id=vtt_session.id, _anchor="ai-jury"))
 
@@ -109,32 +97,20 @@ def ai_jury_form_problem(url: str, model: str, frames: str | None) -> tuple[int,
     return count, None
 
 
-def ai_jury_run(vtt_session: VttSession) -> subprocess.Popen | None:
-    """This process's last AI juror run of the session (keyed by its log: the instance folder and the join code)."""
-    return AI_JURY_RUNS.get(_ai_jury_log(vtt_session))
+def ai_jury_run(vtt_session: VttSession) -> Job | None:
+    """The session's last AI juror run (a job: every process sees it)."""
+    return latest(request_db(), "ai_jury", vtt_session.id)
 
 
 def _ai_jury_running(vtt_session: VttSession) -> bool:
     run = ai_jury_run(vtt_session)
-    return run is not None and run.poll() is None
+    return run is not None and run.state in ACTIVE
 
 
 def _ai_jury_failure(vtt_session: VttSession) -> str | None:
-    """Why this process's last AI juror run of the session failed, from its log's last line; None if it did not."""
+    """Why the session's last AI juror run failed (or died); None if it did not."""
     run = ai_jury_run(vtt_session)
-    if run is None or run.poll() in (None, 0):
-        return None
-    log = _ai_jury_log(vtt_session)
-    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
-    lines = text.strip().splitlines() or [""]
-    try:
-        return str(json.loads(lines[-1])["error"])
-    except (ValueError, KeyError, TypeError):
-        return lines[-1][-300:] or _("the process ended with status %(status)s", status=run.returncode)
-
-
-def _ai_jury_log(vtt_session: VttSession) -> Path:
-    return Path(current_app.config["INSTANCE_PATH"]) / "logs" / f"ai-jury-{vtt_session.join_code}.log"
+    return run.error if run is not None and run.state in (FAILED, DEAD) else None
 
 
 def _ai_jury_card(vtt_session: VttSession) -> dict:
