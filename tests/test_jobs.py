@@ -172,3 +172,44 @@ def test_a_download_file_left_behind_is_removed_by_the_running_server(app, db_fa
     finally:
         stop(workers)
     assert building.exists()
+
+
+def running_child(db_factory, job_id: int, worker_pids: set[int]) -> int | None:
+    """The pid of the forked child running the job (not its worker's), once it has one."""
+    with db_factory() as db:
+        job = db.get(Job, job_id)
+        return job.pid if job.state == "running" and job.pid not in worker_pids else None
+
+
+def test_a_running_job_is_cancelled_and_a_killed_one_is_dead(app, db_factory, database_url, instance):
+    """A model run that hangs (its endpoint answers after a minute): the host's Cancel kills its process and the
+    job is cancelled; a second run's process killed from outside (the OOM killer, an operator) is marked dead,
+    with the signal, by its worker at once."""
+    from tests.support.judge import FakeJudge
+
+    played = play_session(app, db_factory)
+    workers = start_workers(database_url, instance, count=1)
+    host = host_of(app)
+    base = f"/host/sessions/{played.session_id}"
+    try:
+        with FakeJudge(respond=lambda body: ("sleep", 60)) as judge:
+            argv = [played.session_id, f"http:{judge.url}", "slow-7b", 0, "", 0]
+            with db_factory() as db:
+                first = submit(db, "ai_jury", argv, played.session_id).id
+            pids = {worker.pid for worker in workers}
+            child = wait_until(lambda: running_child(db_factory, first, pids), timeout=60)
+            token = form_token(host, f"{base}/results/")
+            assert host.post(f"{base}/jobs/{first}/cancel", data={"csrf_token": token}).status_code == 302
+            wait_until(lambda: jobs_of(db_factory, played.session_id)[0].state == "cancelled", timeout=15)
+            assert (
+                not os.path.exists(f"/proc/{child}") or b"vtt.jobs" not in Path(f"/proc/{child}/cmdline").read_bytes()
+            )
+            with db_factory() as db:
+                second = submit(db, "ai_jury", argv, played.session_id).id
+            child = wait_until(lambda: running_child(db_factory, second, pids), timeout=30)
+            os.kill(child, 9)
+            wait_until(lambda: jobs_of(db_factory, played.session_id)[1].state == "dead", timeout=15)
+    finally:
+        stop(workers)
+    dead = jobs_of(db_factory, played.session_id)[1]
+    assert "killed (SIGKILL) before it finished" in dead.error and dead.ended_at is not None
