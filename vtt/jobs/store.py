@@ -21,6 +21,7 @@ KINDS = {
     "report": "vtt.workers.session_reports",
     "ai_jury": "vtt.workers.ai_jury",
     "judge": "vtt.workers.judge",
+    "transcribe": "vtt.workers.transcribe",
 }
 ERROR_CHARS = 2000
 

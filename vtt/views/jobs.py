@@ -3,6 +3,7 @@ their files downloaded, from any server process (the jobs are rows: :mod:`vtt.jo
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 
@@ -11,9 +12,9 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from ..extensions import request_db
-from ..jobs.model import ACTIVE, DONE, Job
+from ..jobs.model import ACTIVE, DEAD, DONE, Job
 from ..jobs.store import cancel as cancel_job
-from ..jobs.store import run_again, session_jobs, submit
+from ..jobs.store import fail, run_again, session_jobs, submit
 from ..offloop import in_process
 from .auth import host_required
 from .downloads import send_built
@@ -27,6 +28,7 @@ KINDS = {
     "report": _l("Report"),
     "ai_jury": _l("A model judging the rounds"),
     "judge": _l("The judge scoring open answers"),
+    "transcribe": _l("A transcript suggestion"),
 }
 STATES = {
     "queued": _l("queued"),
@@ -39,12 +41,15 @@ STATES = {
 }
 
 
-def start_and_wait(kind: str, argv: list[str], session_id: int, **extra) -> Job:
-    """Queue a job and wait (yielding to the loop) until it ends or :data:`WAIT_SECONDS` pass; the job as it is
-    then.  An app served without job workers (``flask run``, the tests) runs it here and now."""
+def start_and_wait(
+    kind: str, argv: list, session_id: int | None, wait: float = WAIT_SECONDS, limit: float | None = None, **extra
+) -> Job:
+    """Queue a job and wait (yielding to the loop) until it ends or ``wait`` seconds pass; the job as it is
+    then.  An app served without job workers (``flask run``, the tests) runs it here and now (for at most
+    ``limit`` seconds, if given)."""
     db = request_db()
-    job = queue(submit(db, kind, argv, session_id, **extra))
-    deadline = time.monotonic() + WAIT_SECONDS
+    job = queue(submit(db, kind, argv, session_id, **extra), limit)
+    deadline = time.monotonic() + wait
     while True:
         db.rollback()  # a fresh read each time (SQLite keeps a transaction's snapshot)
         job = db.get(Job, job.id, populate_existing=True)
@@ -53,11 +58,14 @@ def start_and_wait(kind: str, argv: list[str], session_id: int, **extra) -> Job:
         time.sleep(WAIT_STEP)  # under gevent, the loop goes on meanwhile
 
 
-def queue(job: Job) -> Job:
+def queue(job: Job, limit: float | None = None) -> Job:
     """The submitted job, run now by a process of its own when this app has no job workers (``flask run``, the
     tests: each job then pays a Python start, as every job did before ``vtt serve`` kept workers)."""
     if not current_app.config.get("JOB_WORKERS"):
-        in_process("vtt.jobs.runner", str(job.id), database_url=current_app.config["DATABASE_URL"], timeout=None)
+        try:
+            in_process("vtt.jobs.runner", str(job.id), database_url=current_app.config["DATABASE_URL"], timeout=limit)
+        except subprocess.TimeoutExpired:
+            fail(request_db(), job.id, f"it took more than {limit:.0f} s", state=DEAD)
     return job
 
 
