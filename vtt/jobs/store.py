@@ -22,6 +22,8 @@ KINDS = {
     "ai_jury": "vtt.workers.ai_jury",
     "judge": "vtt.workers.judge",
     "transcribe": "vtt.workers.transcribe",
+    "study_figures": "vtt.workers.study_figures",
+    "study_report": "vtt.workers.study_report",
 }
 ERROR_CHARS = 2000
 
