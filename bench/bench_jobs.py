@@ -1,18 +1,17 @@
-"""The click to a small session's export.zip on a quiet machine: how long until the file is there.
+"""The click to a small session's export.zip and report.pdf on a quiet machine: how long until the file is there.
 
     python bench/bench_jobs.py [--clicks 5]
 
-The server is ``python run.py`` (gevent) on a fresh SQLite instance with the demo loaded (``vtt demo load``: a
-finished session; its answers are not graded, so it has no report PDF to time).  The host asks for the demo
-session's export.zip ``--clicks`` times, one after another, once the server has been up a few seconds (its job
-workers ready); each time is from the request to the last byte.
+The server is ``python run.py`` (gevent) on a fresh SQLite instance holding one small session, played, voted and
+graded by the tests' ``play_session`` (2 rounds of 2 questions, 3 players, 4 jurors).  The host asks for its
+export.zip, then its report.pdf, ``--clicks`` times each, one after another, once the server has been up a few
+seconds (its job workers ready); each time is from the request to the last byte.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,11 +22,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_host_work import bench_instance
 from bench_upload import Host
-from sqlalchemy import select
 
+from tests.support.apps import HOST_PASSWORD, threaded_app
+from tests.support.review import play_session
 from tests.support.served import ServedApp
 from vtt.db import make_db_factory, make_engine
-from vtt.models import VttSession
 
 
 def timed(host: Host, url: str) -> float:
@@ -44,14 +43,14 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-jobs-") as folder:
         instance, database_url, env = bench_instance(folder)
-        subprocess.run([sys.executable, "-m", "vtt.cli", "demo", "load"], env=env, check=True, capture_output=True)
-        with make_db_factory(make_engine(database_url))() as db:
-            session_id = db.scalars(select(VttSession.id).order_by(VttSession.id)).first()
+        app = threaded_app(database_url, HOST_PASSWORD=HOST_PASSWORD)  # the tests' host plays it
+        session_id = play_session(app, make_db_factory(make_engine(database_url))).session_id
+        app.extensions["vtt.hub"].stop()
         with ServedApp(env) as server:
             host = Host(server.url)
             time.sleep(8)  # the server's job workers have imported what they need
             base = f"{server.url}/host/sessions/{session_id}/results"
-            for name, path in (("export.zip", "export.zip"),):
+            for name, path in (("export.zip", "export.zip"), ("report.pdf", "files/report.pdf")):
                 times = [timed(host, f"{base}/{path}") for _ in range(args.clicks)]
                 print(
                     f"{name}: median {statistics.median(times):.2f} s, slowest {max(times):.2f} s, "
