@@ -21,7 +21,7 @@ from tests.support.review import play_session
 from tests.support.waiting import wait_until
 from vtt.jobs.model import Job
 from vtt.jobs.scratch import remove_expired
-from vtt.jobs.store import submit, this_host
+from vtt.jobs.store import job_process_alive, submit, this_host
 
 
 def start_workers(url: str, instance: Path, count: int, jobs: int = 2, keep: int = 600) -> list[subprocess.Popen]:
@@ -213,3 +213,40 @@ def test_a_running_job_is_cancelled_and_a_killed_one_is_dead(app, db_factory, da
         stop(workers)
     dead = jobs_of(db_factory, played.session_id)[1]
     assert "killed (SIGKILL) before it finished" in dead.error and dead.ended_at is not None
+
+
+def children_of(pid: int, marker: bytes) -> list[int]:
+    """The live processes whose parent is ``pid`` and whose command line has ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if parent == pid and marker in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+def test_the_server_starts_its_job_workers_and_stops_them(app, db_factory, database_url, instance):
+    """``python run.py`` (what ``make run`` and ``vtt serve`` run) starts VTT_JOBS workers with no other command;
+    they run a job queued by another process, and they end with the server."""
+    from tests.support.served import ServedApp
+
+    played = play_session(app, db_factory)
+    out = instance / "exports" / f"{played.session_id}-0123456789abcdef-export.zip"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with ServedApp({"DATABASE_URL": database_url, "VTT_JOBS": "2"}) as served:
+        try:
+            wait_until(lambda: len(children_of(served.process.pid, b"vtt.jobs.worker")) == 2, timeout=30)
+        except AssertionError:
+            served.__exit__(None, None, None)
+            raise AssertionError(served.output) from None
+        started = children_of(served.process.pid, b"vtt.jobs.worker")
+        with db_factory() as db:
+            submit(db, "export", [played.code, str(instance / "recordings"), str(out)], played.session_id)
+        wait_until(lambda: jobs_of(db_factory, played.session_id)[0].state in ("done", "failed"), timeout=30)
+    assert jobs_of(db_factory, played.session_id)[0].state == "done" and out.is_file()
+    wait_until(lambda: not any(job_process_alive(pid) for pid in started), timeout=15)
