@@ -445,7 +445,7 @@ def test_the_results_pages_button_runs_an_ai_juror_in_a_worker_process(app, db_f
         with app.test_request_context(), db_factory() as db:
             run = ai_jury_run(db.get(VttSession, people.session_id))
     assert (run.kind, run.state, run.error) == ("ai_jury", "done", None) and len(judge.requests) == 2
-    assert run.output["votes"] == 2
+    assert run.output["votes"] == 2 and run.progress == "2/2"  # the calls made, as the Background work card shows
     assert set(ai_votes(db_factory, people.session_id)) == {(f"AI {MODEL}", 1), (f"AI {MODEL}", 2)}
     page = host.get(f"{base}/").get_data(as_text=True)
     card = re.search(r'<section class="card" id="ai-jury">.*?</section>', page, re.S).group(0)

@@ -405,7 +405,7 @@ def test_the_grading_pages_button_runs_the_judge_in_a_worker_process(app, played
         assert 'id="ask-judge"' in judge_card and MODEL in judge_card and 'id="grader-input"' in page
         assert post(ana, f"{base}/judge").status_code == 302
         run = run_of(app, db_factory, played)
-    assert (run.kind, run.state, run.error) == ("judge", "done", None)
+    assert (run.kind, run.state, run.error, run.progress) == ("judge", "done", None, "36/36")
     assert len(judge.requests) == 36 and len(stored(db_factory)) == 18  # (player, dimension) pairs
     page = ana.get(f"{base}/").get_data(as_text=True)
     assert 'id="judge-last-run"' in page and "36 scored" in page

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
+import time
 import traceback
+from collections.abc import Callable
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from .model import QUEUED, RUNNING, Job
-from .store import KINDS, fail, finish, moved, now, this_host
+from .store import KINDS, fail, finish, moved, now, set_progress, this_host
 
 # the modules every kind's work needs, imported once by a worker before its first job (a job then starts in ms)
 HEAVY = (
@@ -48,8 +51,10 @@ def run_job(factory: sessionmaker[Session], job_id: int) -> None:
         if job is None or job.state != RUNNING:
             return
         kind, argv = job.kind, list(job.args.get("argv", []))
+    main = importlib.import_module(KINDS[kind]).main
+    kwargs = {"report": progress_reporter(factory, job_id)} if "report" in inspect.signature(main).parameters else {}
     try:
-        output = importlib.import_module(KINDS[kind]).main(*argv)
+        output = main(*argv, **kwargs)
     except Exception as error:  # the job's failure, told on the host's page; the worker goes on
         traceback.print_exc(file=sys.stderr)
         with factory() as db:
@@ -57,6 +62,37 @@ def run_job(factory: sessionmaker[Session], job_id: int) -> None:
         return
     with factory() as db:
         finish(db, job_id, output if isinstance(output, dict) else {"result": output})
+
+
+def progress_reporter(factory: sessionmaker[Session], job_id: int, every: float = 0.5) -> Callable[[str], None]:
+    """A kind's ``report(text)``: the job's progress (``3/12``), written at most every ``every`` seconds (and always
+    the last of a run, when ``text`` is its end)."""
+    last = [0.0]
+
+    def report(text: str, final: bool = False) -> None:
+        if final or time.monotonic() - last[0] >= every:
+            last[0] = time.monotonic()
+            with factory() as db:
+                set_progress(db, job_id, text)
+
+    return report
+
+
+def counted(report: Callable[..., None] | None) -> tuple[Callable[[int], None] | None, Callable[..., None] | None]:
+    """``started(total)`` and ``progress(_said)`` callbacks of a run that report ``done/total`` through ``report``."""
+    if report is None:
+        return None, None
+    count = {"done": 0, "total": 0}
+
+    def started(total: int) -> None:
+        count["total"] = total
+        report(f"0/{total}", final=True)
+
+    def progress(_said) -> None:
+        count["done"] += 1
+        report(f"{count['done']}/{count['total']}", final=count["done"] == count["total"])
+
+    return started, progress
 
 
 def run_here(factory: sessionmaker[Session], job_id: int, pid: int) -> None:

@@ -74,7 +74,7 @@ def set_progress(db: Session, job_id: int, text: str) -> None:
 
 def finish(db: Session, job_id: int, output: dict) -> bool:
     """The job is done with ``output`` (unless it was cancelled meanwhile)."""
-    return moved(db, job_id, (RUNNING,), state=DONE, output=output, ended_at=now(), progress="")
+    return moved(db, job_id, (RUNNING,), state=DONE, output=output, ended_at=now())
 
 
 def fail(db: Session, job_id: int, error: str, state: str = FAILED) -> bool:
