@@ -13,7 +13,6 @@ import time
 import zipfile
 from pathlib import Path
 
-import pytest
 from sqlalchemy import select
 
 from tests.support.apps import form_token, login, threaded_app
@@ -157,21 +156,23 @@ def test_a_download_file_left_behind_is_removed_by_the_running_server(app, db_fa
     hour_ago = time.time() - 3600
     for path in (left, folder, building):
         os.utime(path, (hour_ago, hour_ago))
+    young = exports / "9-aaaaaaaaaaaaaaaa-export.zip"
+    young.write_bytes(b"PK")
+    theirs = exports / "2024-budget.csv"  # not vtt's: left alone, however old
+    theirs.write_bytes(b"not ours")
+    os.utime(theirs, (hour_ago, hour_ago))
     with db_factory() as db:
         submit(db, "export", ["NOPE", "/nowhere", str(building)])  # queued: nobody runs it in this test
-        with pytest.raises(FileNotFoundError):
-            (exports / "young.zip").stat()
-        (exports / "young.zip").write_bytes(b"PK")
         assert remove_expired(db, exports, keep_seconds=600, at=time.time()) == 2
-    assert sorted(path.name for path in exports.iterdir()) == [building.name, "young.zip"]
+    assert sorted(path.name for path in exports.iterdir()) == sorted([building.name, young.name, theirs.name])
     left.write_bytes(b"PK again")
     os.utime(left, (hour_ago, hour_ago))
     workers = start_workers(database_url, instance, count=1, keep=1)
     try:
-        wait_until(lambda: not left.exists() and not (exports / "young.zip").exists(), timeout=30)
+        wait_until(lambda: not left.exists() and not young.exists(), timeout=30)
     finally:
         stop(workers)
-    assert building.exists()
+    assert building.exists() and theirs.exists()
 
 
 def running_child(db_factory, job_id: int, worker_pids: set[int]) -> int | None:

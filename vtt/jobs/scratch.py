@@ -12,6 +12,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ..recordings import EXPORT_OR_REPORT
 from .model import ACTIVE, Job
 
 
@@ -27,13 +28,14 @@ def in_use(db: Session, folder: Path) -> set[str]:
 
 
 def remove_expired(db: Session, folder: Path, keep_seconds: float, at: float | None = None) -> int:
-    """Remove what in ``folder`` is older than ``keep_seconds`` (last written) and no job is building; how many."""
+    """Remove vtt's files in ``folder`` (``SESSION-RANDOM-name``, :data:`vtt.recordings.EXPORT_OR_REPORT`; anything
+    else there is someone else's) older than ``keep_seconds`` (last written) that no job is building; how many."""
     if not folder.is_dir():
         return 0
     busy, limit, removed = in_use(db, folder), (at or time.time()) - keep_seconds, 0
     for path in folder.iterdir():
         try:
-            if path.name in busy or path.stat().st_mtime > limit:
+            if not EXPORT_OR_REPORT.match(path.name) or path.name in busy or path.stat().st_mtime > limit:
                 continue
             if path.is_dir():
                 shutil.rmtree(path)

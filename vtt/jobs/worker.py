@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -34,7 +35,7 @@ SLOT_RETRY_SECONDS = 2.0
 def take_slot(folder: Path, slots: int, parent: int):
     """An open, locked slot file (held until this process ends); waits while all ``slots`` are held."""
     folder.mkdir(parents=True, exist_ok=True)
-    while os.getppid() == parent:
+    while parent_alive(parent):
         for number in range(slots):
             handle = (folder / f"slot-{number}.lock").open("a")
             try:
@@ -47,8 +48,9 @@ def take_slot(folder: Path, slots: int, parent: int):
     return None
 
 
-def run_forked(factory: sessionmaker[Session], engine, job_id: int) -> None:
-    """Run the claimed job in a forked child; kill it if the host cancels; record a child that died."""
+def run_forked(factory: sessionmaker[Session], engine, job_id: int, tend: Callable[[], None]) -> None:
+    """Run the claimed job in a forked child; kill it if the host cancels; record a child that died.  ``tend`` goes
+    on meanwhile (an hour's model run must not stop the sweeps)."""
     child = os.fork()
     if child == 0:  # the child: its own connections, never the parent's
         engine.dispose(close=False)
@@ -72,6 +74,7 @@ def run_forked(factory: sessionmaker[Session], engine, job_id: int) -> None:
                 os.waitpid(child, 0)
                 moved(db, job_id, (CANCELLING,), state=CANCELLED, ended_at=now())
                 return
+        tend()
         time.sleep(POLL_SECONDS)
     with factory() as db:
         if os.WIFSIGNALED(status):
@@ -82,7 +85,30 @@ def run_forked(factory: sessionmaker[Session], engine, job_id: int) -> None:
         moved(db, job_id, (CANCELLING,), state=CANCELLED, ended_at=now())
 
 
+def parent_alive(parent: int) -> bool:
+    """Whether the server that started this worker still runs (a killed one not yet reaped is a zombie: gone)."""
+    if os.getppid() != parent:
+        return False
+    try:
+        with open(f"/proc/{parent}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return os.path.isdir("/proc") is False
+
+
+def end_with_parent() -> None:
+    """Linux: the kernel ends this worker when the server that started it dies, however it dies (a forked job's
+    child is not bound by it: it finishes its job and writes its result)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # elsewhere: the loop's getppid() check ends it instead
+
+
 def main() -> None:
+    end_with_parent()
     settings = Settings.from_env()
     parent = os.getppid()
     slot = take_slot(settings.instance_path / "jobs", settings.jobs, parent)
@@ -92,20 +118,25 @@ def main() -> None:
     engine = make_engine(settings.database_url)
     factory = make_db_factory(engine)
     exports = settings.instance_path / "exports"
-    host, swept = this_host(), 0.0
-    print(f"job worker {os.getpid()} holds {slot.name}", file=sys.stderr, flush=True)
-    while os.getppid() == parent:
-        if time.monotonic() - swept > SWEEP_SECONDS:
+    host, swept = this_host(), [0.0]
+
+    def tend() -> None:
+        """Every few seconds: this machine's jobs whose process is gone are dead; old download files go."""
+        if time.monotonic() - swept[0] > SWEEP_SECONDS:
             with factory() as db:
                 sweep_dead(db, host, lambda pid: pid == os.getpid() or job_process_alive(pid))
                 remove_expired(db, exports, settings.download_keep_seconds)
-            swept = time.monotonic()
+            swept[0] = time.monotonic()
+
+    print(f"job worker {os.getpid()} holds {slot.name}", file=sys.stderr, flush=True)
+    while parent_alive(parent):
+        tend()
         with factory() as db:
             job = claim(db, host, os.getpid())
         if job is None:
             time.sleep(POLL_SECONDS)
             continue
-        run_forked(factory, engine, job.id)
+        run_forked(factory, engine, job.id, tend)
 
 
 if __name__ == "__main__":
