@@ -251,3 +251,18 @@ def test_the_server_starts_its_job_workers_and_stops_them(app, db_factory, datab
         wait_until(lambda: jobs_of(db_factory, played.session_id)[0].state in ("done", "failed"), timeout=30)
     assert jobs_of(db_factory, played.session_id)[0].state == "done" and out.is_file()
     wait_until(lambda: not any(job_process_alive(pid) for pid in started), timeout=15)
+
+
+def test_a_killed_servers_workers_end_with_it(database_url):
+    """kill -9 of the server (no handler runs): its job workers end too, not left holding the slots (found: they
+    went on polling, orphaned, for as long as the machine ran)."""
+    from tests.support.served import ServedApp
+
+    with ServedApp({"DATABASE_URL": database_url, "VTT_JOBS": "2"}) as served:
+        pair = lambda: (lambda found: found if len(found) == 2 else None)(  # noqa: E731
+            children_of(served.process.pid, b"vtt.jobs.worker")
+        )
+        workers = wait_until(pair, timeout=30)
+        served.process.kill()
+        served.process.wait()
+        wait_until(lambda: not any(job_process_alive(pid) for pid in workers), timeout=15)

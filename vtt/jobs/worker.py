@@ -86,9 +86,8 @@ def run_forked(factory: sessionmaker[Session], engine, job_id: int, tend: Callab
 
 
 def parent_alive(parent: int) -> bool:
-    """Whether the server that started this worker still runs (a killed one not yet reaped is a zombie: gone)."""
-    if os.getppid() != parent:
-        return False
+    """Whether the server that started this worker (its pid passed in ``VTT_JOBS_SERVER_PID``) still runs; a killed
+    one not yet reaped is a zombie: gone."""
     try:
         with open(f"/proc/{parent}/stat") as stat:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
@@ -110,7 +109,7 @@ def end_with_parent() -> None:
 def main() -> None:
     end_with_parent()
     settings = Settings.from_env()
-    parent = os.getppid()
+    parent = int(os.environ.get("VTT_JOBS_SERVER_PID") or os.getppid())
     slot = take_slot(settings.instance_path / "jobs", settings.jobs, parent)
     if slot is None:
         return

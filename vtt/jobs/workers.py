@@ -14,7 +14,12 @@ CHECK_SECONDS = 5.0
 
 class Workers:
     def __init__(self, database_url: str, instance_path: str, count: int) -> None:
-        self.env = {**os.environ, "DATABASE_URL": database_url, "VTT_INSTANCE_PATH": instance_path}
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "VTT_INSTANCE_PATH": instance_path,
+            "VTT_JOBS_SERVER_PID": str(os.getpid()),
+        }
         self.count = count
         self.processes: list[subprocess.Popen] = []
         self.stopped = False
