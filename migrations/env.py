@@ -6,6 +6,7 @@ from alembic import context
 
 from vtt.config import Settings
 from vtt.db import make_engine
+from vtt.jobs.model import Job  # noqa: F401 - its table is in Base.metadata once imported
 from vtt.models import Base
 
 config = context.config

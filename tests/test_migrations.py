@@ -13,6 +13,7 @@ from sqlalchemy import inspect, select, text
 from sqlalchemy.exc import DatabaseError, IntegrityError
 
 from vtt.db import current_revision, downgrade, make_db_factory, make_engine, upgrade
+from vtt.jobs.model import Job  # noqa: F401 - the job table, in Base.metadata
 from vtt.models import Base, Event, Phase, Vote, VttSession
 
 TABLES = {
@@ -40,9 +41,10 @@ TABLES = {
     "vote",
     "identity_reveal",
     "event",
+    "job",
     "alembic_version",
 }
-HEAD = "0019"
+HEAD = "0020"
 
 
 def assert_schema_matches_models(url: str) -> None:

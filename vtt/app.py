@@ -83,6 +83,9 @@ def register_blueprints(app: Flask) -> None:
 
     app.register_blueprint(grading.bp)
     app.register_blueprint(results.bp)
+    from .views import jobs  # a session's background jobs
+
+    app.register_blueprint(jobs.bp)
     from .views import printouts  # join cards, paper sheets, paper jurors' marks
 
     app.register_blueprint(printouts.bp)

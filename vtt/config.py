@@ -101,6 +101,10 @@ class Settings:
     # leaked player link costs the disk at most this much); an upload that would pass either is refused
     max_take_mb_per_player: int = 64
     max_take_mb_per_session: int = 1024
+    # VTT_JOBS: how many background jobs (exports, reports, model runs) run at once on this machine (vtt.jobs);
+    # VTT_DOWNLOAD_KEEP_SECONDS: how long a file built for a download waits for it before the server removes it
+    jobs: int = 2
+    download_keep_seconds: int = 600
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -131,6 +135,8 @@ class Settings:
             max_takes_per_session=_cap(env, "VTT_MAX_TAKES_PER_SESSION", cls.max_takes_per_session),
             max_take_mb_per_player=_cap(env, "VTT_MAX_TAKE_MB_PER_PLAYER", cls.max_take_mb_per_player),
             max_take_mb_per_session=_cap(env, "VTT_MAX_TAKE_MB_PER_SESSION", cls.max_take_mb_per_session),
+            jobs=_cap(env, "VTT_JOBS", cls.jobs),
+            download_keep_seconds=_cap(env, "VTT_DOWNLOAD_KEEP_SECONDS", cls.download_keep_seconds),
         )
 
     def flask_config(self) -> dict:
@@ -154,6 +160,8 @@ class Settings:
             "MAX_TAKE_BYTES_PER_SESSION": self.max_take_mb_per_session * 1024 * 1024,
             # exports and report files the results page's workers build, streamed, then gone (vtt.offloop)
             "EXPORTS_DIR": str(self.instance_path / "exports"),
+            "JOBS": self.jobs,
+            "DOWNLOAD_KEEP_SECONDS": self.download_keep_seconds,
             # Not readable by scripts, not sent on other sites' subrequests; Secure is added per request when it came
             # over HTTPS (vtt.access.web_guard), so the same install still works over plain HTTP on a venue's LAN.
             "SESSION_COOKIE_HTTPONLY": True,

@@ -74,7 +74,9 @@ def _answer(outcome: tuple[bool, Any]) -> Any:
     return result
 
 
-def in_process(module: str, *args: str, database_url: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def in_process(
+    module: str, *args: str, database_url: str, timeout: float | None = 300
+) -> subprocess.CompletedProcess[str]:
     """``python -m module args...`` on ``database_url``, in a process of its own; its output as text.
 
     Under gevent ``subprocess`` is patched: the wait yields, the loop goes on.  A run over ``timeout`` seconds is
@@ -84,17 +86,6 @@ def in_process(module: str, *args: str, database_url: str, timeout: float = 300)
     return subprocess.run(
         [sys.executable, "-m", module, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False
     )
-
-
-def start_process(module: str, *args: str, database_url: str, log: Path) -> subprocess.Popen:
-    """``python -m module args...`` on ``database_url``, started and left running (its output goes to ``log``): for
-    work that outlasts a request, whose progress the page reads from the database."""
-    env = {**os.environ, "DATABASE_URL": database_url}
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("ab") as output:
-        return subprocess.Popen(
-            [sys.executable, "-m", module, *args], env=env, stdout=output, stderr=subprocess.STDOUT, close_fds=True
-        )
 
 
 def scratch_path(folder: Path, session_id: int, name: str) -> Path:

@@ -43,7 +43,8 @@ def serve(host: str = "127.0.0.1", port: int = 5000, audit_log: str | None = Non
     instance = app.config["INSTANCE_PATH"]
     # `vtt session show`, `vtt host-login` ... print links to where this server really is (clitools.cli_base_url).
     record_serving(instance, host, port)
-    _forget_on_terminate(instance)
+    workers = start_job_workers(app)
+    _forget_on_terminate(instance, workers)
     try:
         serve_forever(app, host, port)
     except OSError as error:  # taken between the check and now
@@ -51,10 +52,23 @@ def serve(host: str = "127.0.0.1", port: int = 5000, audit_log: str | None = Non
             raise
         raise click.ClickException(port_problem(host, port, error)) from error
     finally:  # Ctrl-C, a stop, a failure: the record goes (a killed server's is ignored: its pid is gone)
+        workers.stop()
         forget_serving(instance)
 
 
 _BIND_ERRORS = (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL)
+
+
+def start_job_workers(app):
+    """This server's job workers (vtt.jobs.workers), started now and kept running; the app then queues its jobs
+    for them instead of running them in the request."""
+    from ..jobs.workers import Workers
+
+    workers = Workers(app.config["DATABASE_URL"], app.config["INSTANCE_PATH"], app.config["JOBS"])
+    workers.start()
+    socketio.start_background_task(workers.keep_running)
+    app.config["JOB_WORKERS"] = True
+    return workers
 
 
 def sweep_leftovers(app) -> None:
@@ -141,14 +155,16 @@ def check_psycopg(database_url: str) -> None:
         )
 
 
-def _forget_on_terminate(instance: str) -> None:
-    """On SIGTERM (``kill``, a service manager's stop) remove the serving record, then terminate as before."""
+def _forget_on_terminate(instance: str, workers) -> None:
+    """On SIGTERM (``kill``, a service manager's stop) remove the serving record and stop the job workers, then
+    terminate as before."""
     import signal
 
     import gevent
 
     def terminate() -> None:
         forget_serving(instance)
+        workers.stop()
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTERM)
 

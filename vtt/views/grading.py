@@ -8,20 +8,17 @@ gets the answer's row and the Agreement card drawn again instead of a redirect, 
 
 from __future__ import annotations
 
-import json
-import subprocess
-from pathlib import Path
-
 from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
 from flask import session as cookie  # Flask's signed cookie; 'session' means a VTT session
 from flask_babel import gettext as _
 from sqlalchemy import select
 
 from ..extensions import request_db
+from ..jobs.model import ACTIVE, DEAD, FAILED, Job
+from ..jobs.store import latest, submit
 from ..judge.rubric import DIMENSIONS
 from ..judge.suggest import suggestions, take_suggestion
 from ..models import RUBRIC_DIMENSIONS, Event, VttSession
-from ..offloop import start_process
 from ..persistence.locks import lock_session
 from ..results.grading import (
     GradingError,
@@ -35,11 +32,11 @@ from ..results.grading import (
 )
 from .auth import host_required
 from .errors import wants_json
+from .jobs import queue
 
 bp = Blueprint("grading", __name__, url_prefix="/host/sessions/<int:session_id>/grading")
 
 GRADER_KEY = "grader"
-JUDGE_RUNS: dict[Path, subprocess.Popen] = {}  # this process's "Ask the judge" runs, by their log (one per session)
 # Which answers the page lists: ?show=...
 FILTERS = {
     "all": lambda item, grader: True,
@@ -179,46 +176,25 @@ def ask_judge(session_id: int):
     elif judge_running(vtt_session):
         flash(_("The judge is already scoring this session's answers."), "info")
     else:
-        log = _judge_log(vtt_session)
-        log.unlink(missing_ok=True)  # the page reads this run's last line, not an earlier run's
-        JUDGE_RUNS[log] = start_process(
-            "vtt.workers.judge",
-            str(vtt_session.id),
-            url,
-            model,
-            database_url=current_app.config["DATABASE_URL"],
-            log=log,
-        )
+        queue(submit(request_db(), "judge", [str(vtt_session.id), url, model], vtt_session.id))
         flash(_("The judge is scoring the open answers; reload the page to see its suggestions."), "success")
     return redirect(url_for(".page", session_id=vtt_session.id, _anchor="judge"))
 
 
-def judge_run(vtt_session: VttSession) -> subprocess.Popen | None:
-    """This process's last judge run of the session (keyed by its log: the instance folder and the join code)."""
-    return JUDGE_RUNS.get(_judge_log(vtt_session))
+def judge_run(vtt_session: VttSession) -> Job | None:
+    """The session's last judge run (a job: every process sees it)."""
+    return latest(request_db(), "judge", vtt_session.id)
 
 
 def judge_running(vtt_session: VttSession) -> bool:
     run = judge_run(vtt_session)
-    return run is not None and run.poll() is None
+    return run is not None and run.state in ACTIVE
 
 
 def judge_failure(vtt_session: VttSession) -> str | None:
-    """Why this process's last judge run of the session failed, from the last line of its log; None if it did not."""
+    """Why the session's last judge run failed (or died); None if it did not."""
     run = judge_run(vtt_session)
-    if run is None or run.poll() in (None, 0):
-        return None
-    log = _judge_log(vtt_session)
-    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
-    lines = text.strip().splitlines() or [""]
-    try:
-        return str(json.loads(lines[-1])["error"])
-    except (ValueError, KeyError, TypeError):
-        return lines[-1][-300:] or _("the judge's process ended with status %(status)s", status=run.returncode)
-
-
-def _judge_log(vtt_session: VttSession) -> Path:
-    return Path(current_app.config["INSTANCE_PATH"]) / "logs" / f"judge-{vtt_session.join_code}.log"
+    return run.error if run is not None and run.state in (FAILED, DEAD) else None
 
 
 @bp.post("/settle")

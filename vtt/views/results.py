@@ -6,9 +6,7 @@ the latest final marks) by a worker process into the instance's exports folder, 
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
 from pathlib import Path
 
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
@@ -17,22 +15,22 @@ from flask_babel import gettext as _
 from ..agents.backends import chat_url
 from ..extensions import request_db
 from ..i18n import report_language
+from ..jobs.model import ACTIVE, DEAD, DONE, FAILED, Job
+from ..jobs.store import latest, submit
 from ..judge.agreement import judge_card
 from ..juries.ai import MAX_FRAMES, MODEL_LENGTH, JuryError, JurySettings, ai_jurors, last_run
 from ..juries.rounds import cut_short_offerable
 from ..kinds import SessionStatus
 from ..models import VttSession
-from ..offloop import in_process, scratch_path, start_process
+from ..offloop import scratch_path
 from ..results.juries import test_name
 from ..results.summary import session_results
 from .auth import host_required
-from .downloads import send_built
+from .jobs import jobs_card, queue, send_job_file, start_and_wait, unfinished
 
 bp = Blueprint("results", __name__, url_prefix="/host/sessions/<int:session_id>/results")
 
 PDF_FILES = ("report.pdf", "profiles.pdf", "tallies.pdf")
-EXPORT_SECONDS = 1800  # hundreds of megabytes of takes on a slow disk
-AI_JURY_RUNS: dict[Path, subprocess.Popen] = {}  # this process's "Ask a model to judge" runs, by their log
 
 
 @bp.get("/")
@@ -47,6 +45,7 @@ def page(session_id: int):
         pdf_files=PDF_FILES,
         ai_jury=_ai_jury_card(vtt_session),
         test_name=test_name,
+        jobs=jobs_card(vtt_session.id),
     )
 
 
@@ -70,19 +69,9 @@ def ask_ai_juror(session_id: int):
     elif _ai_jury_running(vtt_session):
         flash(_("A model is already judging this session."), "info")
     else:
-        log = _ai_jury_log(vtt_session)
-        log.unlink(missing_ok=True)  # the page reads this run's last line, not an earlier run's
-        AI_JURY_RUNS[log] = start_process(
-            "vtt.workers.ai_jury",
-            str(vtt_session.id),
-            url,
-            model,
-            str(frames),
-            current_app.config["MEDIA_DIR"],
-            "1" if request.form.get("cut_short") == "1" else "0",
-            database_url=current_app.config["DATABASE_URL"],
-            log=log,
-        )
+        argv = [vtt_session.id, url, model, frames, current_app.config["MEDIA_DIR"]]
+        cut_short = "1" if request.form.get("cut_short") == "1" else "0"
+        queue(submit(request_db(), "ai_jury", [*argv, cut_short], vtt_session.id))
         flash(_("%(model)s is judging the rounds; reload the page to see its votes.", model=model), "success")
     return redirect(url_for(".page", session_id=vtt_session.id, _anchor="ai-jury"))
 
@@ -108,32 +97,20 @@ def ai_jury_form_problem(url: str, model: str, frames: str | None) -> tuple[int,
     return count, None
 
 
-def ai_jury_run(vtt_session: VttSession) -> subprocess.Popen | None:
-    """This process's last AI juror run of the session (keyed by its log: the instance folder and the join code)."""
-    return AI_JURY_RUNS.get(_ai_jury_log(vtt_session))
+def ai_jury_run(vtt_session: VttSession) -> Job | None:
+    """The session's last AI juror run (a job: every process sees it)."""
+    return latest(request_db(), "ai_jury", vtt_session.id)
 
 
 def _ai_jury_running(vtt_session: VttSession) -> bool:
     run = ai_jury_run(vtt_session)
-    return run is not None and run.poll() is None
+    return run is not None and run.state in ACTIVE
 
 
 def _ai_jury_failure(vtt_session: VttSession) -> str | None:
-    """Why this process's last AI juror run of the session failed, from its log's last line; None if it did not."""
+    """Why the session's last AI juror run failed (or died); None if it did not."""
     run = ai_jury_run(vtt_session)
-    if run is None or run.poll() in (None, 0):
-        return None
-    log = _ai_jury_log(vtt_session)
-    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
-    lines = text.strip().splitlines() or [""]
-    try:
-        return str(json.loads(lines[-1])["error"])
-    except (ValueError, KeyError, TypeError):
-        return lines[-1][-300:] or _("the process ended with status %(status)s", status=run.returncode)
-
-
-def _ai_jury_log(vtt_session: VttSession) -> Path:
-    return Path(current_app.config["INSTANCE_PATH"]) / "logs" / f"ai-jury-{vtt_session.join_code}.log"
+    return run.error if run is not None and run.state in (FAILED, DEAD) else None
 
 
 def _ai_jury_card(vtt_session: VttSession) -> dict:
@@ -153,7 +130,8 @@ def _ai_jury_card(vtt_session: VttSession) -> dict:
 @bp.get("/files/<name>")
 @host_required
 def report_file(session_id: int, name: str):
-    """One PDF of the report (``report.pdf``, ``profiles.pdf``, ``tallies.pdf``) or all its CSVs (``report-csv.zip``).
+    """One PDF of the report (``report.pdf``, ``profiles.pdf``, ``tallies.pdf``) or all its CSVs (``report-csv.zip``),
+    built by a job (:mod:`vtt.jobs`) and sent when it is ready.
 
     The PDFs are in the language ``?report_lang=`` asks for, else the page's; the CSVs are English.  Asking for a
     report in another language leaves the interface's language alone.
@@ -162,12 +140,17 @@ def report_file(session_id: int, name: str):
     if name not in (*PDF_FILES, "report-csv.zip"):
         abort(404)
     folder = scratch_path(_exports(), vtt_session.id, "report")
-    try:
-        result = _in_worker("vtt.workers.session_reports", vtt_session.join_code, str(folder), report_language())
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
-    if "nothing" in result or name not in result["written"]:
+    job = start_and_wait(
+        "report",
+        [vtt_session.join_code, str(folder), report_language()],
+        vtt_session.id,
+        file=str(folder / name),
+        name=f"{vtt_session.join_code}_{name}",
+    )
+    if job.state != DONE:
+        return unfinished(job)
+    result = job.output or {}
+    if "nothing" in result or name not in result.get("written", ()):
         shutil.rmtree(folder, ignore_errors=True)
         if "nothing" in result:
             message = _(
@@ -177,39 +160,24 @@ def report_file(session_id: int, name: str):
             message = _("%(file)s: no votes and no judgment sheet yet, so no tallies.", file=name)
         flash(message, "error")
         return redirect(url_for(".page", session_id=vtt_session.id))
-    return send_built(folder / name, f"{vtt_session.join_code}_{name}", made=folder)
-
-
-def _in_worker(module: str, *args: str) -> dict:
-    """A worker's one JSON line (:func:`vtt.offloop.in_process`); a worker that fails is this request's 500."""
-    done = in_process(module, *args, database_url=current_app.config["DATABASE_URL"])
-    if done.returncode != 0:
-        raise RuntimeError(f"{module} failed ({done.returncode}): {done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return send_job_file(job)
 
 
 @bp.get("/export.zip")
 @host_required
 def export(session_id: int):
     """Every table of the session as CSV, plus the wide file and the kept recordings of spoken answers (as
-    ``vtt export`` writes them)."""
+    ``vtt export`` writes them), built by a job (:mod:`vtt.jobs`) and sent when it is ready."""
     vtt_session = _session(session_id)
     out = scratch_path(_exports(), vtt_session.id, "export.zip")
-    try:
-        done = in_process(
-            "vtt.workers.export",
-            vtt_session.join_code,
-            current_app.config["RECORDINGS_DIR"],
-            str(out),
-            database_url=current_app.config["DATABASE_URL"],
-            timeout=EXPORT_SECONDS,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"the export failed ({done.returncode}): {done.stderr[-2000:]}")
-    except BaseException:
-        out.unlink(missing_ok=True)
-        raise
-    return send_built(out, f"{vtt_session.join_code}_export.zip")
+    job = start_and_wait(
+        "export",
+        [vtt_session.join_code, current_app.config["RECORDINGS_DIR"], str(out)],
+        vtt_session.id,
+        file=str(out),
+        name=f"{vtt_session.join_code}_export.zip",
+    )
+    return send_job_file(job) if job.state == DONE else unfinished(job)
 
 
 def _exports() -> Path:

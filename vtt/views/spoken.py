@@ -12,7 +12,6 @@ Recordings are served to the host only: no juror or stage page ever gets their a
 
 from __future__ import annotations
 
-import json
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,18 +23,21 @@ from sqlalchemy import select
 
 from ..engine.actions import Actor, refused
 from ..extensions import csrf, request_db
+from ..jobs.model import ACTIVE, DONE
+from ..jobs.store import cancel as cancel_job
 from ..models import Player, VttSession
-from ..offloop import in_process, off_loop, off_loop_waiting
+from ..offloop import off_loop, off_loop_waiting
 from ..persistence.queries import seen_client_keys
 from ..protocol.vocabulary import MAX_RECORDING_BYTES, MAX_RECORDING_SECONDS, MAX_SQL_INTEGER
 from ..realtime.hub import current_hub
 from ..recordings import RecordingProblem, delete_all, discard, file_name, kept, media_type, store
 from ..recordings.caps import WRITE_SECONDS, Caps, release, reserve
 from .auth import host_required
+from .jobs import start_and_wait
 
 bp = Blueprint("spoken", __name__)
 
-TRANSCRIBE_SECONDS = 120  # a worker that takes longer is stopped: the host types the transcript instead
+TRANSCRIBE_SECONDS = 120  # a job that takes longer is cancelled: the host types the transcript instead
 
 
 def _folder() -> Path:
@@ -165,19 +167,16 @@ def transcribe(session_id: int, name: str):
     if not spec:
         message = _("No transcription backend is set (VTT_TRANSCRIBE): type what you hear.")
         return jsonify({"ok": False, "message": message}), 409
-    try:
-        done = in_process(
-            "vtt.workers.transcribe",
-            str(_folder() / take.file),
-            spec,
-            language,
-            database_url=current_app.config["DATABASE_URL"],
-            timeout=TRANSCRIBE_SECONDS,
-        )
-        said = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
-    except Exception:
-        current_app.logger.exception("transcribing %s failed", take.file)
-        said = {}
+    job = start_and_wait(
+        "transcribe",
+        [str(_folder() / take.file), spec, language],
+        vtt_session.id,
+        wait=TRANSCRIBE_SECONDS,
+        limit=TRANSCRIBE_SECONDS,
+    )
+    if job.state in ACTIVE:  # past its time: stopped, the host types the transcript instead
+        cancel_job(request_db(), job.id)
+    said = job.output if job.state == DONE and isinstance(job.output, dict) else {"error": job.error}
     if not isinstance(said, dict) or "text" not in said:
         error = said.get("error") if isinstance(said, dict) else None
         reason = error if isinstance(error, str) else _("the transcription worker gave no answer")

@@ -4,8 +4,6 @@ never on the event loop)."""
 
 from __future__ import annotations
 
-import json
-import tempfile
 from pathlib import Path
 
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
@@ -15,11 +13,15 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from ..extensions import request_db
+from ..jobs.model import DONE
 from ..models import Juror, Jury, Player, Study, StudySession, VttSession
-from ..offloop import in_process
+from ..offloop import scratch_path
 from ..studies import StudyProblem, add_sessions, create_study, pooled_detection
 from .auth import host_required
-from .downloads import download, zip_files
+from .downloads import send_built
+from .jobs import start_and_wait
+
+STUDY_SECONDS = 600  # a study of many large sessions: its click waits this long for the job
 
 bp = Blueprint("studies", __name__, url_prefix="/host/studies")
 
@@ -92,11 +94,11 @@ def page(study_id: int):
 
 
 def _figures(study: Study) -> dict:
-    """The study's main tables, pooled by a worker process (``vtt.workers.study_figures``)."""
-    done = in_process("vtt.workers.study_figures", str(study.id), database_url=current_app.config["DATABASE_URL"])
-    if done.returncode != 0:
-        raise RuntimeError(f"vtt.workers.study_figures failed ({done.returncode}): {done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    """The study's main tables, pooled by a job (``vtt.workers.study_figures``)."""
+    job = start_and_wait("study_figures", [study.id], None, wait=STUDY_SECONDS)
+    if job.state != DONE:
+        raise RuntimeError(f"the study's figures were not made ({job.state}): {job.error}")
+    return job.output
 
 
 @bp.post("/<int:study_id>/sessions")
@@ -119,21 +121,13 @@ def add(study_id: int):
 def report(study_id: int):
     """The study's report: study_report.pdf (in the page's language), every table and the all-sessions export."""
     study = _study(study_id)
-    with tempfile.TemporaryDirectory() as folder:
-        done = in_process(
-            "vtt.cli",
-            "study",
-            "report",
-            study.name,
-            "--out",
-            folder,
-            "--lang",
-            "ko" if str(get_locale()) == "ko" else "en",
-            database_url=current_app.config["DATABASE_URL"],
-        )
-        if done.returncode != 0:
-            flash(_("No report: %(reason)s", reason=(done.stderr or done.stdout).strip()[-500:]), "error")
-            return redirect(url_for(".page", study_id=study.id))
-        root = Path(folder)
-        data = zip_files({path.name: path.read_bytes() for path in sorted(root.iterdir()) if path.is_file()})
-    return download(data, f"study-{study.id}.zip")
+    language = "ko" if str(get_locale()) == "ko" else "en"
+    out = scratch_path(Path(current_app.config["EXPORTS_DIR"]), 0, "study-report.zip")
+    job = start_and_wait(
+        "study_report", [study.id, language, out], None, wait=STUDY_SECONDS, file=str(out), name=f"study-{study.id}.zip"
+    )
+    if job.state != DONE:
+        out.unlink(missing_ok=True)
+        flash(_("No report: %(reason)s", reason=job.error or job.state), "error")
+        return redirect(url_for(".page", study_id=study.id))
+    return send_built(out, f"study-{study.id}.zip")

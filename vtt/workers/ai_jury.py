@@ -16,15 +16,22 @@ import sys
 from pathlib import Path
 
 
-def main(session_id: str, url: str, model: str, frames: str = "0", media_dir: str = "", cut_short: str = "0") -> dict:
+def main(
+    session_id: str, url: str, model: str, frames: str = "0", media_dir: str = "", cut_short: str = "0", report=None
+) -> dict:
+    """``report(text)``, when a job runs it: the calls made so far (``done/total``) for the host's page."""
     from ..db import db_factory_from_env
+    from ..jobs.runner import counted
     from ..juries.ai import JurySettings, judge_session
 
     api_key = os.environ.get("VTT_JUDGE_API_KEY") or os.environ.get("OPENAI_API_KEY") or None
     settings = JurySettings.from_spec(
         url, model, api_key=api_key, frames=int(frames), media_dir=Path(media_dir) if media_dir else None
     )
-    return judge_session(db_factory_from_env(), int(session_id), settings, cut_short=cut_short == "1").as_dict()
+    started, progress = counted(report)
+    return judge_session(
+        db_factory_from_env(), int(session_id), settings, cut_short=cut_short == "1", started=started, progress=progress
+    ).as_dict()
 
 
 if __name__ == "__main__":

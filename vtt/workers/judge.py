@@ -13,13 +13,16 @@ import os
 import sys
 
 
-def main(session_id: str, url: str, model: str) -> dict:
+def main(session_id: str, url: str, model: str, report=None) -> dict:
+    """``report(text)``, when a job runs it: the calls made so far (``done/total``) for the host's page."""
     from ..db import db_factory_from_env
+    from ..jobs.runner import counted
     from ..judge.suggest import JudgeSettings, suggest
 
     api_key = os.environ.get("VTT_JUDGE_API_KEY") or os.environ.get("OPENAI_API_KEY") or None
     settings = JudgeSettings.from_spec(url, model, api_key=api_key)
-    return suggest(db_factory_from_env(), int(session_id), settings).as_dict()
+    started, progress = counted(report)
+    return suggest(db_factory_from_env(), int(session_id), settings, started=started, progress=progress).as_dict()
 
 
 if __name__ == "__main__":
