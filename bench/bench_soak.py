@@ -217,8 +217,31 @@ async def soak(served: Served, target: Target, sessions: list[Soaked], alive: in
             position = mark
             await asyncio.sleep(settle)
             figures[mark] = served.memory_mib()
-            print(f"  after session {mark} and {settle:.0f} quiet seconds: RSS {figures[mark]:.2f} MiB", flush=True)
+            anonymous, files = served.memory_mib("RssAnon"), served.memory_mib("RssFile")
+            print(
+                f"  after session {mark} and {settle:.0f} quiet seconds: RSS {figures[mark]:.2f} MiB "
+                f"(anonymous {anonymous:.2f}, files {files:.2f})",
+                flush=True,
+            )
     return figures
+
+
+def soak_run(sessions: int, alive: int, warmup: int, jurors: int, settle: float) -> tuple[dict[int, float], dict]:
+    """A fresh server through ``sessions`` sessions: its RSS (MiB) after ``warmup`` and after the last, and the
+    sessions its ``/healthz`` still lists at the end (served or owned)."""
+    folder = Path(tempfile.mkdtemp(prefix="vtt-bench-soak-"))
+    try:
+        from bench_load import vtt_target
+
+        target = vtt_target(1, folder)  # the database migrated, the server's command and password
+        made = create_sessions(target.database_url, sessions, jurors)
+        with Served(target.command, target.env, folder) as served:
+            print(f"  idle: RSS {served.memory_mib():.1f} MiB", flush=True)
+            figures = asyncio.run(soak(served, target, made, alive, {warmup, sessions}, settle))
+            held = served.health().get("sessions") or {}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return figures, held
 
 
 def main() -> None:
@@ -235,24 +258,13 @@ def main() -> None:
         f"bench_soak: {os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d %H:%M')}; {args.sessions} sessions, "
         f"{args.alive} at once, {args.jurors} jurors each, warm-up {args.warmup}"
     )
-    folder = Path(tempfile.mkdtemp(prefix="vtt-bench-soak-"))
-    try:
-        from bench_load import vtt_target
-
-        target = vtt_target(1, folder)  # the database migrated, the server's command and password
-        sessions = create_sessions(target.database_url, args.sessions, args.jurors)
-        with Served(target.command, target.env, folder) as served:
-            print(f"  idle: RSS {served.memory_mib():.1f} MiB", flush=True)
-            figures = asyncio.run(soak(served, target, sessions, args.alive, {args.warmup, args.sessions}, args.settle))
-            held = served.health().get("sessions")
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    figures, held = soak_run(args.sessions, args.alive, args.warmup, args.jurors, args.settle)
     growth = figures[args.sessions] - figures[args.warmup]
     after = args.sessions - args.warmup
     print(
         f"RSS after the warm-up {figures[args.warmup]:.2f} MiB, at the end {figures[args.sessions]:.2f} MiB: "
         f"{growth:+.2f} MiB over the last {after} sessions ({growth * 1024 / after:+.1f} KiB a session); "
-        f"sessions the server still serves or owns: {len(held or {})}"
+        f"sessions the server still serves or owns: {len(held)}"
     )
     met = growth < TARGET_MIB
     print(f"target: grows less than {TARGET_MIB:g} MiB over the last {after} sessions: {'met' if met else 'MISSED'}")
