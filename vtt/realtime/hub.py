@@ -266,11 +266,12 @@ class Hub:
 
     def housekeep(self) -> None:
         """Every ``HOUSEKEEP_SECONDS`` while serving (:meth:`start`): the ownership's housekeeping where the shared
-        presence's refresh does not run it (one process, or no Redis), and every per-session cache let go of the
+        presence's refresh does not run it (no Redis, or no connection yet: a session the timers' holder adopted for
+        its deadline is given up too), and every per-session cache let go of the
         sessions this process no longer serves: what a snapshot read while the last connection left put back, and
         the writer's states of sessions with no connection here and no deadline ahead (docs/design.md, "Memory over
         months")."""
-        if self.shared_presence is None:
+        if not self._refreshing:
             self.ownership.housekeep()
         for cache in (self._read_states, self._judged_rounds, self._presence_sent):
             for session_id in [session_id for session_id in list(cache) if not self._serves(session_id)]:
