@@ -9,6 +9,7 @@ import time
 import weakref
 
 from tests.support.waiting import wait_until
+from vtt.realtime import loopwatch
 from vtt.realtime.loopwatch import LoopWatch, QuietCollector
 
 
@@ -63,25 +64,37 @@ def keep_busy(busy: dict, seconds: float, every: float) -> None:
         time.sleep(every)  # the writer's pace: the sleep is the test
 
 
-def test_full_collections_wait_for_a_quiet_writer():
+def trims(monkeypatch) -> list[int]:
+    """Every call of malloc_trim the collector makes, none of them real."""
+    calls: list[int] = []
+    monkeypatch.setattr(loopwatch, "MALLOC_TRIM", lambda pad: calls.append(pad) or 1)
+    return calls
+
+
+def test_full_collections_wait_for_a_quiet_writer_and_then_give_memory_back(monkeypatch):
+    """The heap's free pages go back to the system after a quiet full collection: glibc's malloc kept them, and a
+    process serving 50 sessions at once grew 6-13 MiB of RSS over 150 of them with its Python heap flat."""
+    trimmed = trims(monkeypatch)
     # quiet means 2 s without a batch: a loaded machine's sleep of 0.1 s may oversleep by far less than that
     with started_collector(quiet_seconds=2.0, at_most_seconds=60) as (collector, busy):
         assert gc.get_freeze_count() > 0  # the start-up heap is frozen
         assert not gc.isenabled()  # no automatic collection: the collector's own, in small steps
         keep_busy(busy, 1.5, 0.1)
-        assert collector.collections == 0
+        assert collector.collections == 0 and trimmed == []
         wait_until(
-            lambda: collector.collections >= 1,
+            lambda: collector.collections >= 1 and trimmed,
             timeout=10,
             interval=0.02,
-            message="a full collection once the writer is quiet for 2 s",
+            message="a full collection once the writer is quiet for 2 s, then the trim",
         )
 
 
-def test_a_server_that_is_never_quiet_still_collects_at_the_upper_bound():
+def test_a_server_that_is_never_quiet_still_collects_at_the_upper_bound(monkeypatch):
+    trimmed = trims(monkeypatch)
     with started_collector(quiet_seconds=60, at_most_seconds=0.8) as (collector, busy):
         keep_busy(busy, 2.0, 0.05)
         assert collector.collections >= 1
+    assert trimmed == []  # a busy loop is not held for the trim
 
 
 class Node:

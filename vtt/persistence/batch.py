@@ -57,10 +57,14 @@ class BatchResult:
 
 
 class StateCache:
-    """Live states by session, valid while the database's state_version matches."""
+    """Live states by session, valid while the database's state_version matches.
+
+    The writer's (``vtt.realtime.writer``): it lets a session go once no connection of it is on this process and no
+    deadline of it is ahead (:meth:`let_go`, from the hub's housekeeping); a session let go is read again at its next
+    action, so letting go is never wrong, only a read."""
 
     def __init__(self) -> None:
-        self._states: dict[int, LiveState] = {}
+        self._states: dict[int, LiveState] = {}  # per session; let go by let_go, or forgotten when a batch failed
 
     def fresh(self, db: Session, session_id: int) -> LiveState:
         version = current_version(db, session_id, lock=True)
@@ -74,6 +78,14 @@ class StateCache:
     def forget(self, session_ids) -> None:
         for session_id in session_ids:
             self._states.pop(session_id, None)
+
+    def sessions(self) -> set[int]:
+        """The sessions whose state is kept."""
+        return set(self._states)
+
+    def let_go(self, keep: Callable[[LiveState], bool]) -> None:
+        """Forget every state but those ``keep`` says to keep."""
+        self.forget([session_id for session_id, state in list(self._states.items()) if not keep(state)])
 
 
 def run_batch(

@@ -35,7 +35,9 @@ class Claims:
         self._engine = None if str(url).startswith("sqlite") else _claim_engine(url)
         self._connection: Connection | None = None
         self._holds = self._engine is None
-        self.sessions: set[int] = set()  # the sessions this process owns
+        # the sessions this process owns: each given up by vtt.realtime.ownership (at its last connection on SQLite,
+        # GIVE_UP_AFTER_SECONDS after it with PostgreSQL), all of them with the connection
+        self.sessions: set[int] = set()
         self._failing = False  # the connection's failures are logged once per outage, not at every tick
         # The ticker and the connections' greenlets share the one connection: one query at a time.
         self._lock = threading.RLock()

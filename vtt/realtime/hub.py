@@ -30,7 +30,7 @@ from ..persistence.queries import assignments, juror_rows, jury_rows, rows_of_ro
 from ..protocol.messages import Auth
 from .claims import Claims
 from .loopwatch import LoopWatch, QuietCollector
-from .outbox import Outbox, person_room
+from .outbox import Outbox, person_room, sessions_of_rooms
 from .ownership import Ownership
 from .presence import PRESENCE_REFRESH_SECONDS, SharedPresence, merged, summary
 from .writer import Writer
@@ -43,6 +43,8 @@ PRESENCE_SECONDS = 1.0
 # accepted at once); a live session's pages are never held back.
 DISPLACED_SNAPSHOTS_PER_SECOND = 40
 DISPLACED_SNAPSHOT_BURST = 40
+# How often a serving process lets go of what it keeps of the sessions it no longer serves (Hub.housekeep).
+HOUSEKEEP_SECONDS = 5.0
 
 
 class TokenBucket:
@@ -104,10 +106,13 @@ class Hub:
         self.reader = reader
         self.database_url = app.config["DATABASE_URL"]
         self.secret_key = app.config["SECRET_KEY"]  # door codes and stage keys (vtt.access.admission)
-        self.connections: dict[str, Identity] = {}
-        self._per_session: dict[int, int] = {}  # this process's connections of each session
-        self._presence_due: set[int] = set()  # sessions whose host gets a presence message shortly
-        self._presence_sent: dict[int, dict[str, Any]] = {}  # the last presence message this process sent
+        # Every per-session table of the hub is the hub's, and lets a session go by the rule beside it (docs/design.md,
+        # "Memory over months"); :meth:`held_sessions` lists them all, and :meth:`housekeep` sweeps what a race left.
+        self.connections: dict[str, Identity] = {}  # per connection: gone at its disconnect (depart)
+        self._per_session: dict[int, int] = {}  # this process's connections of each session: gone with the last
+        self._presence_due: set[int] = set()  # sessions whose host gets a presence message shortly: gone once sent
+        # the last presence message this process sent (for the refresh's comparison): gone with the last connection
+        self._presence_sent: dict[int, dict[str, Any]] = {}
         # Every process's connections, with REDIS_URL (vtt.realtime.presence); refreshed from the first connection.
         redis_url = app.config.get("REDIS_URL")
         database = make_url(self.database_url).database or ""
@@ -123,9 +128,12 @@ class Hub:
         )
         self.outbox = Outbox(socketio, app.config.get("AUDIT_LOG"), local=self.ownership.local)
         self._refreshing = False
-        self._read_states: dict[int, LiveState] = {}  # per session, for snapshots; never changed once read
-        # per session: the state read, and its rounds as judged_round gives them to displaced jurors
+        # per session, for snapshots; never changed once read: gone with the session's last connection here
+        self._read_states: dict[int, LiveState] = {}
+        # per session: the state read, and its rounds as judged_round gives them to displaced jurors: gone with the
+        # session's last connection here
         self._judged_rounds: dict[int, tuple[LiveState, dict[int, dict[str, Any]]]] = {}
+        self._housekeeping = False
         self.displaced_arrivals = TokenBucket(DISPLACED_SNAPSHOTS_PER_SECOND, DISPLACED_SNAPSHOT_BURST)
         self._writer: Writer | None = None
         self._lock = threading.Lock()
@@ -162,10 +170,13 @@ class Hub:
         self.collector.start()
         self.ownership.start()
         self._start_writer()
+        if not self._housekeeping:
+            self._housekeeping = True
+            self.socketio.start_background_task(self._housekeep_while_serving)
 
     def stop(self) -> None:
         self.loop_watch.running = self.collector.running = False
-        self._refreshing = False
+        self._refreshing = self._housekeeping = False
         self.ownership.stop()
         if self.shared_presence is not None:
             self.shared_presence.withdraw()
@@ -220,8 +231,62 @@ class Hub:
             self._per_session[who.session_id] = left
         else:
             self._per_session.pop(who.session_id, None)
+            self._let_go(who.session_id)
             self.ownership.left(who.session_id)
         return who
+
+    def _let_go(self, session_id: int) -> None:
+        """The hub's caches of a session that has no connection here any more (the writer's state stays while a
+        deadline is ahead: :meth:`housekeep`)."""
+        self._read_states.pop(session_id, None)
+        self._judged_rounds.pop(session_id, None)
+        self._presence_sent.pop(session_id, None)
+
+    def _serves(self, session_id: int) -> bool:
+        return session_id in self._per_session
+
+    def held_sessions(self) -> dict[str, set[int]]:
+        """Which sessions each per-session cache of this process holds, by the cache's name (docs/design.md,
+        "Memory over months": each one's owner and when it lets a session go)."""
+        held = {
+            "hub.connections": {who.session_id for who in list(self.connections.values())},
+            "hub.per_session": set(self._per_session),
+            "hub.presence_due": set(self._presence_due),
+            "hub.presence_sent": set(self._presence_sent),
+            "hub.read_states": set(self._read_states),
+            "hub.judged_rounds": set(self._judged_rounds),
+            "socketio.rooms": sessions_of_rooms(self.socketio.server.manager.rooms.get("/", {})),
+            **self.ownership.held_sessions(),
+        }
+        if self.shared_presence is not None:
+            held["presence.written"] = set(self.shared_presence.written)
+        if self._writer is not None:
+            held.update(self._writer.held_sessions())
+        return held
+
+    def housekeep(self) -> None:
+        """Every ``HOUSEKEEP_SECONDS`` while serving (:meth:`start`): the ownership's housekeeping where the shared
+        presence's refresh does not run it (no Redis, or no connection yet: a session the timers' holder adopted for
+        its deadline is given up too), and every per-session cache let go of the
+        sessions this process no longer serves: what a snapshot read while the last connection left put back, and
+        the writer's states of sessions with no connection here and no deadline ahead (docs/design.md, "Memory over
+        months")."""
+        if not self._refreshing:
+            self.ownership.housekeep()
+        for cache in (self._read_states, self._judged_rounds, self._presence_sent):
+            for session_id in [session_id for session_id in list(cache) if not self._serves(session_id)]:
+                cache.pop(session_id, None)
+        started = self._writer
+        if started is not None:
+            started.let_go(serving=self._serves)
+
+    def _housekeep_while_serving(self) -> None:
+        while self._housekeeping:
+            self.socketio.sleep(HOUSEKEEP_SECONDS)
+            try:
+                self.housekeep()
+            except Exception:
+                log.exception("housekeeping failed")
 
     def served(self) -> dict[int, int]:
         """This process's connections per session (``/healthz``)."""
@@ -287,7 +352,9 @@ class Hub:
             self._presence_due.discard(session_id)
             if self.shared_presence is not None:  # the other processes count this change from now on
                 self.shared_presence.write({session_id: self._here(session_id)})
-            message = self._presence_sent[session_id] = self.presence(session_id)
+            message = self.presence(session_id)
+            if self._serves(session_id):  # kept for the refresh's comparison while a connection of it is here
+                self._presence_sent[session_id] = message
             self.outbox.to_audience(session_id, "host", "presence", message)
 
         self.socketio.start_background_task(send)
@@ -360,7 +427,9 @@ class Hub:
         # the rounds as the live jury saw them are the same for every displaced juror: built once per state read
         kept = self._judged_rounds.get(who.session_id)
         if kept is None or kept[0] is not state:
-            kept = self._judged_rounds[who.session_id] = (state, {})
+            kept = (state, {})
+            if self._serves(who.session_id):  # not for a connection that left while its snapshot was read
+                self._judged_rounds[who.session_id] = kept
         judged = kept[1]
         shown = [judged[n] if n in judged else judged.setdefault(n, audiences.judged_round(state, n)) for n in rounds]
         attention = None
@@ -385,7 +454,9 @@ class Hub:
         cached = self._read_states.get(session_id)
         if cached is not None and cached.state_version == current_version(db, session_id):
             return cached
-        state = self._read_states[session_id] = load_state(db, session_id)
+        state = load_state(db, session_id)
+        if self._serves(session_id):  # not for a connection that left while its snapshot was read
+            self._read_states[session_id] = state
         return state
 
 

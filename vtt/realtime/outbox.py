@@ -27,6 +27,16 @@ def person_room(session_id: int, role: str, person_id: int) -> str:
     return f"vtt:{session_id}:{role}:{person_id}"
 
 
+def sessions_of_rooms(names) -> set[int]:
+    """The VTT sessions named by rooms (:func:`room`, :func:`person_room`); a connection's own room names none."""
+    found = set()
+    for name in names:
+        parts = name.split(":") if isinstance(name, str) else ()
+        if len(parts) >= 3 and parts[0] == "vtt" and parts[1].isdigit():
+            found.add(int(parts[1]))
+    return found
+
+
 class AuditLog:
     def __init__(self, path: str | Path):
         self.path = Path(path)

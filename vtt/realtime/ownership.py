@@ -65,12 +65,17 @@ class Ownership:
         self.registry = registry
         self.enabled = claims.shared and registry is not None and redis_url is not None
         self._serving, self._announce, self._spawn, self._make_event = serving, announce, spawn, make_event
-        self.guests: dict[int, set[str]] = {}  # per owned session: the other processes serving some of it
-        self.guest_of: set[int] = set()  # sessions this process serves as a guest (announced to the owner)
-        self._settling: dict[int, Any] = {}  # session -> event set once this process's arrival there is settled
-        self._asking: dict[int, Any] = {}  # session -> event set when the owner answers this process's split
-        self._answers: dict[int, str] = {}  # session -> that answer
-        self._empty_since: dict[int, float] = {}  # owned sessions with no connection here, since when
+        # Per session, each let go by the rule beside it (docs/design.md, "Memory over months"); ``housekeep`` must
+        # run every few seconds (the hub's housekeeping, or the shared presence's refresh with Redis).
+        # per owned session: the other processes serving some of it; gone with the claim (_give_up)
+        self.guests: dict[int, set[str]] = {}
+        # sessions this process serves as a guest (announced to the owner): gone at its last connection (left)
+        self.guest_of: set[int] = set()
+        self._settling: dict[int, Any] = {}  # session -> event set once this process's arrival is settled: gone then
+        self._asking: dict[int, Any] = {}  # session -> event set when the owner answers a split: gone after the wait
+        self._answers: dict[int, str] = {}  # session -> that answer: kept only while asking, taken by the asker
+        # owned sessions with no connection here, since when: gone at a connection's arrival or with the claim
+        self._empty_since: dict[int, float] = {}
         self._running = False
         self._channel = self._redis = None
         if self.enabled:
@@ -103,6 +108,18 @@ class Ownership:
         if not holds_timers or session_id in self.guest_of:
             return False
         return self._adopt(session_id)
+
+    def held_sessions(self) -> dict[str, set[int]]:
+        """Which sessions each of this process's ownership tables holds (``Hub.held_sessions``)."""
+        return {
+            "claims.sessions": set(self.claims.sessions),
+            "ownership.guests": set(self.guests),
+            "ownership.guest_of": set(self.guest_of),
+            "ownership.settling": set(self._settling),
+            "ownership.asking": set(self._asking),
+            "ownership.answers": set(self._answers),
+            "ownership.empty_since": set(self._empty_since),
+        }
 
     # --- connections ---------------------------------------------------------------------------------------------
 
@@ -139,8 +156,8 @@ class Ownership:
         if session_id in self.guest_of:
             self.guest_of.discard(session_id)
             self._publish({"kind": "left", "session": session_id, "from": self.me})
-        elif not self.claims.shared:
-            self.claims.give_up(session_id)
+        elif not self.claims.shared:  # SQLite: nobody else could serve it; a deadline due later adopts it again
+            self._give_up(session_id)
         elif session_id in self.claims.sessions:
             self._empty_since.setdefault(session_id, time.monotonic())
 
@@ -202,9 +219,9 @@ class Ownership:
                 self._give_up(session_id)
                 self._publish({"kind": "released", "session": session_id, "to": asker, "from": self.me})
         elif kind in ("joined", "released") and message.get("to") == self.me:
-            self._answers[session_id] = kind
             asking = self._asking.get(session_id)
-            if asking is not None:
+            if asking is not None:  # an answer after the asker stopped waiting is not kept
+                self._answers[session_id] = kind
                 asking.set()
         elif kind == "left" and session_id in self.guests:
             self.guests[session_id].discard(message["from"])

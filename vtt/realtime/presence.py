@@ -68,13 +68,13 @@ class SharedPresence:
         self.process = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.database = database
         self._prefix = f"vtt:presence:{database}"
-        self._written: set[int] = set()  # sessions this process has an entry for
+        self.written: set[int] = set()  # sessions this process has an entry for
         self._failing = False
 
     def write(self, summaries: dict[int, dict[str, Any]], *, every_session: bool = False) -> None:
         """Write this process's summary of each session given (and renew its expiry); with ``every_session``,
         ``summaries`` is all this process has, and the entries of the sessions it no longer serves are dropped."""
-        gone = self._written - summaries.keys() if every_session else set()
+        gone = self.written - summaries.keys() if every_session else set()
         pipe = self._redis.pipeline(transaction=False)
         expiry_ms = int(PRESENCE_EXPIRY_SECONDS * 1000)
         for session_id, part in summaries.items():
@@ -85,7 +85,7 @@ class SharedPresence:
             pipe.delete(self._entry(session_id, self.process))
             pipe.srem(self._index(session_id), self.process)
         if self._call(pipe.execute) is not None:
-            self._written = (self._written - gone) | summaries.keys()
+            self.written = (self.written - gone) | summaries.keys()
 
     def others(self, session_id: int) -> list[dict[str, Any]]:
         """The other live processes' summaries of a session (an expired entry's name is taken out of the set)."""

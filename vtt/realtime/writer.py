@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -51,12 +52,12 @@ class Writer:
         self.database = database  # on the writer engine (BEGIN IMMEDIATE on SQLite)
         self.reader = reader
         self.outbox = outbox
-        self.cache = StateCache()
+        self.cache = StateCache()  # the live states; let go by let_go (the hub's housekeeping)
         eio = socketio.server.eio
         self._queue = eio.create_queue()
-        self._later: deque[tuple[Submission, Any]] = deque()  # displaced jurors' actions behind the live ones
+        self._later: deque[tuple[Submission, Any]] = deque()  # displaced jurors' actions behind the live ones: drained
         self._make_event = eio.create_event
-        self._pending_ticks: set[int] = set()
+        self._pending_ticks: set[int] = set()  # sessions with a tick queued: each gone once its batch ran
         self.ownership = ownership
         self.claims = ownership.claims
         self._running = False
@@ -179,6 +180,22 @@ class Writer:
             )
         except Exception:
             log.exception("echoing %s to %s failed", action.name, action.actor.label)
+
+    def let_go(self, serving: Callable[[int], bool]) -> None:
+        """Forget the states of the sessions with no connection here (``serving``), no deadline ahead and no tick
+        queued: a finished session's or a quiet one's (docs/design.md, "Memory over months")."""
+        now = datetime.now(UTC)
+        self.cache.let_go(
+            lambda state: (
+                serving(state.session_id)
+                or state.session_id in self._pending_ticks
+                or (state.deadline is not None and state.deadline > now)
+            )
+        )
+
+    def held_sessions(self) -> dict[str, set[int]]:
+        """Which sessions the writer keeps something of (``Hub.held_sessions``)."""
+        return {"writer.states": self.cache.sessions(), "writer.pending_ticks": set(self._pending_ticks)}
 
     @property
     def holds_timers(self) -> bool:
