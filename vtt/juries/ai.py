@@ -55,6 +55,7 @@ from ..agents.backends import (
 from ..engine.audiences import judgeable_rounds, judged_round
 from ..kinds import Jury, PlayerKind
 from ..models import Event, Juror, JurorReply, Vote, VttSession, utcnow
+from ..persistence.locks import lock_session
 from ..protocol.strict_json import JsonRefused, decode_at
 from .claims import claim_round, lease, let_go, let_go_all, new_run
 from .rounds import JuryError, offered_rounds
@@ -313,6 +314,9 @@ def made_juror(db_factory: Callable[[], Session], session_id: int, model: str, r
     while True:
         with db_factory() as db:
             try:
+                # Runs that start together queue here: unlocked, one could find no juror of the model, then see
+                # the other's label taken and make a second juror ("AI m 2") whose claims the first never sees.
+                lock_session(db, session_id)
                 juror = ai_juror(db, session_id, model, rounds)
                 db.commit()
                 return juror.id, juror.label
