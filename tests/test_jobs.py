@@ -74,6 +74,9 @@ def test_a_job_started_in_one_process_is_seen_and_run_again_from_another(backend
         again = other.post(f"{base}/jobs/{job.id}/again", data={"csrf_token": form_token(other, f"{base}/results/")})
         assert again.status_code == 302
         wait_until(lambda: jobs_of(db_factory, played.session_id)[-1].state == "done", timeout=30)
+        rerun = jobs_of(db_factory, played.session_id)[-1]
+        built = other.get(f"{base}/jobs/{rerun.id}/file")  # the Background work card's link to the file
+        assert built.status_code == 200 and "votes.csv" in zipfile.ZipFile(io.BytesIO(built.data)).namelist()
     finally:
         stop(workers)
         served.extensions["vtt.hub"].stop()

@@ -89,6 +89,7 @@ def test_every_module_of_a_live_page_is_fetched_at_once_and_kept(client, db_fact
         assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable", address
 
 
+@pytest.mark.each_database  # the versioned static route is reached on PostgreSQL too (tests/test_postgres_reach.py)
 def test_an_address_of_another_version_is_revalidated_and_a_plain_one_too(client):
     with client.application.test_request_context():
         from flask import url_for
