@@ -342,3 +342,34 @@ def test_a_player_past_the_takes_cap_is_told_in_words_in_english_and_korean(mic_
             assert len(db.scalars(select(Recording)).all()) == 1
         for page in (host, *pages):
             page.close()
+
+
+# The browser's store for unsent takes: one that never answers (a fresh profile still opening it), one that throws.
+STORE_NEVER_ANSWERS = "indexedDB.open = () => ({});"
+STORE_THROWS = 'IDBObjectStore.prototype.put = () => { throw new DOMException("no", "DataCloneError"); };'
+
+
+@pytest.mark.parametrize("store", [STORE_NEVER_ANSWERS, STORE_THROWS], ids=["never_answers", "throws"])
+def test_a_take_is_sent_whatever_the_browsers_store_does(mic_browser, served, db_factory, store):
+    """Found in a CI run: Firefox's page stayed 'recording' 30 s after the stop, the take never sent. The take
+    waited for the browser's store (IndexedDB) before its upload, and a store that never answered, or threw, held
+    it for ever. The store is a safety net for a reload, never a gate: the take goes all the same."""
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
+    host = host_console(mic_browser, served.url, people)
+    mina = mic_browser.new_page(viewport=PHONE)
+    mina.add_init_script(store)
+    mina.goto(f"{served.url}/play/{people.players['Mina']}")
+    for label in ("Open the lobby", "Start round 1", "Show question 1", "Open answering"):
+        host_step(host, label)
+    state = "document.getElementById('spoken-answer')?.dataset.state"
+    mina.wait_for_function(f"{state} === 'idle' && !document.getElementById('record').disabled", timeout=WAIT_MS)
+    mina.click("#record")
+    mina.wait_for_function(f"{state} === 'recording'", timeout=WAIT_MS)
+    mina.wait_for_timeout(1000)
+    mina.click("#stop-recording")
+    assert mina.evaluate(state) in ("sending", "sent")  # at once: the page never says 'recording' after the stop
+    mina.wait_for_function(f"{state} === 'sent'", timeout=WAIT_MS)
+    with db_factory() as db:
+        assert len(db.scalars(select(Recording)).all()) == 1
+    for page in (host, mina):
+        page.close()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import socketio
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.support.apps import HOST_PASSWORD
 from tests.support.browser import FULL_HD, HD, screenshot_dir
@@ -208,16 +209,30 @@ def clip_state(page, container: str) -> str:
 
 
 def wait_clip(page, container: str, expected: str) -> None:
-    page.wait_for_function(
-        """([container, expected]) => {
-        const box = document.querySelector(container);
-        if (!box) return false;
-        if (expected === "missing") return !!box.querySelector(".clip-missing:not([hidden])");
-        const video = box.querySelector("video");
-        return !box.querySelector(".clip-missing:not([hidden])") && video && video.readyState >= 1; }""",
-        arg=[container, expected],
-        timeout=WAIT_MS,
-    )
+    """Until the clip box shows what ``expected`` says; on a timeout the message says what the page had."""
+    try:
+        page.wait_for_function(
+            """([container, expected]) => {
+            const box = document.querySelector(container);
+            if (!box) return false;
+            if (expected === "missing") return !!box.querySelector(".clip-missing:not([hidden])");
+            const video = box.querySelector("video");
+            return !box.querySelector(".clip-missing:not([hidden])") && video && video.readyState >= 1; }""",
+            arg=[container, expected],
+            timeout=WAIT_MS,
+        )
+    except PlaywrightTimeout:
+        seen = page.evaluate(
+            """(container) => { const box = document.querySelector(container);
+            const video = box && box.querySelector("video");
+            return box && {notice: !!box.querySelector(".clip-missing:not([hidden])"), video: video && {
+                src: video.currentSrc, readyState: video.readyState, networkState: video.networkState,
+                error: video.error && video.error.code, hidden: video.hidden}}; }""",
+            container,
+        )
+        raise AssertionError(
+            f"{page.url} {container}: waited {WAIT_MS} ms for {expected!r}; the page has {seen}"
+        ) from None
 
 
 EXPECTED_CLIP = {"clips/colours.webm": "video", "clips/missing.mp4": "missing", "clips/broken.mp4": "missing"}

@@ -31,21 +31,35 @@ export const MICROPHONE_WAIT_MS = 4000;
 const PENDING_DB = "vtt-spoken-takes";
 const PENDING_STORE = "takes";
 
+// The browser's store is a safety net, never a gate: whatever it does (refuses, throws, is blocked by another tab,
+// or is slow to open a fresh profile), the promise settles, with null where the store did not answer.
 function pendingStore(mode, work) {
   return new Promise((resolve) => {
-    if (typeof indexedDB === "undefined") { resolve(null); return; }
-    const opening = indexedDB.open(PENDING_DB, 1);
-    opening.onupgradeneeded = () => opening.result.createObjectStore(PENDING_STORE, { keyPath: "id" });
-    opening.onerror = () => resolve(null);  // private mode and the like: the take lives in memory only
-    opening.onsuccess = () => {
-      const db = opening.result;
-      const done = db.transaction(PENDING_STORE, mode);
-      const request = work(done.objectStore(PENDING_STORE));
-      done.oncomplete = () => { db.close(); resolve(request ? request.result : null); };
-      done.onerror = done.onabort = () => { db.close(); resolve(null); };
-    };
+    try {
+      if (typeof indexedDB === "undefined") { resolve(null); return; }
+      const opening = indexedDB.open(PENDING_DB, 1);
+      opening.onupgradeneeded = () => opening.result.createObjectStore(PENDING_STORE, { keyPath: "id" });
+      opening.onerror = opening.onblocked = () => resolve(null);  // private mode and the like: in memory only
+      opening.onsuccess = () => {
+        const db = opening.result;
+        try {
+          const done = db.transaction(PENDING_STORE, mode);
+          const request = work(done.objectStore(PENDING_STORE));
+          done.oncomplete = () => { db.close(); resolve(request ? request.result : null); };
+          done.onerror = done.onabort = () => { db.close(); resolve(null); };
+        } catch {  // e.g. a Blob this store cannot clone
+          db.close();
+          resolve(null);
+        }
+      };
+    } catch {
+      resolve(null);
+    }
   });
 }
+
+// How long a stopped take waits for the store before it is sent all the same (kept or not, it goes).
+export const KEEP_WAIT_MS = 1500;
 
 const keepTake = (take) => pendingStore("readwrite", (store) => store.put(take));
 const forgetTake = (id) => pendingStore("readwrite", (store) => store.delete(id));
@@ -163,10 +177,14 @@ export class SpokenAnswer {
       this.recorder = null;
       const durationMs = Math.round(performance.now() - this.started);
       const stoppedAt = Date.now();
-      new Blob(chunks).slice(0, 12).arrayBuffer().then((head) => {
+      this.state = "sending";  // from the stop on, the page says the take is on its way
+      this.render();
+      new Blob(chunks).slice(0, 12).arrayBuffer().catch(() => new ArrayBuffer(0)).then((head) => {
         const blob = new Blob(chunks, { type: takeType(recorder.mimeType, type, new Uint8Array(head)) });
         const take = { id: newId("take"), url: this.uploadUrl, question: question.id, blob, durationMs, stoppedAt };
-        return keepTake(take).then(() => this.send(take));
+        const kept = keepTake(take);
+        const waited = new Promise((resolve) => { window.setTimeout(resolve, KEEP_WAIT_MS); });
+        return Promise.race([kept, waited]).then(() => this.send(take, kept));
       });
     };
     this.recorder = recorder;
@@ -185,7 +203,8 @@ export class SpokenAnswer {
   }
 
   // Upload the take, again and again with the same id until the server answers (ok, or a refusal that is final).
-  async send(take) {
+  // kept: the store's promise for this take (a take sent again after a reload is in the store already).
+  async send(take, kept = Promise.resolve()) {
     if (this.take && this.take !== take) forgetTake(this.take.id);  // a newer take replaces one still unsent
     this.take = take;
     this.state = "sending";
@@ -206,7 +225,7 @@ export class SpokenAnswer {
         reply = null;  // no connection, or the server went away mid-way: the same take again
       }
       if (reply && (reply.ok || !RETRYABLE.has(reply.error && reply.error.code))) {
-        await forgetTake(take.id);  // the server has it (or refused it for good): nothing to send again
+        kept.then(() => forgetTake(take.id));  // the server has it (or refused it for good): nothing to send again
         if (this.take !== take) return;
         this.take = null;
         const code = reply.ok ? null : reply.error.code;
