@@ -420,15 +420,12 @@ def parse_action(event: str, data: Any) -> tuple[str, dict[str, Any], str]:
     return action, message.model_dump(exclude=_NOT_FIELDS), message.id
 
 
-def carried_actions() -> dict[str, type[_Message]]:
-    """Each action a client message carries, with that message: a message with an ``action`` field carries the
-    actions it names (the host's moves), any other message the action of its own name (as :func:`parse_action`
-    reads them)."""
-    return {
-        name: model
-        for event, model in CLIENT_MESSAGES.items()
-        for name in (get_args(model.model_fields["action"].annotation) if "action" in model.model_fields else (event,))
-    }
+def carried_by(model: type[BaseModel]) -> tuple[str, ...]:
+    """The actions a client message carries: a message with an ``action`` field the actions it names (the host's
+    moves), any other the action of its own event's name (as :func:`parse_action` reads them)."""
+    if "action" in model.model_fields:
+        return get_args(model.model_fields["action"].annotation)
+    return tuple(event for event, each in CLIENT_MESSAGES.items() if each is model)
 
 
 def json_schemas() -> dict[str, dict[str, Any]]:
