@@ -1,8 +1,11 @@
-"""What an action is and what answers it, and the one declaration of each action.
+"""What an action is and what answers it, and the one registry of actions.
 
 An :class:`Action` of an :class:`Actor` is answered by an :class:`Outcome` or refused with a :class:`Refusal`.
-Each action is declared once, on its handler (:func:`declare`): who may send it, the client message that carries
-it (``vtt.protocol.messages``) and, for a move of the host's flow, the precondition ``host_moves`` lists it by.
+Each action is declared on its handlers (:func:`declare`, :func:`declare_host`, :func:`declare_later`): who may
+send it, the client message that carries it (its schema, ``vtt.protocol.messages``), and for a move of the host's
+flow the precondition the rules check before its handler runs (``host_moves`` lists the moves by it).  What else
+names actions is read from :data:`ACTIONS`: the socket events that carry them and the moves of the flow
+(``vtt.engine.rules``), the actions a displaced juror may send (``vtt.engine.displaced``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from ..kinds import Phase
-from ..protocol.messages import HostIn
+from ..protocol.messages import HostIn, carried_by
+from ..protocol.replies import error_message
 from .state import Effect, LiveState, SetPhase
 
 ROLES = frozenset({"host", "player", "juror", "displaced", "guest", "system"})
@@ -76,14 +80,6 @@ class Outcome:
         self.status_changed = True
 
 
-def refused(code: str, message: str, state_version: int | None = None) -> dict[str, Any]:
-    """The one shape of a refused action's reply (docs/protocol.md, "Actions and acknowledgements")."""
-    reply: dict[str, Any] = {"ok": False, "error": {"code": code, "message": message}}
-    if state_version is not None:
-        reply["state_version"] = state_version
-    return reply
-
-
 SERVER_ERROR = ("server_error", "the server could not save this; try again")  # retry with the same id
 
 
@@ -99,45 +95,82 @@ class Refusal(Exception):
         return {"code": self.code, "message": self.message}
 
     def reply(self, state_version: int | None = None) -> dict[str, Any]:
-        return refused(self.code, self.message, state_version)
+        return error_message(self.code, self.message, state_version)
 
 
 # --- the declarations ------------------------------------------------------------------------------
 
 Handler = Callable[[LiveState, Action, datetime, Tally], Outcome]
+LaterHandler = Callable[..., Outcome]  # (state, assignment, action, now): ``vtt.engine.displaced``
 Precondition = Callable[[LiveState], None]
+Waiver = Callable[[LiveState, Action], bool]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Declared:
-    """An action as declared: who may send it, the client message that carries it (None: only the server itself
-    sends it, for an upload, a transcription or an open join), its handler, and for a move of the host's flow the
-    precondition its handler checks first."""
+    """An action as declared: the client message that carries it (None: only the server itself sends it, for an
+    upload, a transcription or an open join); the roles its live handler answers (none: a displaced juror's
+    only); for a move of the host's flow the precondition the rules check before the handler, and when it is
+    waived (``finish`` with ``force``); and the handler of a displaced juror's same action (``later``)."""
 
     name: str
-    roles: frozenset[str]
-    schema: type[BaseModel] | None
-    handler: Handler
+    schema: type[BaseModel] | None = None
+    roles: frozenset[str] = frozenset()
+    handler: Handler | None = None
     fits: Precondition | None = None
+    waived: Waiver | None = None
+    later: LaterHandler | None = None
 
 
 ACTIONS: dict[str, Declared] = {}
 
 
+def _declared(name: str, schema: type[BaseModel] | None) -> Declared:
+    """The action's entry, its schema given (a schema must carry the action; one action, one schema)."""
+    entry = ACTIONS.get(name) or Declared(name)
+    if schema is not None:
+        if name not in carried_by(schema) or entry.schema not in (None, schema):
+            raise ValueError(f"action {name!r}: {schema.__name__} does not carry it, or it has another schema")
+        entry.schema = schema
+    return ACTIONS.setdefault(name, entry)
+
+
 def declare(
-    name: str, *, roles: tuple[str, ...], schema: type[BaseModel] | None, fits: Precondition | None = None
+    name: str,
+    *,
+    roles: tuple[str, ...],
+    schema: type[BaseModel] | None,
+    fits: Precondition | None = None,
+    waived: Waiver | None = None,
 ) -> Callable[[Handler], Handler]:
-    """Declare the decorated handler as the one that answers ``name``."""
+    """Declare the decorated handler as the one that answers ``name`` in the live session."""
 
     def register(handler: Handler) -> Handler:
-        if name in ACTIONS or not roles or not ROLES.issuperset(roles):
-            raise ValueError(f"action {name!r}: declared twice, or with roles outside {sorted(ROLES)}: {roles}")
-        ACTIONS[name] = Declared(name, frozenset(roles), schema, handler, fits)
+        live = ROLES - {"displaced"}  # a displaced juror's actions are declared with ``declare_later``
+        if not roles or not live.issuperset(roles) or (name in ACTIONS and ACTIONS[name].handler is not None):
+            raise ValueError(f"action {name!r}: declared twice, or with roles outside {sorted(live)}: {roles}")
+        entry = _declared(name, schema)
+        entry.roles, entry.handler, entry.fits, entry.waived = frozenset(roles), handler, fits, waived
         return handler
 
     return register
 
 
-def declare_host(name: str, *, fits: Precondition | None = None) -> Callable[[Handler], Handler]:
+def declare_host(
+    name: str, *, fits: Precondition | None = None, waived: Waiver | None = None
+) -> Callable[[Handler], Handler]:
     """Declare a move of the host, carried by the host's message (its ``action`` field)."""
-    return declare(name, roles=("host",), schema=HostIn, fits=fits)
+    return declare(name, roles=("host",), schema=HostIn, fits=fits, waived=waived)
+
+
+def declare_later(name: str, *, schema: type[BaseModel] | None = None) -> Callable[[LaterHandler], LaterHandler]:
+    """Declare the decorated handler as the one that answers a displaced juror's ``name`` (its schema given
+    here when no live handler's declaration gives it)."""
+
+    def register(handler: LaterHandler) -> LaterHandler:
+        if name in ACTIONS and ACTIONS[name].later is not None:
+            raise ValueError(f"action {name!r}: a displaced juror's handler declared twice")
+        _declared(name, schema).later = handler
+        return handler
+
+    return register

@@ -24,7 +24,16 @@ from ..protocol.vocabulary import (
 from . import audiences
 from .actions import Action, Message, Outcome, Tally, declare, declare_host
 from .checks import in_phase, require, trimmed_text, whole_number
-from .state import EditAnswer, LiveState, LogEvent, QuestionInfo, SaveAnswer, SaveRecording, SaveSuggestion, Suggestion
+from .state import (
+    EditAnswer,
+    LiveState,
+    LogEvent,
+    QuestionInfo,
+    SaveAnswer,
+    SaveRecording,
+    SaveTakeTranscript,
+    TakeTranscript,
+)
 
 # A recording's file name, as the upload view makes it: session, question, player and the action's id.
 RECORDING_FILE = r"^[0-9]+-[0-9]+-[0-9]+-[A-Za-z0-9_-]{1,64}\.[a-z0-9]{2,5}$"
@@ -273,7 +282,7 @@ def _transcribed(state: LiveState, action: Action, now: datetime, tally: Tally) 
     require(level in TRANSCRIPT_LEVELS, "bad_field", f"level must be one of {', '.join(TRANSCRIPT_LEVELS)}")
     require((level == "none") == (not text.strip()), "bad_field", "level is none exactly when the text is empty")
     player = args["player"]
-    suggestion = Suggestion(text, None if confidence is None else float(confidence), backend, level)
-    outcome = Outcome(effects=[SaveSuggestion(item.id, player, recording.file, suggestion)])
+    suggestion = TakeTranscript(text, None if confidence is None else float(confidence), backend, level)
+    outcome = Outcome(effects=[SaveTakeTranscript(item.id, player, recording.file, suggestion)])
     outcome.announce = lambda after: [Message("host", "recording", audiences.host_recording(after, item, player))]
     return outcome

@@ -14,14 +14,13 @@ from typing import Any
 
 from ..kinds import Phase
 from ..protocol.messages import AttentionIn
-from ..protocol.vocabulary import MAX_SHEET_LINES
-from .actions import Action, Outcome, Refusal, Tally, declare
+from .actions import ACTIONS, Action, Outcome, declare_later
 from .audiences import judgeable_rounds
-from .checks import require, trimmed_text, whole_number
-from .state import LiveState, LogEvent, SaveSheet, SaveVote, SetAttention
+from .checks import require, whole_number
+from .state import LiveState, LogEvent, SaveSheet, SetAttention
+from .voting import sheet_line, sheet_lines, vote_effect
 
 ROLE = "displaced"
-ACTIONS = ("sheet", "vote", "attention")
 
 
 @dataclass
@@ -56,40 +55,28 @@ def attention_value(juror_id: int) -> int:
     return 1 + (juror_id * 3 + 1) % 5
 
 
-def decide(state: LiveState, assignment: Assignment, action: Action, now: datetime) -> Outcome:
-    """A displaced juror's ``sheet``, ``vote`` or ``attention``; raises :class:`Refusal` when it does not fit."""
-    require(action.name in ACTIONS, "not_allowed", f"a displaced juror cannot {action.name.replace('_', ' ')}")
+def outcome_of(state: LiveState, assignment: Assignment, action: Action, now: datetime) -> Outcome:
+    """What a displaced juror's action does (``sheet``, ``vote`` or ``attention``: the actions declared with
+    :func:`declare_later`); raises :class:`Refusal` when it does not fit.  Unlike ``vtt.engine.rules.decide``
+    it changes nothing of ``state``: its effects are the batch's to write."""
+    declared = ACTIONS.get(action.name)
+    later = declared.later if declared is not None else None
+    require(later is not None, "not_allowed", f"a displaced juror cannot {action.name.replace('_', ' ')}")
     require(not assignment.removed, "removed", "the host removed you from this jury")
     require(state.phase is Phase.FINISHED, "not_finished", "this session has not finished")
-    if action.name == "sheet":
-        outcome = _sheet(state, assignment, action, now)
-    elif action.name == "vote":
-        outcome = _vote(state, assignment, action, now)
-    else:
-        outcome = _attention(assignment, action, now)
+    outcome = later(state, assignment, action, now)
     outcome.effects.append(LogEvent(action.name, action.actor.label, dict(action.args), action.client_key, now))
     if assignment.done(state) and assignment.completion_code:
         outcome.reply["completion_code"] = assignment.completion_code
     return outcome
 
 
-@declare("attention", roles=(ROLE,), schema=AttentionIn)
-def _not_live(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    """The live rules never answer a displaced juror: the batch sends their actions to :func:`decide`."""
-    raise Refusal("not_allowed", "a displaced juror's actions are decided apart from the live session")
-
-
+@declare_later("sheet")
 def _sheet(state: LiveState, assignment: Assignment, action: Action, now: datetime) -> Outcome:
-    lines = action.args.get("lines")
-    if lines is None:
-        lines = [action.args]
-    require(
-        isinstance(lines, list) and 1 <= len(lines) <= MAX_SHEET_LINES,
-        "bad_field",
-        f"lines must be a list of 1 to {MAX_SHEET_LINES} sheet lines",
-    )
     rounds = assignment.rounds_to_judge(state)
-    return Outcome(effects=[_sheet_line(state, rounds, assignment, action, line, now) for line in lines])
+    return Outcome(
+        effects=[_sheet_line(state, rounds, assignment, action, line, now) for line in sheet_lines(action.args)]
+    )
 
 
 def _sheet_line(
@@ -101,56 +88,24 @@ def _sheet_line(
         "not_revealed",
         "that question is not one of the rounds you judge",
     )
-    player = state.round_info[item.round].player_of(line.get("alias"))
-    require(player is not None, "unknown_alias", f"no player is called {line.get('alias')!r} in round {item.round}")
-    marked = line.get("looks_like_ai", False)
-    require(isinstance(marked, bool), "bad_field", "looks_like_ai must be true or false")
-    return SaveSheet(
-        assignment.juror_id,
-        item.id,
-        player,
-        line["alias"],
-        trimmed_text(line.get("note"), "note"),
-        whole_number(line.get("human_likeness"), "human_likeness", 1, 5),
-        marked,
-        action.client_key or "",
-        now,
-    )
+    where = f"round {item.round}"
+    return sheet_line(state, item.round, assignment.juror_id, item.id, line, action, now, where=where)
 
 
+@declare_later("vote")
 def _vote(state: LiveState, assignment: Assignment, action: Action, now: datetime) -> Outcome:
-    args = action.args
-    number = args.get("round")
+    number = action.args.get("round")
     require(
         number in assignment.rounds_to_judge(state), "not_your_round", f"round {number} is not one of yours to judge"
     )
-    slot = whole_number(args.get("slot", 1), "slot", 1, state.ai_votes_per_juror, optional=False)
-    alias = args.get("alias")
-    player = None
-    if alias is not None:
-        player = state.round_info[number].player_of(alias)
-        require(player is not None, "unknown_alias", f"no player is called {alias!r} in round {number}")
-        require(
-            all(named != player for (r, s), named in assignment.votes.items() if r == number and s != slot),
-            "named_twice",
-            f"you have already named {alias} in another slot",
-        )
-    effect = SaveVote(
-        number,
-        assignment.juror_id,
-        slot,
-        player,
-        alias,
-        whole_number(args.get("confidence"), "confidence", 1, 5),
-        trimmed_text(args.get("reason"), "reason"),
-        action.client_key or "",
-        now,
-    )
-    assignment.votes[(number, slot)] = player
+    others = {slot: named for (each, slot), named in assignment.votes.items() if each == number}
+    effect = vote_effect(state, number, assignment.juror_id, others, action, now, where=f"round {number}")
+    assignment.votes[(number, effect.slot)] = effect.player_id
     return Outcome(effects=[effect])
 
 
-def _attention(assignment: Assignment, action: Action, now: datetime) -> Outcome:
+@declare_later("attention", schema=AttentionIn)
+def _attention(state: LiveState, assignment: Assignment, action: Action, now: datetime) -> Outcome:
     require(assignment.attention_check, "no_attention_check", "your jury has no attention line")
     value = whole_number(action.args.get("value"), "value", 1, 5, optional=False)
     passed = value == attention_value(assignment.juror_id)

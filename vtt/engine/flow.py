@@ -38,7 +38,8 @@ def answer_order(seed: int, round_: int, position: int, aliases: list[str]) -> l
 
 
 # Each move of the flow has a precondition, ``_<move>_fits(state)``, raising a refusal when the move does not fit
-# the state: its handler checks it first, and ``host_moves`` lists the moves whose precondition holds.
+# the state: the rules check it before the move's handler runs, and ``host_moves`` lists the moves whose
+# precondition holds.
 
 
 def _open_lobby_fits(state: LiveState) -> None:
@@ -47,7 +48,6 @@ def _open_lobby_fits(state: LiveState) -> None:
 
 @declare_host("open_lobby", fits=_open_lobby_fits)
 def _open_lobby(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    _open_lobby_fits(state)
     outcome = Outcome()
     outcome.move(Phase.LOBBY, None, None, None)
     return outcome
@@ -62,7 +62,6 @@ def _start_round_fits(state: LiveState) -> None:
 
 @declare_host("start_round", fits=_start_round_fits)
 def _start_round(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    _start_round_fits(state)
     number = (state.round or 0) + 1
     outcome = Outcome()
     outcome.effects.append(DealAliases(number, tuple(alias_order(state.seed, number, state.participants(number)))))
@@ -106,7 +105,6 @@ def _next_question(state: LiveState) -> QuestionInfo | None:
 
 @declare_host("show_question", fits=_show_question_fits)
 def _show_question(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    _show_question_fits(state)
     item = _next_question(state)
     outcome = Outcome(effects=[MarkQuestion(item.id, "shown_at", now)])
     outcome.move(Phase.CLIP, state.round, item.position, None)
@@ -143,7 +141,6 @@ def _play_clip(state: LiveState, action: Action, now: datetime, tally: Tally) ->
     The screening starts ``SCREENING_LEAD`` from now, in server time; each page corrects for its own clock.
     While the clip phase lasts, answering opens by itself when the clip has played (the host may open it
     earlier); a replay while the players answer changes no deadline."""
-    _play_clip_fits(state)
     item = state.current_question
     length = _clip_seconds(action.args.get("duration"), item)
     starts = now + SCREENING_LEAD
@@ -174,7 +171,6 @@ def _open_answering_fits(state: LiveState) -> None:
 
 @declare_host("open_answering", fits=_open_answering_fits)
 def _open_answering(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    _open_answering_fits(state)
     return open_answering_outcome(state, now, seconds_given(action.args.get("seconds"), state.answer_seconds))
 
 
@@ -191,7 +187,6 @@ def _extend_fits(state: LiveState) -> None:
 
 @declare_host("extend", fits=_extend_fits)
 def _extend(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    _extend_fits(state)
     seconds = seconds_given(action.args.get("seconds"), None)
     require(seconds is not None, "bad_seconds", "say by how many seconds")
     start = state.deadline if state.deadline and state.deadline > now else now
@@ -206,7 +201,6 @@ def _close_answering_fits(state: LiveState) -> None:
 
 @declare_host("close_answering", fits=_close_answering_fits)
 def _close_answering(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    _close_answering_fits(state)
     return close_answering_outcome(state, now)
 
 
@@ -225,7 +219,6 @@ def _reveal_fits(state: LiveState) -> None:
 
 @declare_host("reveal", fits=_reveal_fits)
 def _reveal(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    _reveal_fits(state)
     item = state.current_question
     aliases = list(state.round_info[state.round].aliases.values())
     order = tuple(answer_order(state.seed, item.round, item.position, aliases))

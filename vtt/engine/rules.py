@@ -1,9 +1,10 @@
 """The rules' entry point: ``decide`` answers an action, ``host_moves`` lists the host's moves that fit now.
 
 ``decide(state, action, now, tally)`` checks an action of the host, a player, a juror, a guest (open join) or the
-system clock against the state and the actor's role, then runs the action's handler (each declared once, in
-``flow``, ``voting``, ``answers``, ``jury`` and ``page_reports``).  A misfit raises a refusal with a code and a
-sentence, and changes nothing; an accepted action's outcome is applied to ``state`` before it is returned.
+system clock against the actor's role and the action's declared precondition, then runs its handler (each declared
+once, in ``flow``, ``voting``, ``answers``, ``jury`` and ``page_reports``), which checks the rest.  A misfit raises
+a refusal with a code and a sentence, and changes nothing; an accepted action's outcome is applied to ``state``
+before it is returned.
 
 Flow: draft -> lobby -> per round [round -> per question (clip [-> play_clip] -> answering -> answers_closed ->
 judging) -> voting -> vote_closed -> tally -> (identities)] -> finished.  Deadlines are data: an expired one closes
@@ -16,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from ..kinds import Phase
-from ..protocol.messages import carried_actions
+from ..protocol.messages import CLIENT_MESSAGES
 from . import answers, audiences, displaced, jury, page_reports  # noqa: F401 - all but audiences: their declarations
 from .actions import ACTIONS, SYSTEM, Action, Message, Outcome, Precondition, Refusal, Tally
 from .flow import close_answering_outcome, open_answering_outcome
@@ -41,10 +42,12 @@ def decide(state: LiveState, action: Action, now: datetime, tally: Tally) -> lis
     try:
         if declared is None:
             raise Refusal("unknown_action", f"there is no action called {action.name!r}")
-        if action.actor.role not in declared.roles:
+        if declared.handler is None or action.actor.role not in declared.roles:
             raise Refusal("not_allowed", f"a {action.actor.role} cannot {action.name.replace('_', ' ')}")
         if action.actor.role == "juror" and action.actor.id in state.removed_jurors:
             raise Refusal("removed", "the host removed you from this session's jury")
+        if declared.fits is not None and not (declared.waived and declared.waived(state, action)):
+            declared.fits(state)
         outcome = declared.handler(state, action, now, tally)
     except Refusal as refusal:
         refusal.before = outcomes
@@ -91,34 +94,35 @@ def _expire(state: LiveState, now: datetime, tally: Tally) -> Outcome | None:
     return outcome
 
 
-# The moves of the flow with their preconditions, ranked: when several fit at once, the earlier one is the move a
-# host normally takes (the tally and the identities before the next round, closing before extending, the clip
-# before opening answering without it).
+# The moves of the flow, ranked: when several fit at once, the earlier one is the move a host normally takes (the
+# tally and the identities before the next round, closing before extending, the clip before opening answering
+# without it).  Every action declared with a precondition is a move of the flow, and must be ranked here.
+RANKING = (
+    "open_lobby",
+    "show_tally",
+    "reveal_identities",
+    "start_round",
+    "finish",
+    "show_question",
+    "open_vote",
+    "reveal",
+    "close_answering",
+    "close_vote",
+    "extend",
+    "play_clip",
+    "open_answering",
+)
 FLOW_MOVES: dict[str, Precondition] = {
-    name: ACTIONS[name].fits
-    for name in (
-        "open_lobby",
-        "show_tally",
-        "reveal_identities",
-        "start_round",
-        "finish",
-        "show_question",
-        "open_vote",
-        "reveal",
-        "close_answering",
-        "close_vote",
-        "extend",
-        "play_clip",
-        "open_answering",
-    )
+    name: ACTIONS[name].fits  # type: ignore[misc]
+    for name in sorted((name for name, each in ACTIONS.items() if each.fits), key=RANKING.index)
 }
 
 
 def host_moves(state: LiveState) -> list[str]:
     """The moves of the flow that fit ``state``, the usual one first: the host console's buttons, the host bot's
-    choice.  A move is listed when the precondition its handler checks holds (its arguments are checked when it
-    is made); ``finish`` with ``force``, which stops a session at any time, is not a move of the flow.  Once the
-    clip has been played a replay is never the usual move: it comes last."""
+    choice.  A move is listed when its precondition (which :func:`decide` checks before its handler) holds; its
+    arguments are checked when it is made.  ``finish`` with ``force``, which stops a session at any time, is not
+    a move of the flow.  Once the clip has been played a replay is never the usual move: it comes last."""
     moves = [name for name, fits in FLOW_MOVES.items() if _holds(fits, state)]
     current = state.current_question
     if "play_clip" in moves and current is not None and current.clip_started_at is not None:
@@ -134,17 +138,8 @@ def _holds(fits: Precondition, state: LiveState) -> bool:
     return True
 
 
-def _check_declarations() -> None:
-    """The declarations agree with the wire and with the ranking above: each action a client message carries is
-    declared with that message (and no other action is), and the ranked moves are the ones declared with a
-    precondition.  A disagreement fails at import."""
-    declared = {(name, each.schema.__name__) for name, each in ACTIONS.items() if each.schema is not None}
-    carried = {(name, model.__name__) for name, model in carried_actions().items()}
-    if declared != carried:
-        raise ImportError(f"actions declared with another message than the one that carries them: {declared ^ carried}")
-    with_fits = {name for name, each in ACTIONS.items() if each.fits is not None}
-    if with_fits != FLOW_MOVES.keys():
-        raise ImportError(f"moves of the flow not both declared and ranked: {with_fits ^ set(FLOW_MOVES)}")
-
-
-_check_declarations()
+def client_events() -> list[str]:
+    """The socket events that carry the declared actions (every declaring module is loaded above), in the
+    protocol's order (``CLIENT_MESSAGES``)."""
+    carried = {each.schema for each in ACTIONS.values() if each.schema is not None}
+    return [event for event, schema in CLIENT_MESSAGES.items() if schema in carried]

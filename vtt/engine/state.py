@@ -79,11 +79,11 @@ class RecordingInfo:
     duration_ms: int | None
     ended_at: datetime  # when the child stopped speaking: a confirmed transcript's answer time
     received_at: datetime
-    suggestion: Suggestion | None = None  # a transcription backend's, once the host asked for one
+    suggestion: TakeTranscript | None = None  # a transcription backend's, once the host asked for one
 
 
 @dataclass(frozen=True)
-class Suggestion:
+class TakeTranscript:
     """What a transcription backend heard in a take: for the host to confirm or correct, never an answer itself."""
 
     text: str
@@ -246,13 +246,13 @@ class SaveRecording(Effect):
 
 
 @dataclass(frozen=True)
-class SaveSuggestion(Effect):
+class SaveTakeTranscript(Effect):
     """A transcription backend's suggestion for a take (its row keeps the latest)."""
 
     question_id: int
     player_id: int
     file: str
-    suggestion: Suggestion
+    suggestion: TakeTranscript
 
 
 @dataclass(frozen=True)
@@ -427,7 +427,7 @@ def apply_effect(state: LiveState, effect: Effect) -> None:
             state.recordings.setdefault(effect.question_id, {})[effect.player_id] = RecordingInfo(
                 effect.player_id, effect.file, effect.mime, effect.size, effect.duration_ms, effect.ended_at, effect.at
             )
-        case SaveSuggestion():
+        case SaveTakeTranscript():
             state.recordings[effect.question_id][effect.player_id].suggestion = effect.suggestion
         case SetAgentStatus():
             state.players[effect.player_id].agent = agent_report(effect)

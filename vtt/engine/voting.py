@@ -39,7 +39,6 @@ def _open_vote_fits(state: LiveState) -> None:
 
 @declare_host("open_vote", fits=_open_vote_fits)
 def _open_vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    _open_vote_fits(state)
     seconds = seconds_given(action.args.get("seconds"), state.vote_seconds)
     outcome = Outcome(effects=[MarkRound(state.round, "vote_opened_at", now)])
     outcome.move(Phase.VOTING, state.round, state.position, now + timedelta(seconds=seconds) if seconds else None)
@@ -53,7 +52,6 @@ def _close_vote_fits(state: LiveState) -> None:
 
 @declare_host("close_vote", fits=_close_vote_fits)
 def _close_vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    _close_vote_fits(state)
     return close_vote_outcome(state, now, tally)
 
 
@@ -72,7 +70,6 @@ def _show_tally_fits(state: LiveState) -> None:
 
 @declare_host("show_tally", fits=_show_tally_fits)
 def _show_tally(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    _show_tally_fits(state)
     outcome = Outcome()
     outcome.move(Phase.TALLY, state.round, state.position, None)
     shown = audiences.blind_tally(state.round_info[state.round].tally)
@@ -91,7 +88,6 @@ def _reveal_identities_fits(state: LiveState) -> None:
 
 @declare_host("reveal_identities", fits=_reveal_identities_fits)
 def _reveal_identities(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    _reveal_identities_fits(state)
     result = state.round_info[state.round].tally
     top = [row["player_id"] for row in result["players"] if row["votes"] and row["votes"] == result["top_votes"]]
     outcome = Outcome(effects=[RevealIdentity(state.round, pid, now) for pid in top])
@@ -102,18 +98,20 @@ def _reveal_identities(state: LiveState, action: Action, now: datetime, tally: T
 
 
 def _finish_fits(state: LiveState) -> None:
-    """The session is over: the last round's vote has closed (``force`` stops it earlier: see ``_finish``)."""
+    """The session is over: the last round's vote has closed (``force`` stops it earlier: see ``_forced``)."""
     over = state.round == state.rounds and state.phase in (Phase.VOTE_CLOSED, Phase.TALLY, Phase.IDENTITIES)
     require(
         over, "not_over", "the session is not over: finish after the last round's vote (or with force to stop early)"
     )
 
 
-@declare_host("finish", fits=_finish_fits)
+def _forced(state: LiveState, action: Action) -> bool:
+    """``finish`` with ``force`` stops a session that has not finished at any time."""
+    return action.args.get("force") is True and state.phase is not Phase.FINISHED
+
+
+@declare_host("finish", fits=_finish_fits, waived=_forced)
 def _finish(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    forced = action.args.get("force") is True and state.phase is not Phase.FINISHED
-    if not forced:
-        _finish_fits(state)
     outcome = Outcome()
     for number, info in sorted(state.round_info.items()):
         for player_id in sorted(info.aliases):
@@ -137,75 +135,102 @@ def _sheet(state: LiveState, action: Action, now: datetime, tally: Tally) -> Out
     """One judgment-sheet line, or several in ``lines`` (a page saves all the lines typed since its last save
     in one message); all of them are saved or none."""
     require(state.phase is not Phase.FINISHED, "finished", "the session has finished: the sheet is final")
-    lines = action.args.get("lines")
-    if lines is None:
-        lines = [action.args]
-    require(
-        isinstance(lines, list) and 1 <= len(lines) <= MAX_SHEET_LINES,
-        "bad_field",
-        f"lines must be a list of 1 to {MAX_SHEET_LINES} sheet lines",
-    )
-    return Outcome(effects=[_sheet_line(state, action, line, now) for line in lines])
+    return Outcome(effects=[_sheet_line(state, action, line, now) for line in sheet_lines(action.args)])
 
 
-def _sheet_line(state: LiveState, action: Action, args: dict[str, Any], now: datetime) -> SaveSheet:
-    item = state.questions.get(args.get("question"))
+def _sheet_line(state: LiveState, action: Action, line: dict[str, Any], now: datetime) -> SaveSheet:
+    item = state.questions.get(line.get("question"))
     require(
         item is not None and item.round == state.round and item.revealed_at is not None,
         "not_revealed",
         "that question's answers are not in front of the jury",
     )
-    info = state.round_info[item.round]
-    require(info.vote_closed_at is None, "round_closed", "this round's vote is closed: the sheet is final")
-    player = info.player_of(args.get("alias"))
-    require(player is not None, "unknown_alias", f"no player is called {args.get('alias')!r} in this round")
-    likeness = whole_number(args.get("human_likeness"), "human_likeness", 1, 5)
-    marked = args.get("looks_like_ai", False)
-    require(isinstance(marked, bool), "bad_field", "looks_like_ai must be true or false")
-    return SaveSheet(
-        action.actor.id,
-        item.id,
-        player,
-        args["alias"],
-        trimmed_text(args.get("note"), "note"),
-        likeness,
-        marked,
-        action.client_key or "",
-        now,
+    require(
+        state.round_info[item.round].vote_closed_at is None,
+        "round_closed",
+        "this round's vote is closed: the sheet is final",
     )
+    return sheet_line(state, item.round, action.actor.id, item.id, line, action, now, where="this round")
 
 
 @declare("vote", roles=("juror",), schema=VoteIn)
 def _vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    args = action.args
     require(
-        state.phase is Phase.VOTING and args.get("round") == state.round,
+        state.phase is Phase.VOTING and action.args.get("round") == state.round,
         "vote_closed",
         "voting is closed" if state.phase is not Phase.VOTING else f"the vote open now is round {state.round}'s",
     )
+    juror = action.actor.id
+    others = {slot: vote.player_id for slot, vote in state.votes.get(juror, {}).items()}
+    effect = vote_effect(state, state.round, juror, others, action, now, where="this round")
+    return Outcome(effects=[effect], announce=vote_count_messages)
+
+
+# --- a juror's sheet line and vote, live or displaced (``vtt.engine.displaced``) -----------------------
+
+
+def sheet_lines(args: dict[str, Any]) -> list[Any]:
+    """A ``sheet`` message's lines: its ``lines``, or the one line of its top-level fields."""
+    lines = args.get("lines")
+    if lines is None:
+        lines = [args]
+    require(
+        isinstance(lines, list) and 1 <= len(lines) <= MAX_SHEET_LINES,
+        "bad_field",
+        f"lines must be a list of 1 to {MAX_SHEET_LINES} sheet lines",
+    )
+    return lines
+
+
+def sheet_line(
+    state: LiveState,
+    number: int,
+    juror: int,
+    question: int,
+    line: dict[str, Any],
+    action: Action,
+    now: datetime,
+    *,
+    where: str,
+) -> SaveSheet:
+    """A juror's sheet line about question ``question`` of round ``number`` (its question already checked)."""
+    player = _named(state, number, line.get("alias"), where)
+    likeness = whole_number(line.get("human_likeness"), "human_likeness", 1, 5)
+    marked = line.get("looks_like_ai", False)
+    require(isinstance(marked, bool), "bad_field", "looks_like_ai must be true or false")
+    note = trimmed_text(line.get("note"), "note")
+    return SaveSheet(juror, question, player, line["alias"], note, likeness, marked, action.client_key or "", now)
+
+
+def vote_effect(
+    state: LiveState,
+    number: int,
+    juror: int,
+    others: dict[int, int | None],
+    action: Action,
+    now: datetime,
+    *,
+    where: str,
+) -> SaveVote:
+    """A juror's vote in round ``number`` (its round already checked); ``others``: the players they have named
+    in that round's slots so far."""
+    args = action.args
     slot = whole_number(args.get("slot", 1), "slot", 1, state.ai_votes_per_juror, optional=False)
     alias = args.get("alias")
-    info = state.round_info[state.round]
     player = None
     if alias is not None:
-        player = info.player_of(alias)
-        require(player is not None, "unknown_alias", f"no player is called {alias!r} in this round")
-        others = state.votes.get(action.actor.id, {})
+        player = _named(state, number, alias, where)
         require(
-            all(v.player_id != player for s, v in others.items() if s != slot),
+            all(named != player for other, named in others.items() if other != slot),
             "named_twice",
             f"you have already named {alias} in another slot",
         )
     confidence = whole_number(args.get("confidence"), "confidence", 1, 5)
-    effect = SaveVote(
-        state.round,
-        action.actor.id,
-        slot,
-        player,
-        alias,
-        confidence,
-        trimmed_text(args.get("reason"), "reason"),
-        action.client_key or "",
-        now,
-    )
-    return Outcome(effects=[effect], announce=vote_count_messages)
+    reason = trimmed_text(args.get("reason"), "reason")
+    return SaveVote(number, juror, slot, player, alias, confidence, reason, action.client_key or "", now)
+
+
+def _named(state: LiveState, number: int, alias: Any, where: str) -> int:
+    player = state.round_info[number].player_of(alias)
+    require(player is not None, "unknown_alias", f"no player is called {alias!r} in {where}")
+    return player

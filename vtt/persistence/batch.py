@@ -18,9 +18,10 @@ from sqlalchemy.orm import Session
 
 from ..db import KeptDb, is_locked
 from ..engine import displaced
-from ..engine.actions import SERVER_ERROR, Action, Message, Outcome, Refusal, refused
+from ..engine.actions import SERVER_ERROR, Action, Message, Outcome, Refusal
 from ..engine.rules import decide
 from ..engine.state import Effect, LiveState
+from ..protocol.replies import error_message, result_message
 from .load import current_version, load_state
 from .queries import assignments, seen_client_keys
 from .tally import tally_reading_stored_votes
@@ -113,7 +114,7 @@ def run_batch(
         else:
             log.error("a batch of %d actions failed", len(submissions), exc_info=result)
         for submission in submissions:
-            submission.reply = refused(*SERVER_ERROR)
+            submission.reply = error_message(*SERVER_ERROR)
         return BatchResult(submissions)
     log.warning("a batch of %d actions failed (%s); trying its halves apart", len(submissions), type(result).__name__)
     for submission in submissions:
@@ -163,7 +164,7 @@ def _decide_and_write(db: Session, submissions: list[Submission], cache: StateCa
             state = cache.fresh(db, session_id)
         except LookupError:
             for item in items:
-                item.reply = refused("no_session", "that session does not exist")
+                item.reply = error_message("no_session", "that session does not exist")
             continue
         live = [item for item in items if item.action.actor.role != displaced.ROLE]
         later = [item for item in items if item.action.actor.role == displaced.ROLE]
@@ -191,7 +192,7 @@ def _decide_all(db: Session, state: LiveState, items: list[Submission], now: dat
         action = item.action
         key = (action.actor.label, action.client_key)
         if action.client_key and key in seen:
-            item.reply = {"ok": True, "duplicate": True, "state_version": state.state_version}
+            item.reply = result_message(duplicate=True, state_version=state.state_version)
             continue
         try:
             done = decide(state, action, now, tally)
@@ -202,7 +203,7 @@ def _decide_all(db: Session, state: LiveState, items: list[Submission], now: dat
         outcomes += done
         if action.client_key:
             seen.add(key)
-        item.reply = {"ok": True, **(done[-1].reply if done else {"state_version": state.state_version})}
+        item.reply = result_message(**(done[-1].reply if done else {"state_version": state.state_version}))
     return outcomes
 
 
@@ -217,20 +218,20 @@ def _decide_displaced(db: Session, state: LiveState, items: list[Submission], no
         action = item.action
         key = (action.actor.label, action.client_key)
         if action.client_key and key in seen:
-            item.reply = {"ok": True, "duplicate": True}
+            item.reply = result_message(duplicate=True)
             continue
         try:
             task = tasks.get(action.actor.id)
             if task is None:
                 raise Refusal("not_allowed", "this link is not a displaced juror's")
-            outcome = displaced.decide(state, task, action, now)
+            outcome = displaced.outcome_of(state, task, action, now)
         except Refusal as refusal:
             item.reply = refusal.reply()
             continue
         effects += outcome.effects
         if action.client_key:
             seen.add(key)
-        item.reply = {"ok": True, **outcome.reply}
+        item.reply = result_message(**outcome.reply)
     return effects
 
 

@@ -16,7 +16,7 @@ from ..engine.state import (
     QuestionInfo,
     RecordingInfo,
     RoundInfo,
-    Suggestion,
+    TakeTranscript,
     VoteInfo,
 )
 from ..models import (
@@ -199,7 +199,7 @@ def _recordings(db: Session, session_id: int) -> dict[int, dict[int, RecordingIn
         suggestion = None
         if take.transcript is not None and take.transcribed_by:
             said, confidence, backend = take.transcript, take.transcript_confidence, take.transcribed_by
-            suggestion = Suggestion(said, confidence, backend, level_of(said, confidence, backend))
+            suggestion = TakeTranscript(said, confidence, backend, level_of(said, confidence, backend))
         recordings[take.session_question_id][take.player_id] = RecordingInfo(
             take.player_id,
             take.file,

@@ -254,7 +254,7 @@ def _save_recording(batch: _Batch, effect: engine_state.SaveRecording) -> None: 
     )
 
 
-def _save_suggestion(batch: _Batch, effect: engine_state.SaveSuggestion) -> None:
+def _save_take_transcript(batch: _Batch, effect: engine_state.SaveTakeTranscript) -> None:
     """The transcript the host asked for, kept on the recording's row."""
     batch.db.execute(
         update(_RECORDINGS)
@@ -344,7 +344,7 @@ _WRITERS: dict[type[Effect], Callable[[_Batch, Any], None]] = {
     engine_state.SetAgentStatus: _set_agent_status,
     engine_state.SetSpeechNotice: _set_speech_notice,
     engine_state.SaveRecording: _save_recording,
-    engine_state.SaveSuggestion: _save_suggestion,
+    engine_state.SaveTakeTranscript: _save_take_transcript,
     engine_state.SaveDeviceCheck: _save_device_check,
     engine_state.RenewToken: _renew_token,
     engine_state.RemoveJuror: _remove_juror,

@@ -7,9 +7,14 @@ agent authors can check their messages without running a server.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal, get_args
+from collections.abc import Callable
+from dataclasses import fields, is_dataclass
+from types import SimpleNamespace, UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 
 from . import vocabulary
 from .text import first_unstorable, unstorable
@@ -320,96 +325,132 @@ def parse(model: type[_Message], data: Any) -> _Message:
 #
 # Jurors' ``vote`` and ``sheet`` messages are most of a loaded server's messages, and validating a
 # model then dumping it cost ~10-20 us of the loop each.  A message that is plainly valid (exact
-# JSON types, within bounds, no unknown field) is read here into exactly the dict the model's
-# ``model_dump`` gives; anything else (and every error message) goes through the model.
+# JSON types, within bounds, no unknown field, its model's validators content) is read without the
+# model into exactly the dict its ``model_dump`` gives; anything else (and every error message) goes
+# through the model.  The plain reader is made from the model's own fields: the schema is stated once.
 
 _BIG = 1 << 62  # beyond this, leave integers to pydantic
+_NOT_FIELDS = frozenset({"id", "action"})
+_NO = object()  # a value the plain reader leaves to the model
+Check = Callable[[Any], Any]  # the value as read, or _NO
 
 
-def _is_int(value: Any, low: int) -> bool:
-    return type(value) is int and low <= value < _BIG
-
-
-def _is_str(value: Any, low: int, high: int) -> bool:
-    return type(value) is str and low <= len(value) <= high and unstorable(value) is None
-
-
-def _is_score(value: Any) -> bool:
-    return type(value) is int and 1 <= value <= 5
-
-
-_VOTE_FIELDS = frozenset(VoteIn.model_fields)
-_SHEET_FIELDS = frozenset(SheetIn.model_fields)
-_LINE_FIELDS = frozenset(SheetLine.model_fields)
-
-
-def _plain_vote(data: dict[str, Any]) -> dict[str, Any] | None:
-    if not data.keys() <= _VOTE_FIELDS or "alias" not in data or not _is_str(data.get("id"), 1, 64):
-        return None
-    number, slot, alias = data.get("round"), data.get("slot", 1), data["alias"]
-    confidence, reason = data.get("confidence"), data.get("reason")
-    if not (
-        _is_int(number, 1)
-        and _is_int(slot, 1)
-        and (alias is None or _is_str(alias, 1, 8))
-        and (confidence is None or _is_score(confidence))
-        and (reason is None or _is_str(reason, 0, vocabulary.MAX_TEXT))
-    ):
-        return None
-    return {"round": number, "slot": slot, "alias": alias, "confidence": confidence, "reason": reason}
-
-
-def _plain_line(data: Any, *, top: bool = False) -> dict[str, Any] | None:
-    if type(data) is not dict or not data.keys() <= (_SHEET_FIELDS if top else _LINE_FIELDS):
-        return None
-    question, alias, note = data.get("question"), data.get("alias"), data.get("note", "")
-    likeness, marked = data.get("human_likeness"), data.get("looks_like_ai", False)
-    if not ((question is None if top else False) or _is_int(question, -_BIG)):
-        return None
-    if not ((alias is None if top else False) or _is_str(alias, 1, 8)):
-        return None
-    if not (
-        (note is None or _is_str(note, 0, vocabulary.MAX_TEXT))
-        and (likeness is None or _is_score(likeness))
-        and type(marked) is bool
-    ):
-        return None
-    return {"question": question, "alias": alias, "note": note, "human_likeness": likeness, "looks_like_ai": marked}
-
-
-def _plain_sheet(data: dict[str, Any]) -> dict[str, Any] | None:
-    if not _is_str(data.get("id"), 1, 64):
-        return None
-    fields = _plain_line(data, top=True)
-    if fields is None:
-        return None
-    lines = data.get("lines")
-    if lines is None:
-        if fields["question"] is None or fields["alias"] is None:
+def _bounds(metadata: list[Any], low: int, high: int) -> tuple[int, int] | None:
+    """The inclusive bounds the constraints ``metadata`` set (None: a constraint this reader does not know)."""
+    for constraint in metadata:
+        given = (
+            {each.name: getattr(constraint, each.name) for each in fields(constraint)}
+            if is_dataclass(constraint)
+            else {}
+        )
+        if given.keys() == {"ge"} or given.keys() == {"min_length"}:
+            low = max(low, *given.values())
+        elif given.keys() == {"le"} or given.keys() == {"max_length"}:
+            high = min(high, *given.values())
+        else:
             return None
-    else:
-        if fields["question"] is not None or fields["alias"] is not None:
+    return low, high
+
+
+def _check(annotation: Any, metadata: list[Any]) -> tuple[bool, Check] | None:
+    """Whether one field may be null, and the plain check of its other values (None: leave it to the model)."""
+    if get_origin(annotation) in (Union, UnionType):
+        inner = [each for each in get_args(annotation) if each is not type(None)]
+        found = _check(inner[0], metadata) if len(inner) == 1 else None
+        return None if found is None else (True, found[1])
+    if get_origin(annotation) is Annotated:
+        base, *infos = get_args(annotation)
+        return _check(base, [*metadata, *(m for info in infos if isinstance(info, FieldInfo) for m in info.metadata)])
+    if annotation is bool and not metadata:
+        return False, lambda value: value if type(value) is bool else _NO
+    bounds = _bounds(metadata, -_BIG + 1, _BIG - 1)
+    if bounds is None:
+        return None
+    low, high = bounds
+    if annotation is int:
+        return False, lambda value: value if type(value) is int and low <= value <= high else _NO
+    if annotation is str:
+        return (
+            False,
+            lambda value: (
+                value if type(value) is str and low <= len(value) <= high and unstorable(value) is None else _NO
+            ),
+        )
+    item = get_args(annotation)[0] if get_origin(annotation) is list and len(get_args(annotation)) == 1 else None
+    read = plain_reader(item, leave_out=frozenset()) if item is not None else None
+    if read is None:
+        return None
+
+    def check_list(value: Any) -> Any:
+        if type(value) is not list or not low <= len(value) <= high:
+            return _NO
+        items = [read(each) for each in value]
+        return _NO if None in items else items
+
+    return False, check_list
+
+
+def plain_reader(
+    model: Any, *, leave_out: frozenset[str] = _NOT_FIELDS
+) -> Callable[[Any], dict[str, Any] | None] | None:
+    """A reader of ``model``'s plainly valid messages: the message's ``model_dump`` without the fields
+    ``leave_out``, or None for the model to decide.  None when a field of the model is beyond it."""
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return None
+    decorators = model.__pydantic_decorators__
+    if decorators.field_validators or decorators.model_serializers or decorators.field_serializers:
+        return None
+    after = [each.func for each in decorators.model_validators.values() if each.info.mode == "after"]
+    if len(after) != len(decorators.model_validators):
+        return None
+    plan = []
+    for name, info in model.model_fields.items():
+        found = _check(info.annotation, info.metadata)
+        if found is None:
             return None
-        if type(lines) is not list or not 1 <= len(lines) <= vocabulary.MAX_SHEET_LINES:
+        default = PydanticUndefined if info.is_required() else info.get_default(call_default_factory=True)
+        plan.append((name, default, *found, name not in leave_out))
+    known = frozenset(model.model_fields)
+
+    def read(data: Any) -> dict[str, Any] | None:
+        if type(data) is not dict or not data.keys() <= known:
             return None
-        lines = [_plain_line(line) for line in lines]
-        if None in lines:
-            return None
-    fields["lines"] = lines
-    return fields
+        read_as = {}
+        for name, default, nullable, check, kept in plan:
+            if name in data:
+                value = data[name]
+                if value is not None or not nullable:
+                    value = check(value)
+                    if value is _NO:
+                        return None
+            elif default is PydanticUndefined:
+                return None
+            else:
+                value = default
+            if kept:
+                read_as[name] = value
+        if after:
+            values = SimpleNamespace(**read_as, **{name: data.get(name) for name in leave_out})
+            try:
+                for validate in after:
+                    validate(values)
+            except ValueError:
+                return None
+        return read_as
+
+    return read
 
 
 # The hot actions read without the model when their data is plainly valid (None otherwise: the model decides);
 # a test holds them to the model's values and errors.
-PLAIN_READERS = {"vote": _plain_vote, "sheet": _plain_sheet}
-_NOT_FIELDS = frozenset({"id", "action"})
+PLAIN_READERS = {"vote": plain_reader(VoteIn), "sheet": plain_reader(SheetIn)}
 
 
 def parse_action(event: str, data: Any) -> tuple[str, dict[str, Any], str]:
     """A client action's name, its fields (``model_dump`` without ``id`` and ``action``) and its client id;
     raises :class:`Invalid` as :func:`parse` does."""
     plain = PLAIN_READERS.get(event)
-    if plain is not None and type(data) is dict:
+    if plain is not None:
         fields = plain(data)
         if fields is not None:
             return event, fields, data["id"]
@@ -420,15 +461,12 @@ def parse_action(event: str, data: Any) -> tuple[str, dict[str, Any], str]:
     return action, message.model_dump(exclude=_NOT_FIELDS), message.id
 
 
-def carried_actions() -> dict[str, type[_Message]]:
-    """Each action a client message carries, with that message: a message with an ``action`` field carries the
-    actions it names (the host's moves), any other message the action of its own name (as :func:`parse_action`
-    reads them)."""
-    return {
-        name: model
-        for event, model in CLIENT_MESSAGES.items()
-        for name in (get_args(model.model_fields["action"].annotation) if "action" in model.model_fields else (event,))
-    }
+def carried_by(model: type[BaseModel]) -> tuple[str, ...]:
+    """The actions a client message carries: a message with an ``action`` field the actions it names (the host's
+    moves), any other the action of its own event's name (as :func:`parse_action` reads them)."""
+    if "action" in model.model_fields:
+        return get_args(model.model_fields["action"].annotation)
+    return tuple(event for event, each in CLIENT_MESSAGES.items() if each is model)
 
 
 def json_schemas() -> dict[str, dict[str, Any]]:

@@ -22,9 +22,11 @@ from socketio import exceptions
 
 from ..access.admission import door_code, door_expires
 from ..access.host_token import is_host_token
-from ..engine.actions import SERVER_ERROR, Refusal, refused
+from ..engine.actions import SERVER_ERROR, Refusal
 from ..engine.audiences import protocol_timestamp
-from ..protocol.messages import CLIENT_MESSAGES, Auth, Invalid, parse, parse_action
+from ..engine.rules import client_events
+from ..protocol.messages import Auth, Invalid, parse, parse_action
+from ..protocol.replies import error_message, result_message
 from .hub import Hub
 from .outbox import person_room, room
 from .packets import MALFORMED, Malformed
@@ -90,6 +92,8 @@ def attach(server, hub: Hub, app: Flask) -> None:
     """Register ``connect``, ``disconnect``, the client actions, ``snapshot`` and the catch-all on ``server``
     (python-socketio's)."""
 
+    events = client_events()  # the events that carry the declared actions
+
     def on_disconnect(sid: str, *_reason: Any) -> None:
         who = hub.depart(sid)
         if who is not None:
@@ -98,46 +102,47 @@ def attach(server, hub: Hub, app: Flask) -> None:
     def on_snapshot(sid: str, _data: Any = None) -> dict[str, Any]:
         who = hub.connections.get(sid)
         if who is None:
-            return refused(*NOT_CONNECTED)
-        return hub.outbox.record_ack(sid, who.role, "snapshot", {"ok": True, "snapshot": hub.snapshot(who)})
+            return error_message(*NOT_CONNECTED)
+        return hub.outbox.record_ack(sid, who.role, "snapshot", result_message(snapshot=hub.snapshot(who)))
 
     def on_clock(sid: str, _data: Any = None) -> dict[str, Any]:
         """The server's time, for a page to find its clock's offset (a screening starts at a server moment)."""
         who = hub.connections.get(sid)
         if who is None:
-            return refused(*NOT_CONNECTED)
+            return error_message(*NOT_CONNECTED)
         now = protocol_timestamp(datetime.now(UTC), "milliseconds")
-        return hub.outbox.record_ack(sid, who.role, "clock", {"ok": True, "now": now})
+        return hub.outbox.record_ack(sid, who.role, "clock", result_message(now=now))
 
     def on_door(sid: str, _data: Any = None) -> dict[str, Any]:
         """The open join's door code now and when it changes: for the host and a stage opened with its key."""
         who = hub.connections.get(sid)
         if who is None:
-            return refused(*NOT_CONNECTED)
+            return error_message(*NOT_CONNECTED)
         if not who.sees_door:
-            return refused("not_allowed", "only the host and the stage screen (opened with its key) see the door code")
-        reply = {
-            "ok": True,
-            "door": door_code(hub.secret_key, who.session_id),
-            "changes_at": protocol_timestamp(datetime.fromtimestamp(door_expires(), UTC)),
-        }
+            return error_message(
+                "not_allowed", "only the host and the stage screen (opened with its key) see the door code"
+            )
+        reply = result_message(
+            door=door_code(hub.secret_key, who.session_id),
+            changes_at=protocol_timestamp(datetime.fromtimestamp(door_expires(), UTC)),
+        )
         return hub.outbox.record_ack(sid, who.role, "door", reply)
 
     def action_handler(event: str):
         def handle(sid: str, data: Any = None) -> dict[str, Any]:
             who = hub.connections.get(sid)
             if who is None:
-                return refused(*NOT_CONNECTED)
+                return error_message(*NOT_CONNECTED)
             try:
                 action, fields, client_id = parse_action(event, data)
             except Invalid as invalid:
-                reply = refused(**invalid.as_error())
+                reply = error_message(**invalid.as_error())
             else:
                 try:
                     reply = hub.submit(who, action, fields, client_id)
                 except Exception:
                     log.exception("%s from %s failed", event, who)
-                    reply = refused(*SERVER_ERROR)
+                    reply = error_message(*SERVER_ERROR)
             return hub.outbox.record_ack(sid, who.role, event, reply)
 
         return handle
@@ -148,11 +153,11 @@ def attach(server, hub: Hub, app: Flask) -> None:
         log.warning("a packet from %s could not be read: %s", hub.connections.get(sid, sid), reason)
         if acked is not True:
             server.disconnect(sid)
-        return refused("malformed", f"this message cannot be read: {reason}")
+        return error_message("malformed", f"this message cannot be read: {reason}")
 
     def on_unknown(event: str, _sid: str, *_data: Any) -> dict[str, Any]:
-        known = ", ".join(["snapshot", "clock", "door", *CLIENT_MESSAGES])
-        return refused("unknown_event", f"there is no event {event!r}; the events are {known}")
+        known = ", ".join(["snapshot", "clock", "door", *events])
+        return error_message("unknown_event", f"there is no event {event!r}; the events are {known}")
 
     server.on("connect", connect_handler(server, hub, app))
     server.on("disconnect", on_disconnect)
@@ -160,6 +165,6 @@ def attach(server, hub: Hub, app: Flask) -> None:
     server.on("clock", on_clock)
     server.on("door", on_door)
     server.on(MALFORMED, on_malformed)
-    for event in CLIENT_MESSAGES:
+    for event in events:
         server.on(event, action_handler(event))
     server.on("*", on_unknown)

@@ -22,9 +22,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from ..db import KeptDb
 from ..engine import displaced
-from ..engine.actions import SERVER_ERROR, SYSTEM, Action, refused
+from ..engine.actions import SERVER_ERROR, SYSTEM, Action
 from ..models import VttSession
 from ..persistence.batch import StateCache, Submission, run_batch
+from ..protocol.replies import error_message
 from .outbox import Outbox
 from .ownership import Ownership
 
@@ -79,7 +80,7 @@ class Writer:
         submission = Submission(session_id, action)
         self._queue.put((submission, done))
         if not done.wait(REPLY_TIMEOUT):
-            return refused("timeout", "the server is busy; try again")
+            return error_message("timeout", "the server is busy; try again")
         return submission.reply
 
     def _drain(self) -> None:
@@ -154,7 +155,7 @@ class Writer:
                 if submission.action.name == "tick":
                     self._pending_ticks.discard(submission.session_id)
                 if submission.reply is None:
-                    submission.reply = refused(*SERVER_ERROR)
+                    submission.reply = error_message(*SERVER_ERROR)
                 if done is not None:
                     done.set()
 

@@ -21,13 +21,14 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from sqlalchemy import select
 
-from ..engine.actions import Actor, refused
+from ..engine.actions import Actor
 from ..extensions import csrf, request_db
 from ..jobs.model import ACTIVE, DONE
 from ..jobs.store import cancel as cancel_job
 from ..models import Player, VttSession
 from ..offloop import off_loop, off_loop_waiting
 from ..persistence.queries import seen_client_keys
+from ..protocol.replies import error_message, result_message
 from ..protocol.vocabulary import MAX_RECORDING_BYTES, MAX_RECORDING_SECONDS, MAX_SQL_INTEGER
 from ..realtime.hub import current_hub
 from ..recordings import RecordingProblem, delete_all, discard, file_name, kept, media_type, store
@@ -45,7 +46,7 @@ def _folder() -> Path:
 
 
 def _refusal(code: str, message: str, status: int):
-    return jsonify(refused(code, message)), status
+    return jsonify(error_message(code, message)), status
 
 
 # A problem's HTTP status (422 otherwise): too large, too slow, or refused by the session's state or its caps
@@ -195,13 +196,8 @@ def transcribe(session_id: int, name: str):
     if not reply.get("ok"):
         reason = reply["error"]["message"]
         return jsonify({"ok": False, "message": _("No suggestion: %(reason)s", reason=reason)}), 409
-    return jsonify(
-        {
-            "ok": True,
-            **{key: args[key] for key in ("text", "confidence", "backend", "level")},
-            "seconds": said.get("seconds"),
-        }
-    )
+    heard = {key: args[key] for key in ("text", "confidence", "backend", "level")}
+    return jsonify(result_message(**heard, seconds=said.get("seconds")))
 
 
 @bp.post("/host/sessions/<int:session_id>/recordings/delete")
