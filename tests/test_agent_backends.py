@@ -18,12 +18,12 @@ from vtt.agents.backends import (
     Services,
     SpecError,
     build,
-    endpoint_of,
     fit,
 )
 from vtt.agents.choices import NoOption, option_in_reply, option_index
 from vtt.agents.delay import HumanTyping
 from vtt.agents.frames import clip_url, sample_frames
+from vtt.model_calls.endpoints import chat_endpoint
 
 CHOICES = ["A grey hoodie", "b", "A navy blazer", "3", "A white lab coat"]
 
@@ -199,7 +199,7 @@ def test_the_chat_completions_request_holds_the_question_options_and_clip():
     asked = Asked(question(), "http://192.168.1.5:5000")
     body = backend.request(asked, [("image/png", b"\x89PNG")])
     assert backend.url == "http://127.0.0.1:9/v1/chat/completions"
-    assert endpoint_of("http://h/v1/chat/completions") == "http://h/v1/chat/completions"
+    assert chat_endpoint("http://h/v1/chat/completions") == "http://h/v1/chat/completions"
     assert (body["model"], body["temperature"], body["max_tokens"]) == ("llava", 0.7, 20)
     text = body["messages"][1]["content"][0]["text"]
     assert "Question: What is she wearing?" in text and "C. A navy blazer" in text

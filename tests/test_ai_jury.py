@@ -18,17 +18,9 @@ from tests.support.judge import FakeJudge
 from tests.support.live import Role, make_session
 from tests.support.review import host_client, play_session, post
 from vtt.extensions import socketio
-from vtt.juries.ai import (
-    MAX_REPLY,
-    JuryError,
-    JurySettings,
-    UnreadReply,
-    ai_label,
-    judge_session,
-    load_prompt,
-    read_reply,
-)
+from vtt.juries.ai import JuryError, JurySettings, ai_label, judge_session, load_prompt, read_reply
 from vtt.kinds import Jury
+from vtt.model_calls.replies import MAX_KEPT, UnreadReply
 from vtt.models import Answer, Juror, JurorReply, Player, RoundAlias, SessionRound, Vote, VttSession
 from vtt.results.export import export_tables
 
@@ -387,10 +379,10 @@ def test_several_models_make_several_ai_jurors(played):
 
 def test_a_long_reply_is_kept_cut(app, db_factory):
     people = finished(app, db_factory)
-    with FakeJudge(respond=lambda body: "x" * (MAX_REPLY + 50) + ' {"alias": "A"}') as judge:
+    with FakeJudge(respond=lambda body: "x" * (MAX_KEPT + 50) + ' {"alias": "A"}') as judge:
         summary = judge_session(db_factory, people.session_id, settings_of(judge))
     assert summary.read == 2
-    assert {len(r.reply) for r in replies(db_factory, people.session_id)} == {MAX_REPLY}
+    assert {len(r.reply) for r in replies(db_factory, people.session_id)} == {MAX_KEPT}
 
 
 # --- the command line and the results page ---------------------------------------------------------------------------

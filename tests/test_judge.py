@@ -14,8 +14,9 @@ from sqlalchemy import select
 
 from tests.support.judge import ANA_AND_BEN, MODEL, WELL_FORMED, FakeJudge, settings
 from tests.support.review import host_client, name_grader, open_answers, play_session, post
-from vtt.judge.rubric import DIMENSIONS, PROMPTS_FILE, UnreadReply, load_prompts
-from vtt.judge.suggest import MAX_REPLY, JudgeError, JudgeSettings, suggest
+from vtt.judge.rubric import DIMENSIONS, PROMPTS_FILE, load_prompts
+from vtt.judge.suggest import JudgeError, JudgeSettings, suggest
+from vtt.model_calls.replies import MAX_KEPT, UnreadReply
 from vtt.models import RUBRIC_DIMENSIONS, Answer, Event, Grade, GraderMark, JudgeSuggestion
 from vtt.results.export import export_tables
 from vtt.results.session_rows import session_by_code
@@ -179,7 +180,7 @@ def test_an_oversized_reply_is_unread_and_stored_cut(played, db_factory):
     assert stored(db_factory)[("Grace", "depth")] is None and stored(db_factory)[("Grace", "evidence")] is None
     with db_factory() as db:
         kept = db.scalars(select(JudgeSuggestion.reply).where(JudgeSuggestion.score.is_(None))).all()
-    assert len(kept) == 4 and all(0 < len(reply) <= MAX_REPLY for reply in kept)
+    assert len(kept) == 4 and all(0 < len(reply) <= MAX_KEPT for reply in kept)
     assert stored(db_factory)[("Mina", "coherence")] == 2
     with db_factory() as db:
         assert "\\ud800\\x00 {'score': 2}" in db.scalars(select(JudgeSuggestion.reply)).all()

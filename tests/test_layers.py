@@ -3,6 +3,8 @@
 - The session engine is pure code: importing it loads no web stack, no database layer and no pandas.
 - The protocol (message words, limits and schemas) is neutral ground: it imports nothing of the server.
 - Clients (the protocol client, the bots, ``vtt agent``) depend on the protocol, never on the server.
+- Calling a model (:mod:`vtt.model_calls`) is shared by the AI players, the AI jurors, the judge and the
+  transcription client: it imports none of them, nothing of the server, and aiohttp only when a call is made.
 """
 
 from __future__ import annotations
@@ -35,7 +37,13 @@ CLIENTS = (
     "vtt.agents.schemas",
     "vtt.protocol.messages",
     "vtt.protocol.strict_json",
+    "vtt.model_calls.endpoints",
+    "vtt.model_calls.http",
+    "vtt.model_calls.replies",
+    "vtt.model_calls.runs",
 )
+MODEL_CALLS = tuple(name for name in CLIENTS if name.startswith("vtt.model_calls."))
+ITS_CALLERS = ("vtt.agents", "vtt.juries", "vtt.judge", "vtt.transcribe", "aiohttp")
 WEB_AND_DATA = ("flask", "flask_socketio", "pandas", "sqlalchemy")  # a client may use socketio's client
 SERVER = (
     "vtt.engine",
@@ -79,3 +87,8 @@ def test_a_client_module_loads_nothing_of_the_server(client):
     loaded = loaded_after_importing((client,))
     assert under(loaded, SERVER) == [], f"{client} pulls in server code"
     assert under(loaded, WEB_AND_DATA) == [], f"{client} pulls in the web stack or the database layer"
+
+
+def test_calling_a_model_imports_none_of_its_callers():
+    loaded = loaded_after_importing(MODEL_CALLS)
+    assert under(loaded, ITS_CALLERS) == []

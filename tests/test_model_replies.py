@@ -25,10 +25,10 @@ from tests.support.judge import FakeJudge
 from tests.support.judge import settings as judge_settings
 from tests.test_ai_jury import aliases, finished, naming, replies, round_of, settings_of
 from vtt.agents.backends import Asked, BackendError, HttpBackend, Options, Services
-from vtt.judge.rubric import UnreadReply, load_prompts
+from vtt.judge.rubric import load_prompts
 from vtt.judge.suggest import suggest
-from vtt.juries.ai import UnreadReply as UnreadVerdict
 from vtt.juries.ai import judge_session, read_reply
+from vtt.model_calls.replies import UnreadReply
 from vtt.models import Event, JudgeSuggestion, Juror, JurorClaim, JurorReply, utcnow
 from vtt.protocol.strict_json import MAX_DEPTH, JsonRefused, decode_at, loads
 
@@ -93,7 +93,7 @@ IN_THE_REPLY = {
 @pytest.mark.parametrize("case", sorted(IN_THE_REPLY))
 def test_a_jurors_reply_with_a_number_json_does_not_allow_or_nested_deep_is_unread_with_the_reason(case):
     reply, problem = IN_THE_REPLY[case]
-    with pytest.raises(UnreadVerdict, match=problem.replace("+", r"\+")):
+    with pytest.raises(UnreadReply, match=problem.replace("+", r"\+")):
         read_reply(reply, ["A", "B", "C"])
     verdict = read_reply('{"alias": "A", "confidence": "NaN"}', ["A", "B", "C"])  # a text: no confidence
     assert (verdict.alias, verdict.confidence) == ("A", None)

@@ -22,10 +22,10 @@ from tests.support.audio import FORMATS, PHRASE, SOUNDS, decoded, encode, frames
 from tests.support.paths import DATA
 from tests.support.served import free_port
 from tests.support.whisper import FakeWhisper
+from vtt.model_calls.endpoints import public_url, transcriptions_endpoint
 from vtt.transcribe import MAX_TRANSCRIPT, Transcript, TranscriptionError, check, language_code, transcribe
 from vtt.transcribe import audio as audio_module
 from vtt.transcribe.audio import kind_of, pcm16k
-from vtt.transcribe.remote import endpoint_of, public_url
 
 
 @pytest.fixture(scope="module")
@@ -183,12 +183,12 @@ def test_language_codes_and_timeouts():
     ],
 )
 def test_the_endpoint_of_a_server_root_or_its_v1(url, endpoint):
-    assert endpoint_of(url) == endpoint
+    assert transcriptions_endpoint(url) == endpoint
 
 
 def test_the_backend_is_described_without_credentials():
     url = "https://ana:secret@example.org:8443/v1?token=secret"
-    assert public_url(endpoint_of(url)) == "https://example.org:8443/v1/audio/transcriptions"
+    assert public_url(transcriptions_endpoint(url)) == "https://example.org:8443/v1/audio/transcriptions"
     assert check(f"http:{url}", language="ko", model="large-v3") == (
         "http:https://example.org:8443/v1/audio/transcriptions model large-v3"
     )
@@ -440,6 +440,7 @@ def test_a_long_transcript_is_cut_at_a_word(recording):
     [
         (b'{"text": "' + b"a" * (1 << 20) + b'"}', "sent a reply of over 1024 KB: not a transcript"),
         (b"[" * 100_000 + b"]" * 100_000, "sent no transcript"),  # nested past the parser's depth
+        (b'{"text": "a red ball", "segments": [{"avg_logprob": NaN}]}', "sent no transcript"),  # strict JSON
         (b'["the man"]', "sent no transcript"),
         (b'{"text": 5}', "sent no transcript"),
         (b'{"text": null, "segments": []}', "sent no transcript"),

@@ -24,15 +24,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-from ..protocol import strict_json
+from ..model_calls.endpoints import chat_endpoint, is_http_url, public_url
+from ..model_calls.http import CallFailed, chat_body, chat_completion
 from ..protocol.vocabulary import MAX_BACKEND, MAX_PROVENANCE, MAX_TEXT
 from .choices import LETTERS, NoOption, lettered, normalised, option_in_reply, option_index
 from .frames import ClipError, clip_url, data_url, sample_frames
 
 ON_UNPARSED = ("skip", "first", "random", "text")
-MAX_KEPT = 1 << 16  # characters of an unreadable body handed back (a caller keeps its start)
 ROUTES = ("mcq", "open")
 DEFAULT_SYSTEM = (
     "You are a player in a quiz about short video clips. Answer each question briefly and "
@@ -42,20 +41,6 @@ DEFAULT_SYSTEM = (
 
 class BackendError(RuntimeError):
     """A question the backend could not answer; ``str(error)`` is the sentence for the host."""
-
-
-class UnreadableReply(BackendError):
-    """A reply the endpoint did send but that cannot be read: a body whose JSON the strict reader refuses
-    (:mod:`vtt.protocol.strict_json`), or one longer than the caller reads. ``start`` is its text as read: a juror or
-    the judge keeps it as an unread reply; a player's question goes unanswered."""
-
-    def __init__(self, message: str, start: str):
-        super().__init__(message)
-        self.start = start
-
-
-class ReplyTooLong(UnreadableReply):
-    """A reply whose body is longer than the caller reads; ``start`` is what was read."""
 
 
 class SpecError(ValueError):
@@ -308,40 +293,6 @@ def load_callable(target: str) -> tuple[Callable[..., Any], str, Path | None]:
 # --- an OpenAI-compatible chat-completions endpoint -------------------------------------------------
 
 
-def endpoint_of(url: str) -> str:
-    url = url.rstrip("/")
-    return url if url.endswith("/chat/completions") else f"{url}/chat/completions"
-
-
-def chat_target(spec: str | None, model: str | None) -> tuple[str, str]:
-    """``http:URL`` (the agents' spelling) or a bare URL, and the model it serves, as a judge's or juror's options
-    give them: the chat-completions endpoint and the model; raises :class:`SpecError` naming the option."""
-    url = chat_url(spec)
-    if url is None:
-        raise SpecError(f"--judge: {spec!r} is not http:URL (an http:// or https:// chat-completions endpoint)")
-    model = (model or "").strip()
-    if not model:
-        raise SpecError("--model: name the model the endpoint serves")
-    return endpoint_of(url), model
-
-
-def chat_url(spec: str | None) -> str | None:
-    """The http:// or https:// address a judge's or juror's endpoint gives (``http:URL`` or a bare URL); None when
-    it gives none."""
-    spec = spec or ""
-    url = spec[5:] if spec.startswith("http:") and not spec.startswith("http://") else spec
-    return url if re.match(r"^https?://[^/\s]+", url) else None
-
-
-def public_url(url: str) -> str:
-    """The URL without credentials or a query (it goes into the provenance)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
 class HttpBackend(Backend):
     """Asks an OpenAI-compatible chat-completions endpoint (vLLM, Ollama, llama.cpp, ...), with ``frames`` frames
     of the clip as images when asked to."""
@@ -350,11 +301,11 @@ class HttpBackend(Backend):
 
     def __init__(self, spec: str, url: str, options: Options):
         super().__init__(spec)
-        if not re.match(r"^https?://[^/\s]+", url):
+        if not is_http_url(url):
             raise SpecError(f"http: {url!r} is not an http:// or https:// URL")
         if not options.model:
             raise SpecError("http backends need --model NAME (the model the endpoint serves)")
-        self.url = endpoint_of(url)
+        self.url = chat_endpoint(url)
         self.options = options
         self.system = options.system if options.system is not None else DEFAULT_SYSTEM
 
@@ -421,20 +372,16 @@ class HttpBackend(Backend):
             ]
         else:
             content = text
-        body: dict[str, Any] = {
-            "model": self.options.model,
-            "messages": [{"role": "system", "content": self.system}, {"role": "user", "content": content}],
-        }
-        if self.options.temperature is not None:
-            body["temperature"] = self.options.temperature
-        if self.options.max_tokens is not None:
-            body["max_tokens"] = self.options.max_tokens
-        return body
+        messages = [{"role": "system", "content": self.system}, {"role": "user", "content": content}]
+        return chat_body(self.options.model, messages, self.options.temperature, self.options.max_tokens)
 
     async def answer(self, asked: Asked) -> Reply:
         frames = await self._frames(asked)
         body = self.request(asked, frames)
-        said, data = await chat_completion(self.services.http, self.url, body, self.options.api_key, asked.timeout)
+        try:
+            said, data = await chat_completion(self.services.http, self.url, body, self.options.api_key, asked.timeout)
+        except CallFailed as failure:  # an unreadable body too: the question goes unanswered
+            raise BackendError(str(failure)) from None
         provenance = self.provenance()
         if frames:  # what the model saw: the players' clip and span (the question as the server sent it)
             clip = asked.question.get("clip") or {}
@@ -475,58 +422,6 @@ class HttpBackend(Backend):
             )
         provenance["settings"]["unparsed_reply"] = how
         return Reply(chosen, None, provenance, note=f"the reply {shown} names no option: answered as {how}")
-
-
-async def chat_completion(
-    http: Any, url: str, body: dict[str, Any], api_key: str | None, timeout: float, max_bytes: int | None = None
-) -> tuple[str, dict[str, Any]]:
-    """POST ``body`` to the chat-completions endpoint ``url`` with the aiohttp session ``http``: the first choice's
-    text and the whole reply; BackendError naming the endpoint (without credentials) on any failure, ReplyTooLong
-    when the reply's body is longer than ``max_bytes`` (no more than that is read), UnreadableReply when its JSON
-    is refused (NaN, Infinity, a number such as 1e999, nesting thousands deep: read with the strict reader)."""
-    import aiohttp
-
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    where = public_url(url)
-    try:
-        async with http.post(url, json=body, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout)) as response:
-            raw = await (response.text() if max_bytes is None else _body_within(response, max_bytes, where))
-            if response.status != 200:
-                raise BackendError(f"{where} answered HTTP {response.status}: {' '.join(raw.split())[:300]}")
-    except (aiohttp.ClientError, TimeoutError) as failure:
-        if isinstance(failure, TimeoutError):
-            raise BackendError(f"{where} gave no reply within {timeout:.0f} s") from None
-        raise BackendError(f"cannot reach {where}: {type(failure).__name__} {failure}".strip()) from None
-    try:
-        data = strict_json.loads(raw)
-    except strict_json.JsonRefused as refused:
-        raise UnreadableReply(f"{where} sent a body this reader refuses: {refused}", raw[:MAX_KEPT]) from None
-    except ValueError:
-        raise BackendError(f"{where} sent no chat completion: {' '.join(raw.split())[:300]}") from None
-    try:
-        return _message_text(data["choices"][0]["message"].get("content")), data
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        raise BackendError(f"{where} sent no chat completion: {' '.join(raw.split())[:300]}") from None
-
-
-async def _body_within(response: Any, max_bytes: int, where: str) -> str:
-    received = bytearray()
-    async for chunk in response.content.iter_chunked(1 << 16):
-        received += chunk
-        if len(received) > max_bytes:
-            start = bytes(received[:max_bytes]).decode("utf-8", "replace")
-            if response.status != 200:  # an error page: its start says enough
-                return start
-            raise ReplyTooLong(f"{where} sent a reply longer than {max_bytes:,} bytes: not read", start)
-    return received.decode(response.charset or "utf-8", "replace")
-
-
-def _message_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # content parts
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    raise TypeError("no content")
 
 
 def _seconds(value: Any) -> str:
@@ -669,7 +564,6 @@ __all__ = [
     "ReplayBackend",
     "Services",
     "SpecError",
-    "UnreadableReply",
     "build",
     "fit",
 ]

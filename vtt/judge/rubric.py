@@ -10,8 +10,9 @@ or open another, and the system prompt says what the tags hold.
 Replies are read as MovieCORE's judge gives them, a Python dictionary string ``{'score': N}`` (JSON too), perhaps
 in a code fence, after a ``<think>`` block or prose. Only the reply's last score counts, and only when nothing but
 punctuation follows it: a reply that quotes an answer's ``{'score': 5}`` and then gives its own is read by its own,
-one that gives a score and then goes on is ambiguous. A reply that is ambiguous, over-long (``MAX_READ``) or holds
-no whole score in the dimension's range is unread (``UnreadReply``), never guessed at. JSON is read strictly
+one that gives a score and then goes on is ambiguous. A reply that is ambiguous, over-long
+(:data:`vtt.model_calls.replies.MAX_READ`) or holds no whole score in the dimension's range is unread
+(:class:`vtt.model_calls.replies.UnreadReply`), never guessed at. JSON is read strictly
 (:mod:`vtt.protocol.strict_json`), and a Python literal is held to the same rule: a last dictionary holding NaN,
 Infinity, a number such as 1e999 or nesting too deep makes the reply unread, saying so.
 """
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..model_calls.replies import UnreadReply, ends_at, said_of, shown
 from ..models import RUBRIC_DIMENSIONS
 from ..protocol import strict_json
 
@@ -35,14 +37,7 @@ PROMPTS_FILE = Path(__file__).with_name("prompts.toml")
 VERDICT = "verdict"  # the correct (1) / incorrect (0) call
 DIMENSIONS = (VERDICT, *RUBRIC_DIMENSIONS)  # in the order they are asked and shown
 MAX_FIELD = 4000  # characters of a question, reference or answer put in a prompt
-MAX_READ = 32_000  # characters of a reply read: a score after a longer ramble is not trusted (nor scanned)
 SCORE = re.compile(r"\{[^{}]*\}")
-# What may follow the score that ends a reply: spaces, a full stop, a closing code fence.
-TAIL = re.compile(r"[\s.`]*")
-
-
-class UnreadReply(ValueError):
-    """A reply without a score the prompt allows; the message says what was wrong."""
 
 
 @dataclass(frozen=True)
@@ -72,18 +67,15 @@ class Prompt:
 
     def read(self, reply: str) -> int:
         """The score ending ``reply``; UnreadReply when it is not one in ``low``..``high`` (module docstring)."""
-        reply = reply or ""
-        if len(reply) > MAX_READ:
-            raise UnreadReply(f"the reply is longer than {MAX_READ:,} characters: not read")
-        said = re.sub(r"<think>.*?(</think>|$)", "", reply, flags=re.S | re.I).strip()  # unclosed: cut off
+        said = said_of(reply)
         scores = [(match, value) for match in SCORE.finditer(said) if (value := _score_of(match.group(0))) is not _NONE]
         if not scores:
-            raise UnreadReply(f"no {{'score': N}} in the reply {_shown(said)}")
+            raise UnreadReply(f"no {{'score': N}} in the reply {shown(said)}")
         last, score = scores[-1]
         if isinstance(score, Refused):
             raise UnreadReply(f"the reply's score is refused: {score.reason}")
-        if not TAIL.fullmatch(said, last.end()):
-            raise UnreadReply(f"the reply does not end with its score: {_shown(said)}")
+        if not ends_at(said, last.end()):
+            raise UnreadReply(f"the reply does not end with its score: {shown(said)}")
         if isinstance(score, bool) or not isinstance(score, (int, float)) or score != int(score):
             raise UnreadReply(f"the score {score!r} is not a whole number")
         if not self.low <= score <= self.high:
@@ -136,7 +128,3 @@ def _field(text: str) -> str:
     """One line of at most MAX_FIELD characters with &, < and > escaped: nothing in it can close its tag."""
     text = " ".join((text or "").split())
     return html.escape(text[:MAX_FIELD], quote=False) if text else "(none)"
-
-
-def _shown(said: str) -> str:
-    return json.dumps(" ".join(said.split())[:200], ensure_ascii=False)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from flask_babel import gettext as _
@@ -26,20 +27,11 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..agents.backends import (
-    BackendError,
-    SpecError,
-    UnreadableReply,
-    chat_completion,
-    chat_target,
-    public_url,
-)
+from ..model_calls.runs import ModelSettings, RunSummary, Said, ask_model, call_all
 from ..models import RUBRIC_DIMENSIONS, Answer, Event, JudgeSuggestion, QuestionType, VttSession, utcnow
 from ..results.grading import GradingError, MarkInput, grading_overview, save_mark
-from .rubric import DIMENSIONS, VERDICT, Prompt, UnreadReply, load_prompts
+from .rubric import DIMENSIONS, VERDICT, Prompt, load_prompts
 
-MAX_REPLY = 4000  # characters of a reply stored
-MAX_BODY = 1 << 20  # bytes of a reply's HTTP body read: a longer one is unread
 NO_REFERENCE = "open question without a reference answer"
 NOT_OPEN = "multiple-choice question without a key"
 
@@ -49,33 +41,12 @@ class JudgeError(ValueError):
 
 
 @dataclass(frozen=True)
-class JudgeSettings:
-    """Where and how to ask: an OpenAI-compatible chat-completions endpoint and the model it serves."""
-
-    url: str  # the endpoint, /chat/completions added when missing
-    model: str
-    temperature: float | None = 0.0
-    api_key: str | None = None
-    timeout: float = 60.0
-    concurrency: int = 4
-    max_tokens: int | None = None
-    max_failures: int = 5
+class JudgeSettings(ModelSettings):
+    """Where and how to ask (:class:`vtt.model_calls.runs.ModelSettings`): the judge's options are those."""
 
     @classmethod
-    def from_spec(cls, spec: str, model: str | None, **options: Any) -> JudgeSettings:
-        """``http:URL`` (the agents' spelling) or a bare URL."""
-        try:
-            endpoint, model = chat_target(spec, model)
-        except SpecError as error:
-            raise JudgeError(str(error)) from None
-        settings = cls(endpoint, model, **options)
-        if settings.concurrency < 1 or settings.timeout <= 0:
-            raise JudgeError("--concurrency is at least 1 and --timeout more than 0")
-        return settings
-
-    @property
-    def endpoint(self) -> str:
-        return public_url(self.url)
+    def refused(cls, message: str) -> Exception:
+        return JudgeError(message)
 
 
 @dataclass(frozen=True)
@@ -93,27 +64,19 @@ class Ask:
 
 
 @dataclass
-class RunSummary:
+class JudgeRunSummary(RunSummary):
+    """What a run did (:class:`vtt.model_calls.runs.RunSummary`: asked, unread, failed, stopped, first_failure,
+    problems), and what of it the judge counts."""
+
     answers: int = 0  # open answers the judge scores
-    asked: int = 0  # calls made this run
-    scored: int = 0
-    unread: int = 0  # replies without a score (stored; asked again next run)
-    failed: int = 0  # calls that failed (nothing stored)
+    scored: int = 0  # replies with a score (unread: those without one)
     already: int = 0  # calls skipped: scored before by this model and prompt
     left_out: dict[str, int] = field(default_factory=dict)  # answers not scored, by reason
-    stopped: str | None = None  # why the run stopped early
-    first_failure: str | None = None  # the first call that failed, and why
-    problems: list[str] = field(default_factory=list)  # the first few failures and unread replies
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
     @property
     def nothing_scored(self) -> str | None:
         """Why the run scored nothing although it asked: calls failed and no reply had a score (None otherwise)."""
-        if not self.failed or self.scored:
-            return None
-        return f"nothing could be scored: {self.failed} calls failed; the first: {self.first_failure}"
+        return self.nothing_done(self.scored, "nothing could be scored")
 
 
 def open_answers(db: Session, vtt_session: VttSession) -> tuple[list[OpenAnswer], dict[str, int]]:
@@ -163,67 +126,30 @@ def pending_asks(
     return asks, len(answers) * len(prompts) - len(asks)
 
 
-@dataclass(frozen=True)
-class Said:
-    """What one call gave: a score, or a reply without one (``problem``), or a failure (``failed``)."""
+class JudgeSaid(Said):
+    """What one call gave (:class:`vtt.model_calls.runs.Said`): a score, or a reply without one (``problem``), or
+    a failure (``failed``)."""
 
-    ask: Ask
-    score: int | None = None
-    reply: str = ""
-    problem: str | None = None
-    failed: bool = False
+    @property
+    def score(self) -> int | None:
+        return self.value
 
 
-async def ask_all(settings: JudgeSettings, asks: list[Ask], heard: Callable[[Said], bool]) -> None:
-    """Every call, ``settings.concurrency`` at a time; ``heard`` is told each outcome as it comes and returns False
-    to stop the run (calls under way finish; no new one starts)."""
+async def ask_all(settings: JudgeSettings, asks: list[Ask], heard: Callable[[JudgeSaid], bool]) -> None:
+    """Every call, ``settings.concurrency`` at a time (:func:`vtt.model_calls.runs.call_all`); ``heard`` is told
+    each outcome as it comes and returns False to stop the run (calls under way finish; no new one starts)."""
     import aiohttp
 
-    queue: asyncio.Queue[Ask] = asyncio.Queue()
-    for ask in asks:
-        queue.put_nowait(ask)
-    stop = asyncio.Event()
-
-    async def worker(http) -> None:
-        while not stop.is_set():
-            try:
-                ask = queue.get_nowait()
-            except asyncio.QueueEmpty:
-                return
-            said = await ask_one(http, settings, ask)
-            if not heard(said):
-                stop.set()
-
     async with aiohttp.ClientSession() as http:
-        await asyncio.gather(*(worker(http) for _ in range(min(settings.concurrency, len(asks)) or 1)))
+        await call_all(asks, settings.concurrency, partial(ask_one, http, settings), heard)
 
 
-async def ask_one(http: Any, settings: JudgeSettings, ask: Ask) -> Said:
-    messages = ask.prompt.messages(ask.answer.question, ask.answer.reference, ask.answer.text)
-    body: dict[str, Any] = {"model": settings.model, "messages": messages}
-    if settings.temperature is not None:
-        body["temperature"] = settings.temperature
-    if settings.max_tokens is not None:
-        body["max_tokens"] = settings.max_tokens
-    try:
-        reply, _data = await chat_completion(http, settings.url, body, settings.api_key, settings.timeout, MAX_BODY)
-    except UnreadableReply as unreadable:
-        return Said(ask, None, _kept(unreadable.start), problem=str(unreadable))
-    except BackendError as failure:
-        return Said(ask, problem=str(failure), failed=True)
-    try:
-        return Said(ask, ask.prompt.read(reply), _kept(reply))
-    except UnreadReply as unread:
-        return Said(ask, None, _kept(reply), problem=str(unread))
+async def ask_one(http: Any, settings: JudgeSettings, ask: Ask) -> JudgeSaid:
+    body = settings.body(ask.prompt.messages(ask.answer.question, ask.answer.reference, ask.answer.text))
+    return await ask_model(http, settings, body, ask, ask.prompt.read, JudgeSaid)
 
 
-def _kept(reply: str) -> str:
-    """The reply as stored: its first MAX_REPLY characters, a NUL or lone surrogate (which a database refuses)
-    written as an escape."""
-    return reply[:MAX_REPLY].encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
-
-
-def store(db: Session, settings: JudgeSettings, said: Said) -> None:
+def store(db: Session, settings: JudgeSettings, said: JudgeSaid) -> None:
     """Keep one reply (a score, or a reply without one); a failure keeps nothing. Commits."""
     if said.failed:
         return
@@ -254,15 +180,15 @@ def suggest(
     dimensions: Iterable[str] = DIMENSIONS,
     *,
     started: Callable[[int], None] | None = None,
-    progress: Callable[[Said], None] | None = None,
-) -> RunSummary:
+    progress: Callable[[JudgeSaid], None] | None = None,
+) -> JudgeRunSummary:
     """Ask the judge for every open answer of the session and dimension not yet scored; what happened."""
     dimensions = list(dimensions)
     unknown = [dimension for dimension in dimensions if dimension not in DIMENSIONS]
     if unknown or not dimensions:
         raise JudgeError(f"--dimensions: {', '.join(unknown) or 'none given'}; choose from {', '.join(DIMENSIONS)}")
     prompts = load_prompts()
-    summary = RunSummary()
+    summary = JudgeRunSummary()
     with db_factory() as db:
         vtt_session = db.get(VttSession, session_id)
         answers, summary.left_out = open_answers(db, vtt_session)
@@ -270,33 +196,18 @@ def suggest(
     summary.answers = len(answers)
     if started is not None:
         started(len(asks))
-    failures_in_a_row = 0
 
-    def heard(said: Said) -> bool:
-        nonlocal failures_in_a_row
-        summary.asked += 1
-        if said.failed:
-            summary.failed += 1
-            failures_in_a_row += 1
-            if summary.first_failure is None:
-                summary.first_failure = (
-                    f"answer {said.ask.answer.answer_id} {said.ask.prompt.dimension}: {said.problem}"
-                )
-        else:
-            failures_in_a_row = 0
-            summary.scored += said.score is not None
-            summary.unread += said.score is None
+    def heard(said: JudgeSaid) -> bool:
+        go_on = summary.heard(
+            said, f"answer {said.ask.answer.answer_id} {said.ask.prompt.dimension}", settings.max_failures
+        )
+        summary.scored += said.score is not None
+        if not said.failed:
             with db_factory() as db:
                 store(db, settings, said)
-        if said.problem and len(summary.problems) < 5:
-            summary.problems.append(f"answer {said.ask.answer.answer_id} {said.ask.prompt.dimension}: {said.problem}")
         if progress is not None:
             progress(said)
-        if failures_in_a_row >= settings.max_failures:
-            if summary.stopped is None:  # calls already under way may fail too: the first reason stands
-                summary.stopped = f"{failures_in_a_row} calls in a row failed; the last: {said.problem}"
-            return False
-        return True
+        return go_on
 
     if asks:
         asyncio.run(ask_all(settings, asks, heard))

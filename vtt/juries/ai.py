@@ -37,6 +37,7 @@ import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,16 +45,10 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..agents.backends import (
-    BackendError,
-    SpecError,
-    UnreadableReply,
-    chat_completion,
-    chat_target,
-    public_url,
-)
 from ..engine.audiences import judgeable_rounds, judged_round
 from ..kinds import Jury, PlayerKind
+from ..model_calls.replies import UnreadReply, ends_at, said_of, shown
+from ..model_calls.runs import ModelSettings, RunSummary, Said, ask_model, call_all
 from ..models import Event, Juror, JurorReply, Vote, VttSession, utcnow
 from ..persistence.locks import lock_session
 from ..protocol.strict_json import JsonRefused, decode_at
@@ -61,9 +56,6 @@ from .claims import claim_round, lease, let_go, let_go_all, new_run
 from .rounds import JuryError, offered_rounds
 
 PROMPTS_FILE = Path(__file__).with_name("prompts.toml")
-MAX_REPLY = 4000  # characters of a reply stored
-MAX_BODY = 1 << 20  # bytes of a reply's HTTP body read
-MAX_READ = 32_000  # characters of a reply read: a vote after a longer ramble is not trusted
 MAX_REASON = 2000  # characters of a reason kept on the vote
 MAX_FIELD = 4000  # characters of a question, choice or answer put in a prompt
 MAX_FRAMES = 32  # frames per question's clip
@@ -72,45 +64,25 @@ MODEL_LENGTH = Juror.__table__.c.model.type.length
 RUN_EVENT = "jury.ai.run"
 
 
-class UnreadReply(ValueError):
-    """A reply that names no alias of the round; the message says what was wrong."""
-
-
 @dataclass(frozen=True)
-class JurySettings:
-    """Where and how to ask: an OpenAI-compatible chat-completions endpoint, the model it serves, the frames shown."""
+class JurySettings(ModelSettings):
+    """Where and how to ask (:class:`vtt.model_calls.runs.ModelSettings`), and the frames shown."""
 
-    url: str  # the endpoint, /chat/completions added when missing
-    model: str
-    temperature: float | None = 0.0
-    api_key: str | None = None
     timeout: float = 120.0
     concurrency: int = 2
     frames: int = 0  # frames of each question's clip sent as images
     frame_size: int = 768
     media_dir: Path | None = None  # where a clip's relative src is (the server's /media/)
-    max_tokens: int | None = None
-    max_failures: int = 5
 
     @classmethod
-    def from_spec(cls, spec: str, model: str | None, **options: Any) -> JurySettings:
-        """``http:URL`` (the agents' spelling) or a bare URL."""
-        try:
-            endpoint, model = chat_target(spec, model)
-        except SpecError as error:
-            raise JuryError(str(error)) from None
-        if len(model) > MODEL_LENGTH:
-            raise JuryError(f"--model: a model's name has at most {MODEL_LENGTH} characters")
-        settings = cls(endpoint, model, **options)
-        if settings.concurrency < 1 or settings.timeout <= 0:
-            raise JuryError("--concurrency is at least 1 and --timeout more than 0")
-        if not 0 <= settings.frames <= MAX_FRAMES:
-            raise JuryError(f"--frames: from 0 to {MAX_FRAMES}")
-        return settings
+    def refused(cls, message: str) -> Exception:
+        return JuryError(message)
 
-    @property
-    def endpoint(self) -> str:
-        return public_url(self.url)
+    def check(self) -> None:
+        if len(self.model) > MODEL_LENGTH:
+            raise JuryError(f"--model: a model's name has at most {MODEL_LENGTH} characters")
+        if not 0 <= self.frames <= MAX_FRAMES:
+            raise JuryError(f"--frames: from 0 to {MAX_FRAMES}")
 
 
 # --- the prompt -----------------------------------------------------------------------------------------------------
@@ -198,19 +170,13 @@ class Verdict:
     reason: str
 
 
-TAIL = re.compile(r"[\s.`]*")
-
-
 def read_reply(reply: str, aliases: Iterable[str]) -> Verdict:
     """The JSON object ending ``reply`` (after a ``<think>`` block or prose, perhaps in a code fence) with an alias
     of the round; UnreadReply otherwise. A confidence that is not a whole number from 1 to 5 is None. The JSON is
     read strictly (:mod:`vtt.protocol.strict_json`): an object holding NaN, Infinity, a number such as 1e999 or
     nesting thousands deep is refused, and when it is the reply's last, the reply is unread for that reason."""
     aliases = list(aliases)
-    reply = reply or ""
-    if len(reply) > MAX_READ:
-        raise UnreadReply(f"the reply is longer than {MAX_READ:,} characters: not read")
-    said = re.sub(r"<think>.*?(</think>|$)", "", reply, flags=re.S | re.I).strip()
+    said = said_of(reply)
     found: tuple[dict, int] | None = None
     refused: tuple[int, str] | None = None  # the last object the strict reader refused: where, and why
     for match in re.finditer(r"\{", said):
@@ -228,10 +194,10 @@ def read_reply(reply: str, aliases: Iterable[str]) -> Verdict:
     if refused is not None and (found is None or refused[0] >= found[1]):
         raise UnreadReply(f"the reply's JSON is refused: {refused[1]}")
     if found is None:
-        raise UnreadReply(f'no {{"alias": ...}} object in the reply {_shown(said)}')
+        raise UnreadReply(f'no {{"alias": ...}} object in the reply {shown(said)}')
     value, end = found
-    if not TAIL.fullmatch(said, end):
-        raise UnreadReply(f"the reply does not end with its JSON object: {_shown(said)}")
+    if not ends_at(said, end):
+        raise UnreadReply(f"the reply does not end with its JSON object: {shown(said)}")
     named = value["alias"].strip() if isinstance(value["alias"], str) else None
     alias = next((a for a in aliases if named is not None and a.casefold() == named.casefold()), None)
     if alias is None:
@@ -249,15 +215,6 @@ def _confidence(value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
     return int(value) if value == int(value) and 1 <= value <= 5 else None
-
-
-def _shown(said: str) -> str:
-    return json.dumps(" ".join(said.split())[:200], ensure_ascii=False)
-
-
-def _kept(reply: str) -> str:
-    """The reply as stored: its first MAX_REPLY characters, a NUL or lone surrogate written as an escape."""
-    return reply[:MAX_REPLY].encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
 
 
 # --- the session's rounds and its AI jurors ------------------------------------------------------------------------
@@ -368,86 +325,53 @@ def answered_since(db: Session, juror_id: int, number: int, sha256: str, since: 
 # --- asking ---------------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Said:
-    """What one call gave: a verdict, or a reply without one (``problem``), or a failure (``failed``)."""
+class JurorSaid(Said):
+    """What one call gave (:class:`vtt.model_calls.runs.Said`): a verdict, or a reply without one (``problem``),
+    or a failure (``failed``)."""
 
-    ask: Ask
-    verdict: Verdict | None = None
-    reply: str = ""
-    problem: str | None = None
-    failed: bool = False
+    @property
+    def verdict(self) -> Verdict | None:
+        return self.value
 
 
 async def ask_all(
     settings: JurySettings,
     prompt: JuryPrompt,
     asks: list[Ask],
-    heard: Callable[[Said], bool],
+    heard: Callable[[JurorSaid], bool],
     take: Callable[[Ask], bool] | None = None,
 ) -> None:
-    """Every round, ``settings.concurrency`` at a time; ``heard`` returns False to stop the run; ``take``, when
-    given, is asked first whether this run asks the round (False: another run does)."""
+    """Every round, ``settings.concurrency`` at a time (:func:`vtt.model_calls.runs.call_all`); ``heard`` returns
+    False to stop the run; ``take``, when given, is asked first whether this run asks the round (False: another run
+    does)."""
     import aiohttp
 
     from ..agents.frames import Clips
 
-    queue: asyncio.Queue[Ask] = asyncio.Queue()
-    for ask in asks:
-        queue.put_nowait(ask)
-    stop = asyncio.Event()
-
     async with aiohttp.ClientSession() as http:
         clips = Clips(http)
-
-        async def worker() -> None:
-            while not stop.is_set():
-                try:
-                    ask = queue.get_nowait()
-                except asyncio.QueueEmpty:
-                    return
-                if take is not None and not take(ask):
-                    continue
-                said = await ask_one(http, clips, settings, prompt, ask)
-                if not heard(said):
-                    stop.set()
-
         try:
-            await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, len(asks)) or 1)))
+            await call_all(asks, settings.concurrency, partial(ask_one, http, clips, settings, prompt), heard, take)
         finally:
             clips.close()
 
 
-async def ask_one(http: Any, clips: Any, settings: JurySettings, prompt: JuryPrompt, ask: Ask) -> Said:
+async def ask_one(http: Any, clips: Any, settings: JurySettings, prompt: JuryPrompt, ask: Ask) -> JurorSaid:
     from ..agents.frames import ClipError
 
     try:
         images = await round_frames(clips, settings, ask.seen) if settings.frames else None
     except ClipError as error:
-        return Said(ask, problem=str(error), failed=True)
+        return JurorSaid(ask, problem=str(error), failed=True)
     body = request_body(settings, prompt, ask.seen, images)
-    try:
-        reply, _data = await chat_completion(http, settings.url, body, settings.api_key, settings.timeout, MAX_BODY)
-    except UnreadableReply as unreadable:
-        return Said(ask, None, _kept(unreadable.start), problem=str(unreadable))
-    except BackendError as failure:
-        return Said(ask, problem=str(failure), failed=True)
-    try:
-        return Said(ask, read_reply(reply, ask.seen["aliases"]), _kept(reply))
-    except UnreadReply as unread:
-        return Said(ask, None, _kept(reply), problem=str(unread))
+    return await ask_model(http, settings, body, ask, lambda reply: read_reply(reply, ask.seen["aliases"]), JurorSaid)
 
 
 def request_body(
     settings: JurySettings, prompt: JuryPrompt, seen: dict[str, Any], images: list[tuple[int, list]] | None = None
 ) -> dict[str, Any]:
     """One round's chat-completions request body (docs/juries.md shows one, made here: vtt.juries.request_example)."""
-    body: dict[str, Any] = {"model": settings.model, "messages": prompt.messages(seen, settings.frames, images)}
-    if settings.temperature is not None:
-        body["temperature"] = settings.temperature
-    if settings.max_tokens is not None:
-        body["max_tokens"] = settings.max_tokens
-    return body
+    return settings.body(prompt.messages(seen, settings.frames, images))
 
 
 async def round_frames(clips: Any, settings: JurySettings, seen: dict[str, Any]) -> list[tuple[int, list]]:
@@ -487,7 +411,9 @@ async def clip_path(clips: Any, settings: JurySettings, src: str) -> Path:
 # --- storing --------------------------------------------------------------------------------------------------------
 
 
-def store(db: Session, juror: Juror, settings: JurySettings, sha256: str, said: Said, run: str | None = None) -> None:
+def store(
+    db: Session, juror: Juror, settings: JurySettings, sha256: str, said: JurorSaid, run: str | None = None
+) -> None:
     """One reply (and, read, the juror's vote of the round); a failure keeps nothing. ``run``'s claim of the round
     is let go in the same transaction. Commits."""
     ask, verdict = said.ask, said.verdict
@@ -530,32 +456,24 @@ def store(db: Session, juror: Juror, settings: JurySettings, sha256: str, said: 
 
 
 @dataclass
-class RunSummary:
+class JuryRunSummary(RunSummary):
+    """What a run did (:class:`vtt.model_calls.runs.RunSummary`: asked, unread, failed, stopped, first_failure,
+    problems), and what of it the AI jury counts."""
+
     juror: str = ""  # the AI juror's label
     model: str = ""
     rounds: list[int] = field(default_factory=list)  # the rounds chosen
-    asked: int = 0  # calls made this run
-    read: int = 0  # replies that named an alias: a vote each
-    unread: int = 0  # replies that named none (stored; asked again next run)
-    failed: int = 0  # calls that failed (nothing stored)
+    read: int = 0  # replies that named an alias: a vote each (unread: those that named none)
     skipped: int = 0  # rounds judged before by this model and prompt (or meanwhile, by another run)
     votes: int = 0  # the juror's votes in the chosen rounds after the run
     named_ai: int = 0  # of those, how many name an AI player
     prompt_sha256: str = ""
     busy: int = 0  # rounds another run of this model was asking (left to it)
-    stopped: str | None = None
-    first_failure: str | None = None  # the first call that failed, and why
-    problems: list[str] = field(default_factory=list)  # the first few failures and unread replies
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
     @property
     def nothing_read(self) -> str | None:
         """Why the run read nothing although it asked: calls failed and no reply was read (None otherwise)."""
-        if not self.failed or self.read:
-            return None
-        return f"no round could be read: {self.failed} calls failed; the first: {self.first_failure}"
+        return self.nothing_done(self.read, "no round could be read")
 
 
 def judge_session(
@@ -566,14 +484,14 @@ def judge_session(
     *,
     cut_short: bool = False,
     started: Callable[[int], None] | None = None,
-    progress: Callable[[Said], None] | None = None,
-) -> RunSummary:
+    progress: Callable[[JurorSaid], None] | None = None,
+) -> JuryRunSummary:
     """Ask ``settings.model`` to judge every chosen round not yet read with this prompt (``cut_short``: a round cut
     short too); what happened. JuryError (nothing written) when the session has not finished or a round cannot be
     judged."""
     prompt = load_prompt()
     sha256 = prompt.sha256(settings.frames)
-    summary = RunSummary(model=settings.model, prompt_sha256=sha256)
+    summary = JuryRunSummary(model=settings.model, prompt_sha256=sha256)
     run, held, began = new_run(), lease(settings.timeout), utcnow()
     with db_factory() as db:
         every = rounds_to_judge(db, session_id, rounds, cut_short=cut_short)
@@ -585,7 +503,6 @@ def judge_session(
     summary.skipped = len(every) - len(asks)
     if started is not None:
         started(len(asks))
-    failures_in_a_row = 0
 
     def take(ask: Ask) -> bool:
         """Claim the round before asking it (vtt.juries.claims); a round another run holds, or read meanwhile, is
@@ -601,28 +518,14 @@ def judge_session(
         summary.skipped += 1
         return False
 
-    def heard(said: Said) -> bool:
-        nonlocal failures_in_a_row
-        summary.asked += 1
-        if said.failed:
-            summary.failed += 1
-            failures_in_a_row += 1
-            summary.first_failure = summary.first_failure or f"round {said.ask.round}: {said.problem}"
-        else:
-            failures_in_a_row = 0
-            summary.read += said.verdict is not None
-            summary.unread += said.verdict is None
+    def heard(said: JurorSaid) -> bool:
+        go_on = summary.heard(said, f"round {said.ask.round}", settings.max_failures)
+        summary.read += said.verdict is not None
         with db_factory() as db:
             store(db, db.get(Juror, juror_id), settings, sha256, said, run)
-        if said.problem and len(summary.problems) < 5:
-            summary.problems.append(f"round {said.ask.round}: {said.problem}")
         if progress is not None:
             progress(said)
-        if failures_in_a_row >= settings.max_failures:
-            if summary.stopped is None:
-                summary.stopped = f"{failures_in_a_row} calls in a row failed; the last: {said.problem}"
-            return False
-        return True
+        return go_on
 
     try:
         if asks:

@@ -1,5 +1,5 @@
 """JSON as a model may send it, read strictly: the one reader of every model's output (the AI jurors' replies, the
-judge's, the AI players' chat-completions bodies).
+judge's, the chat-completions bodies :mod:`vtt.model_calls.http` reads, a transcription server's reply).
 
 Python's ``json`` reads more than JSON: ``NaN``, ``Infinity`` and ``-Infinity`` become floats, a number such as
 ``1e999`` becomes ``inf``, and a value nested a few thousand deep raises RecursionError instead of ValueError.  None

@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..model_calls.endpoints import transcriptions_endpoint
 from . import remote, speech, sphinx
 from .audio import pcm16k
 from .errors import TranscriptionError, without_credentials
@@ -69,7 +70,7 @@ def check(spec: str, *, language: str = "en", model: str = DEFAULT_MODEL) -> str
     if kind == "pocketsphinx":
         sphinx.refuse(code)
         return sphinx.describe()
-    return remote.describe(remote.endpoint_of(target), model)
+    return remote.describe(transcriptions_endpoint(target), model)
 
 
 def transcribe(
@@ -96,7 +97,9 @@ def transcribe(
     audio = pcm16k(path)
     hearing = speech.hear(audio)
     if not hearing.speech:  # no backend is asked: a recogniser finds words in anything
-        backend = sphinx.describe() if kind == "pocketsphinx" else remote.describe(remote.endpoint_of(target), model)
+        backend = (
+            sphinx.describe() if kind == "pocketsphinx" else remote.describe(transcriptions_endpoint(target), model)
+        )
         return Transcript("", None, backend, time.monotonic() - started, code, hearing)
     if kind == "pocketsphinx":
         text, confidence = sphinx.recognise(audio, path.name)

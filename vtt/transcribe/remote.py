@@ -8,58 +8,35 @@ whose segments' ``avg_logprob`` (the mean log probability of their tokens) give 
 has no confidence, its text still counts.  A server that refuses ``verbose_json`` with HTTP 400 (OpenAI's
 gpt-4o-transcribe models answer only ``json``) is asked once more with ``json``.
 
-The reply is not trusted: over MAX_REPLY bytes, not JSON, or without a text, it is no transcript (an error that
-says which); the text is cleaned and capped by the caller (:mod:`vtt.transcribe.text`).  ``timeout`` bounds the
-exchange as a whole: connecting, sending, the reply's headers and each read of its body get only the
-time then left, so a server that trickles its reply is cut off too.  Proxy settings are not used (the
-server is expected on the host's own network).
+The reply is not trusted: over MAX_REPLY bytes, not JSON (read with :mod:`vtt.protocol.strict_json`: NaN,
+1e999 or nesting thousands deep is refused), or without a text, it is no transcript (an error that says which); the
+text is cleaned and capped by the caller (:mod:`vtt.transcribe.text`).  ``timeout`` bounds the exchange as a whole
+(both requests when there are two): the call is :func:`vtt.model_calls.http.post`, whose timeout and size limit are
+the juries' and the judge's.  Proxy settings are not used (the server is expected on the host's own network).
 """
 
 from __future__ import annotations
 
 import base64
-import http.client
-import json
 import math
-import re
-import ssl
 import time
 import uuid
 from pathlib import Path
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit
 
+from ..model_calls.endpoints import is_http_url, public_url, transcriptions_endpoint
+from ..model_calls.http import BodyTooLong, CallFailed, TimedOut, post
+from ..protocol import strict_json
 from .audio import kind_of
 from .errors import TranscriptionError, without_credentials
 from .text import shown as shown_reply
 
-ENDPOINT = "/audio/transcriptions"
 MAX_REPLY = 1 << 20  # a transcript of a spoken answer is a few hundred bytes
 
 
 def check_url(url: str) -> None:
-    if not re.match(r"^https?://[^/\s]+", url):
+    if not is_http_url(url):
         raise TranscriptionError(f"http: {without_credentials(url)!r} is not an http:// or https:// URL")
-
-
-def endpoint_of(url: str) -> str:
-    """The transcriptions endpoint of ``url``: the server's root gets ``/v1/audio/transcriptions``, any other
-    path (``/v1``, ``/openai/v1``) ``/audio/transcriptions``, unless it already ends so.  A query is kept."""
-    parts = urlsplit(url)
-    path = parts.path.rstrip("/")
-    if not path.endswith(ENDPOINT):
-        path = f"{path or '/v1'}{ENDPOINT}"
-    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
-
-
-def public_url(url: str) -> str:
-    """The URL without credentials or a query (what is shown and recorded)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def describe(endpoint: str, model: str) -> str:
@@ -87,7 +64,7 @@ def transcription(
 ) -> tuple[str, float | None, str]:
     """The server's transcript of the recording, its confidence (0 to 1, None when the server gives none), and the
     backend's description."""
-    endpoint = endpoint_of(url)
+    endpoint = transcriptions_endpoint(url)
     where = public_url(endpoint)
     extension, mime = kind_of(path)  # not a recording: said here, not by the server
     try:
@@ -105,7 +82,7 @@ def transcription(
     for response_format in ("verbose_json", "json"):
         fields = {"model": model, "language": language, "response_format": response_format}
         body, headers["Content-Type"] = form(fields, f"answer.{extension}", mime, data)
-        status, raw = _post(endpoint, body, headers, deadline, timeout, where)
+        status, raw = _post(endpoint, body, headers, deadline, timeout)
         if status != 400:
             break
     if status != 200:
@@ -117,11 +94,9 @@ def transcription(
 
 def reply_of(raw: bytes, where: str) -> tuple[str, float | None]:
     """The text and the confidence of a server's JSON reply; TranscriptionError when it holds no text."""
-    if len(raw) > MAX_REPLY:
-        raise TranscriptionError(f"{where} sent a reply of over {MAX_REPLY // 1024} KB: not a transcript")
     try:
-        reply = json.loads(raw)
-    except (ValueError, RecursionError):  # RecursionError: a reply nested thousands deep
+        reply = strict_json.loads(raw)
+    except ValueError:  # not JSON, not UTF-8, or JSON the strict reader refuses
         reply = None
     text = reply.get("text") if isinstance(reply, dict) else None
     if not isinstance(text, str):
@@ -144,46 +119,13 @@ def _confidence(segments: object) -> float | None:
     return math.exp(total / weight) if weight else None
 
 
-def _post(
-    endpoint: str, body: bytes, headers: dict[str, str], deadline: float, timeout: float, where: str
-) -> tuple[int, bytes]:
-    parts = urlsplit(endpoint)
-    target = parts.path + (f"?{parts.query}" if parts.query else "")
-
-    def left() -> float:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError
-        return remaining
-
-    connecting = max(deadline - time.monotonic(), 0.001)
-    if parts.scheme == "https":
-        connection: http.client.HTTPConnection = http.client.HTTPSConnection(
-            parts.hostname, parts.port, timeout=connecting, context=ssl.create_default_context()
-        )
-    else:
-        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=connecting)
+def _post(endpoint: str, body: bytes, headers: dict[str, str], deadline: float, timeout: float) -> tuple[int, bytes]:
     try:
-        connection.connect()
-        sock = connection.sock  # kept: getresponse() lets go of it when the server closes
-        sock.settimeout(left())
-        connection.request("POST", target, body=body, headers=headers)
-        sock.settimeout(left())
-        response = connection.getresponse()
-        raw = b""
-        while len(raw) <= MAX_REPLY and not response.isclosed():  # over MAX_REPLY: stop reading, refused later
-            sock.settimeout(left())
-            chunk = response.read1(65536)  # what one wait brings: a trickle cannot outlast the timeout
-            if not chunk:
-                break
-            raw += chunk
-        return response.status, raw[: MAX_REPLY + 1]
-    except TimeoutError:  # socket.timeout is TimeoutError
-        raise TranscriptionError(f"{where} gave no transcript within {timeout:g} s") from None
-    except ssl.SSLError as error:
-        raise TranscriptionError(f"cannot reach {where}: TLS {error.reason or error}") from None
-    except (OSError, http.client.HTTPException) as error:
-        what = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        raise TranscriptionError(f"cannot reach {where}: {type(error).__name__} {what}".strip()) from None
-    finally:
-        connection.close()
+        return post(endpoint, body, headers, deadline=deadline, timeout=timeout, max_bytes=MAX_REPLY)
+    except TimedOut:
+        raise TranscriptionError(f"{public_url(endpoint)} gave no transcript within {timeout:g} s") from None
+    except BodyTooLong:
+        where = public_url(endpoint)
+        raise TranscriptionError(f"{where} sent a reply of over {MAX_REPLY // 1024} KB: not a transcript") from None
+    except CallFailed as failure:
+        raise TranscriptionError(str(failure)) from None

@@ -12,7 +12,6 @@ from pathlib import Path
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
-from ..agents.backends import chat_url
 from ..extensions import request_db
 from ..i18n import report_language
 from ..jobs.model import ACTIVE, DEAD, DONE, FAILED, Job
@@ -21,6 +20,7 @@ from ..judge.agreement import judge_card
 from ..juries.ai import MAX_FRAMES, MODEL_LENGTH, JuryError, JurySettings, ai_jurors, last_run
 from ..juries.rounds import cut_short_offerable
 from ..kinds import SessionStatus
+from ..model_calls.endpoints import chat_url
 from ..models import VttSession
 from ..offloop import scratch_path
 from ..results.juries import test_name
