@@ -44,8 +44,8 @@ from ..offloop import off_loop
 from ..on_behalf.ai_players import ImportProblem, answer_from_predictions
 from ..realtime.hub import current_hub
 from .auth import host_required
+from .displaced import displaced_page
 from .joinurl import join_base_url
-from .juries import displaced_page
 
 bp = Blueprint("live", __name__)
 
