@@ -4,8 +4,8 @@ answers ``player, qid, answer`` [, ``correct``] [, ``kind``]; votes ``round, jur
 [, ``slot``] and any juror facet (``analysis.tables.JUROR_FACETS``); sheets ``juror, qid, player, looks_like_ai``.
 Column names are case-insensitive, cells are trimmed, blank lines are skipped and extra columns are ignored.  A
 reader checks the whole file, collects every problem (file, row as a spreadsheet numbers it with the header as row
-1, field) and raises one :class:`InputError`; it never returns part of a file.  What each column accepts and how an
-answer is graded: docs/analysis.md, "Inputs of vtt analyze".
+1, field) and raises one :class:`AnalysisInputError`; it never returns part of a file.  What each column accepts and
+how an answer is graded: docs/analysis.md, "Inputs of vtt analyze".
 """
 
 from __future__ import annotations
@@ -39,8 +39,10 @@ _UNKNOWN_PLAYER = (
 SHEET_COLUMNS = ("juror", "qid", "player", "looks_like_ai")
 
 
-class InputError(ValueError):
-    """Everything wrong with one input file; ``problems`` holds one line per problem."""
+class AnalysisInputError(ValueError):
+    """Everything wrong with one of ``vtt analyze``'s input files; ``problems`` holds one text line per problem.
+
+    Not :class:`vtt.problems.InputError` (an import's problems as :class:`vtt.problems.Problem` records)."""
 
     def __init__(self, path: str | Path, problems: list[str]):
         self.problems = problems
@@ -275,7 +277,7 @@ class _Problems:
         listed = sorted(self._rows.items(), key=lambda item: (item[1][0], item[0]))
         problems = [f"{self.path}: {_rows_text(rows)}, {field}: {message}" for (field, message), rows in listed]
         if problems or self._file:
-            raise InputError(self.path, problems + self._file)
+            raise AnalysisInputError(self.path, problems + self._file)
 
 
 def _rows_text(rows: list[int]) -> str:
@@ -302,13 +304,15 @@ def _read_csv(
             encoding="utf-8-sig",
         )
     except pd.errors.EmptyDataError:
-        raise InputError(path, [f"{path}: row 1: the file is empty (expected a header {','.join(required)})"]) from None
+        raise AnalysisInputError(
+            path, [f"{path}: row 1: the file is empty (expected a header {','.join(required)})"]
+        ) from None
     except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise InputError(path, [f"{path}: cannot be read as UTF-8 CSV: {exc}"]) from None
+        raise AnalysisInputError(path, [f"{path}: cannot be read as UTF-8 CSV: {exc}"]) from None
     table.columns = [str(c).strip().lower() for c in table.columns]
     missing = [c for c in required if c not in table.columns]
     if missing:
-        raise InputError(path, [f"{path}: row 1, {c}: required column is missing" for c in missing])
+        raise AnalysisInputError(path, [f"{path}: row 1, {c}: required column is missing" for c in missing])
     present = [c for c in if_present if c in table.columns]
     table = table.reindex(columns=[*required, *optional, *present], fill_value="").fillna("")
     table = table.apply(lambda column: column.astype(str).str.strip())

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy.special import bdtrc, gammaln, xlog1py, xlogy
 
-from .votes import PASS_RULES, PassRule, p_greater, percent, wilson_interval
+from .votes import PASS_RULES, PassCriterion, p_greater, percent, wilson_interval
 
 DEFAULT_RATE = 0.486  # the VTT case study's mean detection over its 5 rounds (62.5, 75, 37.5, 55.6, 12.5 %)
 DEFAULT_POWER = 0.8
@@ -247,7 +247,7 @@ def _rule_passes(design: Design, ai_votes: np.ndarray, top_ai=None, top_human=No
     """Whether the AI passes rounds with these AI votes (and top counts), by ``analysis.votes``' own rule."""
     ai_votes = np.asarray(ai_votes)
     n = design.round_votes
-    rule = PassRule(design.pass_rule, design.alpha, design.threshold_pct)
+    rule = PassCriterion(design.pass_rule, design.alpha, design.threshold_pct)
     top_ai = ai_votes if top_ai is None else top_ai
     top_human = np.zeros_like(ai_votes) if top_human is None else top_human
     passed = rule.passed(
@@ -357,7 +357,7 @@ def rounds_passed(rounds: int, round_pass: Estimate) -> RoundsPassed:
 # --- the detection interval ---------------------------------------------------------------------------------
 
 
-def wilson_width(ai_votes, votes: int) -> np.ndarray:
+def wilson_width_pct(ai_votes, votes: int) -> np.ndarray:
     """Width in percentage points of the Wilson 95 % interval of ``ai_votes`` out of ``votes``."""
     low, high = wilson_interval(np.asarray(ai_votes, dtype=float), np.full(np.shape(ai_votes), votes))
     return high - low
@@ -382,13 +382,13 @@ def interval_width(
     at_rate = (float(low[0]), float(high[0]))
     if design.humans >= design.ai_votes:
         pmf = binomial_pmf(votes, rate)
-        widths = wilson_width(np.arange(votes + 1), votes)
+        widths = wilson_width_pct(np.arange(votes + 1), votes)
         order = np.argsort(widths, kind="stable")
         median = float(widths[order][np.searchsorted(np.cumsum(pmf[order]), 0.5)])
         return IntervalWidth(votes, Estimate(float(pmf @ widths), "exact"), median, at_rate)
     rng = np.random.default_rng(seed)
     named = rng.multinomial(design.jurors * rounds, juror_ai_names(design, rate), size=simulations)
-    widths = wilson_width(named @ np.arange(design.ai_votes + 1), votes)
+    widths = wilson_width_pct(named @ np.arange(design.ai_votes + 1), votes)
     mean = Estimate(float(widths.mean()), "simulated", float(widths.std(ddof=1) / math.sqrt(simulations)))
     return IntervalWidth(votes, mean, float(np.median(widths)), at_rate)
 
@@ -420,7 +420,7 @@ def caught_curve(design: Design, rate: float, cap: int = JURY_CAP) -> np.ndarray
 
 def _passes_curve(design: Design, ai_votes: np.ndarray, votes: np.ndarray) -> np.ndarray:
     """The rule's verdict on ``ai_votes`` of ``votes`` (chance / threshold), element-wise."""
-    rule = PassRule(design.pass_rule, design.alpha, design.threshold_pct)
+    rule = PassCriterion(design.pass_rule, design.alpha, design.threshold_pct)
     zeros = np.zeros_like(ai_votes)
     detection = percent(ai_votes, votes)
     p_value = p_greater(ai_votes, votes, design.chance)

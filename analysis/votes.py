@@ -97,7 +97,7 @@ def vote_stats(
         raise ValueError(f"juror {first['juror']!r} names {first['vote']!r} more than once in round {first['round']}")
     chance = float((roster == "ai").mean())
 
-    rule = PassRule(pass_rule, alpha, threshold_pct)
+    rule = PassCriterion(pass_rule, alpha, threshold_pct)
     rounds, tally = _rounds(votes, cast, roster, chance, rule)
     facet_names = list(facets.columns)
     jurors = _jurors(votes, cast, facet_names)
@@ -166,8 +166,8 @@ def exposure(sheet: pd.DataFrame, players: pd.DataFrame, answers: pd.DataFrame |
 
 
 @dataclass(frozen=True)
-class PassRule:
-    """The session's pass rule and its parameters."""
+class PassCriterion:
+    """A pass rule (its name, one of ``PASS_RULES``: the values of :class:`vtt.kinds.PassRule`) with its parameters."""
 
     name: str
     alpha: float
@@ -188,7 +188,7 @@ class PassRule:
         return pd.array(np.where(voted, passed, None), dtype="boolean")
 
 
-def _rounds(votes, cast, roster, chance, rule: PassRule) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _rounds(votes, cast, roster, chance, rule: PassCriterion) -> tuple[pd.DataFrame, pd.DataFrame]:
     round_ids = np.sort(votes["round"].unique())
     counts = (
         cast.groupby(["round", "vote"])
@@ -249,7 +249,7 @@ def _rounds(votes, cast, roster, chance, rule: PassRule) -> tuple[pd.DataFrame, 
     return rounds, tally
 
 
-def _ai_rounds(rounds: pd.DataFrame, tally: pd.DataFrame, blind_share: float, rule: PassRule) -> pd.DataFrame:
+def _ai_rounds(rounds: pd.DataFrame, tally: pd.DataFrame, blind_share: float, rule: PassCriterion) -> pd.DataFrame:
     """Each AI player in each round judged alone; ``blind_share`` = 1 / players (the chance of one AI)."""
     ai = tally[tally["kind"] == "ai"].reset_index(drop=True)
     cast_votes = ai["round"].map(rounds.set_index("round")["votes"]).to_numpy()

@@ -430,7 +430,7 @@ KO: dict[str, str] = {
     "The same qid, another question": "같은 qid, 다른 문항",
     "These qids name different questions in different sessions (other banks): they are never pooled.": "이 qid들은 "
     "세션마다 (다른 문항 은행의) 다른 문항을 가리킵니다: 합치지 않습니다.",
-    # juries compared (session_report/juries.py, jury_charts.py, study_report/juries.py)
+    # juries compared (session_report/juries_compared.py, jury_charts.py, study_report/juries.py)
     "Juries compared": "배심원단 비교",
     "Juries: {names}. Detection = share of a jury's cast votes naming an AI player, with its 95 % Wilson interval; "
     "the live tallies above count the live jury alone.": "배심원단: {names}. 탐지율 = 배심원단의 투표 중 AI 참가자를 "

@@ -357,7 +357,7 @@ def test_a_session_that_has_not_finished_is_refused_and_nothing_written(app, db_
 def test_rounds_must_be_judgeable(app, db_factory):
     people = finished(app, db_factory)
     with FakeJudge(respond=naming("A")) as judge:
-        with pytest.raises(JuryError, match=r"--rounds: 3 cannot be judged; the judgeable rounds are 1, 2"):
+        with pytest.raises(JuryError, match=r"^3 cannot be judged; the judgeable rounds are 1, 2"):
             judge_session(db_factory, people.session_id, settings_of(judge), [1, 3])
         summary = judge_session(db_factory, people.session_id, settings_of(judge), [2])
     assert summary.rounds == [2] and [round_of(body)["round"] for body in judge.requests] == [2]

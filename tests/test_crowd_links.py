@@ -308,7 +308,7 @@ def test_completion_urls_are_checked(url, why):
     if why is None:
         assert check_complete_url(url) == url.strip()
         return
-    with pytest.raises(JuryError, match=f"--complete-url: .*{why}") as refused:
+    with pytest.raises(JuryError, match=f"^completion URL: .*{why}") as refused:
         check_complete_url(url)
     assert refused.value.code == "bad_complete_url"
 

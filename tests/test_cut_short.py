@@ -91,8 +91,9 @@ def test_a_round_whose_vote_never_opened_is_offered_to_no_other_jury(cut):
         link = open_link(db, session, 5)
         db.commit()
         assert [ask.round for ask in rounds_to_judge(db, people.session_id)] == [1, 2]
-        with pytest.raises(JuryError, match=r"--rounds: round 3 was cut short .*--cut-short"):
+        with pytest.raises(JuryError, match=r"^round 3 was cut short .*offered only when asked for") as refused:
             create_jurors(db, db.get(VttSession, people.session_id), 1, "2,3")
+        assert refused.value.cut_short == (3,)  # the command line names its option: --cut-short
         with pytest.raises(JuryError, match=r"round 3 was cut short"):
             rounds_to_judge(db, people.session_id, [3])
         db.rollback()
@@ -212,7 +213,8 @@ def test_the_command_line_and_the_forms_offer_a_cut_short_round_only_when_asked(
     tokens = [json.loads(out.output)["jurors"][0]["token"] for out in (made, offered)]
     assert [displaced_rounds(app, token) for token in tokens] == [[1, 2], [1, 2, 3]]
     refused = run("jury", "displaced", people.code, "--jurors", "1", "--rounds", "3")
-    assert refused.exit_code == 1 and "round 3 was cut short" in refused.output
+    assert refused.exit_code == 1 and "--rounds: round 3 was cut short" in refused.output
+    assert "--cut-short offers round 3" in refused.output
 
     with FakeJudge(respond=lambda body: json.dumps({"alias": "A", "confidence": 3})) as judge:
         plain = run("jury", "ai", people.code, "--judge", f"http:{judge.url}", "--model", "m1", "--json")
@@ -247,7 +249,7 @@ def test_a_session_stopped_in_its_first_round_has_nothing_to_offer_unless_asked(
     with db_factory() as db:
         session = db.get(VttSession, people.session_id)
         with pytest.raises(
-            JuryError, match=r"no round .* to judge \(round 1 was cut short: offer it with --cut-short\)"
+            JuryError, match=r"no round .* to judge \(round 1 was cut short: offered only when asked for\)"
         ):
             create_jurors(db, session, 1)
         (made,) = create_jurors(db, session, 1, cut_short=True)

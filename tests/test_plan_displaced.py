@@ -16,7 +16,7 @@ import math
 import pytest
 from click.testing import CliRunner
 
-from analysis.jury_planner import against_chance, against_live, for_width, wilson_width
+from analysis.displaced_planner import against_chance, against_live, for_width, wilson_width
 from vtt.cli.main import main
 
 

@@ -132,7 +132,7 @@ def test_join_cards_carry_one_qr_per_person_with_their_own_link(served, db_facto
     stage_link = f"{BASE}/stage/{people.code}?key={stage_key(Settings.from_env().secret_key, people.session_id)}"
     links = (
         [f"{BASE}/play/{token}" for name, token in people.players.items() if name != "Agent"]
-        + [f"vtt agent --server {BASE} --token {people.players['Agent']} --backend SPEC"]
+        + [f"vtt agent --server {BASE} --token {people.players['Agent']} --session {people.code} --backend SPEC"]
         + [f"{BASE}/jury/{token}" for token in people.jurors.values()]
         + [stage_link, f"{BASE}/join/{people.code}"]
     )
@@ -153,7 +153,7 @@ def test_an_ai_players_card_says_how_to_run_the_agent(served, db_factory, tmp_pa
     app, client = served
     people = make_session(db_factory, jurors=1, players=PLAYERS, name="Cards 2021")
     token = people.players["Agent"]
-    command = f"vtt agent --server {BASE} --token {token} --backend SPEC"  # docs/agents.md's command line
+    command = f"vtt agent --server {BASE} --token {token} --session {people.code} --backend SPEC"  # docs/agents.md
     for language, role, hint, not_for_ai in (
         (
             "en",
@@ -177,6 +177,17 @@ def test_an_ai_players_card_says_how_to_run_the_agent(served, db_factory, tmp_pa
         human = " ".join(cards[f"{BASE}/play/{people.players['Grace']}"].split())
         assert not_for_ai in human and "vtt agent" not in human
     assert "vtt agent --server" in (Path(__file__).parent.parent / "docs" / "agents.md").read_text()
+
+
+def test_an_ai_players_printed_command_names_its_session_as_the_consoles_does(served, db_factory, tmp_path):
+    """Behind nginx with several processes the agent reaches its session's process only by ``--session CODE``
+    (docs/agents.md): the card's QR code and printed line carry it, as the host console's line does."""
+    app, client = served
+    people = make_session(db_factory, jurors=1, players=PLAYERS, name="Cards 2021")
+    reply = client.get(f"/host/sessions/{people.session_id}/join-cards.pdf")
+    printed = [code for codes in qr_codes(reply.data, tmp_path) for code in codes if code.startswith("vtt agent")]
+    token = people.players["Agent"]
+    assert printed == [f"vtt agent --server {BASE} --token {token} --session {people.code} --backend SPEC"]
 
 
 @pytest.mark.each_database

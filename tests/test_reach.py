@@ -28,14 +28,14 @@ from vtt.models import Juror, Jury, JuryLink, VttSession
 ROOT = Path(__file__).resolve().parents[1]
 
 # Routes anyone may open (no credential's reach): the login form, static files, clips, the health check.
-PUBLIC = {"index", "healthz", "static", "auth.login", "auth.logout", "live.media"}
+PUBLIC = {"index", "health.healthz", "static", "auth.login", "auth.logout", "live.media"}
 # The other routes outside /host/, by what they are the page of.
 GROUPS = {
     "live.player_page": "player",
     "spoken.upload": "player",
     "live.juror_page": "jury page",  # a live juror's or a displaced juror's: told apart by the page's script
-    "juries.open_link_page": "open link",
-    "juries.completion": "judge",  # the way back to the crowd platform: the displaced juror's own task's end
+    "displaced.open_link_page": "open link",
+    "displaced.completion": "judge",  # the way back to the crowd platform: the displaced juror's own task's end
     "live.join": "join page",
     "live.join_qr": "join page",
     "live.stage": "stage",

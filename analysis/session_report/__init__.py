@@ -43,8 +43,8 @@ from ..tables import require_columns
 from ..words import REPORT_LANGUAGES, report_language, t
 from .csv_tables import JUDGE_CSVS, csv_tables
 from .judge import judge_section
-from .juries import juries_section, juries_texts, jury_csv_tables
-from .jury import jury_section, jury_texts
+from .juries_compared import juries_section, juries_texts, jury_csv_tables
+from .jury_votes import jury_section, jury_texts
 from .profiles import profile_section
 from .qa_sheet import qa_section, qa_texts
 from .question_set import question_set_section

@@ -34,7 +34,7 @@ CSV_FILES = (
     "judge_confusions.csv",  # with a judge's suggestions
     "jury_detection.csv",
     "jury_tests.csv",
-    "jury_shares.csv",  # with more than the live jury (analysis.session_report.juries)
+    "jury_shares.csv",  # with more than the live jury (analysis.session_report.juries_compared)
 )
 
 JUDGE_CSVS = ("judge_agreement.csv", "judge_confusions.csv")

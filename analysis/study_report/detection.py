@@ -12,7 +12,7 @@ from ..pdf.look import Look
 from ..pdf.numbers import interval_text, number_text, p_equation, p_text
 from ..pdf.tables import Column, ruled_table
 from ..pdf.text import markup
-from ..session_report.jury import rule_text
+from ..session_report.jury_votes import rule_text
 from ..study import ALL
 from ..words import t
 from .labels import nothing_note, rule_short, session_label

@@ -12,7 +12,7 @@ from ..pdf.look import Look
 from ..pdf.numbers import interval_text, number_text, p_equation
 from ..pdf.tables import Column, block_starts, ruled_table
 from ..pdf.text import markup
-from ..session_report.juries import TEST_NAMES
+from ..session_report.juries_compared import TEST_NAMES
 from ..study import ALL
 from ..words import t
 from .labels import session_label

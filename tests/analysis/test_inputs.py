@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.inputs import SHEET_COLUMNS, InputError, read_answers, read_sheet, read_votes
+from analysis.inputs import SHEET_COLUMNS, AnalysisInputError, read_answers, read_sheet, read_votes
 from analysis.options import chosen_options
 from analysis.tables import ANSWER_COLUMNS, VOTE_COLUMNS
 from analysis.votes import vote_stats
@@ -81,7 +81,7 @@ def test_option_text_wins_over_letters_and_numbers(tmp_path, questions):
 
 def test_open_answers_without_correct_are_listed(tmp_path, questions):
     path = write(tmp_path, "answers.csv", "player,qid,answer\nA,3,sad\nA,1,alpha\nB,3,angry\n")
-    with pytest.raises(InputError) as excinfo:
+    with pytest.raises(AnalysisInputError) as excinfo:
         read_answers(path, questions)
     assert problems_of(excinfo) == [
         f"{path}: rows 2, 4, correct: question '3' is open-ended or has no key: its answers need a correct value (0/1)",
@@ -109,7 +109,7 @@ def test_every_answer_problem_is_collected(tmp_path, questions):
         )
         + "\n",
     )
-    with pytest.raises(InputError) as excinfo:
+    with pytest.raises(AnalysisInputError) as excinfo:
         read_answers(path, questions, ai_names=["Ghost"])
     assert problems_of(excinfo) == [
         f"{path}: rows 2, 6, player/qid: answered twice: A / 1",
@@ -125,7 +125,7 @@ def test_every_answer_problem_is_collected(tmp_path, questions):
 def test_rows_are_counted_as_in_a_spreadsheet(tmp_path, questions):
     # a blank line and a line of empty cells are skipped but still counted; a BOM is not a column name
     path = write(tmp_path, "answers.csv", "player,qid,answer\nA,1,alpha\n\n,,\nA,42,x\n", encoding="utf-8-sig")
-    with pytest.raises(InputError) as excinfo:
+    with pytest.raises(AnalysisInputError) as excinfo:
         read_answers(path, questions)
     assert problems_of(excinfo) == [f"{path}: row 5, qid: unknown question '42'"]
 
@@ -133,21 +133,21 @@ def test_rows_are_counted_as_in_a_spreadsheet(tmp_path, questions):
 def test_many_rows_are_abbreviated(tmp_path, questions):
     rows = "".join(f"P{n},3,text\n" for n in range(12))
     path = write(tmp_path, "answers.csv", "player,qid,answer\n" + rows)
-    with pytest.raises(InputError) as excinfo:
+    with pytest.raises(AnalysisInputError) as excinfo:
         read_answers(path, questions)
     assert problems_of(excinfo)[0].startswith(f"{path}: rows 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 2 more, correct:")
 
 
 def test_missing_columns_and_empty_files(tmp_path, questions):
     path = write(tmp_path, "answers.csv", "player,answer\nA,alpha\n")
-    with pytest.raises(InputError) as excinfo:
+    with pytest.raises(AnalysisInputError) as excinfo:
         read_answers(path, questions)
     assert problems_of(excinfo) == [f"{path}: row 1, qid: required column is missing"]
     empty = write(tmp_path, "empty.csv", "")
-    with pytest.raises(InputError, match="empty"):
+    with pytest.raises(AnalysisInputError, match="empty"):
         read_answers(empty, questions)
     latin = write(tmp_path, "latin.csv", "player,qid,answer\nJos\xe9,1,alpha\n", encoding="latin-1")
-    with pytest.raises(InputError, match="UTF-8"):
+    with pytest.raises(AnalysisInputError, match="UTF-8"):
         read_answers(latin, questions)
 
 
@@ -210,7 +210,7 @@ def test_every_vote_problem_is_collected(tmp_path):
         )
         + "\n",
     )
-    with pytest.raises(InputError) as excinfo:
+    with pytest.raises(AnalysisInputError) as excinfo:
         read_votes(path, PLAYERS)
     assert problems_of(excinfo) == [
         f"{path}: row 2, round: must be a whole number >= 1, not '0'",
@@ -234,7 +234,7 @@ def test_every_vote_problem_is_collected(tmp_path):
 
 def test_ai_option_contradicting_the_files_kind_is_a_problem(tmp_path, questions):
     path = write(tmp_path, "answers.csv", "player,qid,answer,kind\nBot,1,alpha,human\nBot,2,alpha,\nKid,1,alpha,\n")
-    with pytest.raises(InputError) as excinfo:
+    with pytest.raises(AnalysisInputError) as excinfo:
         read_answers(path, questions, ai_names=["bot"])
     assert problems_of(excinfo) == [f"{path}: row 2, kind: player 'Bot' is named by --ai but marked human here"]
     # a kind column that agrees with --ai, or --ai on a player without a stated kind, is fine
@@ -246,7 +246,7 @@ def test_names_that_differ_only_by_case_are_a_problem(tmp_path, questions):
     path = write(
         tmp_path, "answers.csv", "player,qid,answer\nMinjun,1,alpha\nJisu,1,alpha\nminjun,2,alpha\nMINJUN,4,alpha\n"
     )
-    with pytest.raises(InputError) as excinfo:
+    with pytest.raises(AnalysisInputError) as excinfo:
         read_answers(path, questions)
     assert problems_of(excinfo) == [
         (
@@ -258,7 +258,7 @@ def test_names_that_differ_only_by_case_are_a_problem(tmp_path, questions):
 
 def test_an_option_letter_or_index_beyond_the_options_is_a_problem(tmp_path, questions):
     path = write(tmp_path, "answers.csv", "player,qid,answer\nP,1,F\nP,2,7\nP,4,e\nP,5,4\nQ,1,f\n")
-    with pytest.raises(InputError) as excinfo:
+    with pytest.raises(AnalysisInputError) as excinfo:
         read_answers(path, questions)
     assert problems_of(excinfo) == [
         f"{path}: row 2, answer: 'F' names no option of question '1' (5 options: A-E or 0-4)",
@@ -337,7 +337,7 @@ def test_every_facet_column_is_read_and_checked(tmp_path):
         )
         + "\n",
     )
-    with pytest.raises(InputError) as excinfo:
+    with pytest.raises(AnalysisInputError) as excinfo:
         read_votes(bad, PLAYERS)
     assert problems_of(excinfo) == [
         f"{bad}: rows 2, 3, age_band: juror 'j1' is in more than one age_band group",
@@ -389,7 +389,7 @@ def test_every_sheet_problem_is_collected(tmp_path, questions):
         )
         + "\n",
     )
-    with pytest.raises(InputError) as excinfo:
+    with pytest.raises(AnalysisInputError) as excinfo:
         read_sheet(path, questions, PLAYERS)
     assert problems_of(excinfo) == [
         f"{path}: row 2, juror: is empty",
@@ -402,7 +402,7 @@ def test_every_sheet_problem_is_collected(tmp_path, questions):
         f"{path}: rows 6, 7, juror/qid/player: more than one row for j2 on 2 / AI",
     ]
     missing = write(tmp_path, "missing.csv", "juror,qid,player\nj1,1,AI\n")
-    with pytest.raises(InputError) as excinfo:
+    with pytest.raises(AnalysisInputError) as excinfo:
         read_sheet(missing, questions, PLAYERS)
     assert problems_of(excinfo) == [f"{missing}: row 1, looks_like_ai: required column is missing"]
 

@@ -10,7 +10,7 @@ import analysis
 from analysis.session_report import DEFAULT_TITLE
 from analysis.session_report.judge import MEASURE_NAMES, UNDEFINED_REASONS
 from analysis.session_report.jurors import FACET_TITLES, facet_label
-from analysis.session_report.jury import ai_rule_text, rule_text
+from analysis.session_report.jury_votes import ai_rule_text, rule_text
 from analysis.session_report.profiles import METHOD_NOTES
 from analysis.words import KO, report_language, t
 from tests.support.templates import t_templates

@@ -82,8 +82,7 @@ def analyze(
     import json
 
     from analysis.cogme import profiles as cogme_profiles
-    from analysis.inputs import InputError as FileError
-    from analysis.inputs import read_sheet, read_votes
+    from analysis.inputs import AnalysisInputError, read_sheet, read_votes
     from analysis.predictions import PredictionsError
     from analysis.results import analysis_json
     from analysis.votes import exposure, vote_stats
@@ -106,7 +105,7 @@ def analyze(
             )
         votes = read_votes(votes_file, players) if votes_file else None
         sheet = read_sheet(sheet_file, questions, players) if sheet_file else None
-    except (InputError, FileError, PredictionsError) as error:
+    except (InputError, AnalysisInputError, PredictionsError) as error:
         fail(error)
     result = cogme_profiles(questions, answers, method)
     stats = vote_stats(votes, players, pass_rule, alpha, threshold_pct) if votes is not None else None

@@ -15,6 +15,25 @@ CUT_SHORT_HELP = (
 )
 
 
+# The options a refusal of vtt.juries concerns (by its code), named here: the domain's messages name no option.
+REFUSAL_OPTIONS = {
+    "bad_rounds": "--rounds",
+    "cut_short": "--rounds",
+    "bad_complete_url": "--complete-url",
+    "bad_params": "--participant-param, --study-param, --session-param",
+}
+
+
+def refusal_text(error) -> str:
+    """A :class:`vtt.juries.rounds.JuryError` on the command line: after the option it concerns, and naming
+    ``--cut-short`` when it would offer a round cut short."""
+    option = REFUSAL_OPTIONS.get(error.code)
+    text = f"{option}: {error.message}" if option else error.message
+    if error.cut_short:
+        text += f"; --cut-short offers round {', '.join(map(str, error.cut_short))}"
+    return text
+
+
 @click.group()
 def jury() -> None:
     """Juries beside the live one: jurors who judge a finished session's rounds after it (their votes never
@@ -114,7 +133,7 @@ def jury_ai(
                 progress=bar.progress,
             )
         except JuryError as error:
-            fail(error)
+            fail(refusal_text(error))
     if as_json:
         click.echo(json.dumps(summary.as_dict()))
     else:
@@ -186,8 +205,8 @@ def displaced(
     platform: one juror per participant, found again by the platform's participant id or the browser)."""
     from sqlalchemy import select
 
-    from ..juries.crowd import IdParams
     from ..juries.displaced import JuryError, create_jurors, links_csv, open_link
+    from ..juries.displaced_crowd import IdParams
     from ..models import VttSession
 
     if (count is None) == (open_cap is None):
@@ -219,7 +238,7 @@ def displaced(
                 ids = IdParams(link.participant_param, link.study_param, link.session_param)
         except JuryError as error:
             db.rollback()
-            fail(click.ClickException(error.message))
+            fail(click.ClickException(refusal_text(error)))
     if open_cap is not None:
         _print_open_link(f"{base}/jury/open/{link.token}", vtt_session.join_code, link, ids, as_json)
         return

@@ -1,6 +1,6 @@
 """``vtt plan displaced``: how many people a displaced jury needs, each judging some rounds of a finished session, for
 a target Wilson interval width on its pooled detection, or a power to tell its detection from chance or from the live
-jury's (:mod:`analysis.jury_planner`; formulas: docs/planning.md, "A displaced jury's size")."""
+jury's (:mod:`analysis.displaced_planner`; formulas: docs/planning.md, "A displaced jury's size")."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def displaced(
 
     import json
 
-    from analysis.jury_planner import against_chance, against_live, for_width
+    from analysis.displaced_planner import against_chance, against_live, for_width
 
     sizes = []
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,10 @@ def _jurors_from_option(value: str) -> list[dict[str, Any]]:
     from ..sessions.create import numbered_jurors, read_jurors_csv
 
     if re.fullmatch(r"[0-9]+", value.strip()):
-        return numbered_jurors(int(value))
+        try:
+            return numbered_jurors(int(value))
+        except InputError as error:  # the domain names its input "jurors": here it is the option
+            raise InputError([replace(problem, file="--jurors") for problem in error.problems]) from None
     path = Path(value)
     if not path.is_file():
         raise InputError(

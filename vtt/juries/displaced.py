@@ -2,7 +2,7 @@
 
 The host (``vtt jury displaced``, the session page) creates N jurors at once (their links as a list or a CSV for
 a crowd platform) or an open link with a cap: each person who arrives gets a juror of their own (:func:`arrive`;
-found again by the crowd platform's participant id or the browser's key, :mod:`vtt.juries.crowd`).  Jurors are
+found again by the crowd platform's participant id or the browser's key, :mod:`vtt.juries.displaced_crowd`).  Jurors are
 labelled D001, D002, ... and judge with the ``displaced`` jury: the live tally, the stage and the round verdicts
 never count them (``vtt.engine.displaced`` decides their actions).
 """
@@ -23,7 +23,7 @@ from ..models import Juror, JuryLink, SessionStatus, VttSession
 from ..persistence.load import load_state
 from ..persistence.locks import lock_session, write_lock
 from ..persistence.queries import assignments
-from .crowd import PROLIFIC, Arrival, IdParams, check_arrival, check_complete_url, new_browser_key
+from .displaced_crowd import PROLIFIC, Arrival, IdParams, check_arrival, check_complete_url, new_browser_key
 from .rounds import JuryError, finished_state, offered_rounds
 
 LABEL_PREFIX = "D"

@@ -17,12 +17,13 @@ from ..persistence.load import load_state
 
 
 class JuryError(ValueError):
-    """A jury that cannot be made, joined or asked: ``message`` says why (naming the option), ``code`` for programs;
-    nothing was written."""
+    """A jury that cannot be made, joined or asked: ``message`` says why, ``code`` for programs (each caller says it
+    in its own words: the command line names its options, vtt.cli.jury); nothing was written.  ``cut_short``: the
+    rounds cut short that would be offered if asked for."""
 
-    def __init__(self, message: str, code: str = "refused"):
+    def __init__(self, message: str, code: str = "refused", cut_short: tuple[int, ...] = ()):
         super().__init__(message)
-        self.message, self.code = message, code
+        self.message, self.code, self.cut_short = message, code, cut_short
 
 
 def finished_state(db: Session, vtt_session: VttSession, *, cut_short: bool = False) -> tuple[LiveState, list[int]]:
@@ -40,8 +41,9 @@ def finished_state(db: Session, vtt_session: VttSession, *, cut_short: bool = Fa
         cut = judgeable_rounds(state, cut_short=True)
         raise JuryError(
             f"session {vtt_session.join_code} has no round with aliases and revealed answers to judge"
-            + (f" (round {', '.join(map(str, cut))} was cut short: offer it with --cut-short)" if cut else ""),
+            + (f" (round {', '.join(map(str, cut))} was cut short: offered only when asked for)" if cut else ""),
             "nothing_to_judge",
+            tuple(cut),
         )
     return state, judgeable
 
@@ -62,7 +64,7 @@ def offered_rounds(
 def chosen_rounds(
     given: str | Iterable[int] | None, judgeable: list[int], cut_short: Iterable[int] = ()
 ) -> list[int] | None:
-    """``--rounds 1,3`` (text or numbers) checked against the judgeable rounds; None when none are given (every
+    """``1,3`` (text or numbers) checked against the judgeable rounds; None when none are given (every
     round).  A round in ``cut_short`` that is not judgeable is refused with its reason: it was not offered."""
     if given is None or given == "":
         return None
@@ -70,20 +72,21 @@ def chosen_rounds(
         try:
             numbers = [int(part) for part in given.replace(" ", "").split(",") if part]
         except ValueError:
-            raise JuryError(f"--rounds: round numbers separated by commas, not {given!r}", "bad_rounds") from None
+            raise JuryError(f"round numbers separated by commas, not {given!r}", "bad_rounds") from None
     else:
         numbers = list(given)
     cut = sorted(set(numbers) & set(cut_short) - set(judgeable))
     if cut:
         raise JuryError(
-            f"--rounds: round {', '.join(map(str, cut))} was cut short (the session stopped before its vote "
-            "opened: the live jury never judged it); offer it with --cut-short",
+            f"round {', '.join(map(str, cut))} was cut short (the session stopped before its vote opened: the live "
+            "jury never judged it); offered only when asked for",
             "cut_short",
+            tuple(cut),
         )
     wrong = sorted(set(numbers) - set(judgeable))
     if wrong or not numbers:
         raise JuryError(
-            f"--rounds: {', '.join(map(str, wrong)) or 'none given'} cannot be judged; "
+            f"{', '.join(map(str, wrong)) or 'none given'} cannot be judged; "
             f"the judgeable rounds are {', '.join(map(str, judgeable))}",
             "bad_rounds",
         )

@@ -17,7 +17,3 @@ def phone_rendition(source: str) -> str:
     """The path of a clip's phone rendition (it may not exist): ``clips/q01.mp4`` -> ``clips/q01.phone.mp4``."""
     path = PurePosixPath(source)
     return str(path.with_name(f"{path.stem}{PHONE_SUFFIX}{path.suffix}"))
-
-
-def is_phone_rendition(source: str) -> bool:
-    return PurePosixPath(source).stem.endswith(PHONE_SUFFIX)

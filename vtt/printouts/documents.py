@@ -48,7 +48,7 @@ from analysis.fonts import BOLD, REGULAR, register_fonts
 
 from ..models import Juror, VttSession
 from ..on_behalf.paper_jurors import SheetQuestion, SheetRound
-from ..sessions.links import person_links
+from ..sessions.links import agent_command, person_links
 
 CODE_FONT = "Courier-Bold"  # codes are ASCII; a typewriter face tells l, 1 and I apart
 GREY = colors.HexColor("#5A5A5A")
@@ -79,7 +79,7 @@ def join_cards(vtt_session: VttSession, base: str) -> list[Card]:
     """The session's cards in handing-out order: players, jurors, the stage screen, the open join link."""
     links = person_links(vtt_session, base, current_app.config["SECRET_KEY"])
     cards = [
-        _ai_card(p, base)
+        _ai_card(p, base, vtt_session.join_code)
         if p["kind"] == "ai"
         else Card(_("Player"), p["label"], p["url"], p["token"], _("Open this link on your laptop or tablet to play."))
         for p in links["players"]
@@ -116,18 +116,12 @@ def join_cards(vtt_session: VttSession, base: str) -> list[Card]:
     return cards
 
 
-def agent_command(base: str, token: str) -> str:
-    """The ``vtt agent`` command line that plays as the AI player with ``token`` (docs/agents.md); SPEC is the
-    backend the team chooses: ``replay:FILE``, ``http:URL`` or ``python:MODULE:FUNCTION``."""
-    return f"vtt agent --server {base.rstrip('/')} --token {token} --backend SPEC"
-
-
-def _ai_card(player: dict, base: str) -> Card:
+def _ai_card(player: dict, base: str, code: str) -> Card:
     """An AI player plays through `vtt agent`, not a page: its card (and QR code) give the command line."""
     return Card(
         _("AI player"),
         player["label"],
-        agent_command(base, player["token"]),
+        agent_command(base, player["token"], code),
         player["token"],
         _(
             "Not a page to open: run the agent with the command below. SPEC: replay:FILE, http:URL or "

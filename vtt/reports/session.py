@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis.session_report import JUDGE_CSVS, write_reports
-from analysis.session_report.juries import JURY_CSVS
+from analysis.session_report.juries_compared import JURY_CSVS
 from analysis.votes import exposure, vote_stats
 from analysis.words import report_language, t
 

@@ -11,7 +11,7 @@ from sqlalchemy import select
 from analysis.words import t
 
 from ..models import Answer, PlayerKind
-from ..results.tables import later_juries
+from ..results.tables import cut_short_text, later_juries
 
 
 def session_info(session, tables) -> dict[str, str]:
@@ -57,18 +57,9 @@ def session_info(session, tables) -> dict[str, str]:
 def _coverage_text(coverage, t) -> str:
     """How much of the design the results are out of: a session stopped early or still running says so, and a round
     cut short (stopped before its vote opened) is never called complete."""
-    shown = t("{shown} of {placed} questions shown", shown=coverage.shown, placed=coverage.placed)
     if coverage.cut_short:
-        parts = [
-            t("round {round} cut short after {shown} of {placed} questions", round=number, shown=seen, placed=placed)
-            for number, seen, placed in coverage.cut_short
-        ]
-        first, last = coverage.last_round + 1, coverage.rounds
-        if first == last:
-            parts.append(t("round {round} not played", round=first))
-        elif first < last:
-            parts.append(t("rounds {first}-{last} not played", first=first, last=last))
-        return "; ".join(parts) + ": " + shown
+        return cut_short_text(coverage, t)
+    shown = t("{shown} of {placed} questions shown", shown=coverage.shown, placed=coverage.placed)
     if coverage.stopped_early:
         return t("stopped after round {round} of {rounds}", round=coverage.last_round, rounds=coverage.rounds) + (
             ": " + shown

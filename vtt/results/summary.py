@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pandas as pd
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -24,10 +25,19 @@ from analysis.fonts import register_fonts
 from analysis.svg import inline_svg
 from analysis.taxonomy import Module
 from analysis.votes import VoteStats, vote_stats
+from analysis.words import REPORT_LANGUAGES, report_language, t
 
 from ..models import PlayerKind, RoundAlias, VttSession
 from .juries import JuryComparison, jury_comparison
-from .tables import Coverage, LaterJuries, SessionTables, later_juries, session_profiles, session_tables
+from .tables import (
+    Coverage,
+    LaterJuries,
+    SessionTables,
+    cut_short_text,
+    later_juries,
+    session_profiles,
+    session_tables,
+)
 
 RADAR_WIDTH, RADAR_HEIGHT = 260, 210  # points, as the PDF's player page; the page scales the SVG down to fit
 
@@ -119,25 +129,11 @@ def session_results(db: Session, vtt_session: VttSession) -> SessionResults:
 
 def coverage_sentence(coverage: Coverage) -> str:
     """A finished session with a round cut short, in the page's language: "Round 3 cut short after 2 of 6 questions;
-    rounds 4-5 not played: 14 of 30 questions shown." (empty without a round cut short)."""
-    if not coverage.cut_short:
-        return ""
-    parts = [
-        _("round %(round)s cut short after %(shown)s of %(placed)s questions", round=number, shown=seen, placed=placed)
-        for number, seen, placed in coverage.cut_short
-    ]
-    first, last = coverage.last_round + 1, coverage.rounds
-    if first == last:
-        parts.append(_("round %(round)s not played", round=first))
-    elif first < last:
-        parts.append(_("rounds %(first)s-%(last)s not played", first=first, last=last))
-    text = _(
-        "%(played)s: %(shown)s of %(placed)s questions shown.",
-        played="; ".join(parts),
-        shown=coverage.shown,
-        placed=coverage.placed,
-    )
-    return text[:1].upper() + text[1:]
+    rounds 4-5 not played: 14 of 30 questions shown." (empty without a round cut short): the report cover's words."""
+    language = str(get_locale())
+    with report_language(language if language in REPORT_LANGUAGES else "en"):
+        text = cut_short_text(coverage, t)
+    return text[:1].upper() + text[1:] + "." if text else ""
 
 
 def _juror_counts(vtt_session: VttSession, tables: SessionTables) -> JurorCounts:

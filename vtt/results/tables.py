@@ -8,6 +8,7 @@ questions put, an unanswered or late one is wrong; an open answer with text that
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import pandas as pd
@@ -64,6 +65,28 @@ class Coverage:
     def partial(self) -> bool:
         """Results out of fewer questions than the design placed: stopped early, or still running."""
         return self.shown < self.placed
+
+
+def cut_short_text(coverage: Coverage, translate: Callable[..., str]) -> str:
+    """What a finished session with a round cut short played: "round 3 cut short after 2 of 6 questions; rounds 4-5
+    not played: 14 of 30 questions shown" ("" without a round cut short), for the report's cover and the results
+    page alike.  ``translate(template, **values)`` fills ``{name}`` templates in the reader's language
+    (:func:`analysis.words.t`: its words are the report's)."""
+    if not coverage.cut_short:
+        return ""
+    parts = [
+        translate(
+            "round {round} cut short after {shown} of {placed} questions", round=number, shown=seen, placed=placed
+        )
+        for number, seen, placed in coverage.cut_short
+    ]
+    first, last = coverage.last_round + 1, coverage.rounds
+    if first == last:
+        parts.append(translate("round {round} not played", round=first))
+    elif first < last:
+        parts.append(translate("rounds {first}-{last} not played", first=first, last=last))
+    shown = translate("{shown} of {placed} questions shown", shown=coverage.shown, placed=coverage.placed)
+    return "; ".join(parts) + ": " + shown
 
 
 @dataclass(frozen=True)

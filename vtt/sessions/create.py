@@ -429,7 +429,7 @@ def juror_config(item: dict[str, Any], report, labels: set[str]) -> JurorConfig 
 def numbered_jurors(count: int) -> list[dict[str, Any]]:
     """``count`` jurors labelled J01, J02, ... (at least two digits, more when ``count`` needs them)."""
     if not 0 <= count <= MAX_LISTED_JURORS:
-        raise InputError([Problem("--jurors", None, None, f"must be from 0 to {MAX_LISTED_JURORS}, not {count}")])
+        raise InputError([Problem("jurors", None, None, f"must be from 0 to {MAX_LISTED_JURORS}, not {count}")])
     width = max(2, len(str(count)))
     return [{"label": f"J{number:0{width}d}"} for number in range(1, count + 1)]
 

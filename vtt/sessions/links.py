@@ -55,15 +55,21 @@ def person_links(session, base: str, secret_key: str) -> dict[str, Any]:
     }
 
 
-def agent_command(server: str, token: str, predictions: Path | None, code: str | None = None) -> str:
-    """The ``vtt agent`` line that plays an AI player (its ``token``) on ``server``: replaying ``predictions`` (the
-    demo ships its AI's), else with a backend for the host to name; ``code`` (the session's) routes it behind nginx.
-    The ``vtt`` beside this Python when there is one (the checkout's ``.venv/bin/vtt`` after ``make run``), so the
-    line runs without activating anything."""
-    installed = Path(sys.executable).with_name("vtt")
-    program = str(installed) if installed.is_file() else "vtt"
-    backend = f"replay:{predictions}" if predictions else "replay:PREDICTIONS.csv"
+def agent_command(server: str, token: str, code: str | None, backend: str = "SPEC", program: str = "vtt") -> str:
+    """The ``vtt agent`` line that plays an AI player (its ``token``) on ``server`` with ``backend`` (``SPEC``: for
+    the team to name, docs/agents.md); ``code`` (the session's) routes it behind nginx.  The one builder of the line,
+    for the printed card and the host console alike."""
     session = ["--session", code] if code else []
     return shlex.join(
         [program, "agent", "--server", server.rstrip("/"), "--token", token, *session, "--backend", backend]
     )
+
+
+def console_agent_command(server: str, token: str, predictions: Path | None, code: str | None) -> str:
+    """The host console's :func:`agent_command`: replaying ``predictions`` (the demo ships its AI's), else a
+    predictions file for the host to name, with the ``vtt`` beside this Python when there is one (the checkout's
+    ``.venv/bin/vtt`` after ``make run``), so the line runs on this machine without activating anything."""
+    installed = Path(sys.executable).with_name("vtt")
+    program = str(installed) if installed.is_file() else "vtt"
+    backend = f"replay:{predictions}" if predictions else "replay:PREDICTIONS.csv"
+    return agent_command(server, token, code, backend, program)

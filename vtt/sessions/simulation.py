@@ -32,7 +32,7 @@ RECORDED_KINDS = {"vote": "votes", "sheet": "sheets", "answer": "answers"}
 def create_simulation(db: Session, jurors: int, players: int, seed: int, rounds: int, per_round: int) -> Cast:
     """A session on the demo bank: ``players`` bot humans, one bot AI, ``jurors`` bot jurors."""
     if not 1 <= players <= len(HUMAN_PLAYERS):
-        raise ValueError(f"--players must be 1 to {len(HUMAN_PLAYERS)}")
+        raise ValueError(f"a simulation has 1 to {len(HUMAN_PLAYERS)} human players, not {players}")
     ensure_demo_bank(db)
     people = [
         {"name": name, "kind": "human", "age": age, "stage": stage} for name, age, stage in HUMAN_PLAYERS[:players]

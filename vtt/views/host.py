@@ -47,8 +47,8 @@ from ..realtime.hub import current_hub
 from ..sessions.links import person_links
 from ..studies import studies_of
 from .auth import host_required
+from .displaced import displaced_card
 from .joinurl import join_base_url, only_this_machine, set_console_base_url, valid_base_url
-from .juries import displaced_card
 
 bp = Blueprint("host", __name__, url_prefix="/host")
 

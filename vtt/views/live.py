@@ -44,8 +44,8 @@ from ..offloop import off_loop
 from ..on_behalf.ai_players import ImportProblem, answer_from_predictions
 from ..realtime.hub import current_hub
 from .auth import host_required
+from .displaced import displaced_page
 from .joinurl import join_base_url
-from .juries import displaced_page
 
 bp = Blueprint("live", __name__)
 
@@ -199,12 +199,12 @@ def ai_player_commands(vtt_session: VttSession) -> dict[str, dict[str, object]]:
     """For each AI player (by id): the ``vtt agent`` line that plays it against this server, and whether it runs as
     it is (the demo's AI replays the answers the demo ships) or needs the host's own backend."""
     from ..sessions.demo import demo_ai_answers
-    from ..sessions.links import agent_command
+    from ..sessions.links import console_agent_command
 
     predictions = demo_ai_answers(vtt_session.bank.name if vtt_session.bank else None)
     return {
         str(player.id): {
-            "command": agent_command(request.host_url, player.token, predictions, vtt_session.join_code),
+            "command": console_agent_command(request.host_url, player.token, predictions, vtt_session.join_code),
             "ready": bool(predictions),
         }
         for player in vtt_session.players

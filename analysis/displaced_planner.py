@@ -47,7 +47,8 @@ class DisplacedSize:
 
 
 def wilson_width(rate: float, votes: int) -> float:
-    """The width (0-1) of the Wilson 95 % interval around ``rate`` with ``votes`` votes."""
+    """The width (0-1) of the Wilson 95 % interval around ``rate`` with ``votes`` votes (not
+    :func:`analysis.planner.wilson_width_pct`, in percentage points of counted AI names)."""
     z2 = Z95 * Z95
     return 2 * Z95 * math.sqrt(rate * (1 - rate) / votes + z2 / (4 * votes * votes)) / (1 + z2 / votes)
 

@@ -42,15 +42,13 @@ class IdParams:
         for name in names:
             if name is not None and not PARAM_NAME.fullmatch(name):
                 raise JuryError(
-                    f"--participant-param, --study-param, --session-param: parameter names are up to 40 letters, "
-                    f"digits, '.', '_' or '-' ({name[:60]!r} is not)",
+                    f"parameter names are up to 40 letters, digits, '.', '_' or '-' ({name[:60]!r} is not)",
                     "bad_params",
                 )
         given = [name for name in names if name is not None]
         if len(set(given)) != len(given):
             raise JuryError(
-                f"--participant-param, --study-param, --session-param: the parameter names must differ "
-                f"({', '.join(given)})",
+                f"the parameter names must differ ({', '.join(given)})",
                 "bad_params",
             )
         return IdParams(*names)
@@ -119,7 +117,7 @@ def check_complete_url(url: str) -> str:
     url = url.strip()
 
     def refuse(why: str):
-        raise JuryError(f"--complete-url: {why}", "bad_complete_url")
+        raise JuryError(f"completion URL: {why}", "bad_complete_url")
 
     if len(url) > MAX_COMPLETE_URL:
         refuse(f"at most {MAX_COMPLETE_URL:,} characters")

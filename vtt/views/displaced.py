@@ -33,7 +33,6 @@ from sqlalchemy.orm import Session
 from ..access.admission import admit_arrival, session_route
 from ..engine.actions import Refusal
 from ..extensions import request_db
-from ..juries.crowd import PROLIFIC, BadPlatformId, IdParams, completion_url, new_browser_key, read_arrival
 from ..juries.displaced import (
     MAX_CAP,
     MAX_CREATED,
@@ -53,13 +52,14 @@ from ..juries.displaced import (
     progress,
     returning_juror,
 )
+from ..juries.displaced_crowd import PROLIFIC, BadPlatformId, IdParams, completion_url, new_browser_key, read_arrival
 from ..juries.rounds import cut_short_offerable
 from ..kinds import Jury
 from ..models import Juror, JuryLink, SessionStatus, VttSession
 from .auth import host_required
 from .joinurl import join_base_url
 
-bp = Blueprint("juries", __name__)
+bp = Blueprint("displaced", __name__)
 
 SHOWN_LINKS = 100  # the links of a batch just made, on the session page (all of them: the CSV)
 ARRIVAL_COOKIE = "vtt_arrival"  # an open link's browser key (one per link: the cookie's path is the link's)
@@ -92,7 +92,7 @@ def displaced_page(juror: Juror):
         finished=finished,
         removed=juror.removed_at is not None,
         # the end of the task sends the juror back to the crowd platform (through the server: :func:`completion`)
-        complete=url_for("juries.completion", token=juror.token) if link is not None and link.complete_url else None,
+        complete=url_for("displaced.completion", token=juror.token) if link is not None and link.complete_url else None,
     )
 
 
@@ -145,7 +145,7 @@ def _with_key(link: JuryLink, body, key: str | None) -> Response:
             ARRIVAL_COOKIE,
             key,
             max_age=ARRIVAL_COOKIE_SECONDS,
-            path=url_for("juries.open_link_page", token=link.token),
+            path=url_for("displaced.open_link_page", token=link.token),
             secure=request.is_secure,
             httponly=True,
             samesite="Lax",
