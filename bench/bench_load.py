@@ -356,7 +356,7 @@ def page_saves(
     """When the juror page saves, and what: every line changed since the last save, in one message, once
     typing pauses for SAVE_DEBOUNCE seconds or SAVE_MAX_WAIT seconds after the first unsaved change, at the
     page's next save slot after that and after its previous save: one every ``spacing`` seconds (the
-    status's ``sheet_save_seconds``) at a phase drawn per page (``static/js/jury.js`` does the same)."""
+    status's ``sheet_save_seconds``) at a phase drawn per page (``static/js/sheet.js`` does the same)."""
     phase = rng.random()
     saves: list[tuple[float, list[dict[str, Any]]]] = []
     pending: dict[tuple[int, str], dict[str, Any]] = {}

@@ -113,7 +113,9 @@ def register_realtime(app: Flask) -> None:
 def register_template_helpers(app: Flask) -> None:
     from analysis.taxonomy import Module
 
+    from .protocol.vocabulary import MAX_TEXT
     from .views import assets
 
     assets.init_app(app)  # static/: versioned addresses, long caching, gzip, module_script()
-    app.jinja_env.globals.update(cogme_modules=list(Module))
+    # MAX_TEXT: the longest answer, note or reason, the pages' maxlength (the engine refuses longer: too_long)
+    app.jinja_env.globals.update(cogme_modules=list(Module), MAX_TEXT=MAX_TEXT)

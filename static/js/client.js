@@ -20,8 +20,18 @@ export function strings() {
   return { ...read("vtt-common-strings"), ...read("vtt-strings") };
 }
 
+// How the page connects (auth, key, route) and the limits it shows (max_text: the longest answer, note or reason).
 export function boot() {
   return JSON.parse(document.getElementById("vtt-boot").textContent);
+}
+
+// A value kept in localStorage across reloads (otherwise where there is none, or storage is unavailable).
+export function kept(where, otherwise) {
+  try { return JSON.parse(localStorage.getItem(where) || "null") ?? otherwise; } catch { return otherwise; }
+}
+
+export function keep(where, value) {
+  try { localStorage.setItem(where, JSON.stringify(value)); } catch { /* private mode: memory only */ }
 }
 
 // A tiny element builder: h("p", {class: "x"}, "text", child). Listeners are named in `on`:

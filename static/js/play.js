@@ -23,7 +23,7 @@ let selected = null;       // read-aloud, multiple choice: the option touched (a
 let spoken = null;         // spoken players: the recording box (made at the first snapshot that says so)
 let check = null;          // "Check this device" (made at the first snapshot: a spoken player's also records)
 
-const { S, node, live } = startPage({
+const { S, node, live, maxText } = startPage({
   onView: (data, event) => {
     // Whether this player plays a round is in the snapshot only (questions go to every player): a new round
     // asks for a fresh one.
@@ -177,7 +177,7 @@ function buildForm(question) {
         h("input", { type: "radio", name: "choice", value: index, checked: mine ? mine.choice === index : false }),
         h("span", {}, `${index + 1}. ${choice}`))));  // numbers: aliases are letters
   } else {
-    const text = h("textarea", { id: "answer-text", name: "text", rows: 4, maxlength: 4000 });
+    const text = h("textarea", { id: "answer-text", name: "text", rows: 4, maxlength: maxText });
     text.value = mine ? mine.text : "";
     field = [h("label", { for: "answer-text", class: "field" }, S.your_answer), text];
   }

@@ -18,12 +18,17 @@ export function phaseText(status, S) {
   return line;
 }
 
+// A refusal's words, by its code: their names in the page's words.
+const REFUSALS = { bad_token: "link_bad", link_revoked: "link_revoked" };
+
 // What every live page does first: its words and link from the page, the connection (its state and a refusal said
 // in the page's header), and the phase line kept ticking while a deadline runs (``status``: the current status or
-// null; ``showPhase``: redraws the phase line). The callbacks run later, once the connection has news.
-export function startPage({ onView, status, showPhase }) {
+// null; ``showPhase``: redraws the phase line; a page without deadlines gives neither). ``refusals``: the page's words
+// for refusals, by code (their names in S); ``onRefused``: what else the page does then. The callbacks run later,
+// once the connection has news. ``maxText``: the longest answer, note or reason (vtt/protocol/vocabulary.py).
+export function startPage({ onView, status = null, showPhase = null, refusals = REFUSALS, onRefused = () => {} }) {
   const S = strings();
-  const { auth, key, route } = boot();
+  const { auth, key, route, max_text: maxText } = boot();
   const node = (id) => document.getElementById(id);
   const live = new Connection({
     auth,
@@ -31,10 +36,13 @@ export function startPage({ onView, status, showPhase }) {
     route,
     onView,
     onConnection: (online) => connectionLine(node("connection"), online, S),
-    onRefused: (error) => showRefusal(node("phase"), node("connection"), error, S),
+    onRefused: (error) => {
+      showRefusal(node("phase"), node("connection"), error, S, refusals);
+      onRefused(error);
+    },
   });
-  tickWhileDeadline(status, showPhase);
-  return { S, auth, key, node, live };
+  if (status) tickWhileDeadline(status, showPhase);
+  return { S, auth, key, node, live, maxText };
 }
 
 // Re-render every second while a deadline runs, so the countdown moves.
@@ -47,8 +55,8 @@ export function tickWhileDeadline(getStatus, render) {
 
 // A refused connection (a wrong, replaced or removed link; a full or closed join): said plainly, and no
 // "reconnecting" after it: the page has stopped trying.
-export function showRefusal(heading, line, error, S) {
-  const words = { bad_token: S.link_bad, link_revoked: S.link_revoked }[error.code];
+export function showRefusal(heading, line, error, S, refusals = REFUSALS) {
+  const words = S[refusals[error.code]];
   heading.textContent = words || format(S.link_refused, { message: error.message });
   line.textContent = S.not_connected;
   line.classList.add("offline");
