@@ -223,3 +223,60 @@ def test_ten_connections_arriving_at_once_at_a_guest_ask_the_owner_once_and_all_
     assert sent == [{"kind": "split", "session": 7, "from": "b"}]  # asked once, for all ten
     assert a.ownership.guests[7] == {"b"} and not a.ownership.local(7)
     assert b.connections[7] == 10
+
+
+class ListenedRedis:
+    """Redis as the channel's listener meets it: each pub/sub connection delivers a message ``_heard`` cannot
+    handle; ``stop`` is called once ``connections`` of them have been opened."""
+
+    def __init__(self, connections: int, stop):
+        self.opened: list[ListenedRedis.PubSub] = []
+        self.connections, self.stop = connections, stop
+
+    class PubSub:
+        def __init__(self, redis: ListenedRedis):
+            self.redis, self.closed, self.delivered = redis, False, False
+
+        def subscribe(self, _channel: str) -> None:
+            pass
+
+        def get_message(self, timeout: float) -> dict[str, Any] | None:
+            if self.delivered:
+                return None
+            self.delivered = True
+            if len(self.redis.opened) >= self.redis.connections:
+                self.redis.stop()
+            return {"data": b"[]"}  # JSON, but no message: handling it raises
+
+        def close(self) -> None:
+            self.closed = True
+
+    def pubsub(self, **_options: Any) -> ListenedRedis.PubSub:
+        self.opened.append(ListenedRedis.PubSub(self))
+        return self.opened[-1]
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_message_that_cannot_be_handled_closes_the_channel_s_connection_before_listening_again(monkeypatch):
+    """The listener opens a new pub/sub connection after a message it could not handle: the old one was left open
+    (one more Redis connection per such message, for the life of the process)."""
+    import redis
+
+    holder: list[Ownership] = []
+    listened = ListenedRedis(3, stop=lambda: holder[0].stop())
+    monkeypatch.setattr(redis.Redis, "from_url", classmethod(lambda _cls, *_args, **_kwargs: listened))
+    ownership = Ownership(
+        FakeClaims({}, "a"),
+        FakeRegistry({}, "a"),
+        "redis://unused",
+        serving=lambda _session_id: 0,
+        announce=lambda _session_id: None,
+        spawn=lambda task: task(),  # the listener runs here, until the third connection stops it
+        make_event=threading.Event,
+    )
+    holder.append(ownership)
+    ownership.start()
+    assert len(listened.opened) == 3
+    assert [pubsub.closed for pubsub in listened.opened] == [True, True, True]

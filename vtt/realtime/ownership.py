@@ -193,8 +193,8 @@ class Ownership:
 
     def _listen(self) -> None:
         while self._running:
+            pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
             try:
-                pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
                 pubsub.subscribe(self._channel)
                 while self._running:
                     message = pubsub.get_message(timeout=1.0)
@@ -205,6 +205,8 @@ class Ownership:
                 time.sleep(RETRY_SECONDS)
             except Exception:
                 log.exception("ownership: a message could not be handled")
+            finally:  # the next turn opens a new one: this one's connection goes back now
+                pubsub.close()
 
     def _heard(self, message: dict[str, Any]) -> None:
         kind, session_id = message.get("kind"), message.get("session")
