@@ -31,7 +31,7 @@ from ..protocol.messages import Auth
 from .claims import Claims
 from .loopwatch import LoopWatch, QuietCollector
 from .outbox import Outbox, person_room, sessions_of_rooms
-from .ownership import Ownership
+from .ownership import Channel, Ownership
 from .presence import PRESENCE_REFRESH_SECONDS, SharedPresence, merged, summary
 from .writer import Writer
 
@@ -117,10 +117,11 @@ class Hub:
         redis_url = app.config.get("REDIS_URL")
         database = make_url(self.database_url).database or ""
         self.shared_presence = SharedPresence(redis_url, database) if redis_url else None
+        claims = Claims(self.database_url)
         self.ownership = Ownership(
-            Claims(self.database_url),
+            claims,
             self.shared_presence,
-            redis_url,
+            Channel.from_url(redis_url, database) if redis_url and claims.shared else None,
             serving=lambda session_id: self._per_session.get(session_id, 0),
             announce=lambda session_id: self.shared_presence.write({session_id: self._here(session_id)}),
             spawn=socketio.start_background_task,
