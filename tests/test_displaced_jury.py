@@ -382,7 +382,7 @@ def test_the_writer_takes_live_actions_before_a_displaced_backlog():
 
 def test_displaced_snapshots_beyond_a_burst_wait_their_turn():
     """A crowd arriving at once: the first ``burst`` snapshots go at once, the next ones at ``rate`` a second."""
-    from vtt.realtime.hub import TokenBucket
+    from vtt.realtime.snapshots import TokenBucket
 
     now = [0.0]
     bucket = TokenBucket(40, 40, clock=lambda: now[0])
