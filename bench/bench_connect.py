@@ -33,12 +33,12 @@ from bench_load import Served, load_process, vtt_target
 
 # The parts of the connect path, by a function on the sample's stack (the first that matches, innermost first).
 PARTS = (
-    ("token lookup (Hub.authenticate)", ("authenticate (vtt/realtime/hub.py",)),
+    ("token lookup (identify)", ("identify (vtt/realtime/identify.py",)),
     ("snapshot: read the state", ("_state_for_reading", "current_version", "load_state")),
     ("snapshot: the juror's rows", ("juror_rows", "rows_of_rounds")),
     ("snapshot: build the view", ("juror_snapshot", "jury_view", "stage_snapshot", "player_snapshot")),
     ("send the snapshot (encode, write)", ("to_connection",)),
-    ("ownership and presence", ("arrived (vtt/realtime/ownership.py", "presence_changed", "_refresh_shared")),
+    ("ownership and presence", ("arrived (vtt/realtime/ownership.py", "presence_changed", "vtt/realtime/presence.py")),
     ("the connect handler's rest", ("on_connect (vtt/realtime/handlers.py",)),
     ("Socket.IO / Engine.IO handshake", ("socketio/", "engineio/")),
     ("websocket and HTTP (gevent-websocket, WSGI)", ("geventwebsocket", "gevent/pywsgi", "simple_websocket")),

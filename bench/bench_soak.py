@@ -175,7 +175,7 @@ async def play(http, served_url: str, database_url: str, cookie: str, soaked: So
     token = await asyncio.to_thread(displaced_link, database_url, soaked.session_id)
     later = person({"token": token})
     await later.connect(CALL_TIMEOUT)
-    while later.snapshot is None:  # a displaced juror's snapshot may be paced (vtt.realtime.hub)
+    while later.snapshot is None:  # a displaced juror's snapshot may be paced (vtt.realtime.snapshots)
         await asyncio.sleep(0.01)
     card = later.snapshot["rounds"][0]
     vote = {"id": secrets.token_hex(6), "round": card["round"], "alias": card["aliases"][0], "confidence": 2}

@@ -17,7 +17,7 @@ from vtt.db import make_db_factory, make_engine, upgrade
 from vtt.engine.actions import HOST, Action
 from vtt.models import VttSession
 from vtt.persistence.load import current_version, load_state
-from vtt.realtime.hub import Identity
+from vtt.realtime.identify import Identity
 
 
 def test_a_read_sees_one_version_while_the_writer_commits(backend):

@@ -354,17 +354,16 @@ def test_the_jurors_export_shows_each_displaced_jurors_task(played):
     assert jurors[jurors["jury"] == "live"]["completion_code"].isna().all()
 
 
-def test_the_writer_takes_live_actions_before_a_displaced_backlog(app, database_url):
+def test_the_writer_takes_live_actions_before_a_displaced_backlog():
     """Thousands of displaced jurors saving put no backlog ahead of a live vote: each batch takes every queued live
     action first, displaced ones fill what room is left, and the rest wait, in their order, for the next batches."""
-    from vtt.db import KeptDb, make_writer_engine
+    import queue
+
     from vtt.engine.actions import Action, Actor
     from vtt.persistence.batch import Submission
-    from vtt.realtime.writer import MAX_BATCH_WEIGHT, Writer
+    from vtt.realtime.writer import MAX_BATCH_WEIGHT, ActionQueue
 
-    hub = app.extensions["vtt.hub"]
-    database = KeptDb(make_writer_engine(database_url))
-    writer = Writer(socketio, database, hub.reader, hub.outbox, hub.ownership)  # not started: batches taken by hand
+    actions = ActionQueue(queue.Queue())  # the writer's queue, its batches taken by hand
 
     def queued(role: str, number: int):
         return Submission(1, Action(Actor(role, number), "vote", {}, f"k{number}")), None
@@ -372,19 +371,18 @@ def test_the_writer_takes_live_actions_before_a_displaced_backlog(app, database_
     backlog = [queued("displaced", n) for n in range(MAX_BATCH_WEIGHT + 50)]
     live = [queued("juror", 1000 + n) for n in range(3)]
     for item in backlog[:200] + live[:2] + backlog[200:] + live[2:]:
-        writer._queue.put(item)
-    batch = writer._next_batch(writer._queue.get())
+        actions.put(item)
+    batch = actions.batch(actions.first())
     assert [s.action.actor.id for s, _ in batch] == [1000, 1001, 1002, *range(MAX_BATCH_WEIGHT - 3)]
-    writer._queue.put(queued("juror", 2000))
-    after = writer._next_batch(writer._queue.get())
+    actions.put(queued("juror", 2000))
+    after = actions.batch(actions.first())
     assert [s.action.actor.id for s, _ in after] == [2000, *range(MAX_BATCH_WEIGHT - 3, MAX_BATCH_WEIGHT + 50)]
-    assert writer._queue.empty() and not writer._later
-    database.engine.dispose()
+    assert actions.empty()
 
 
 def test_displaced_snapshots_beyond_a_burst_wait_their_turn():
     """A crowd arriving at once: the first ``burst`` snapshots go at once, the next ones at ``rate`` a second."""
-    from vtt.realtime.hub import TokenBucket
+    from vtt.realtime.snapshots import TokenBucket
 
     now = [0.0]
     bucket = TokenBucket(40, 40, clock=lambda: now[0])

@@ -14,7 +14,8 @@ from tests.support.served import ServedApp
 from tests.support.waiting import wait_until
 from vtt.db import make_db_factory, make_engine, make_reader_engine, upgrade
 from vtt.extensions import socketio
-from vtt.realtime.hub import Hub, Identity
+from vtt.realtime.hub import Hub
+from vtt.realtime.identify import Identity
 from vtt.realtime.presence import PRESENCE_EXPIRY_SECONDS, PRESENCE_REFRESH_SECONDS
 
 

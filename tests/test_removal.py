@@ -37,7 +37,7 @@ from vtt.models import (
 from vtt.persistence.batch import StateCache, Submission, run_batch
 from vtt.persistence.load import load_state
 from vtt.persistence.tally import round_tally
-from vtt.realtime.hub import Identity
+from vtt.realtime.identify import Identity
 from vtt.reports.session import write_session_reports
 from vtt.results.export import export_tables
 from vtt.results.summary import session_results

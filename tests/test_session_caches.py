@@ -24,7 +24,7 @@ def holding(hub, session_id: int) -> list[str]:
 
 def settled(hub) -> bool:
     """No presence message is still to be sent (each goes out a second after the change that called for it)."""
-    return not hub.held_sessions()["hub.presence_due"]
+    return not hub.held_sessions()["presence.due"]
 
 
 def test_a_finished_session_leaves_nothing_once_its_connections_are_gone(backend, monkeypatch):
@@ -40,7 +40,7 @@ def test_a_finished_session_leaves_nothing_once_its_connections_are_gone(backend
         db.commit()
     later = Role(socketio, app, {"token": made.token})  # a displaced juror judges the finished session
     assert later.last("snapshot")["jury"] == "displaced"
-    assert "hub.judged_rounds" in holding(hub, people.session_id)
+    assert "snapshots.judged_rounds" in holding(hub, people.session_id)
 
     running = make_session(db_factory, rounds=1, per_round=1, jurors=1, name="Still running")
     juror = Role(socketio, app, {"token": running.jurors["J1"]})
@@ -51,7 +51,7 @@ def test_a_finished_session_leaves_nothing_once_its_connections_are_gone(backend
     hub.housekeep()
     left = holding(hub, people.session_id)
     assert left == [], f"still held: {left}"
-    assert {"hub.connections", "hub.read_states", "claims.sessions", "socketio.rooms"} <= set(
+    assert {"connections", "snapshots.read_states", "claims.sessions", "socketio.rooms"} <= set(
         holding(hub, running.session_id)
     )
 

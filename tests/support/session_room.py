@@ -127,15 +127,15 @@ class Room:
         together in the next one (what a vote and the host's removal 0-2 ms apart do under load)."""
         writer = self.app.extensions["vtt.hub"].writer
         entered, gate = threading.Event(), threading.Event()
-        apply = writer._apply
+        apply = writer.apply
 
         def held(batch):
-            writer._apply = apply
+            writer.apply = apply
             entered.set()
             gate.wait(10)
             apply(batch)
 
-        writer._apply = held
+        writer.apply = held
         blocker = {"id": client_id("h"), "action": "remove_juror", "juror": "nobody"}  # refused: changes nothing
         threads = [threading.Thread(target=self.second_host.send, args=("host", blocker))]
         threads[0].start()
@@ -149,7 +149,7 @@ class Room:
             threads.append(threading.Thread(target=run))
             threads[-1].start()
             wait_until(
-                lambda count=index + 1: writer._queue.qsize() >= count, timeout=10, message="the action to be queued"
+                lambda count=index + 1: writer.actions.queued() >= count, timeout=10, message="the action to be queued"
             )
         gate.set()
         for thread in threads:

@@ -43,19 +43,64 @@ RETRY_SECONDS = 1.0  # the channel's listener, after Redis went away
 UNKNOWN_GUEST = "?"  # a guest of a session when Redis could not say who serves it
 
 
+class Channel:
+    """The owners' Redis channel ``vtt:owners:<database>``: what this process publishes on it, and the listener
+    that hands every message heard to a handler."""
+
+    def __init__(self, client: Any, name: str, errors: type[Exception] | tuple[type[Exception], ...]):
+        self.client, self.name, self.errors = client, name, errors
+
+    @classmethod
+    def from_url(cls, redis_url: str, database: str) -> Channel:
+        import redis  # only with REDIS_URL (imported after gevent's patch, as the server does)
+
+        client = redis.Redis.from_url(redis_url, socket_connect_timeout=2, socket_timeout=2)
+        return cls(client, f"vtt:owners:{database}", redis.RedisError)
+
+    def publish(self, message: dict[str, Any]) -> None:
+        try:
+            self.client.publish(self.name, json.dumps(message))
+        except self.errors as error:
+            log.warning("ownership: could not publish %s (%s)", message.get("kind"), error)
+
+    def listen(self, heard: Callable[[dict[str, Any]], None], listening: Callable[[], bool]) -> None:
+        """Hand each message to ``heard`` while ``listening()``; a new pub/sub connection after a failure (the old
+        one closed first)."""
+        while listening():
+            pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+            try:
+                pubsub.subscribe(self.name)
+                while listening():
+                    message = pubsub.get_message(timeout=1.0)
+                    if message is not None:
+                        heard(json.loads(message["data"]))
+            except self.errors as error:
+                log.warning("ownership: the channel failed (%s); listening again in %s s", error, RETRY_SECONDS)
+                time.sleep(RETRY_SECONDS)
+            except Exception:
+                log.exception("ownership: a message could not be handled")
+            finally:  # the next turn opens a new one: this one's connection goes back now
+                pubsub.close()
+
+    def close(self) -> None:
+        self.client.close()
+
+
 class Ownership:
     """This process's side of session ownership (the module's docstring).
 
     ``registry`` is the shared presence (``vtt.realtime.presence.SharedPresence``), None without Redis;
-    ``serving(session_id)`` counts this process's connections of a session; ``announce(session_id)`` writes this
-    process's registry entry of a session now; ``spawn`` starts a background task and ``make_event`` makes an event
-    of the server's async mode (gevent's under ``vtt serve``)."""
+    ``channel`` the owners' channel (:class:`Channel`), None without Redis or on SQLite; ``serving(session_id)``
+    counts this process's connections of a session; ``announce(session_id)`` writes this process's registry entry of
+    a session now; ``spawn`` starts a background task and ``make_event`` makes an event of the server's async mode
+    (gevent's under ``vtt serve``).  Whether a session is this process's is asked of the claims alone
+    (``claims.owns``)."""
 
     def __init__(
         self,
         claims: Claims,
         registry: Any,
-        redis_url: str | None,
+        channel: Channel | None,
         serving: Callable[[int], int],
         announce: Callable[[int], None],
         spawn: Callable[..., Any],
@@ -63,11 +108,12 @@ class Ownership:
     ):
         self.claims = claims
         self.registry = registry
-        self.enabled = claims.shared and registry is not None and redis_url is not None
+        self.channel = channel
+        self.enabled = claims.shared and registry is not None and channel is not None
         self._serving, self._announce, self._spawn, self._make_event = serving, announce, spawn, make_event
         # Per session, each let go by the rule beside it (docs/design.md, "Memory over months"); ``housekeep`` must
         # run every few seconds (the hub's housekeeping, or the shared presence's refresh with Redis).
-        # per owned session: the other processes serving some of it; gone with the claim (_give_up)
+        # per owned session: the other processes serving some of it; gone with the claim (give_up)
         self.guests: dict[int, set[str]] = {}
         # sessions this process serves as a guest (announced to the owner): gone at its last connection (left)
         self.guest_of: set[int] = set()
@@ -77,13 +123,6 @@ class Ownership:
         # owned sessions with no connection here, since when: gone at a connection's arrival or with the claim
         self._empty_since: dict[int, float] = {}
         self._running = False
-        self._channel = self._redis = None
-        if self.enabled:
-            import redis  # only with REDIS_URL (imported after gevent's patch, as the server does)
-
-            self._redis = redis.Redis.from_url(redis_url, socket_connect_timeout=2, socket_timeout=2)
-            self._errors = redis.RedisError
-            self._channel = f"vtt:owners:{registry.database}"
 
     @property
     def me(self) -> str:
@@ -95,10 +134,7 @@ class Ownership:
     def local(self, session_id: int) -> bool:
         """Whether a broadcast of ``session_id`` may stay on this process: it owns the session and no other process
         serves any of its connections."""
-        return self.enabled and session_id in self.claims.sessions and not self.guests.get(session_id)
-
-    def owns(self, session_id: int) -> bool:
-        return session_id in self.claims.sessions
+        return self.enabled and self.claims.owns(session_id) and not self.guests.get(session_id)
 
     def runs_deadlines(self, session_id: int, holds_timers: bool) -> bool:
         """Whether this process ticks ``session_id``'s due deadline: its owner does; a session nobody owns is
@@ -130,7 +166,7 @@ class Ownership:
         if not self.claims.shared:  # SQLite: the one process owns every session it serves
             self.claims.claim(session_id)
             return
-        if session_id in self.claims.sessions or session_id in self.guest_of:
+        if self.claims.owns(session_id) or session_id in self.guest_of:
             return
         settling = self._settling.get(session_id)
         if settling is not None:  # another connection of the session is settling it: its answer is this one's
@@ -157,8 +193,8 @@ class Ownership:
             self.guest_of.discard(session_id)
             self._publish({"kind": "left", "session": session_id, "from": self.me})
         elif not self.claims.shared:  # SQLite: nobody else could serve it; a deadline due later adopts it again
-            self._give_up(session_id)
-        elif session_id in self.claims.sessions:
+            self.give_up(session_id)
+        elif self.claims.owns(session_id):
             self._empty_since.setdefault(session_id, time.monotonic())
 
     def housekeep(self) -> None:
@@ -174,7 +210,7 @@ class Ownership:
                 if serving is not None:
                     self.guests[session_id] = serving - {self.me}
             elif now - self._empty_since.setdefault(session_id, now) >= GIVE_UP_AFTER_SECONDS:
-                self._give_up(session_id)
+                self.give_up(session_id)
         for session_id in list(self.guest_of):
             if self._adopt(session_id):
                 log.warning("this process owns session %s now (its owner is gone)", session_id)
@@ -184,39 +220,25 @@ class Ownership:
     def start(self) -> None:
         if self.enabled and not self._running:
             self._running = True
-            self._spawn(self._listen)
+            self._spawn(self.channel.listen, self.heard, lambda: self._running)
 
     def stop(self) -> None:
         self._running = False
-        if self._redis is not None:
-            self._redis.close()
+        if self.channel is not None:
+            self.channel.close()
 
-    def _listen(self) -> None:
-        while self._running:
-            try:
-                pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
-                pubsub.subscribe(self._channel)
-                while self._running:
-                    message = pubsub.get_message(timeout=1.0)
-                    if message is not None:
-                        self._heard(json.loads(message["data"]))
-            except self._errors as error:
-                log.warning("ownership: the channel failed (%s); listening again in %s s", error, RETRY_SECONDS)
-                time.sleep(RETRY_SECONDS)
-            except Exception:
-                log.exception("ownership: a message could not be handled")
-
-    def _heard(self, message: dict[str, Any]) -> None:
+    def heard(self, message: dict[str, Any]) -> None:
+        """A message of the channel (:meth:`Channel.listen`), this process's own included (ignored)."""
         kind, session_id = message.get("kind"), message.get("session")
         if message.get("from") == self.me:
             return
-        if kind == "split" and session_id in self.claims.sessions:
+        if kind == "split" and self.claims.owns(session_id):
             asker = message["from"]
             if self._serving(session_id):
                 self.guests.setdefault(session_id, set()).add(asker)  # from now on its broadcasts are published
                 self._publish({"kind": "joined", "session": session_id, "to": asker, "from": self.me})
             else:  # nobody here: the asker may have it
-                self._give_up(session_id)
+                self.give_up(session_id)
                 self._publish({"kind": "released", "session": session_id, "to": asker, "from": self.me})
         elif kind in ("joined", "released") and message.get("to") == self.me:
             asking = self._asking.get(session_id)
@@ -242,12 +264,8 @@ class Ownership:
         return answer
 
     def _publish(self, message: dict[str, Any]) -> None:
-        if self._redis is None:
-            return
-        try:
-            self._redis.publish(self._channel, json.dumps(message))
-        except self._errors as error:
-            log.warning("ownership: could not publish %s (%s)", message.get("kind"), error)
+        if self.channel is not None:
+            self.channel.publish(message)
 
     # --- claims ------------------------------------------------------------------------------------------------------
 
@@ -263,7 +281,8 @@ class Ownership:
             self._empty_since.setdefault(session_id, time.monotonic())
         return True
 
-    def _give_up(self, session_id: int) -> None:
+    def give_up(self, session_id: int) -> None:
+        """No longer own ``session_id`` (its claim and the owner's tables of it let go)."""
         self.claims.give_up(session_id)
         self.guests.pop(session_id, None)
         self._empty_since.pop(session_id, None)

@@ -45,6 +45,62 @@ def _weight(item: tuple[Submission, Any]) -> int:
     return 1 + len(lines) if isinstance(lines, list) else 1
 
 
+class ActionQueue:
+    """The actions waiting for the writer, taken a batch at a time, live actions first.
+
+    ``queue`` is a queue of the server's async mode (gevent's under ``vtt serve``); each item is a submission and
+    the event its handler waits on, or None to stop.  A displaced jury's actions (a finished session judged again,
+    ``vtt.engine.displaced``) fill what room a batch has left, and the rest wait, in their order, behind the live
+    ones for the next batches (``later``: drained batch by batch), so that thousands of displaced jurors never put
+    their backlog ahead of a live session's acks."""
+
+    def __init__(self, queue: Any):
+        self._queue = queue
+        self._later: deque[tuple[Submission, Any]] = deque()
+        self.stopped = False  # a None was taken while a batch was gathered
+
+    def put(self, item: tuple[Submission, Any] | None) -> None:
+        self._queue.put(item)
+
+    def queued(self) -> int:
+        """How many items wait in the queue (the displaced ones held back not counted)."""
+        return self._queue.qsize()
+
+    def empty(self) -> bool:
+        return self._queue.empty() and not self._later
+
+    def first(self) -> tuple[Submission, Any] | None:
+        """The next batch's first item, waiting for one (None: stop)."""
+        return self._later.popleft() if self._later and self._queue.empty() else self._queue.get()
+
+    def batch(self, first: tuple[Submission, Any]) -> list[tuple[Submission, Any]]:
+        """Everything queued after ``first``, live actions first, up to ``MAX_BATCH_WEIGHT``."""
+        batch: list[tuple[Submission, Any]] = []  # the live actions, then displaced ones
+        weight = 0
+        if first[0].action.actor.role == displaced.ROLE:
+            self._later.appendleft(first)
+        else:
+            batch, weight = [first], _weight(first)
+        while weight < MAX_BATCH_WEIGHT:
+            try:
+                item = self._queue.get_nowait()
+            except Exception:
+                break
+            if item is None:
+                self.stopped = True
+                break
+            if item[0].action.actor.role == displaced.ROLE:
+                self._later.append(item)
+            else:
+                batch.append(item)
+                weight += _weight(item)
+        while self._later and weight < MAX_BATCH_WEIGHT:
+            item = self._later.popleft()
+            batch.append(item)
+            weight += _weight(item)
+        return batch
+
+
 class Writer:
     def __init__(
         self, socketio: SocketIO, database: KeptDb, reader: sessionmaker[Session], outbox: Outbox, ownership: Ownership
@@ -55,8 +111,7 @@ class Writer:
         self.outbox = outbox
         self.cache = StateCache()  # the live states; let go by let_go (the hub's housekeeping)
         eio = socketio.server.eio
-        self._queue = eio.create_queue()
-        self._later: deque[tuple[Submission, Any]] = deque()  # displaced jurors' actions behind the live ones: drained
+        self.actions = ActionQueue(eio.create_queue())
         self._make_event = eio.create_event
         self._pending_ticks: set[int] = set()  # sessions with a tick queued: each gone once its batch ran
         self.ownership = ownership
@@ -72,13 +127,13 @@ class Writer:
 
     def stop(self) -> None:
         self._running = False
-        self._queue.put(None)
+        self.actions.put(None)
 
     def submit(self, session_id: int, action: Action) -> dict[str, Any]:
         """Queue ``action`` and wait until its batch has committed; returns the reply for the client."""
         done = self._make_event()
         submission = Submission(session_id, action)
-        self._queue.put((submission, done))
+        self.actions.put((submission, done))
         if not done.wait(REPLY_TIMEOUT):
             return error_message("timeout", "the server is busy; try again")
         return submission.reply
@@ -91,51 +146,25 @@ class Writer:
 
     def _drain_until_stopped(self) -> None:
         while self._running:
-            first = self._later.popleft() if self._later and self._queue.empty() else self._queue.get()
+            first = self.actions.first()
             if first is None:
                 break
             # No waiting for more: waiting 3 ms made batches bigger and saved up to a third of the CPU
             # at a few hundred actions a second, but put 3-5 ms on every ack (docs/benchmarks.md).  Under
             # load the queue fills while a batch is written, so batches grow by themselves.
             self.socketio.sleep(0)  # the handlers already woken queue theirs first
-            batch = self._next_batch(first)
+            batch = self.actions.batch(first)
+            if self.actions.stopped:
+                self._running = False
             try:
-                self._apply(batch)
+                self.apply(batch)
             except Exception:
                 log.exception("a batch of %d actions failed", len(batch))
             self.socketio.sleep(0)  # let the woken handlers and the connections run before the next batch
 
-    def _next_batch(self, first: tuple[Submission, Any]) -> list[tuple[Submission, Any]]:
-        """Everything queued, live actions first: a displaced jury's actions (a finished session judged again,
-        ``vtt.engine.displaced``) fill what room the batch has left, and the rest wait in ``_later`` for the next
-        batches, so that thousands of displaced jurors never put their backlog ahead of a live session's acks."""
-        batch: list[tuple[Submission, Any]] = []  # the live actions, then displaced ones
-        weight = 0
-        if first[0].action.actor.role == displaced.ROLE:
-            self._later.appendleft(first)
-        else:
-            batch, weight = [first], _weight(first)
-        while weight < MAX_BATCH_WEIGHT:
-            try:
-                item = self._queue.get_nowait()
-            except Exception:
-                break
-            if item is None:
-                self._running = False
-                break
-            if item[0].action.actor.role == displaced.ROLE:
-                self._later.append(item)
-            else:
-                batch.append(item)
-                weight += _weight(item)
-        while self._later and weight < MAX_BATCH_WEIGHT:
-            item = self._later.popleft()
-            batch.append(item)
-            weight += _weight(item)
-        return batch
-
-    def _apply(self, batch: list[tuple[Submission, Any]]) -> None:
-        """Run a batch; after its commit, emit what it caused, then wake the senders (their acks).
+    def apply(self, batch: list[tuple[Submission, Any]]) -> None:
+        """Run a batch (the drain's, one at a time); after its commit, emit what it caused, then wake the senders
+        (their acks).
 
         Emitting first means a client never holds an ack for a change whose broadcast is still to come.
         """
@@ -233,4 +262,4 @@ class Writer:
                     continue
                 if ours:
                     self._pending_ticks.add(session_id)
-                    self._queue.put((Submission(session_id, Action(SYSTEM, "tick")), None))
+                    self.actions.put((Submission(session_id, Action(SYSTEM, "tick")), None))
