@@ -40,6 +40,20 @@ def test_whole_session_per_round_reveal():
     run = Run(make_state(seed=1234, reveal_policy=RevealPolicy.PER_ROUND))
     state = run.state
 
+    lobby_with_participants(run)
+    round1 = round_one_answered(run)
+    votes = round_one_voted(run, round1)
+    round_one_tally_and_identities_shown(run, round1, votes)
+    round_two_played(run, round1)
+    session_finished(run)
+
+    run.assert_all_blind()
+    versions = [o.reply["state_version"] for o in run.outcomes]
+    assert versions == list(range(1, len(run.outcomes) + 1)) and state.state_version == len(run.outcomes)
+
+
+def lobby_with_participants(run: Run) -> None:
+    state = run.state
     run.do(HOST, "open_lobby")
     assert state.phase is Phase.LOBBY and state.round is None
     run.do(HOST, "set_participants", round=1, players=[AI, H2, H1, H1])
@@ -47,7 +61,10 @@ def test_whole_session_per_round_reveal():
     run.do(HOST, "set_participants", round=2, players=None)
     assert state.round_info[2].participants is None
 
-    # --- round 1 ---
+
+def round_one_answered(run: Run) -> dict[int, str]:
+    """Round 1's two questions answered and judged on the sheet; round 1's aliases."""
+    state = run.state
     (outcome,) = run.do(HOST, "start_round")
     assert outcome.reply["round"] == 1
     assert (state.phase, state.round, state.position) == (Phase.ROUND, 1, None)
@@ -90,7 +107,12 @@ def test_whole_session_per_round_reveal():
     }
     assert all(set(row) == {"alias", "text", "choice", "answered"} for row in shown["answers"])
     run.sheets(Q12)
+    return round1
 
+
+def round_one_voted(run: Run, round1: dict[int, str]) -> dict[int, int]:
+    """Round 1's vote, closed; the votes per player of its tally."""
+    state = run.state
     run.do(HOST, "open_vote")
     assert state.phase is Phase.VOTING and state.round_info[1].vote_opened_at == run.now
     run.vote(J1, round1[AI], confidence=4, reason="too fluent")
@@ -118,7 +140,11 @@ def test_whole_session_per_round_reveal():
     assert (tally["ci_low"], tally["ci_high"]) == (pytest.approx(low, abs=1e-4), pytest.approx(high, abs=1e-4))
     assert tally["ai_passed"] is False  # human-tie: the best human (1) drew fewer votes than the AI (2)
     assert not run.messages("juror", "tally")  # not shown yet
+    return votes
 
+
+def round_one_tally_and_identities_shown(run: Run, round1: dict[int, str], votes: dict[int, int]) -> None:
+    state = run.state
     run.do(HOST, "show_tally")
     assert state.phase is Phase.TALLY
     shown_tally = run.messages("juror", "tally")[-1].payload
@@ -145,7 +171,10 @@ def test_whole_session_per_round_reveal():
         }
         assert_identities_payload(message.payload, state)
 
-    # --- round 2: aliases re-dealt, votes start empty ---
+
+def round_two_played(run: Run, round1: dict[int, str]) -> None:
+    """Round 2: aliases re-dealt, votes start empty."""
+    state = run.state
     run.do(HOST, "start_round")
     assert (state.phase, state.round, state.position, state.votes) == (Phase.ROUND, 2, None, {})
     assert_permutation(state, 2, [H1, H2, AI])
@@ -190,6 +219,9 @@ def test_whole_session_per_round_reveal():
         "revealed": [{"alias": round2[H1], "is_ai": False, "age": 10, "stage": "middle concrete"}],
     }
 
+
+def session_finished(run: Run) -> None:
+    state = run.state
     run.refuse(HOST, "start_round", "no_more_rounds")
     (outcome,) = run.do(HOST, "finish")
     assert state.phase is Phase.FINISHED
@@ -207,10 +239,6 @@ def test_whole_session_per_round_reveal():
         assert_identities_payload(message.payload, state)
     run.refuse(HOST, "finish", "not_over", force=True)  # finished is final
     run.refuse(HOST, "open_lobby", "wrong_phase")
-
-    run.assert_all_blind()
-    versions = [o.reply["state_version"] for o in run.outcomes]
-    assert versions == list(range(1, len(run.outcomes) + 1)) and state.state_version == len(run.outcomes)
 
 
 def test_reveal_policy_end_refuses_per_round_reveal():
