@@ -57,16 +57,13 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_load import (  # noqa: E402
-    ROUNDS,
     RoundResult,
-    Served,
     consistent,
     quantile,
     run_server,
     run_sessions,
-    vtt_target,
-    vtt_targets,
 )
+from servers import ROUNDS, Served, vtt_target, vtt_targets  # noqa: E402
 
 from tests.support.nginx import NGINX, Nginx  # noqa: E402
 from vtt.access.host_token import host_token  # noqa: E402

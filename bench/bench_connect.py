@@ -2,7 +2,7 @@
 
     python bench/bench_connect.py [--jurors 5000] [--runs 3] [--profile DIR]
 
-Each run is a fresh server with a new SQLite file holding a session of N jurors (bench_load's ``vtt_target``), and
+Each run is a fresh server with a new SQLite file holding a session of N jurors (servers.py's ``vtt_target``), and
 one load process connecting all of them, 200 at a time (bench_load's load process and lean client): from its first
 websocket to its last snapshot.  Printed per run: the seconds, connections per second, the server's CPU seconds per
 1,000 connections and its longest loop stall; then every juror leaves at once (a venue's network dropping): how long
@@ -29,7 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_load import Served, load_process, vtt_target
+from bench_load import load_process
+from servers import Served, vtt_target
 
 # The parts of the connect path, by a function on the sample's stack (the first that matches, innermost first).
 PARTS = (

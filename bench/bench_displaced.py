@@ -36,7 +36,6 @@ import os
 import random
 import secrets
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -53,12 +52,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_load import (  # noqa: E402
     CALL_TIMEOUT,
     CONNECTS_AT_ONCE,
-    DEMO_BANK,
     GO_LEAD,
     HEARTBEAT,
     RoundResult,
-    Served,
-    Target,
     ack_text,
     close_round,
     consistent,
@@ -69,12 +65,12 @@ from bench_load import (  # noqa: E402
     stop_profile,
 )
 from loadclient import LeanClient, Refused  # noqa: E402
+from servers import DEMO_BANK, Served, Target, bench_session, migrated_server  # noqa: E402
 
 LINES_PER_ROUND = 4  # sheet lines a displaced juror fills per round (of 2 questions x 3 aliases)
 LIVE_ROUNDS = (("paced", "alone"), ("sheets", "alone"), ("paced", "beside"), ("sheets", "beside"))
 LIVE_LEAD = 8.0  # seconds into the displaced jury's judging before the live session's next round opens
 SAMPLE_SECONDS = 0.5  # the loop's stall is read (and reset) this often
-PLAYERS = [{"name": "Mina", "kind": "human", "age": 10}, {"name": "Grace", "kind": "human", "age": 31}]
 
 
 # --- the database: a session to judge later and a live one ----------------------------------------------------
@@ -95,53 +91,22 @@ def prepare(folder: Path, live: int, database_url: str | None = None) -> Setup:
 
     from vtt.banks import import_bank, read_bank
     from vtt.db import make_db_factory, make_engine, transaction
-    from vtt.models import Juror, Player
-    from vtt.sessions.create import SessionConfig, create_session
+    from vtt.models import Player
 
-    url = database_url or f"sqlite:///{folder / 'bench.db'}"
-    password = secrets.token_urlsafe(12)
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "VTT_INSTANCE_PATH": str(folder / "instance"),
-        "VTT_HOST_PASSWORD": password,
-        "VTT_ASYNC_MODE": "gevent",
-    }
-    for name in ("REDIS_URL", "VTT_AUDIT_LOG", "VTT_BASE_URL"):
-        env.pop(name, None)
-    vtt = str(Path(sys.executable).parent / "vtt")
-    subprocess.run([vtt, "db", "upgrade"], env=env, cwd=ROOT, check=True, capture_output=True, timeout=120)
-
-    def config(name: str, rounds: int, seed: int) -> SessionConfig:
-        return SessionConfig.from_dict(
-            {
-                "name": name,
-                "bank": "Demo drama bank",
-                "rounds": rounds,
-                "questions_per_round": 2,
-                "seed": seed,
-                "reveal_policy": "end",
-                "players": [*PLAYERS, {"name": "Agent", "kind": "ai"}],
-            }
-        )
-
+    url, password, env, command = migrated_server(folder, database_url)
     engine = make_engine(url)
     try:
         with transaction(make_db_factory(engine)) as db:
             import_bank(db, read_bank(DEMO_BANK), "Demo drama bank")
-            judged = create_session(db, config("Judged later", 3, 11))
-            current = create_session(db, config("Live beside", len(LIVE_ROUNDS), 7))
-            db.add_all(
-                Juror(session_id=current.id, label=f"J{n:05d}", token=secrets.token_urlsafe(12))
-                for n in range(1, live + 1)
+            settings = {"questions_per_round": 2, "reveal_policy": "end"}
+            judged, _ = bench_session(db, 0, "", name="Judged later", rounds=3, seed=11, **settings)
+            current, tokens = bench_session(
+                db, live, "J{:05d}", name="Live beside", rounds=len(LIVE_ROUNDS), seed=7, **settings
             )
-            db.flush()
-            tokens = list(db.scalars(select(Juror.token).where(Juror.session_id == current.id)))
             players = list(db.scalars(select(Player.token).where(Player.session_id == judged.id)))
             ids = (judged.id, judged.join_code, current.id, current.join_code)
     finally:
         engine.dispose()
-    command = [sys.executable, "run.py", "--host", "127.0.0.1", "--port", "{port}"]
     target = Target("vtt", command, env, tokens, {"code": ids[3], "role": "host"}, folder, url, ids[2], password)
     return Setup(target, ids[0], ids[1], players)
 

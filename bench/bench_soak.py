@@ -31,8 +31,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_load import CALL_TIMEOUT, DEMO_BANK, Served, Target
+from bench_load import CALL_TIMEOUT
 from loadclient import LeanClient
+from servers import DEMO_BANK, Served, Target, bench_session, vtt_target
 
 TARGET_MIB = 1.0
 ROUNDS = 2
@@ -76,8 +77,7 @@ def create_sessions(url: str, count: int, jurors: int) -> list[Soaked]:
 
     from vtt.banks import bank_by_name, import_bank, read_bank
     from vtt.db import make_db_factory, make_engine, transaction
-    from vtt.models import Juror, Player
-    from vtt.sessions.create import SessionConfig, create_session
+    from vtt.models import Player
 
     engine = make_engine(url)
     made = []
@@ -86,29 +86,17 @@ def create_sessions(url: str, count: int, jurors: int) -> list[Soaked]:
             if bank_by_name(db, "Demo drama bank") is None:
                 import_bank(db, read_bank(DEMO_BANK), "Demo drama bank")
             for n in range(1, count + 1):
-                config = SessionConfig.from_dict(
-                    {
-                        "name": f"Soak {n}",
-                        "bank": "Demo drama bank",
-                        "rounds": ROUNDS,
-                        "questions_per_round": 1,
-                        "seed": n,
-                        "reveal_policy": "per-round",
-                        "players": [
-                            {"name": "Mina", "kind": "human", "age": 10},
-                            {"name": "Grace", "kind": "human", "age": 31},
-                            {"name": "Agent", "kind": "ai"},
-                        ],
-                    }
+                created, tokens = bench_session(
+                    db,
+                    jurors,
+                    "J{}",
+                    name=f"Soak {n}",
+                    rounds=ROUNDS,
+                    questions_per_round=1,
+                    seed=n,
+                    reveal_policy="per-round",
                 )
-                created = create_session(db, config)
-                db.add_all(
-                    Juror(session_id=created.id, label=f"J{k}", token=secrets.token_urlsafe(12))
-                    for k in range(1, jurors + 1)
-                )
-                db.flush()
                 players = list(db.scalars(select(Player.token).where(Player.session_id == created.id)))
-                tokens = list(db.scalars(select(Juror.token).where(Juror.session_id == created.id)))
                 made.append(Soaked(created.id, created.join_code, players, tokens))
     finally:
         engine.dispose()
@@ -231,8 +219,6 @@ def soak_run(sessions: int, alive: int, warmup: int, jurors: int, settle: float)
     sessions its ``/healthz`` still lists at the end (served or owned)."""
     folder = Path(tempfile.mkdtemp(prefix="vtt-bench-soak-"))
     try:
-        from bench_load import vtt_target
-
         target = vtt_target(1, folder)  # the database migrated, the server's command and password
         made = create_sessions(target.database_url, sessions, jurors)
         with Served(target.command, target.env, folder) as served:

@@ -52,7 +52,8 @@ def pytest_collection_modifyitems(items) -> None:
         if (
             "ServedApp(" in source
             or "served" in getattr(item, "fixturenames", ())
-            or item.module.__name__.endswith(("test_fuzz", "test_live_server", "test_simulate"))
+            or item.module.__name__.startswith("tests.test_fuzz_")
+            or item.module.__name__.endswith(("test_live_server", "test_simulate"))
         ):
             item.add_marker(pytest.mark.slow)
 

@@ -362,7 +362,7 @@ def test_the_typing_delay_and_a_slow_backend_are_bounded_by_the_deadline():
     player = agent_in_answering(3.0)
     player.typing = HumanTyping(seed=1)
     began = time.monotonic()
-    asyncio.run(player._type(question("open"), Reply(None, "Red. " * 60, {}), began))
+    asyncio.run(player.type_out(question("open"), Reply(None, "Red. " * 60, {}), began))
     assert 1.0 < time.monotonic() - began < 2.2  # ~40 s of typing, capped: 3 s left less the sending margin
 
     class Slow(Backend):
@@ -375,7 +375,7 @@ def test_the_typing_delay_and_a_slow_backend_are_bounded_by_the_deadline():
     player = agent_in_answering(2.0, Slow("python:slow:f"))
     began = time.monotonic()
     with pytest.raises(BackendError, match="gave no answer before the deadline"):
-        asyncio.run(player._ask(player.backend, question()))
+        asyncio.run(player.ask(player.backend, question()))
     assert time.monotonic() - began < 2.0
 
 

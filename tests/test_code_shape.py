@@ -14,6 +14,7 @@ from tests.support.paths import ROOT
 MAX_MODULE_LINES = 800
 MAX_FUNCTION_LINES = 120
 PACKAGES = ("vtt", "analysis")
+SHAPED = (*PACKAGES, "tests", "bench")  # the app, its tests and its benchmarks keep the same shape
 HISTORY = re.compile(r"\b(part|issue) \d+\b|SPEC section|SPEC\.md|§", re.IGNORECASE)
 CODEC_NAME = "MPEG-4 Part 2"  # a codec's own name, not a history note
 
@@ -37,25 +38,36 @@ def imported_module(path: Path, node: ast.ImportFrom) -> str:
     return ".".join([*base, node.module] if node.module else base)
 
 
-@pytest.mark.parametrize("path", sources(*PACKAGES), ids=lambda path: str(path.relative_to(ROOT)))
+@pytest.mark.parametrize("path", sources(*SHAPED), ids=lambda path: str(path.relative_to(ROOT)))
 def test_no_module_is_longer_than_a_reader_takes_in(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_MODULE_LINES
+
+
+# Long tests still to be told in named steps, each "path function" (empty this as they are split).
+LONG_TESTS_TO_SPLIT = {
+    "tests/test_cluster.py test_redis_restarted_mid_round_the_session_goes_on_and_every_client_converges",
+    "tests/test_live_pages.py test_one_round_from_lobby_to_reveal_in_chromium",
+    "tests/test_phone_pages.py test_after_the_questions_every_page_says_what_happens",
+    "tests/test_spoken_browser.py "
+    "test_a_child_records_her_answer_the_host_hears_and_confirms_it_and_the_jury_reads_only_text",
+}
 
 
 def test_no_function_is_longer_than_its_steps():
     long = [
         f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
-        for path in sources(*PACKAGES)
+        for path in sources(*SHAPED)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+        and f"{path.relative_to(ROOT)} {node.name}" not in LONG_TESTS_TO_SPLIT
     ]
     assert long == []
 
 
 def test_what_crosses_a_module_boundary_is_public():
     private = []
-    for path in sources(*PACKAGES, "tests", "bench"):
+    for path in sources(*SHAPED):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and imported_module(path, node) != module_name(path):
                 names = [alias.name for alias in node.names if alias.name.startswith("_")]
@@ -63,6 +75,46 @@ def test_what_crosses_a_module_boundary_is_public():
                 if names:
                     private.append(f"{path.relative_to(ROOT)}:{node.lineno} {imported_module(path, node)} {names}")
     assert private == []
+
+
+# A tuple's own API: public, its underscore only keeps it apart from the field names.
+TUPLE_API = {"_replace", "_asdict", "_fields", "_make"}
+# Private members tests still reach into, each "path: expression": the realtime writer's and ownership's, which
+# their rewrite through public seams removes (empty this then), and python-socketio's message-queue listener (no
+# public way to make it end).
+PRIVATE_REACHED = {
+    "tests/support/session_room.py: writer._apply",
+    "tests/support/session_room.py: writer._queue",
+    "tests/test_displaced_jury.py: writer._later",
+    "tests/test_displaced_jury.py: writer._next_batch",
+    "tests/test_displaced_jury.py: writer._queue",
+    "tests/test_ownership.py: a.ownership._give_up",
+    "tests/test_ownership.py: b.ownership._publish",
+    "tests/test_ownership.py: receiver.ownership._heard",
+    "tests/test_ownership.py: self.ownership._publish",
+    "tests/test_serve_checks.py: manager._listen",
+}
+
+
+def private_members_reached(path: Path) -> list[str]:
+    """``obj._member`` where ``obj`` is another object: not ``self``/``cls`` nor ``super()``."""
+    reached = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Attribute) or not node.attr.startswith("_") or node.attr.startswith("__"):
+            continue
+        owner = node.value
+        if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+            continue
+        if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super":
+            continue
+        if node.attr not in TUPLE_API:
+            reached.append((node.lineno, ast.unparse(node)))
+    return [f"{path.relative_to(ROOT)}: {expression}" for _, expression in sorted(reached)]
+
+
+def test_tests_and_benchmarks_reach_other_objects_through_public_members():
+    reached = [found for path in sources("tests", "bench") for found in private_members_reached(path)]
+    assert sorted(set(reached) - PRIVATE_REACHED) == []
 
 
 def test_domain_code_sits_below_the_command_line():

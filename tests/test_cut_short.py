@@ -17,13 +17,13 @@ import pytest
 from sqlalchemy import select
 
 from tests.support.judge import FakeJudge
-from tests.support.live import Role, client_id
+from tests.support.live import Role
 from tests.support.machine import require_poppler
-from tests.support.review import host_client, play_session, post
+from tests.support.review import host_client, play_session, post, vote_as_other_juries
 from vtt.extensions import socketio
 from vtt.juries.ai import JurySettings, judge_session, rounds_to_judge
 from vtt.juries.displaced import JuryError, create_jurors, open_link
-from vtt.models import Juror, Jury, RoundAlias, Vote, VttSession
+from vtt.models import Juror, Jury, VttSession
 from vtt.reports.session import write_session_reports
 from vtt.reports.session_info import session_info
 from vtt.reports.study import write_study
@@ -44,32 +44,6 @@ def displaced_rounds(app, token: str) -> list[int]:
     rounds = [card["round"] for card in juror.last("snapshot")["rounds"]]
     juror.client.disconnect()
     return rounds
-
-
-def vote_everywhere(db_factory, session_id: int, picks: dict[str, tuple[Jury, str | None, list[str]]]) -> None:
-    """Jurors of other juries vote in rounds 1-3: ``{label: (jury, model, [round 1, 2, 3 picks])}``."""
-    with db_factory() as db, db.begin():
-        aliases = db.scalars(select(RoundAlias).where(RoundAlias.session_id == session_id)).all()
-        by_name = {(a.round, a.player.name): a for a in aliases}
-        for label, (jury, model, chosen) in picks.items():
-            juror = db.scalar(select(Juror).where(Juror.session_id == session_id, Juror.label == label))
-            if juror is None:
-                juror = Juror(session_id=session_id, label=label, token=f"t-{label}", jury=jury, model=model)
-                db.add(juror)
-                db.flush()
-            for number, pick in enumerate(chosen, start=1):
-                alias = by_name[(number, pick)]
-                db.add(
-                    Vote(
-                        session_id=session_id,
-                        round=number,
-                        juror_id=juror.id,
-                        slot=1,
-                        alias=alias.alias,
-                        player_id=alias.player_id,
-                        client_key=client_id(),
-                    )
-                )
 
 
 # D001 and D002 (offered round 3 explicitly) and the AI jury gpt-x name the AI in every round 3 pick: were round 3
@@ -113,7 +87,7 @@ def test_the_host_may_offer_a_cut_short_round_and_it_is_never_pooled(cut, tmp_pa
         assert [ask.round for ask in rounds_to_judge(db, people.session_id, cut_short=True)] == [1, 2, 3]
         db.commit()
     assert displaced_rounds(app, made[0].token) == [1, 2, 3]
-    vote_everywhere(db_factory, people.session_id, OTHERS)
+    vote_as_other_juries(db_factory, people.session_id, OTHERS)
     with db_factory() as db:
         stats = session_jury_stats(session_tables(db, db.get(VttSession, people.session_id)))
     rounds = stats.rounds.set_index(["jury", "round"])

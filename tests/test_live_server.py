@@ -304,6 +304,50 @@ async def reported(process: asyncio.subprocess.Process, word: str) -> float:
     return float(line.split()[1])
 
 
+async def import_a_bank(bank: Path) -> str:
+    """``vtt questions import`` of ``bank`` in its own process; what it printed."""
+    importing = await asyncio.create_subprocess_exec(
+        str(Path(sys.executable).parent / "vtt"),
+        "questions",
+        "import",
+        str(bank),
+        "--bank",
+        "Load test",
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    return (await asyncio.wait_for(importing.communicate(), 40))[0].decode()
+
+
+def assert_the_votes_waited_for_the_lock(db_factory, acks, lock, heartbeat, labels, latecomers) -> None:
+    """The server answered while the lock was held, every vote it held was acknowledged only once the lock was let
+    go, and what it recorded is what it acknowledged."""
+    voters = labels[: len(labels) - len(latecomers)]
+    locked, releasing = lock["locked"], lock["releasing"]
+    assert releasing - locked >= MIN_LOCK_SECONDS
+    assert heartbeat.worst() < 1.0, f"/healthz took {heartbeat.worst():.2f} s at worst"
+    assert heartbeat.answered(locked, releasing) >= 10, "the heartbeat did not run while the lock was held"
+    assert heartbeat.failures == 0
+    assert [ack for ack in acks if not ack[3]["ok"]] == []
+    # every juror had a vote held by the lock, and every vote sent while it was held was acknowledged only after
+    held = {label for label, _key, _alias, _ack, sent, acked in acks if sent < releasing <= acked}
+    assert held == set(labels)
+    during = [(label, sent, acked) for label, _key, _alias, _ack, sent, acked in acks if locked <= sent < releasing]
+    assert set(latecomers) <= {label for label, _sent, _acked in during}
+    early = [(label, round(acked - releasing, 3)) for label, _sent, acked in during if acked < releasing]
+    assert early == [], f"acknowledged before the lock was released: {early}"
+    per_juror = Counter(ack[0] for ack in acks)
+    assert set(per_juror) == set(labels) and min(per_juror[label] for label in voters) >= 3  # each changed its vote
+    # recorded == acknowledged: one event per acknowledged vote, and each juror's row is its last acknowledged one
+    assert count(db_factory, Event, Event.kind == "vote") == len(acks)
+    last = {label: (key, alias) for label, key, alias, *_rest in acks}
+    with db_factory() as db:
+        rows = db.execute(select(Vote.client_key, Vote.alias)).all()
+        assert db.scalar(select(func.count()).select_from(QuestionBank).where(QuestionBank.name == "Load test")) == 1
+    assert sorted(rows) == sorted(last.values())
+
+
 def test_a_cli_writing_to_the_sqlite_file_does_not_freeze_the_server(database_url, db_factory, tmp_path):
     """While another process holds SQLite's write lock the server still answers; the votes it cannot write wait
     for the lock, and are all acknowledged once it is let go."""
@@ -375,26 +419,12 @@ def test_a_cli_writing_to_the_sqlite_file_does_not_freeze_the_server(database_ur
                 holding.kill()
                 await holding.wait()
 
-    async def import_a_bank() -> str:
-        importing = await asyncio.create_subprocess_exec(
-            str(Path(sys.executable).parent / "vtt"),
-            "questions",
-            "import",
-            str(bank),
-            "--bank",
-            "Load test",
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-        )
-        return (await asyncio.wait_for(importing.communicate(), 40))[0].decode()
-
     async def other_processes(late: list[Peer], done: asyncio.Event) -> str:
         await wait_until_async(
             lambda: {ack[0] for ack in acks} == set(voters), timeout=30, message="every voter's first vote acknowledged"
         )  # votes are flowing
         try:
-            _held, imported = await asyncio.gather(hold_the_lock(late), import_a_bank())
+            _held, imported = await asyncio.gather(hold_the_lock(late), import_a_bank(bank))
         finally:
             done.set()
         return imported
@@ -419,28 +449,7 @@ def test_a_cli_writing_to_the_sqlite_file_does_not_freeze_the_server(database_ur
             heartbeat.halt.set()
             heartbeat.join(10)
     assert "imported 20000 questions" in imported, imported
-    locked, releasing = lock["locked"], lock["releasing"]
-    assert releasing - locked >= MIN_LOCK_SECONDS
-    assert heartbeat.worst() < 1.0, f"/healthz took {heartbeat.worst():.2f} s at worst"
-    assert heartbeat.answered(locked, releasing) >= 10, "the heartbeat did not run while the lock was held"
-    assert heartbeat.failures == 0
-    assert [ack for ack in acks if not ack[3]["ok"]] == []
-    # every juror had a vote held by the lock, and every vote sent while it was held was acknowledged only after
-    held = {label for label, _key, _alias, _ack, sent, acked in acks if sent < releasing <= acked}
-    assert held == set(labels)
-    during = [(label, sent, acked) for label, _key, _alias, _ack, sent, acked in acks if locked <= sent < releasing]
-    assert set(latecomers) <= {label for label, _sent, _acked in during}
-    early = [(label, round(acked - releasing, 3)) for label, _sent, acked in during if acked < releasing]
-    assert early == [], f"acknowledged before the lock was released: {early}"
-    per_juror = Counter(ack[0] for ack in acks)
-    assert set(per_juror) == set(labels) and min(per_juror[label] for label in voters) >= 3  # each changed its vote
-    # recorded == acknowledged: one event per acknowledged vote, and each juror's row is its last acknowledged one
-    assert count(db_factory, Event, Event.kind == "vote") == len(acks)
-    last = {label: (key, alias) for label, key, alias, *_rest in acks}
-    with db_factory() as db:
-        rows = db.execute(select(Vote.client_key, Vote.alias)).all()
-        assert db.scalar(select(func.count()).select_from(QuestionBank).where(QuestionBank.name == "Load test")) == 1
-    assert sorted(rows) == sorted(last.values())
+    assert_the_votes_waited_for_the_lock(db_factory, acks, lock, heartbeat, labels, latecomers)
 
 
 # --- d: the audit log ------------------------------------------------------------------------------

@@ -263,11 +263,11 @@ def test_a_protocol_client_whose_link_is_revoked_stops_and_says_why(database_url
         try:
             assert (await host.send("host", {"action": "remove_juror", "juror": "J1"}))["ok"]
             await wait_until_async(
-                lambda: juror.view.revoked and juror._client is None,
+                lambda: juror.view.revoked and juror.closed,
                 interval=0.1,
                 message="the revoked juror's connection to close",
             )
-            return juror.last_error, juror._client is None
+            return juror.last_error, juror.closed
         finally:
             await host.close()
             await juror.close()

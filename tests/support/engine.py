@@ -1,7 +1,7 @@
 """The session engine's test helpers over plain data: a hand-built :class:`LiveState` (``make_state``),
 a session driven through ``decide`` (``Run``) and the jury's blinding checks (``assert_blind``).
 
-Shared by ``tests/test_engine_flow.py``, ``tests/test_engine_stateful.py`` and other engine tests.
+Shared by ``tests/test_engine_session.py``, ``tests/test_engine_stateful.py`` and other engine tests.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ class FakeJudge:
         self.replies = WELL_FORMED if replies is None else replies
         self.respond = respond
         self.requests: list[dict] = []
-        self._lock = threading.Lock()
+        self.requests_lock = threading.Lock()  # held while a request is kept
         judge = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -56,7 +56,7 @@ class FakeJudge:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with judge._lock:
+                with judge.requests_lock:
                     judge.requests.append(body)
                 status, text = judge.reply(body)
                 data = (
@@ -104,7 +104,7 @@ class FakeJudge:
 
     def asked(self) -> list[tuple[str, str]]:
         """(player, dimension) of every request so far."""
-        with self._lock:
+        with self.requests_lock:
             bodies = list(self.requests)
         found = []
         for body in bodies:

@@ -118,14 +118,23 @@ OTHER_JURORS = {
 
 def judge_by_other_juries(db_factory, session_id: int) -> None:
     """The displaced jury and two AI juries of :data:`OTHER_JURORS` vote in both rounds of a played session."""
+    picks = {label: (jury, model, picks) for label, (jury, model, *picks) in OTHER_JURORS.items()}
+    vote_as_other_juries(db_factory, session_id, picks)
+
+
+def vote_as_other_juries(db_factory, session_id: int, picks: dict[str, tuple[Jury, str | None, list[str]]]) -> None:
+    """Jurors of other juries vote round by round: ``{label: (jury, model, [round 1 pick, round 2 pick, ...])}``
+    (a pick: the name of the player voted for); a label with no juror yet gets one."""
     with db_factory() as db, db.begin():
         aliases = db.scalars(select(RoundAlias).where(RoundAlias.session_id == session_id)).all()
         by_name = {(a.round, a.player.name): a for a in aliases}
-        for label, (jury, model, *picks) in OTHER_JURORS.items():
-            juror = Juror(session_id=session_id, label=label, token=f"t-{label}", jury=jury, model=model)
-            db.add(juror)
-            db.flush()
-            for number, pick in enumerate(picks, start=1):
+        for label, (jury, model, chosen) in picks.items():
+            juror = db.scalar(select(Juror).where(Juror.session_id == session_id, Juror.label == label))
+            if juror is None:
+                juror = Juror(session_id=session_id, label=label, token=f"t-{label}", jury=jury, model=model)
+                db.add(juror)
+                db.flush()
+            for number, pick in enumerate(chosen, start=1):
                 alias = by_name[(number, pick)]
                 db.add(
                     Vote(

@@ -215,9 +215,9 @@ class Agent:
             backend = self.backend.route(asked)
             kind = backend.kind
             self.status("working", f"question {self._name(question)}: asking {backend.describe()}")
-            reply = await self._ask(backend, question)
+            reply = await self.ask(backend, question)
             await self._until_answering(question)
-            await self._type(question, reply, began)
+            await self.type_out(question, reply, began)
             ack = await self._send(question, reply)
         except (BackendError, Late) as problem:
             self.log(f"{label} backend={kind} error={json.dumps(str(problem), ensure_ascii=False)}")
@@ -234,7 +234,9 @@ class Agent:
         self.log(f"{label} backend={kind} answer={shown}{again} in {time.monotonic() - began:.1f} s{extra}")
         self.status("answered", f"question {self._name(question)}: {shown}")
 
-    async def _ask(self, backend: Backend, question: dict[str, Any]) -> Reply:
+    async def ask(self, backend: Backend, question: dict[str, Any]) -> Reply:
+        """``backend``'s reply to ``question``, given no longer than ``--timeout`` and the time left before the
+        deadline (less the sending margin); a :class:`BackendError` when there is none in time."""
         limit = self.timeout
         left = self.time_left()
         if left is not None:
@@ -285,7 +287,9 @@ class Agent:
                     return
             await self._wait(news, LOOK_EVERY)
 
-    async def _type(self, question: dict[str, Any], reply: Reply, began: float) -> None:
+    async def type_out(self, question: dict[str, Any], reply: Reply, began: float) -> None:
+        """Wait as a person would type ``reply`` (from ``began``), never past the deadline less the sending margin;
+        :class:`Late` when the host moves on or closes answering meanwhile."""
         if self.typing is None:
             return
         wanted = self.typing.seconds(question["id"], reply.text or "", reply.choice is not None)

@@ -94,6 +94,12 @@ class Connection:
                     raise
                 await asyncio.sleep(0.5)
 
+    @property
+    def closed(self) -> bool:
+        """Whether this connection is closed for good (never opened, closed, or revoked by the host): it does not
+        reconnect."""
+        return self._client is None
+
     def routed_url(self) -> str:
         """The server's URL, naming the session when it is known."""
         if not self.route:
