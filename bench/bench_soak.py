@@ -1,6 +1,7 @@
 """A long-lived process: many short sessions served one after another, and its memory after each.
 
-    python bench/bench_soak.py [--sessions 200] [--alive 1] [--warmup 50] [--jurors 3] [--settle 65]
+    python bench/bench_soak.py [--sessions 200] [--alive 1] [--warmup 50] [--jurors 3] [--settle 65] [--every N]
+                               [--timeout 30]
 
 One ``vtt serve`` process (``python run.py``, gevent, a new SQLite file) serves ``--sessions`` short sessions, at most
 ``--alive`` of them at once (the next starts when one ends). Each session is played whole over the socket, as its
@@ -13,6 +14,9 @@ Printed: the server's RSS every tenth of the run, then its RSS after the warm-up
 end, each read after ``--settle`` seconds with nothing happening (the server's full garbage collection runs once it
 has been quiet a while, at most once a minute: vtt.realtime.loopwatch.QuietCollector; and the sessions served are
 let go), the growth between the two, and the target: less than 1 MiB over the sessions after the warm-up.
+``--every N`` also reads it (after the same quiet pause) every N sessions after the warm-up: whether the growth goes
+on with the sessions or stops once the busiest moment has been seen (docs/benchmarks.md, 2026-11-28 evening).
+``--timeout`` is how long a client waits for an answer (seconds): raise it on a loaded machine.
 """
 
 from __future__ import annotations
@@ -214,16 +218,19 @@ async def soak(served: Served, target: Target, sessions: list[Soaked], alive: in
     return figures
 
 
-def soak_run(sessions: int, alive: int, warmup: int, jurors: int, settle: float) -> tuple[dict[int, float], dict]:
-    """A fresh server through ``sessions`` sessions: its RSS (MiB) after ``warmup`` and after the last, and the
-    sessions its ``/healthz`` still lists at the end (served or owned)."""
+def soak_run(
+    sessions: int, alive: int, warmup: int, jurors: int, settle: float, every: int = 0
+) -> tuple[dict[int, float], dict]:
+    """A fresh server through ``sessions`` sessions: its RSS (MiB) after ``warmup``, every ``every`` sessions after
+    it (0: none) and after the last, and the sessions its ``/healthz`` still lists at the end (served or owned)."""
     folder = Path(tempfile.mkdtemp(prefix="vtt-bench-soak-"))
     try:
         target = vtt_target(1, folder)  # the database migrated, the server's command and password
         made = create_sessions(target.database_url, sessions, jurors)
         with Served(target.command, target.env, folder) as served:
             print(f"  idle: RSS {served.memory_mib():.1f} MiB", flush=True)
-            figures = asyncio.run(soak(served, target, made, alive, {warmup, sessions}, settle))
+            marks = {warmup, sessions, *(range(warmup + every, sessions, every) if every > 0 else ())}
+            figures = asyncio.run(soak(served, target, made, alive, marks, settle))
             held = served.health().get("sessions") or {}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -231,20 +238,24 @@ def soak_run(sessions: int, alive: int, warmup: int, jurors: int, settle: float)
 
 
 def main() -> None:
+    global CALL_TIMEOUT
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sessions", type=int, default=200)
     parser.add_argument("--alive", type=int, default=1, help="sessions served at once")
     parser.add_argument("--warmup", type=int, default=50)
     parser.add_argument("--jurors", type=int, default=3)
     parser.add_argument("--settle", type=float, default=65.0, help="quiet seconds before each reading")
+    parser.add_argument("--every", type=int, default=0, help="also read the RSS every N sessions after the warm-up")
+    parser.add_argument("--timeout", type=float, default=CALL_TIMEOUT, help="seconds a client waits for an answer")
     args = parser.parse_args()
+    CALL_TIMEOUT = args.timeout
     if not 0 < args.warmup < args.sessions:
         raise SystemExit("--warmup must be between 0 and --sessions")
     print(
         f"bench_soak: {os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d %H:%M')}; {args.sessions} sessions, "
         f"{args.alive} at once, {args.jurors} jurors each, warm-up {args.warmup}"
     )
-    figures, held = soak_run(args.sessions, args.alive, args.warmup, args.jurors, args.settle)
+    figures, held = soak_run(args.sessions, args.alive, args.warmup, args.jurors, args.settle, args.every)
     growth = figures[args.sessions] - figures[args.warmup]
     after = args.sessions - args.warmup
     print(
