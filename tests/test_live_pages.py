@@ -26,6 +26,130 @@ from tests.support.live import make_session
 pytestmark = pytest.mark.browser
 
 
+def open_the_lobby_every_page_naming_its_session(host, sockets: list[str], code: str) -> None:
+    """The lobby opens; every page names its session on its Socket.IO URL (nginx routes by it)."""
+    host_step(host, "Open the lobby")
+    assert len(sockets) >= 5 and all(f"session={code}" in socket for socket in sockets), sockets
+
+
+def players_answer_on_a_phone_and_a_laptop(host, players: dict) -> None:
+    """Round 1's question opens for answering; each player answers on their page, which fits its width."""
+    host_step(host, "Start round 1")
+    host_step(host, "Show question 1")
+    host_step(host, "Open answering")
+    for name, page in players.items():
+        page.wait_for_selector("#answer-form input[name=choice]:not([disabled])", timeout=WAIT_MS)
+        assert page.inner_text("#phase").startswith("Round 1 of 1"), page.inner_text("#phase")  # playing
+        page.locator("#answer-form .pill").nth(2 if name == "Mina" else 1).click()
+        page.get_by_role("button", name="Send my answer").click()
+        page.wait_for_selector("#answer-state.received", timeout=WAIT_MS)
+        no_sideways_scroll(page)
+
+
+def the_host_enters_the_failed_agents_answer(host, agent, agent_questions: list, shots) -> None:
+    """The agent fails: its error is on the host's Agents panel; the host types its answer there (on a phone too),
+    and the agent, back too late, does not undo it; the three answers reach the host."""
+    question = agent_questions[-1]
+    assert question["qid"]  # players (agents) get the bank's qid
+    failed = agent.call(
+        "agent", {"id": "agent-status-1", "status": "error", "message": "model server down"}, timeout=10
+    )
+    assert failed["ok"] is True
+    host.wait_for_selector("#agents .agent-error", timeout=WAIT_MS)
+    assert "model server down" in host.inner_text("#agents .agent-error")
+    host.set_viewport_size(PHONE)
+    host.locator("#agents .agent-typed select").select_option(index=2)  # the placeholder, then A, B...
+    host.get_by_role("button", name="Enter this answer").click()
+    host.wait_for_selector("#agents .agent-result.received", timeout=WAIT_MS)
+    host.wait_for_selector("#agents .agent-info .badge:not(.ai)", timeout=WAIT_MS)  # "entered by the host"
+    no_sideways_scroll(host)
+    host.screenshot(path=str(shots / "host-console-phone-agents.png"), full_page=True)
+    host.set_viewport_size(LAPTOP)
+    ack = agent.call("answer", {"id": "agent-1", "question": question["id"], "choice": 2}, timeout=10)
+    assert ack["error"]["code"] == "host_answered"  # the agent, back too late, does not undo the host's answer
+    host.wait_for_function("document.querySelectorAll('#answers tbody tr').length === 3", timeout=WAIT_MS)
+    assert {"Mina", "Grace", "Agent"} <= set(re.findall(r"Mina|Grace|Agent", host.inner_text("#answers")))
+
+
+def the_jury_reads_the_answers_blinded(host, phone, stage) -> list[str]:
+    """The answers revealed to the jury under aliases A, B, C; no player's name reaches a juror's page or the
+    stage. Returns the aliases in the sheet's order."""
+    host_step(host, "Close answering")
+    host_step(host, "Reveal the answers to the jury")
+    phone.wait_for_selector(".sheet-line", timeout=WAIT_MS)
+    assert phone.locator(".sheet-line").count() == 3
+    aliases = phone.locator(".sheet-line .alias").all_inner_texts()
+    assert sorted(aliases) == ["A", "B", "C"]
+    for name in ("Mina", "Grace", "Agent"):  # blinding: no name reaches a juror's page
+        assert name not in page_text(phone) and name not in page_text(stage)
+    return aliases
+
+
+def a_jurors_note_survives_a_reload(phone, shots) -> None:
+    """The juror types a note and reloads before it is saved: the draft is kept, then saved."""
+    note = phone.locator(".sheet-line").first.locator("textarea")
+    note.fill("answers like a quiz book")
+    phone.locator(".sheet-line").first.locator(".pill").nth(1).click()
+    phone.reload()
+    phone.wait_for_selector(".sheet-line", timeout=WAIT_MS)
+    assert phone.locator(".sheet-line").first.locator("textarea").input_value() == "answers like a quiz book"
+    phone.wait_for_selector(".sheet-line .line-state.saved", timeout=WAIT_MS)
+    no_sideways_scroll(phone)
+    phone.screenshot(path=str(shots / "juror-phone-sheet.png"), full_page=True)
+
+
+def both_jurors_vote_and_the_count_reaches_host_and_stage(host, jurors: dict, stage, suspect: str) -> None:
+    """The vote opens; each juror picks ``suspect`` and is told the vote is in; host and stage count 2 of 2."""
+    host_step(host, "Open the vote")
+    stage.wait_for_selector("#count:not([hidden])", timeout=WAIT_MS)
+    for page in jurors.values():
+        page.wait_for_selector("#vote:not([hidden]) input[name=slot-1]:not([disabled])", timeout=WAIT_MS)
+        page.locator("#vote-form .suspects .pill").filter(has=page.locator(f"input[value='{suspect}']")).click()
+        page.locator("#vote-form .likeness .pill").nth(3).click()
+        page.get_by_role("button", name="Cast my vote").click()
+        page.wait_for_function(
+            "document.getElementById('vote-state').textContent.startsWith('Your vote is in')", timeout=WAIT_MS
+        )
+    host.wait_for_function("document.getElementById('votes').textContent.startsWith('2 of 2')", timeout=WAIT_MS)
+    stage.wait_for_function("document.getElementById('vote-count').textContent.startsWith('2 of 2')", timeout=WAIT_MS)
+
+
+def the_tally_and_identities_show_the_vote(host, phone, stage, suspect: str, shots) -> None:
+    """The tally gives ``suspect`` both votes (the stage hides its join QR now); the reveal names it."""
+    host_step(host, "Close the vote")
+    host_step(host, "Show the tally")
+    phone.wait_for_selector(".tally .bars li", timeout=WAIT_MS)
+    votes = dict(
+        zip(
+            phone.locator(".tally .bar-alias").all_inner_texts(),
+            phone.locator(".tally .bar-votes").all_inner_texts(),
+        )
+    )
+    assert votes[suspect] == "2" and sum(int(v) for v in votes.values()) == 2
+    stage.wait_for_selector(".tally .bars li", timeout=WAIT_MS)
+    assert not stage.locator("#join").is_visible()  # the join QR is for the lobby (and open joins) only
+    stage.screenshot(path=str(shots / "stage-tally.png"))
+    host_step(host, "Reveal identities")
+    phone.wait_for_selector(".identities li", timeout=WAIT_MS)
+    revealed = phone.inner_text(".identities")
+    assert suspect in revealed
+    host.screenshot(path=str(shots / "host-console.png"), full_page=True)
+    no_sideways_scroll(host)
+
+
+def the_jurors_note_and_vote_are_stored(db_factory, people, alias: str) -> None:
+    """J1's note, likeness and vote for ``alias`` are in the database."""
+    with db_factory() as db:
+        from sqlalchemy import select
+
+        from vtt.models import Juror, SheetEntry, Vote
+
+        j1 = db.scalar(select(Juror.id).where(Juror.session_id == people.session_id, Juror.label == "J1"))
+        line = db.scalar(select(SheetEntry).where(SheetEntry.juror_id == j1, SheetEntry.alias == alias))
+        assert (line.note, line.human_likeness) == ("answers like a quiz book", 2)
+        assert db.scalar(select(Vote.alias).where(Vote.juror_id == j1)) == alias
+
+
 def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory, tmp_path):
     people = make_session(db_factory, rounds=1, per_round=1, jurors=2, players=PLAYERS)
     shots = screenshot_dir(tmp_path)
@@ -53,108 +177,19 @@ def test_one_round_from_lobby_to_reveal_in_chromium(browser, served, db_factory,
     agent.on("question", lambda question: agent_questions.append(question))
     agent.connect(url, auth={"token": people.players["Agent"]}, transports=["websocket"])
     try:
-        host_step(host, "Open the lobby")
-        assert len(sockets) >= 5 and all(f"session={people.code}" in socket for socket in sockets), sockets
-        host_step(host, "Start round 1")
-        host_step(host, "Show question 1")
-        host_step(host, "Open answering")
-        for name, page in players.items():
-            page.wait_for_selector("#answer-form input[name=choice]:not([disabled])", timeout=WAIT_MS)
-            assert page.inner_text("#phase").startswith("Round 1 of 1"), page.inner_text("#phase")  # playing
-            page.locator("#answer-form .pill").nth(2 if name == "Mina" else 1).click()
-            page.get_by_role("button", name="Send my answer").click()
-            page.wait_for_selector("#answer-state.received", timeout=WAIT_MS)
-            no_sideways_scroll(page)
-        question = agent_questions[-1]
-        assert question["qid"]  # players (agents) get the bank's qid
-        # The agent fails: its error is on the host's Agents panel; the host types its answer there (on a phone too).
-        failed = agent.call(
-            "agent", {"id": "agent-status-1", "status": "error", "message": "model server down"}, timeout=10
-        )
-        assert failed["ok"] is True
-        host.wait_for_selector("#agents .agent-error", timeout=WAIT_MS)
-        assert "model server down" in host.inner_text("#agents .agent-error")
-        host.set_viewport_size(PHONE)
-        host.locator("#agents .agent-typed select").select_option(index=2)  # the placeholder, then A, B...
-        host.get_by_role("button", name="Enter this answer").click()
-        host.wait_for_selector("#agents .agent-result.received", timeout=WAIT_MS)
-        host.wait_for_selector("#agents .agent-info .badge:not(.ai)", timeout=WAIT_MS)  # "entered by the host"
-        no_sideways_scroll(host)
-        host.screenshot(path=str(shots / "host-console-phone-agents.png"), full_page=True)
-        host.set_viewport_size(LAPTOP)
-        ack = agent.call("answer", {"id": "agent-1", "question": question["id"], "choice": 2}, timeout=10)
-        assert ack["error"]["code"] == "host_answered"  # the agent, back too late, does not undo the host's answer
-        host.wait_for_function("document.querySelectorAll('#answers tbody tr').length === 3", timeout=WAIT_MS)
-        assert {"Mina", "Grace", "Agent"} <= set(re.findall(r"Mina|Grace|Agent", host.inner_text("#answers")))
+        open_the_lobby_every_page_naming_its_session(host, sockets, people.code)
+        players_answer_on_a_phone_and_a_laptop(host, players)
+        the_host_enters_the_failed_agents_answer(host, agent, agent_questions, shots)
         players["Mina"].screenshot(path=str(shots / "player-phone.png"))
-
-        host_step(host, "Close answering")
-        host_step(host, "Reveal the answers to the jury")
         phone = jurors["J1"]
-        phone.wait_for_selector(".sheet-line", timeout=WAIT_MS)
-        assert phone.locator(".sheet-line").count() == 3
-        aliases = phone.locator(".sheet-line .alias").all_inner_texts()
-        assert sorted(aliases) == ["A", "B", "C"]
-        for name in ("Mina", "Grace", "Agent"):  # blinding: no name reaches a juror's page
-            assert name not in page_text(phone) and name not in page_text(stage)
-
-        # The juror types a note and reloads before it is saved: the draft is kept, then saved.
-        first = aliases[0]
-        note = phone.locator(".sheet-line").first.locator("textarea")
-        note.fill("answers like a quiz book")
-        phone.locator(".sheet-line").first.locator(".pill").nth(1).click()
-        phone.reload()
-        phone.wait_for_selector(".sheet-line", timeout=WAIT_MS)
-        assert phone.locator(".sheet-line").first.locator("textarea").input_value() == "answers like a quiz book"
-        phone.wait_for_selector(".sheet-line .line-state.saved", timeout=WAIT_MS)
-        no_sideways_scroll(phone)
-        phone.screenshot(path=str(shots / "juror-phone-sheet.png"), full_page=True)
-
-        host_step(host, "Open the vote")
-        stage.wait_for_selector("#count:not([hidden])", timeout=WAIT_MS)
-        for page in jurors.values():
-            page.wait_for_selector("#vote:not([hidden]) input[name=slot-1]:not([disabled])", timeout=WAIT_MS)
-            page.locator("#vote-form .suspects .pill").filter(has=page.locator(f"input[value='{first}']")).click()
-            page.locator("#vote-form .likeness .pill").nth(3).click()
-            page.get_by_role("button", name="Cast my vote").click()
-            page.wait_for_function(
-                "document.getElementById('vote-state').textContent.startsWith('Your vote is in')", timeout=WAIT_MS
-            )
-        host.wait_for_function("document.getElementById('votes').textContent.startsWith('2 of 2')", timeout=WAIT_MS)
-        stage.wait_for_function(
-            "document.getElementById('vote-count').textContent.startsWith('2 of 2')", timeout=WAIT_MS
-        )
-        host_step(host, "Close the vote")
-        host_step(host, "Show the tally")
-        phone.wait_for_selector(".tally .bars li", timeout=WAIT_MS)
-        votes = dict(
-            zip(
-                phone.locator(".tally .bar-alias").all_inner_texts(),
-                phone.locator(".tally .bar-votes").all_inner_texts(),
-            )
-        )
-        assert votes[first] == "2" and sum(int(v) for v in votes.values()) == 2
-        stage.wait_for_selector(".tally .bars li", timeout=WAIT_MS)
-        assert not stage.locator("#join").is_visible()  # the join QR is for the lobby (and open joins) only
-        stage.screenshot(path=str(shots / "stage-tally.png"))
-        host_step(host, "Reveal identities")
-        phone.wait_for_selector(".identities li", timeout=WAIT_MS)
-        revealed = phone.inner_text(".identities")
-        assert first in revealed
-        host.screenshot(path=str(shots / "host-console.png"), full_page=True)
-        no_sideways_scroll(host)
+        first = the_jury_reads_the_answers_blinded(host, phone, stage)[0]
+        a_jurors_note_survives_a_reload(phone, shots)
+        both_jurors_vote_and_the_count_reaches_host_and_stage(host, jurors, stage, first)
+        the_tally_and_identities_show_the_vote(host, phone, stage, first, shots)
     finally:
         agent.disconnect()
 
-    with db_factory() as db:
-        from sqlalchemy import select
-
-        from vtt.models import Juror, SheetEntry, Vote
-
-        j1 = db.scalar(select(Juror.id).where(Juror.session_id == people.session_id, Juror.label == "J1"))
-        line = db.scalar(select(SheetEntry).where(SheetEntry.juror_id == j1, SheetEntry.alias == first))
-        assert (line.note, line.human_likeness) == ("answers like a quiz book", 2)
-        assert db.scalar(select(Vote.alias).where(Vote.juror_id == j1)) == first
+    the_jurors_note_and_vote_are_stored(db_factory, people, first)
 
 
 def test_the_juror_page_speaks_korean_and_passes_an_accessibility_audit(browser, served, db_factory):
