@@ -45,11 +45,8 @@ def test_no_module_is_longer_than_a_reader_takes_in(path):
 
 # Long tests still to be told in named steps, each "path function" (empty this as they are split).
 LONG_TESTS_TO_SPLIT = {
-    "tests/test_cluster.py test_redis_restarted_mid_round_the_session_goes_on_and_every_client_converges",
     "tests/test_live_pages.py test_one_round_from_lobby_to_reveal_in_chromium",
     "tests/test_phone_pages.py test_after_the_questions_every_page_says_what_happens",
-    "tests/test_spoken_browser.py "
-    "test_a_child_records_her_answer_the_host_hears_and_confirms_it_and_the_jury_reads_only_text",
 }
 
 
