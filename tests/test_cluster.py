@@ -163,6 +163,22 @@ def recorded_votes(url: str, code: str) -> list[dict[str, int]]:
 TIMERS_TAKEN = "this process runs the session timers now"  # vtt.realtime.claims logs it when a process takes them
 
 
+async def question_one_answered_and_judged(host: Client, players: dict, jurors: dict, seconds: int, note: str) -> None:
+    """Before the failure: question 1 opened (answering for ``seconds``), answered by every player, closed, revealed
+    and judged on every sheet with ``note``."""
+    for move in ("open_lobby", "start_round", "show_question"):
+        await host.host(move)
+    await host.host("open_answering", seconds=seconds)
+    await all_see(players.values(), lambda c: c.view.phase == "answering", "question 1's answering")
+    for player in players.values():
+        await player.act("answer", answer_to(player.view.data["question"]))
+    await host.host("close_answering")
+    await host.host("reveal")
+    await all_see(jurors.values(), lambda c: c.view.data.get("revealed"), "question 1's answers")
+    for juror in jurors.values():
+        await juror.act("sheet", sheet_lines(juror, note))
+
+
 ANSWER_SECONDS = 10  # the deadline of the question during which the timers' process dies
 
 
@@ -199,17 +215,7 @@ def test_a_process_killed_mid_round_loses_nothing_and_its_deadline_fires_once_el
 
         async def play() -> dict:
             await asyncio.gather(*(client.open() for client in everyone))
-            for move in ("open_lobby", "start_round", "show_question"):
-                await host.host(move)
-            await host.host("open_answering", seconds=60)
-            await all_see(players.values(), lambda c: c.view.phase == "answering", "question 1's answering")
-            for player in players.values():
-                await player.act("answer", answer_to(player.view.data["question"]))
-            await host.host("close_answering")
-            await host.host("reveal")
-            await all_see(jurors.values(), lambda c: c.view.data.get("revealed"), "question 1's answers")
-            for juror in jurors.values():
-                await juror.act("sheet", sheet_lines(juror, "before the kill"))
+            await question_one_answered_and_judged(host, players, jurors, 60, "before the kill")
             await host.host("show_question")
             await host.host("open_answering", seconds=ANSWER_SECONDS)
             await all_see(players.values(), lambda c: c.view.phase == "answering", "question 2's answering")
@@ -307,65 +313,14 @@ def test_redis_restarted_mid_round_the_session_goes_on_and_every_client_converge
 
         async def play() -> dict:
             await asyncio.gather(*(client.open() for client in everyone))
-            for move in ("open_lobby", "start_round", "show_question"):
-                await host.host(move)
-            await host.host("open_answering", seconds=300)
-            await all_see(players.values(), lambda c: c.view.phase == "answering", "question 1's answering")
-            for player in players.values():
-                await player.act("answer", answer_to(player.view.data["question"]))
-            await host.host("close_answering")
-            await host.host("reveal")
-            await all_see(jurors.values(), lambda c: c.view.data.get("revealed"), "question 1's answers")
-            for juror in jurors.values():
-                await juror.act("sheet", sheet_lines(juror, "before Redis went away"))
+            await question_one_answered_and_judged(host, players, jurors, 300, "before Redis went away")
             before = {client.id_prefix: client.view.known for client in everyone}
             resyncs_before = {client.id_prefix: client.resyncs for client in everyone}
-
-            redis.stop()
-            try:
-                # Redis away: the acting process's own clients still hear it (it emits to them itself); the
-                # broadcasts it publishes for the other process are lost.
-                await host.host("show_question")
-                await host.host("open_answering", seconds=300)
-                await players["Mina"].act("answer", answer_to(players["Mina"].view.data["question"]))
-                await jurors["J1"].act("sheet", sheet_lines(jurors["J1"], "while Redis was away"))
-                missed = {client.id_prefix: client.view.known for client in elsewhere}
-            finally:
-                redis.start()
-            restarted = time.monotonic()
-            await wait_until_async(
-                lambda: all(queue_health(url) == {"kind": "redis", "listening": True} for url in urls.values()),
-                timeout=15,
-                message="every process's queue listener",
+            missed = await question_two_heard_only_by_the_acting_process_while_redis_is_away(
+                redis, host, players, jurors, elsewhere
             )
-            # The other process hears the acting one again once its listener has subscribed again (python-socketio
-            # retries after 1, 2, 4 ... s): until then a broadcast is lost too, so the host moves the deadline a
-            # little until a broadcast reaches every client there.
-            while not all(client.view.known >= host.view.known for client in elsewhere):
-                assert time.monotonic() - restarted < 20, "no broadcast reached the other process after the restart"
-                await host.host("extend", seconds=1)
-                await asyncio.sleep(0.5)
-            relistened = time.monotonic() - restarted
-
-            # The other process's clients catch up through their version gaps, and the session goes on.
-            await all_see(players.values(), lambda c: c.view.data["question"]["position"] == 2, "question 2")
-            for name in ("Grace", "Agent"):
-                await players[name].act("answer", answer_to(players[name].view.data["question"]))
-            await host.host("close_answering")
-            await host.host("reveal")
-            await all_see(jurors.values(), lambda c: len(c.view.data.get("revealed", [])) == 2, "question 2's answers")
-            for juror in jurors.values():
-                await juror.act("sheet", sheet_lines(juror, "after Redis came back"))
-            await host.host("open_vote", seconds=300)
-            await all_see(jurors.values(), lambda c: c.view.phase == "voting", "the vote")
-            for juror in jurors.values():
-                aliases = juror.view.data["round"]["aliases"]
-                await juror.act("vote", {"round": 1, "slot": 1, "alias": aliases[0], "confidence": 3})
-            await host.host("close_vote")
-            await host.host("show_tally")
-            await all_see(everyone, lambda c: c.view.known == host.view.known, "every client at the host's version")
-            # The tally is its own event after the status of the same version: seen once it has come too.
-            await all_see([stage, *jurors.values()], lambda c: c.view.data.get("tallies"), "the tally")
+            relistened = await every_process_listening_again_after_the_restart(host, elsewhere, urls.values())
+            await the_session_goes_on_to_the_tally(host, stage, players, jurors, everyone)
             resyncs = {client.id_prefix: client.resyncs - resyncs_before[client.id_prefix] for client in everyone}
             views = {client.id_prefix: (client.view.known, client.view.phase) for client in everyone}
             tallies = {client.id_prefix: client.view.data.get("tallies") for client in [stage, *jurors.values()]}
@@ -386,6 +341,76 @@ def test_redis_restarted_mid_round_the_session_goes_on_and_every_client_converge
 
     for app in (first, second):
         assert "Traceback" not in app.output, app.output
+    every_client_converged(outcome, snapshots, everyone, elsewhere, postgres_url, people.code)
+
+
+async def question_two_heard_only_by_the_acting_process_while_redis_is_away(
+    redis: OwnRedis, host: Client, players: dict, jurors: dict, elsewhere: list[Client]
+) -> dict[str, int]:
+    """Redis stopped while question 2 opens and is answered on the acting process, then started again; the version
+    each client on the other process knew meanwhile."""
+    redis.stop()
+    try:
+        # Redis away: the acting process's own clients still hear it (it emits to them itself); the
+        # broadcasts it publishes for the other process are lost.
+        await host.host("show_question")
+        await host.host("open_answering", seconds=300)
+        await players["Mina"].act("answer", answer_to(players["Mina"].view.data["question"]))
+        await jurors["J1"].act("sheet", sheet_lines(jurors["J1"], "while Redis was away"))
+        missed = {client.id_prefix: client.view.known for client in elsewhere}
+    finally:
+        redis.start()
+    return missed
+
+
+async def every_process_listening_again_after_the_restart(host: Client, elsewhere: list[Client], urls) -> float:
+    """Every process's queue listener back on Redis and a broadcast heard on the other process; how long it took."""
+    restarted = time.monotonic()
+    await wait_until_async(
+        lambda: all(queue_health(url) == {"kind": "redis", "listening": True} for url in urls),
+        timeout=15,
+        message="every process's queue listener",
+    )
+    # The other process hears the acting one again once its listener has subscribed again (python-socketio
+    # retries after 1, 2, 4 ... s): until then a broadcast is lost too, so the host moves the deadline a
+    # little until a broadcast reaches every client there.
+    while not all(client.view.known >= host.view.known for client in elsewhere):
+        assert time.monotonic() - restarted < 20, "no broadcast reached the other process after the restart"
+        await host.host("extend", seconds=1)
+        await asyncio.sleep(0.5)
+    return time.monotonic() - restarted
+
+
+async def the_session_goes_on_to_the_tally(
+    host: Client, stage: Client, players: dict, jurors: dict, everyone: list[Client]
+) -> None:
+    """The other process's clients catch up through their version gaps; question 2 answered and judged, the vote
+    cast and closed, the tally shown and seen by every client."""
+    await all_see(players.values(), lambda c: c.view.data["question"]["position"] == 2, "question 2")
+    for name in ("Grace", "Agent"):
+        await players[name].act("answer", answer_to(players[name].view.data["question"]))
+    await host.host("close_answering")
+    await host.host("reveal")
+    await all_see(jurors.values(), lambda c: len(c.view.data.get("revealed", [])) == 2, "question 2's answers")
+    for juror in jurors.values():
+        await juror.act("sheet", sheet_lines(juror, "after Redis came back"))
+    await host.host("open_vote", seconds=300)
+    await all_see(jurors.values(), lambda c: c.view.phase == "voting", "the vote")
+    for juror in jurors.values():
+        aliases = juror.view.data["round"]["aliases"]
+        await juror.act("vote", {"round": 1, "slot": 1, "alias": aliases[0], "confidence": 3})
+    await host.host("close_vote")
+    await host.host("show_tally")
+    await all_see(everyone, lambda c: c.view.known == host.view.known, "every client at the host's version")
+    # The tally is its own event after the status of the same version: seen once it has come too.
+    await all_see([stage, *jurors.values()], lambda c: c.view.data.get("tallies"), "the tally")
+
+
+def every_client_converged(
+    outcome: dict, snapshots: list[dict], everyone: list[Client], elsewhere: list[Client], url: str, code: str
+) -> None:
+    """The other process's clients missed question 2 while Redis was away, asked for a snapshot after the gap, and
+    every client, both processes and the database agree in the end."""
     # While Redis was away the other process's clients heard nothing of question 2 ...
     assert outcome["missed"] == {name: outcome["before"][name] for name in outcome["missed"]}, outcome
     # ... and each of them, hearing the next event after a gap, asked for a snapshot.
@@ -398,7 +423,7 @@ def test_redis_restarted_mid_round_the_session_goes_on_and_every_client_converge
     assert all(tallies == snapshots[0]["tallies"] for tallies in outcome["tallies"].values()), outcome["tallies"]
     assert [
         {row["alias"]: row["votes"] for row in tally["votes"] if row["votes"]} for tally in snapshots[0]["tallies"]
-    ] == recorded_votes(postgres_url, people.code)
+    ] == recorded_votes(url, code)
     # Nothing acknowledged was lost.
-    recorded = recorded_keys(postgres_url, people.code)
+    recorded = recorded_keys(url, code)
     assert {key for client in everyone for key in client.acked} <= recorded

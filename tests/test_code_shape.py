@@ -43,14 +43,6 @@ def test_no_module_is_longer_than_a_reader_takes_in(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_MODULE_LINES
 
 
-# Long tests still to be told in named steps, each "path function" (empty this as they are split).
-LONG_TESTS_TO_SPLIT = {
-    "tests/test_cluster.py test_redis_restarted_mid_round_the_session_goes_on_and_every_client_converges",
-    "tests/test_spoken_browser.py "
-    "test_a_child_records_her_answer_the_host_hears_and_confirms_it_and_the_jury_reads_only_text",
-}
-
-
 def test_no_function_is_longer_than_its_steps():
     long = [
         f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
@@ -58,7 +50,6 @@ def test_no_function_is_longer_than_its_steps():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
-        and f"{path.relative_to(ROOT)} {node.name}" not in LONG_TESTS_TO_SPLIT
     ]
     assert long == []
 

@@ -78,107 +78,134 @@ def test_a_child_records_her_answer_the_host_hears_and_confirms_it_and_the_jury_
             host_step(host, label)
         host.wait_for_selector("#spoken-card:not([hidden])", timeout=WAIT_MS)
 
-        # the first upload reaches the server, and its reply is lost: the page sends the same take again
-        sent = []
-
-        def reply_lost_once(route):
-            sent.append(route.request.post_data_buffer)
-            if len(sent) == 1:
-                route.fetch()  # the server stores it...
-                route.abort("connectionreset")  # ...and the page never hears so
-            else:
-                route.continue_()
-
-        mina.route("**/recording", reply_lost_once)
-        record = mina.locator("#record")
-        record.wait_for(state="visible", timeout=WAIT_MS)
-        assert mina.locator("#answer-form textarea, #answer-form input, .big-option").count() == 0  # nothing to type
-        record.click()
-        mina.wait_for_function(
-            "document.getElementById('spoken-answer').dataset.state === 'recording'", timeout=WAIT_MS
-        )
-        assert mina.inner_text("#recording-state").startswith("● Recording…")
-        mina.screenshot(path=str(shots / "spoken-player-recording-390.png"), full_page=True)
-        mina.wait_for_timeout(3500)  # the phrase, about 2.5 s, plays into the microphone
-        mina.click("#stop-recording")
-        mina.wait_for_function("document.getElementById('spoken-answer').dataset.state === 'sent'", timeout=WAIT_MS * 2)
-        assert len(sent) == 2 and field(sent[0], "id") == field(sent[1], "id")  # the same take, with its id, twice
-        assert field(sent[0], "audio") == field(sent[1], "audio") and len(field(sent[0], "audio")) > 1000
-        assert mina.inner_text("#recording-state").startswith("✓ We have your answer.")
-        assert mina.inner_text("#record") == "Say it again"
-        no_sideways_scroll(mina)
-        mina.screenshot(path=str(shots / "spoken-player-sent-390.png"), full_page=True)
-
-        with db_factory() as db:
-            takes = db.scalars(select(Recording)).all()
-            assert len(takes) == 1, [t.file for t in takes]  # stored once
-            take = takes[0]
-        path = instance / "recordings" / take.file
-        assert path.stat().st_size == take.size and take.mime == "audio/webm"
-        with av.open(str(path)) as recording:
-            stream = recording.streams.audio[0]
-            assert stream.codec_context.name == "opus"
-            seconds = sum(frame.samples for frame in recording.decode(stream)) / stream.codec_context.sample_rate
-        assert 2.5 < seconds < 6, seconds
-        assert 2500 < take.duration_ms < 6000
-
-        # the host hears it in the console and gets a transcript suggestion
-        item = host.locator(".spoken-player").first
-        item.locator("audio").wait_for(timeout=WAIT_MS)
-        assert "Recording of" in item.inner_text()
-        loaded = host.evaluate(
-            """async () => { const audio = document.querySelector('.spoken-player audio');
-              const response = await fetch(audio.src); return [response.status, response.headers.get('content-type'),
-              (await response.arrayBuffer()).byteLength]; }"""
-        )
-        assert loaded == [200, "audio/webm", take.size]
-        host.wait_for_function(
-            "document.querySelector('.spoken-player audio').readyState >= 1", timeout=WAIT_MS
-        )  # the browser reads it as audio
-        item.get_by_role("button", name="Suggest a transcript").click()
-        host.wait_for_function(
-            "document.querySelector('.spoken-suggestion').textContent.startsWith('Heard:')", timeout=WAIT_MS * 4
-        )
-        suggestion = item.locator(".spoken-suggestion").inner_text()
-        assert "pocketsphinx" in suggestion
-        # how sure, in the words of the level measured for pocketsphinx (vtt/transcribe/levels.py), not its own figure
-        assert suggestion.endswith("Unsure: listen and retype.") and "%" not in suggestion, suggestion
-        host.reload()  # the console reloaded (or another one) gets the suggestion with the take
-        host.wait_for_function(
-            "(document.querySelector('.spoken-suggestion') || {}).textContent?.startsWith('Heard:')", timeout=WAIT_MS
-        )
-        assert item.locator(".spoken-suggestion").inner_text() == suggestion
-
-        # the host confirms what was said
-        is_mcq = item.locator("select").count() == 1
-        if is_mcq:
-            item.locator("select").select_option("1")
-        else:
-            item.locator("textarea").fill("i like to play with my dog")
-        item.get_by_role("button", name="Confirm the answer").click()
-        host.wait_for_function(
-            "document.querySelector('.spoken-player .agent-result').textContent === 'Saved as the answer.'",
-            timeout=WAIT_MS,
-        )
-        assert "confirmed" in item.inner_text()
-        host.set_viewport_size(LAPTOP)
-        host.screenshot(path=str(shots / "spoken-host-1366.png"), full_page=True)
-        with db_factory() as db:
-            answer = db.scalar(select(Answer).where(Answer.player_id == take.player_id))
-            assert answer.provenance["spoken"] is True and answer.provenance["recording"] == take.file
-            assert answer.provenance["transcribed_by"].startswith(("host", "pocketsphinx"))
-            assert answer.submitted_at == take.ended_at
-        for label in ("Close answering", "Reveal the answers to the jury"):
-            host_step(host, label)
-        juror.wait_for_selector(".sheet-line .answer", timeout=WAIT_MS)
-        shown = juror.locator(".sheet-line .answer").all_inner_texts()
-        assert len(shown) == 3  # Mina's confirmed answer among the others, under an alias
-        if not is_mcq:
-            assert any("i like to play with my dog" in line for line in shown), shown
-        assert juror.locator("audio").count() == 0
+        mina_records_and_the_take_lost_on_its_way_back_is_sent_again(mina, shots)
+        take = the_take_is_stored_once_as_opus_of_the_phrase(db_factory, instance)
+        item = the_host_hears_the_take_and_gets_a_transcript_suggestion(host, take)
+        is_mcq = the_host_confirms_what_was_said(host, item, db_factory, take, shots)
+        the_jury_reads_the_confirmed_answer_as_text(host, juror, is_mcq)
         for page in (host, mina, juror):
             page.close()
 
+    the_audit_log_shows_no_recording_reaching_a_juror_or_the_stage(audit, people, take)
+
+
+def mina_records_and_the_take_lost_on_its_way_back_is_sent_again(mina, shots) -> None:
+    """Mina has nothing to type; she records, stops, and the page, whose first upload's reply is lost, sends the same
+    take again and says it has her answer."""
+    # the first upload reaches the server, and its reply is lost: the page sends the same take again
+    sent = []
+
+    def reply_lost_once(route):
+        sent.append(route.request.post_data_buffer)
+        if len(sent) == 1:
+            route.fetch()  # the server stores it...
+            route.abort("connectionreset")  # ...and the page never hears so
+        else:
+            route.continue_()
+
+    mina.route("**/recording", reply_lost_once)
+    record = mina.locator("#record")
+    record.wait_for(state="visible", timeout=WAIT_MS)
+    assert mina.locator("#answer-form textarea, #answer-form input, .big-option").count() == 0  # nothing to type
+    record.click()
+    mina.wait_for_function("document.getElementById('spoken-answer').dataset.state === 'recording'", timeout=WAIT_MS)
+    assert mina.inner_text("#recording-state").startswith("● Recording…")
+    mina.screenshot(path=str(shots / "spoken-player-recording-390.png"), full_page=True)
+    mina.wait_for_timeout(3500)  # the phrase, about 2.5 s, plays into the microphone
+    mina.click("#stop-recording")
+    mina.wait_for_function("document.getElementById('spoken-answer').dataset.state === 'sent'", timeout=WAIT_MS * 2)
+    assert len(sent) == 2 and field(sent[0], "id") == field(sent[1], "id")  # the same take, with its id, twice
+    assert field(sent[0], "audio") == field(sent[1], "audio") and len(field(sent[0], "audio")) > 1000
+    assert mina.inner_text("#recording-state").startswith("✓ We have your answer.")
+    assert mina.inner_text("#record") == "Say it again"
+    no_sideways_scroll(mina)
+    mina.screenshot(path=str(shots / "spoken-player-sent-390.png"), full_page=True)
+
+
+def the_take_is_stored_once_as_opus_of_the_phrase(db_factory, instance) -> Recording:
+    """One recording stored, an Opus WebM file of the phrase's length; the stored take."""
+    with db_factory() as db:
+        takes = db.scalars(select(Recording)).all()
+        assert len(takes) == 1, [t.file for t in takes]  # stored once
+        take = takes[0]
+    path = instance / "recordings" / take.file
+    assert path.stat().st_size == take.size and take.mime == "audio/webm"
+    with av.open(str(path)) as recording:
+        stream = recording.streams.audio[0]
+        assert stream.codec_context.name == "opus"
+        seconds = sum(frame.samples for frame in recording.decode(stream)) / stream.codec_context.sample_rate
+    assert 2.5 < seconds < 6, seconds
+    assert 2500 < take.duration_ms < 6000
+    return take
+
+
+def the_host_hears_the_take_and_gets_a_transcript_suggestion(host, take: Recording):
+    """The console plays the take as audio and suggests a transcript, kept when the console reloads; the take's item."""
+    item = host.locator(".spoken-player").first
+    item.locator("audio").wait_for(timeout=WAIT_MS)
+    assert "Recording of" in item.inner_text()
+    loaded = host.evaluate(
+        """async () => { const audio = document.querySelector('.spoken-player audio');
+          const response = await fetch(audio.src); return [response.status, response.headers.get('content-type'),
+          (await response.arrayBuffer()).byteLength]; }"""
+    )
+    assert loaded == [200, "audio/webm", take.size]
+    host.wait_for_function(
+        "document.querySelector('.spoken-player audio').readyState >= 1", timeout=WAIT_MS
+    )  # the browser reads it as audio
+    item.get_by_role("button", name="Suggest a transcript").click()
+    host.wait_for_function(
+        "document.querySelector('.spoken-suggestion').textContent.startsWith('Heard:')", timeout=WAIT_MS * 4
+    )
+    suggestion = item.locator(".spoken-suggestion").inner_text()
+    assert "pocketsphinx" in suggestion
+    # how sure, in the words of the level measured for pocketsphinx (vtt/transcribe/levels.py), not its own figure
+    assert suggestion.endswith("Unsure: listen and retype.") and "%" not in suggestion, suggestion
+    host.reload()  # the console reloaded (or another one) gets the suggestion with the take
+    host.wait_for_function(
+        "(document.querySelector('.spoken-suggestion') || {}).textContent?.startsWith('Heard:')", timeout=WAIT_MS
+    )
+    assert item.locator(".spoken-suggestion").inner_text() == suggestion
+    return item
+
+
+def the_host_confirms_what_was_said(host, item, db_factory, take: Recording, shots) -> bool:
+    """The host's confirmed answer is saved as the spoken take's answer; whether the question is multiple choice."""
+    is_mcq = item.locator("select").count() == 1
+    if is_mcq:
+        item.locator("select").select_option("1")
+    else:
+        item.locator("textarea").fill("i like to play with my dog")
+    item.get_by_role("button", name="Confirm the answer").click()
+    host.wait_for_function(
+        "document.querySelector('.spoken-player .agent-result').textContent === 'Saved as the answer.'",
+        timeout=WAIT_MS,
+    )
+    assert "confirmed" in item.inner_text()
+    host.set_viewport_size(LAPTOP)
+    host.screenshot(path=str(shots / "spoken-host-1366.png"), full_page=True)
+    with db_factory() as db:
+        answer = db.scalar(select(Answer).where(Answer.player_id == take.player_id))
+        assert answer.provenance["spoken"] is True and answer.provenance["recording"] == take.file
+        assert answer.provenance["transcribed_by"].startswith(("host", "pocketsphinx"))
+        assert answer.submitted_at == take.ended_at
+    return is_mcq
+
+
+def the_jury_reads_the_confirmed_answer_as_text(host, juror, is_mcq: bool) -> None:
+    """After the reveal the juror reads Mina's answer among the others, as text, with no audio on the page."""
+    for label in ("Close answering", "Reveal the answers to the jury"):
+        host_step(host, label)
+    juror.wait_for_selector(".sheet-line .answer", timeout=WAIT_MS)
+    shown = juror.locator(".sheet-line .answer").all_inner_texts()
+    assert len(shown) == 3  # Mina's confirmed answer among the others, under an alias
+    if not is_mcq:
+        assert any("i like to play with my dog" in line for line in shown), shown
+    assert juror.locator("audio").count() == 0
+
+
+def the_audit_log_shows_no_recording_reaching_a_juror_or_the_stage(audit, people, take: Recording) -> None:
+    """What went to jurors and the stage names no recording, no spoken mode and no identity; the host heard of it."""
     lines = [json.loads(line) for line in audit.read_text(encoding="utf-8").splitlines()]
     jury = [line for line in lines if line["audience"] in ("juror", "stage")]
     assert any(line["event"] == "answers" for line in jury)
