@@ -92,7 +92,7 @@ def check_answers(
         (default_kind == "ai") & (table["kind"].str.lower() == "human"),
         table["player"],
         "kind",
-        "player {!r} is named by --ai but marked human here",
+        "player {!r} is named as an AI player but marked human here",
     )
     named = set(folded)
     for name_folded, name in ai_players.items():

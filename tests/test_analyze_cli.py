@@ -186,7 +186,7 @@ def test_ai_option_against_the_kind_column_is_a_problem(tmp_path):
     answers.write_text("player,qid,answer,kind\nMinjun,q1,0,human\nAgent,q1,1,ai\n", encoding="utf-8")
     result = invoke("--questions", str(DATA / "spec_examples.csv"), "--answers", str(answers), "--ai", "Minjun")
     assert result.exit_code == 1
-    assert f"{answers}: row 2, kind: player 'Minjun' is named by --ai but marked human here" in result.stderr
+    assert f"{answers}: row 2, kind: player 'Minjun' is named as an AI player but marked human here" in result.stderr
 
 
 def test_text_summary_counts_rounds_without_votes(files, tmp_path):

@@ -246,7 +246,7 @@ def test_missing_columns_and_unreadable_files(tmp_path):
     latin1.write_bytes((NATIVE_HEADER + "q,caf\xe9?,open,,r,,,,,,,,,\n").encode("latin-1"))
     assert problems_of(latin1)[0].startswith("latin1.csv: is not UTF-8 text")
     assert problems_of(write(tmp_path, "notes.txt", "x")) == [
-        "notes.txt: cannot tell the format from the extension .txt; pass --format"
+        "notes.txt: cannot tell the format from the extension .txt; name its format"
     ]
     assert problems_of(write(tmp_path, "m.json", {"v.mp4": "oops"}), "moviecore") == [
         "m.json: item 1: video 'v.mp4' should map to a list of questions"

@@ -110,6 +110,46 @@ def test_domain_code_sits_below_the_command_line():
     assert importing_cli == []
 
 
+# Where a command line is the only way in, its messages may name its options: the AI player's process (vtt agent),
+# preparing clips from a folder (vtt media), serving (vtt serve), the command lines printed for others to run
+# (links) and the simulation (vtt simulate); the juries' request example quotes `vtt jury ai` for the docs.
+OPTION_WORDS_ALLOWED = ("vtt/agents/", "vtt/media/", "vtt/serving/", "vtt/sessions/links.py")
+OPTION_WORDS_ALLOWED += ("vtt/sessions/simulation.py", "vtt/juries/request_example.py")
+OPTION_WORD = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
+
+
+def option_words(path: Path) -> list[str]:
+    """The command-line options a module's strings (not its docstrings or comments) name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        f"{path.relative_to(ROOT)}:{node.lineno}: {word}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+        for word in OPTION_WORD.findall(node.value)
+    ]
+
+
+def test_domain_errors_name_no_command_line_option():
+    """A domain's message reaches the web forms, the jobs and the command line alike: it names the setting in plain
+    words, and the command line puts its option before it (vtt.cli.tools.with_option)."""
+    found = [
+        word
+        for path in sources(*PACKAGES)
+        if not path.is_relative_to(ROOT / "vtt" / "cli")
+        and not str(path.relative_to(ROOT)).startswith(OPTION_WORDS_ALLOWED)
+        for word in option_words(path)
+    ]
+    assert found == []
+
+
 def test_code_and_docs_name_the_product_not_its_history():
     files = [
         *sources(*PACKAGES, "tests", "bench", "migrations", "scripts"),

@@ -292,7 +292,7 @@ def test_upload_quirks_are_shown_but_do_not_block(host, db):
     assert "2 known quirks of published files, imported as noted:" in page
     assert "quirky.csv: row 3: field &#39;question&#39;: the same text as row 2" in page
     strict = upload(host, text.encode(), "quirky.csv", bank="Strict", strict="on")
-    assert strict.status_code == 422 and "refused by --strict" in strict.get_data(as_text=True)
+    assert strict.status_code == 422 and "(a quirk, refused as asked)" in strict.get_data(as_text=True)
     assert bank_names(db) == ["Quirky"]
 
 

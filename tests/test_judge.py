@@ -234,8 +234,9 @@ def test_a_new_model_or_prompt_asks_again_and_chosen_dimensions_only(played, db_
         monkeypatch.setattr("vtt.judge.suggest.load_prompts", lambda: edited)
         suggest(db_factory, played.session_id, settings(judge), ["verdict"])
         assert len(judge.requests) == 18
-    with pytest.raises(JudgeError, match="--dimensions: depht"):
+    with pytest.raises(JudgeError, match="^depht; choose from ") as refused:
         suggest(db_factory, played.session_id, settings(judge), ["depht"])
+    assert refused.value.setting == "dimensions"
 
 
 def test_malformed_replies_are_kept_without_a_score_and_asked_again(played, db_factory):

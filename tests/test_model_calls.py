@@ -17,8 +17,9 @@ def test_an_endpoint_is_given_as_http_url_or_a_bare_url_and_shown_without_creden
     assert chat_url("http:https://h:8000/v1") == chat_url("https://h:8000/v1") == "https://h:8000/v1"
     assert chat_url("ftp://h") is None and chat_url(None) is None
     assert chat_target("http://h/v1/", " m ") == ("http://h/v1/chat/completions", "m")
-    with pytest.raises(EndpointError, match="--model"):
+    with pytest.raises(EndpointError, match="^name the model the endpoint serves$") as refused:
         chat_target("http://h/v1", "")
+    assert refused.value.setting == "model"
     assert (
         public_url("https://ana:secret@[::1]:8443/v1/chat/completions?key=k")
         == "https://[::1]:8443/v1/chat/completions"
@@ -31,8 +32,8 @@ def test_settings_from_a_spec_refuse_with_the_caller_s_error():
 
     class Settings(ModelSettings):
         @classmethod
-        def refused(cls, message: str) -> Exception:
-            return Refused(message)
+        def refused(cls, message: str, setting: str) -> Exception:
+            return Refused(setting, message)
 
     settings = Settings.from_spec("http://h/v1", "m", temperature=None, max_tokens=9)
     assert settings.endpoint == "http://h/v1/chat/completions"
@@ -41,9 +42,12 @@ def test_settings_from_a_spec_refuse_with_the_caller_s_error():
         "messages": [{"role": "user", "content": "hi"}],
         "max_tokens": 9,
     }
-    for spec, options in (("nowhere", {}), ("http://h", {"concurrency": 0}), ("http://h", {"timeout": 0})):
-        with pytest.raises(Refused):
+    refusals = {"endpoint": ("nowhere", {}), "concurrency": ("http://h", {"concurrency": 0})}
+    refusals["timeout"] = ("http://h", {"timeout": 0})
+    for setting, (spec, options) in refusals.items():
+        with pytest.raises(Refused) as refused:
             Settings.from_spec(spec, "m", **options)
+        assert refused.value.args[0] == setting and "--" not in refused.value.args[1]
 
 
 def test_the_run_stops_after_failures_in_a_row_and_a_success_resets_the_count():

@@ -59,9 +59,9 @@ def test_a_split_without_keys_is_one_line_and_imports_with_the_flag(run, databas
     refused = run("questions", "check", str(split))
     assert refused.exit_code == 1
     assert refused.output.strip().splitlines() == [
-        "error: 1 problem; the file is not valid",
+        "error: 1 problem; the file is not valid; --allow-missing-keys takes questions without a key",
         "  tvqa_test_public.jsonl: field 'answer_idx': no question has a key (7,623 lines; a test split?): "
-        "--allow-missing-keys imports them without keys, and their answers are then graded by hand or left out "
+        "take questions without a key to import them, and their answers are then graded by hand or left out "
         "of accuracy",
     ]
     checked = run("questions", "check", str(split), "--allow-missing-keys")
@@ -93,9 +93,10 @@ def test_a_file_where_only_some_lines_lack_a_key_is_an_error_unless_allowed(run,
 
 def test_one_problem_reads_as_before_and_a_few_repeats_name_every_row():
     one = [Problem("bank.csv", 3, "answer", "is empty")]
-    assert summarize(one) == ["bank.csv: row 3: field 'answer': is empty"]
+    assert summarize(one, "see problems.csv") == ["bank.csv: row 3: field 'answer': is empty"]
     three = [Problem("bank.csv", row, "clip", "must be 'shot' or 'scene', not 'wide'") for row in (2, 5, 9)]
-    assert summarize(three) == ["bank.csv: 3 rows (2, 5, 9): field 'clip': must be 'shot' or 'scene', not 'wide'"]
+    summary = summarize(three, "see problems.csv")
+    assert summary == ["bank.csv: 3 rows (2, 5, 9): field 'clip': must be 'shot' or 'scene', not 'wide'"]
 
 
 def test_many_kinds_of_problem_are_capped_with_a_pointer_to_the_csv():
@@ -162,7 +163,7 @@ def test_quirks_of_published_files_are_counted_warnings_and_strict_refuses_them(
 
     strict = run("questions", "check", str(split), "--strict")
     assert strict.exit_code == 1
-    assert "(refused by --strict)" in strict.output and "error: " in strict.output
+    assert "(a quirk, refused as asked)" in strict.output and "error: " in strict.output
 
 
 def test_on_a_terminal_a_progress_bar_runs_and_clears_its_line_before_the_verdict(database_url, tmp_path):

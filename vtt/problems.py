@@ -39,9 +39,10 @@ def unique(problems: list[Problem]) -> list[Problem]:
     return list(dict.fromkeys(problems))
 
 
-def summarize(problems: list[Problem], more_hint: str = "see --problems-out") -> list[str]:
+def summarize(problems: list[Problem], more_hint: str) -> list[str]:
     """Problems as a person reads them: each kind of problem (file, field, message) on one line, with its
-    count and first rows when it repeats; at most ``SUMMARY_LINES`` kinds."""
+    count and first rows when it repeats; at most ``SUMMARY_LINES`` kinds.  ``more_hint``: where the reader finds
+    the rest, in the caller's words (a file, an option, a form's box)."""
     rows_by_kind: dict[tuple[str, str | None, str, str], list[int | None]] = defaultdict(list)
     for problem in unique(problems):
         rows_by_kind[(problem.file, problem.field, problem.message, problem.unit)].append(problem.row)

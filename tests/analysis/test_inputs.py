@@ -236,7 +236,7 @@ def test_ai_option_contradicting_the_files_kind_is_a_problem(tmp_path, questions
     path = write(tmp_path, "answers.csv", "player,qid,answer,kind\nBot,1,alpha,human\nBot,2,alpha,\nKid,1,alpha,\n")
     with pytest.raises(AnalysisInputError) as excinfo:
         read_answers(path, questions, ai_names=["bot"])
-    assert problems_of(excinfo) == [f"{path}: row 2, kind: player 'Bot' is named by --ai but marked human here"]
+    assert problems_of(excinfo) == [f"{path}: row 2, kind: player 'Bot' is named as an AI player but marked human here"]
     # a kind column that agrees with --ai, or --ai on a player without a stated kind, is fine
     agreeing = write(tmp_path, "agreeing.csv", "player,qid,answer,kind\nBot,1,alpha,ai\nKid,1,alpha,\n")
     assert read_answers(agreeing, questions, ai_names=["Bot", "kid"])["kind"].tolist() == ["ai", "ai"]

@@ -8,6 +8,8 @@ from ..problems import InputError, Problem, load_json
 from .formats.json_files import first_jsonl_item
 from .formats.tables import TABLE_SUFFIXES, table_header
 
+UNKNOWN_FORMAT = "cannot tell the format"
+
 
 def detect_format(path: Path) -> str:
     """Guess a file's format from its extension and first record."""
@@ -30,9 +32,5 @@ def detect_format(path: Path) -> str:
             return "cinepile"
         return "json"
     raise InputError(
-        [
-            Problem(
-                path.name, None, None, f"cannot tell the format from the extension {suffix or '(none)'}; pass --format"
-            )
-        ]
+        [Problem(path.name, None, None, f"{UNKNOWN_FORMAT} from the extension {suffix or '(none)'}; name its format")]
     )

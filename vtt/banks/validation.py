@@ -21,6 +21,10 @@ from ..problems import Problem
 from ..protocol.vocabulary import MAX_SQL_INTEGER
 from .records import QuestionRecord
 
+NO_KEYS = "no question has a key"
+# How a host gets such a file in, said as the form's box says it (the command line adds its option).
+NO_KEYS_REMEDY = "take questions without a key to import them"
+
 FIELD_OF_MODULE = {Module.TARGET: "targets", Module.CONTENT: "contents", Module.THINKING: "thinking"}
 
 # The database's column limits, so that `check` refuses what `import` would fail on.
@@ -60,9 +64,8 @@ class FileCheck:
                 self.name,
                 None,
                 key_name,
-                f"no question has a key ({count:,} {self.unit}s; a test split?): "
-                "--allow-missing-keys imports them without keys, and their answers are then graded by hand or left "
-                "out of accuracy",
+                f"{NO_KEYS} ({count:,} {self.unit}s; a test split?): "
+                f"{NO_KEYS_REMEDY}, and their answers are then graded by hand or left out of accuracy",
             )
         )
 
@@ -83,7 +86,7 @@ class RowCheck:
     def warn(self, field_name: str | None, message: str) -> None:
         """A known quirk of published files: counted and named, imported anyway (a problem under --strict)."""
         if self.file.strict:
-            self.problem(field_name, f"{message} (refused by --strict)")
+            self.problem(field_name, f"{message} (a quirk, refused as asked)")
             return
         source_name = self.file.source_names.get(field_name, field_name) if field_name else None
         raw = self.fields.get(field_name) if field_name else None

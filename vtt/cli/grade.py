@@ -6,7 +6,7 @@ import json
 
 import click
 
-from .tools import ProgressBar, db_factory, fail
+from .tools import MODEL_OPTIONS, ProgressBar, db_factory, fail, with_option
 
 
 @click.group()
@@ -70,7 +70,7 @@ def grade_suggest(
             max_tokens=max_tokens,
         )
     except JudgeError as error:
-        fail(error)
+        fail(with_option(error.message, MODEL_OPTIONS.get(error.setting)))
     factory = db_factory()
     with factory() as db:
         session = session_by_code(db, code)
@@ -88,7 +88,7 @@ def grade_suggest(
                 progress=bar.progress,
             )
         except JudgeError as error:
-            fail(error)
+            fail(with_option(error.message, MODEL_OPTIONS.get(error.setting)))
     if as_json:
         click.echo(json.dumps(summary.as_dict()))
     else:

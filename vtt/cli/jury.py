@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .tools import ProgressBar, cli_base_url, db_factory, fail, settings
+from .tools import MODEL_OPTIONS, ProgressBar, cli_base_url, db_factory, fail, settings, with_option
 
 CUT_SHORT_HELP = (
     "Offer a round cut short too (begun, but stopped before its vote opened: the live jury never judged it); it is "
@@ -21,14 +21,16 @@ REFUSAL_OPTIONS = {
     "cut_short": "--rounds",
     "bad_complete_url": "--complete-url",
     "bad_params": "--participant-param, --study-param, --session-param",
+    "bad_count": "--jurors",
+    "bad_cap": "--open",
+    **{f"bad_{setting}": option for setting, option in MODEL_OPTIONS.items()},
 }
 
 
 def refusal_text(error) -> str:
     """A :class:`vtt.juries.rounds.JuryError` on the command line: after the option it concerns, and naming
     ``--cut-short`` when it would offer a round cut short."""
-    option = REFUSAL_OPTIONS.get(error.code)
-    text = f"{option}: {error.message}" if option else error.message
+    text = with_option(error.message, REFUSAL_OPTIONS.get(error.code))
     if error.cut_short:
         text += f"; --cut-short offers round {', '.join(map(str, error.cut_short))}"
     return text
@@ -113,7 +115,7 @@ def jury_ai(
             max_tokens=max_tokens,
         )
     except JuryError as error:
-        fail(error)
+        fail(refusal_text(error))
     chosen = _rounds(rounds)
     factory = db_factory()
     with factory() as db:

@@ -50,6 +50,17 @@ def _unkeyed_line(result) -> str:
     return f"; {count:,} without a key (their answers are graded by hand or left out of accuracy)"
 
 
+def _with_hints(error, consequence: str) -> str:
+    """``consequence``, and the options that answer the problems found (the domain names no option)."""
+    from ..banks.detection import UNKNOWN_FORMAT
+    from ..banks.validation import NO_KEYS
+
+    hints = {NO_KEYS: "--allow-missing-keys takes questions without a key", UNKNOWN_FORMAT: "--format names it"}
+    messages = [getattr(problem, "message", "") for problem in error.problems]
+    found = [hint for start, hint in hints.items() if any(message.startswith(start) for message in messages)]
+    return "; ".join([consequence, *found])
+
+
 def _print_quirks(warnings) -> None:
     from ..problems import summarize, unique
 
@@ -115,7 +126,7 @@ def questions_check(file: Path, fmt: str, problems_out: Path | None, strict: boo
     try:
         result = read_bank_file(file, fmt, strict, allow_missing_keys)
     except InputError as error:
-        fail(error, "the file is not valid", problems_out)
+        fail(error, _with_hints(error, "the file is not valid"), problems_out)
     click.echo(
         f"{file.name}: {len(result.records)} questions, format {result.format}, no problems" + _unkeyed_line(result)
     )
@@ -143,7 +154,7 @@ def questions_import(
         with transaction(db_factory()) as db:
             import_bank(db, result, bank_name)
     except InputError as error:
-        fail(error, "nothing was imported", problems_out)
+        fail(error, _with_hints(error, "nothing was imported"), problems_out)
     click.echo(
         f"imported {len(result.records)} questions ({result.format}) into bank {bank_name!r}; "
         f"{len(result.untagged)} without CogME tags" + _unkeyed_line(result)

@@ -44,6 +44,22 @@ def fail(error, consequence: str = "nothing was written", problems_out=None) -> 
     sys.exit(1)
 
 
+def with_option(message: str, option: str | None) -> str:
+    """A domain's message on the command line: after the option it concerns (the domain names no option)."""
+    return f"{option}: {message}" if option else message
+
+
+# The options of the commands that call a model (vtt jury ai, vtt grade suggest), by the setting a refusal names.
+MODEL_OPTIONS = {
+    "endpoint": "--judge",
+    "model": "--model",
+    "timeout": "--timeout",
+    "concurrency": "--concurrency",
+    "frames": "--frames",
+    "dimensions": "--dimensions",
+}
+
+
 def redact(url: str) -> str:
     from sqlalchemy.engine import make_url
 

@@ -37,7 +37,12 @@ NOT_OPEN = "multiple-choice question without a key"
 
 
 class JudgeError(ValueError):
-    """Settings or a request the judge cannot work with; the message names the option."""
+    """Settings or a request the judge cannot work with: ``setting`` says which (``endpoint``, ``model``,
+    ``dimensions``...; None: none in particular), ``message`` why, naming no command-line option."""
+
+    def __init__(self, message: str, setting: str | None = None):
+        super().__init__(message)
+        self.message, self.setting = message, setting
 
 
 @dataclass(frozen=True)
@@ -45,8 +50,8 @@ class JudgeSettings(ModelSettings):
     """Where and how to ask (:class:`vtt.model_calls.runs.ModelSettings`): the judge's options are those."""
 
     @classmethod
-    def refused(cls, message: str) -> Exception:
-        return JudgeError(message)
+    def refused(cls, message: str, setting: str) -> Exception:
+        return JudgeError(message, setting)
 
 
 @dataclass(frozen=True)
@@ -186,7 +191,7 @@ def suggest(
     dimensions = list(dimensions)
     unknown = [dimension for dimension in dimensions if dimension not in DIMENSIONS]
     if unknown or not dimensions:
-        raise JudgeError(f"--dimensions: {', '.join(unknown) or 'none given'}; choose from {', '.join(DIMENSIONS)}")
+        raise JudgeError(f"{', '.join(unknown) or 'none given'}; choose from {', '.join(DIMENSIONS)}", "dimensions")
     prompts = load_prompts()
     summary = JudgeRunSummary()
     with db_factory() as db:

@@ -75,14 +75,14 @@ class JurySettings(ModelSettings):
     media_dir: Path | None = None  # where a clip's relative src is (the server's /media/)
 
     @classmethod
-    def refused(cls, message: str) -> Exception:
-        return JuryError(message)
+    def refused(cls, message: str, setting: str) -> Exception:
+        return JuryError(message, f"bad_{setting}")
 
     def check(self) -> None:
         if len(self.model) > MODEL_LENGTH:
-            raise JuryError(f"--model: a model's name has at most {MODEL_LENGTH} characters")
+            raise self.refused(f"a model's name has at most {MODEL_LENGTH} characters", "model")
         if not 0 <= self.frames <= MAX_FRAMES:
-            raise JuryError(f"--frames: from 0 to {MAX_FRAMES}")
+            raise self.refused(f"from 0 to {MAX_FRAMES} frames per clip", "frames")
 
 
 # --- the prompt -----------------------------------------------------------------------------------------------------
@@ -382,7 +382,7 @@ async def round_frames(clips: Any, settings: JurySettings, seen: dict[str, Any])
     for number, item in enumerate(seen["questions"], 1):
         clip = item.get("clip") or {}
         if not clip.get("src"):
-            raise ClipError(f"question {number} of round {seen['round']} has no clip to take frames from (--frames)")
+            raise ClipError(f"question {number} of round {seen['round']} has no clip to take frames from")
         path = await clip_path(clips, settings, clip["src"])
         frames = await asyncio.to_thread(
             sample_frames, path, settings.frames, clip.get("start"), clip.get("end"), size=settings.frame_size

@@ -11,7 +11,13 @@ TRANSCRIPTIONS = "/audio/transcriptions"
 
 
 class EndpointError(ValueError):
-    """An endpoint or model option that cannot be used; the message names the option."""
+    """An endpoint or a model that cannot be used: ``setting`` says which (``endpoint``, ``model``, ``timeout``,
+    ``concurrency``), ``message`` why.  Each caller names the setting in its own words (the command line its option,
+    a form its field): the message names none."""
+
+    def __init__(self, message: str, setting: str):
+        super().__init__(message)
+        self.message, self.setting = message, setting
 
 
 def is_http_url(url: str) -> bool:
@@ -44,14 +50,14 @@ def chat_url(spec: str | None) -> str | None:
 
 
 def chat_target(spec: str | None, model: str | None) -> tuple[str, str]:
-    """The chat-completions endpoint and the model a judge's or juror's options give; EndpointError naming the
-    option otherwise."""
+    """The chat-completions endpoint and the model a judge's or juror's settings give; EndpointError (saying which
+    setting) otherwise."""
     url = chat_url(spec)
     if url is None:
-        raise EndpointError(f"--judge: {spec!r} is not http:URL (an http:// or https:// chat-completions endpoint)")
+        raise EndpointError(f"{spec!r} is not http:URL (an http:// or https:// chat-completions endpoint)", "endpoint")
     model = (model or "").strip()
     if not model:
-        raise EndpointError("--model: name the model the endpoint serves")
+        raise EndpointError("name the model the endpoint serves", "model")
     return chat_endpoint(url), model
 
 

@@ -40,21 +40,23 @@ class ModelSettings:
 
     @classmethod
     def from_spec(cls, spec: str, model: str | None, **options: Any) -> ModelSettings:
-        """``http:URL`` (the agents' spelling) or a bare URL; the error of :meth:`refused` naming the option."""
+        """``http:URL`` (the agents' spelling) or a bare URL; the error of :meth:`refused` saying which setting."""
         try:
             endpoint, model = chat_target(spec, model)
         except EndpointError as error:
-            raise cls.refused(str(error)) from None
+            raise cls.refused(error.message, error.setting) from None
         settings = cls(endpoint, model, **options)
-        if settings.concurrency < 1 or settings.timeout <= 0:
-            raise cls.refused("--concurrency is at least 1 and --timeout more than 0")
+        if settings.concurrency < 1:
+            raise cls.refused("at least 1 call at a time", "concurrency")
+        if settings.timeout <= 0:
+            raise cls.refused("more than 0 seconds", "timeout")
         settings.check()
         return settings
 
     @classmethod
-    def refused(cls, message: str) -> Exception:
-        """The error an option that cannot be used raises (a caller's own)."""
-        return EndpointError(message)
+    def refused(cls, message: str, setting: str) -> Exception:
+        """The error a setting that cannot be used raises (a caller's own), saying which setting."""
+        return EndpointError(message, setting)
 
     def check(self) -> None:
         """The caller's own options, checked once the settings are made (raises :meth:`refused`'s error)."""
