@@ -204,8 +204,8 @@ def test_the_engine_sends_answer_modes_to_the_player_and_the_host_only():
         str(H1): {"notice": "no_voice", "language": "ko", "at": "2024-05-01T12:00:02Z"}
     }
     run.refuse(Actor("player", H2), "notice", "not_read_aloud", notice="no_voice", language="ko")
-    run.refuse(Actor("player", H1), "notice", "bad_field", notice="loud", language="ko")
-    run.refuse(Actor("player", H1), "notice", "bad_field", notice="no_voice", language="k o")
+    run.refuse(Actor("player", H1), "notice", "invalid", notice="loud", language="ko")
+    run.refuse(Actor("player", H1), "notice", "invalid", notice="no_voice", language="k o")
     run.refuse(HOST, "notice", "not_allowed", notice="no_voice", language="ko")
 
     run.do(HOST, "start_round")

@@ -121,7 +121,7 @@ def test_the_engine_refuses_a_check_that_does_not_fit():
         ("clock_offset_ms", True),
         ("duration_ms", 1.5),
     ):
-        run.refuse(Actor("juror", J1), "device_check", "bad_field", **{**FINE, field: value})
+        run.refuse(Actor("juror", J1), "device_check", "invalid", **{**FINE, field: value})
     run.do(HOST, "remove_juror", juror="J2")
     run.refuse(Actor("juror", J2), "device_check", "removed", **FINE)
     run.do(HOST, "finish", force=True)

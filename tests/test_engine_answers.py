@@ -207,11 +207,11 @@ def test_the_host_enters_an_ai_player_s_open_answer_and_agents_report_to_the_hos
     run.do(HOST, "open_answering")
     run.refuse(HOST, "enter_answer", "not_ai", player=H1, text="Her brother forgot.")
     run.refuse(HOST, "enter_answer", "empty", player=AI, text="   ")
-    run.refuse(HOST, "enter_answer", "bad_field", player=AI, text="x", source="dream")
+    run.refuse(HOST, "enter_answer", "invalid", player=AI, text="x", source="dream")
     run.refuse(
         Actor("player", AI),
         "answer",
-        "too_long",
+        "invalid",
         question=Q12,
         text="x",
         provenance={"backend": "http", "model": "m", "settings": {"prompt": "y" * 4000}},
@@ -241,7 +241,7 @@ def test_the_host_enters_an_ai_player_s_open_answer_and_agents_report_to_the_hos
     assert counted == {"player": AI, "answered": 1, "entered": 1}
 
     run.refuse(Actor("player", H1), "agent", "not_ai", status="error", message="?")
-    run.refuse(Actor("player", AI), "agent", "bad_field", status="sleeping")
+    run.refuse(Actor("player", AI), "agent", "invalid", status="sleeping")
     run.do(Actor("player", AI), "agent", status="error", message="backend raised ValueError")
     messages = run.outcomes[-1].messages
     assert [(m.audience, m.event) for m in messages] == [("host", "agent")]

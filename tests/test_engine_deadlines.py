@@ -77,7 +77,7 @@ def test_extend_moves_the_answer_deadline():
     run.do(HOST, "extend", seconds=30, at=run.at(5))
     assert run.state.deadline == run.at(40)  # added to the running deadline
     run.do(Actor("player", H1), "answer", question=Q11, choice=1, at=run.at(39))
-    run.refuse(HOST, "extend", "bad_seconds", seconds=True, at=run.at(39.5))
+    run.refuse(HOST, "extend", "invalid", seconds=True, at=run.at(39.5))
     assert run.do(HOST, "tick", at=run.at(40))[0].reply["state_version"] == run.state.state_version
     assert run.state.phase is Phase.ANSWERS_CLOSED
 
@@ -141,7 +141,7 @@ def test_the_host_s_measured_duration_or_no_deadline_for_a_clip_of_unknown_lengt
     run.do(HOST, "play_clip", duration=3.25, at=run.at(1))
     assert run.state.deadline == run.at(2.5 + 3.25)  # what the console measured beats the span
     for bad in (0, -1, 3601, True, "8"):
-        run.refuse(HOST, "play_clip", "bad_field", duration=bad, at=run.at(2))
+        run.refuse(HOST, "play_clip", "invalid", duration=bad, at=run.at(2))
     run.do(HOST, "open_answering", seconds=30, at=run.at(3))  # the host moves on before the clip ends
     assert run.state.phase is Phase.ANSWERING and run.state.deadline == run.at(33)
     run.do(Actor("player", H1), "answer", question=Q11, choice=2)

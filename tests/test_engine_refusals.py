@@ -43,11 +43,11 @@ def test_refusals_through_a_round():
     run.refuse(HOST, "dance", "unknown_action")
     run.refuse(GUEST, "join", "join_closed", nickname="Mallory")
     run.refuse(HOST, "start_round", "wrong_phase")
-    run.refuse(HOST, "set_open_join", "bad_field", open="yes")
+    run.refuse(HOST, "set_open_join", "invalid", open="yes")
     run.refuse(HOST, "set_participants", "bad_field", round=3, players=None)
     run.refuse(HOST, "set_participants", "unknown_player", round=1, players=[H1, 4242])
     run.refuse(HOST, "set_participants", "too_few_players", round=1, players=[H1, H1])
-    run.refuse(HOST, "set_participants", "bad_field", round=1, players=[H1, True])
+    run.refuse(HOST, "set_participants", "invalid", round=1, players=[H1, True])
 
     run.do(HOST, "open_lobby")
     run.refuse(HOST, "open_lobby", "wrong_phase")
@@ -60,12 +60,12 @@ def test_refusals_through_a_round():
 
     run.do(HOST, "show_question")
     run.refuse(player, "answer", "answering_closed", question=Q11, choice=1)  # not open yet
-    run.refuse(HOST, "open_answering", "bad_seconds", seconds=0)
-    run.refuse(HOST, "open_answering", "bad_seconds", seconds=99999)
+    run.refuse(HOST, "open_answering", "invalid", seconds=0)
+    run.refuse(HOST, "open_answering", "invalid", seconds=99999)
     run.do(HOST, "open_answering")
     run.refuse(player, "answer", "bad_field", question=Q11, choice=9)
-    run.refuse(player, "answer", "bad_field", question=Q11, choice=-1)
-    run.refuse(player, "answer", "bad_field", question=Q11, choice=True)
+    run.refuse(player, "answer", "invalid", question=Q11, choice=-1)
+    run.refuse(player, "answer", "invalid", question=Q11, choice=True)
     run.refuse(player, "answer", "bad_field", question=Q11)
     run.refuse(player, "answer", "wrong_question", question=Q12, text="hello")
     run.refuse(Actor("player", 4242), "answer", "not_playing", question=Q11, choice=1)
@@ -82,19 +82,19 @@ def test_refusals_through_a_round():
     run.do(HOST, "reveal")
     run.refuse(HOST, "edit_answer", "wrong_phase", player=H1, redact=True)  # after the reveal
     run.refuse(HOST, "open_vote", "questions_left")
-    run.refuse(juror, "sheet", "bad_field", question=Q11, alias="A", human_likeness=0)
-    run.refuse(juror, "sheet", "bad_field", question=Q11, alias="A", human_likeness=6)
-    run.refuse(juror, "sheet", "bad_field", question=Q11, alias="A", looks_like_ai="yes")
+    run.refuse(juror, "sheet", "invalid", question=Q11, alias="A", human_likeness=0)
+    run.refuse(juror, "sheet", "invalid", question=Q11, alias="A", human_likeness=6)
+    run.refuse(juror, "sheet", "invalid", question=Q11, alias="A", looks_like_ai="yes")
     run.refuse(juror, "sheet", "unknown_alias", question=Q11, alias="Z")
-    run.refuse(juror, "sheet", "unknown_alias", question=Q11, alias=None)
+    run.refuse(juror, "sheet", "invalid", question=Q11, alias=None)
     run.refuse(juror, "sheet", "not_revealed", question=Q12, alias="A")
     run.refuse(juror, "sheet", "not_revealed", question=Q21, alias="A")
-    run.refuse(juror, "sheet", "too_long", question=Q11, alias="A", note="n" * (MAX_TEXT + 1))
+    run.refuse(juror, "sheet", "invalid", question=Q11, alias="A", note="n" * (MAX_TEXT + 1))
     run.do(juror, "sheet", question=Q11, alias="A", note="n" * MAX_TEXT, human_likeness=5)
     good, bad = {"question": Q11, "alias": "B", "note": "fine"}, {"question": Q11, "alias": "Z"}
     run.refuse(juror, "sheet", "unknown_alias", lines=[good, bad])  # one bad line refuses the whole save
-    run.refuse(juror, "sheet", "bad_field", lines=[])
-    run.refuse(juror, "sheet", "bad_field", lines=[good] * (MAX_SHEET_LINES + 1))
+    run.refuse(juror, "sheet", "invalid", lines=[])
+    run.refuse(juror, "sheet", "invalid", lines=[good] * (MAX_SHEET_LINES + 1))
     run.do(juror, "sheet", lines=[good, {"question": Q11, "alias": "C", "looks_like_ai": True}])
     assert [(s.alias, s.note, s.looks_like_ai) for s in run.effects(SaveSheet)[-2:]] == [
         ("B", "fine", False),
@@ -103,9 +103,9 @@ def test_refusals_through_a_round():
 
     run.do(HOST, "show_question")
     run.do(HOST, "open_answering")
-    run.refuse(player, "answer", "too_long", question=Q12, text="x" * (MAX_TEXT + 1))
+    run.refuse(player, "answer", "invalid", question=Q12, text="x" * (MAX_TEXT + 1))
     run.refuse(player, "answer", "empty", question=Q12, text="   ")
-    run.refuse(player, "answer", "bad_field", question=Q12, text=42)
+    run.refuse(player, "answer", "invalid", question=Q12, text=42)
     run.refuse(player, "answer", "wrong_question", question=Q11, choice=1)
     run.do(player, "answer", question=Q12, text="x" * MAX_TEXT)
     run.do(HOST, "close_answering")
@@ -115,13 +115,13 @@ def test_refusals_through_a_round():
 
     run.do(HOST, "open_vote")
     run.refuse(HOST, "show_question", "wrong_phase")
-    run.refuse(juror, "vote", "bad_field", round=1, alias="A", confidence=9)
-    run.refuse(juror, "vote", "bad_field", round=1, alias="A", confidence=0)
+    run.refuse(juror, "vote", "invalid", round=1, alias="A", confidence=9)
+    run.refuse(juror, "vote", "invalid", round=1, alias="A", confidence=0)
     run.refuse(juror, "vote", "unknown_alias", round=1, alias="Z")
     run.refuse(juror, "vote", "vote_closed", round=2, alias="A")
-    run.refuse(juror, "vote", "vote_closed", alias="A")  # the round is part of a vote
+    run.refuse(juror, "vote", "invalid", alias="A")  # the round is part of a vote (its schema says so)
     run.refuse(juror, "vote", "bad_field", round=1, alias="A", slot=2)  # one slot in this session
-    run.refuse(juror, "vote", "too_long", round=1, alias="A", reason="r" * (MAX_TEXT + 1))
+    run.refuse(juror, "vote", "invalid", round=1, alias="A", reason="r" * (MAX_TEXT + 1))
     run.refuse(HOST, "finish", "not_over")
     run.do(juror, "vote", round=1, alias="A", confidence=5)
     run.do(HOST, "close_vote")
@@ -147,7 +147,7 @@ def test_two_ai_votes_per_juror():
     run.do(juror, "vote", round=1, slot=1, alias=a)
     run.refuse(juror, "vote", "named_twice", round=1, slot=2, alias=a)
     run.refuse(juror, "vote", "bad_field", round=1, slot=3, alias=b)
-    run.refuse(juror, "vote", "bad_field", round=1, slot=0, alias=b)
+    run.refuse(juror, "vote", "invalid", round=1, slot=0, alias=b)
     run.do(juror, "vote", round=1, slot=2, alias=b)
     run.refuse(juror, "vote", "named_twice", round=1, slot=1, alias=b)
     run.do(juror, "vote", round=1, slot=1, alias=a)  # the same name again in its own slot

@@ -86,7 +86,7 @@ def test_a_recording_is_kept_for_the_host_and_a_confirmed_transcript_is_the_answ
     run.refuse(HOST, "confirm_spoken", "stale_recording", **confirm, file=first)
     run.refuse(HOST, "confirm_spoken", "no_recording", **{**confirm, "player": H2}, file=again["file"])
     run.refuse(HOST, "confirm_spoken", "bad_field", **{**confirm, "choice": 9}, file=again["file"])
-    run.refuse(HOST, "confirm_spoken", "bad_field", **confirm, file=again["file"], transcribed_by="x" * 201)
+    run.refuse(HOST, "confirm_spoken", "invalid", **confirm, file=again["file"], transcribed_by="x" * 201)
     run.refuse(spoken, "confirm_spoken", "not_allowed", **confirm, file=again["file"])
     run.do(HOST, "close_answering")
     run.refuse(spoken, "recorded", "answering_closed", **{**args, "file": FILE.format(q=item.id)}, **at)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from vtt.engine.actions import Action, Actor, Outcome, Refusal
+from vtt.engine.actions import Action, Actor, Outcome, Refusal, read_args
 from vtt.engine.flow import ALIASES
 from vtt.engine.rules import decide
 from vtt.engine.state import AUDIENCES, LiveState, LogEvent, PlayerInfo, QuestionInfo, RoundInfo
@@ -248,7 +248,7 @@ class Run:
         self.now = at or self.now + timedelta(seconds=advance)
         version = self.state.state_version
         try:
-            outcomes = decide(self.state, Action(actor, name, args, key), self.now, round_tally)
+            outcomes = decide(self.state, Action(actor, name, read_args(name, args, key), key), self.now, round_tally)
         except Refusal as refusal:
             raise AssertionError(f"{actor.label} {name} {args} refused: {refusal.code}: {refusal.message}") from None
         assert self.state.state_version == version + len(outcomes)
@@ -265,8 +265,8 @@ class Run:
         """An action that must be refused with ``code``, changing nothing (no deadline runs out meanwhile)."""
         self.now = at or self.now + timedelta(seconds=advance)
         before = copy.deepcopy(self.state)
-        with pytest.raises(Refusal) as caught:
-            decide(self.state, Action(actor, name, args), self.now, round_tally)
+        with pytest.raises(Refusal) as caught:  # a field refused by the action's schema, or by the rules
+            decide(self.state, Action(actor, name, read_args(name, args)), self.now, round_tally)
         refusal = caught.value
         assert refusal.code == code, f"{actor.label} {name} {args}: {refusal.code} ({refusal.message}), not {code}"
         assert refusal.message and refusal.as_error() == {"code": code, "message": refusal.message}

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from ..kinds import Phase
-from ..protocol.messages import HostIn, carried_by
+from ..protocol.messages import HostIn, Invalid, carried_by, parse_action
 from ..protocol.replies import error_message
 from .state import Effect, LiveState, SetPhase
 
@@ -174,3 +174,21 @@ def declare_later(name: str, *, schema: type[BaseModel] | None = None) -> Callab
         return handler
 
     return register
+
+
+def read_args(name: str, args: dict[str, Any], client_key: str | None = None) -> dict[str, Any]:
+    """The fields of action ``name`` as its declared schema reads them, for a caller that is not a client message
+    (the server's views, the paper and import paths, tests): the one check of the fields a client message
+    carries, as ``vtt.protocol.messages.parse_action`` makes it at the socket; the handlers check only what depends
+    on the session.  An action no client message carries (the server's own) is returned as given.  Raises
+    :class:`Refusal` ``invalid`` naming the field."""
+    declared = ACTIONS.get(name)
+    if declared is None or declared.schema is None:
+        return args
+    event, data = name, {**args, "id": client_key or name}
+    if declared.schema is HostIn:
+        event, data["action"] = "host", name
+    try:
+        return parse_action(event, data)[1]
+    except Invalid as invalid:
+        raise Refusal(**invalid.as_error()) from None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from typing import Any
@@ -11,9 +10,6 @@ from ..kinds import AnswerMode, Phase, PlayerKind, QuestionType
 from ..protocol.messages import AnswerIn
 from ..protocol.text import unstorable
 from ..protocol.vocabulary import (
-    ANSWER_SOURCES,
-    MAX_BACKEND,
-    MAX_PROVENANCE,
     MAX_RECORDING_BYTES,
     MAX_RECORDING_SECONDS,
     MAX_TRANSCRIBER,
@@ -23,7 +19,7 @@ from ..protocol.vocabulary import (
 )
 from . import audiences
 from .actions import Action, Message, Outcome, Tally, declare, declare_host
-from .checks import in_phase, require, trimmed_text, whole_number
+from .checks import filled, in_phase, require, whole_number
 from .state import (
     EditAnswer,
     LiveState,
@@ -62,8 +58,10 @@ def _answer(state: LiveState, action: Action, now: datetime, tally: Tally) -> Ou
 def _answer_fields(item: QuestionInfo, args: dict[str, Any]) -> tuple[str, int | None]:
     """(text, choice) of an answer: an option of a multiple-choice question, else text."""
     if item.type is QuestionType.MCQ:
-        return "", whole_number(args.get("choice"), "choice", 0, len(item.choices) - 1, optional=False)
-    return trimmed_text(args.get("text"), "text", required=True), None
+        choice, last = args.get("choice"), len(item.choices) - 1
+        require(choice is not None and choice <= last, "bad_field", f"choice must be an option from 0 to {last}")
+        return "", choice
+    return filled(args.get("text"), "text"), None
 
 
 def _saved_answer(
@@ -98,17 +96,9 @@ def _saved_answer(
 
 def _provenance(value: dict[str, Any]) -> dict[str, Any]:
     """``{backend, model, settings}``: which program produced an AI player's answer, its backend's name trimmed.
-    The answer's schema gives its shape; the backend's name must keep a character once trimmed."""
-    backend, model, settings = value["backend"], value.get("model"), value.get("settings") or {}
-    require(
-        0 < len(backend.strip()) <= MAX_BACKEND,
-        "bad_field",
-        f"provenance.backend must be text of 1 to {MAX_BACKEND} characters",
-    )
-    kept = {"backend": backend.strip(), "model": model, "settings": settings}
-    size = len(json.dumps(kept, ensure_ascii=False, default=str))
-    require(size <= MAX_PROVENANCE, "too_long", f"provenance is {size} characters as JSON; at most {MAX_PROVENANCE}")
-    return kept
+    The answer's schema gives its shape and size; the backend's name must keep a character once trimmed."""
+    backend = filled(value["backend"], "provenance.backend")
+    return {"backend": backend, "model": value.get("model"), "settings": value.get("settings") or {}}
 
 
 def _answer_for(state: LiveState, action: Action, *, doing: str) -> tuple[QuestionInfo, int]:
@@ -144,7 +134,6 @@ def _enter_answer(state: LiveState, action: Action, now: datetime, tally: Tally)
     )
     text, choice = _answer_fields(item, action.args)
     source = action.args.get("source") or "typed"
-    require(source in ANSWER_SOURCES, "bad_field", f"source must be one of {', '.join(ANSWER_SOURCES)}")
     # the file's name: the host's message bounds it, and the predictions import cuts it to that bound
     provenance = {"backend": "host", "model": None, "settings": {"source": source, "file": action.args.get("file")}}
     return _saved_answer(state, item, player, text, choice, action.client_key or "", now, provenance, True)
@@ -159,7 +148,7 @@ def _edit_answer(state: LiveState, action: Action, now: datetime, tally: Tally) 
     answer = state.answers.get(item.id, {}).get(player)
     require(answer is not None, "no_answer", f"player {player!r} has no answer to this question")
     redact = action.args.get("redact") is True
-    text = "" if redact else trimmed_text(action.args.get("text"), "text", required=True)
+    text = "" if redact else filled(action.args.get("text"), "text")
     require(
         item.type is QuestionType.OPEN or redact,
         "mcq_answer",
@@ -234,11 +223,6 @@ def _confirm_spoken(state: LiveState, action: Action, now: datetime, tally: Tall
     )
     text, choice = _answer_fields(item, action.args)
     transcribed_by = action.args.get("transcribed_by") or "host"
-    require(
-        isinstance(transcribed_by, str) and len(transcribed_by) <= MAX_TRANSCRIBER,
-        "bad_field",
-        f"transcribed_by must be text of at most {MAX_TRANSCRIBER} characters",
-    )
     provenance = {
         "spoken": True,
         "recording": recording.file,

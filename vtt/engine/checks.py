@@ -1,7 +1,9 @@
 """The checks the handlers share: each refuses with its code and a sentence for people.
 
-They check what a client message's schema cannot (the phase, a bound that depends on the session, a text's
-content after trimming) and the arguments of the actions that reach the engine from the server's own views.
+A client message's fields are checked once, by its schema (at the socket, ``vtt.protocol.messages.parse_action``;
+for the server's callers, ``vtt.engine.actions.read_args``).  These check what a schema cannot: the phase, a bound
+that depends on the session, a text left empty once trimmed, and the fields of the actions that no client message
+carries (the server's own: an upload, a transcription, an open join).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from typing import Any
 
 from ..kinds import Phase
 from ..protocol.text import unstorable
-from ..protocol.vocabulary import MAX_EXTEND_SECONDS, MAX_TEXT
+from ..protocol.vocabulary import MAX_TEXT
 from .actions import Refusal
 from .state import LiveState
 
@@ -25,18 +27,15 @@ def in_phase(state: LiveState, *phases: Phase, doing: str) -> None:
         raise Refusal("wrong_phase", f"cannot {doing} now: the session is at {state.phase.value.replace('_', ' ')}")
 
 
-def seconds_given(value: Any, default: int | None) -> int | None:
-    if value is None:
-        return default
-    require(
-        isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_EXTEND_SECONDS,
-        "bad_seconds",
-        f"seconds must be a whole number from 1 to {MAX_EXTEND_SECONDS}",
-    )
-    return value
+def filled(value: str | None, name: str) -> str:
+    """A text field its schema has read (a string within bounds, or None), trimmed: refused when nothing is left."""
+    given = (value or "").strip()
+    require(bool(given), "empty", f"{name} is empty")
+    return given
 
 
 def trimmed_text(value: Any, name: str, *, required: bool = False) -> str:
+    """A text no schema has read (the server's own actions): a string within bounds, storable, once trimmed."""
     given = "" if value is None else value
     require(isinstance(given, str), "bad_field", f"{name} must be text")
     given = given.strip()

@@ -16,7 +16,7 @@ from ..kinds import Phase
 from ..protocol.messages import AttentionIn
 from .actions import ACTIONS, Action, Outcome, declare_later
 from .audiences import judgeable_rounds
-from .checks import require, whole_number
+from .checks import require
 from .state import LiveState, LogEvent, SaveSheet, SetAttention
 from .voting import sheet_line, sheet_lines, vote_effect
 
@@ -107,7 +107,6 @@ def _vote(state: LiveState, assignment: Assignment, action: Action, now: datetim
 @declare_later("attention", schema=AttentionIn)
 def _attention(state: LiveState, assignment: Assignment, action: Action, now: datetime) -> Outcome:
     require(assignment.attention_check, "no_attention_check", "your jury has no attention line")
-    value = whole_number(action.args.get("value"), "value", 1, 5, optional=False)
-    passed = value == attention_value(assignment.juror_id)
+    passed = action.args["value"] == attention_value(assignment.juror_id)
     assignment.attention_passed = passed
     return Outcome(effects=[SetAttention(assignment.juror_id, passed)])

@@ -48,7 +48,7 @@ def _join(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outc
 def _set_open_join(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
     """Open or close open join; ``cap`` (0: none) and ``door`` (the stage's door code needed) when given."""
     value = action.args.get("open")
-    require(isinstance(value, bool), "bad_field", "open must be true or false")  # the host's message may leave it out
+    require(value is not None, "bad_field", "open must be true or false")  # the host's message may leave it out
     require(state.phase is not Phase.FINISHED, "finished", "the session has finished: no one can join it any more")
     cap, door = action.args.get("cap"), action.args.get("door")
     effect = SetOpenJoin(

@@ -2,7 +2,9 @@
 
 ``decide(state, action, now, tally)`` checks an action of the host, a player, a juror, a guest (open join) or the
 system clock against the actor's role and the action's declared precondition, then runs its handler (each declared
-once, in ``flow``, ``voting``, ``answers``, ``jury`` and ``page_reports``), which checks the rest.  A misfit raises
+once, in ``flow``, ``voting``, ``answers``, ``jury`` and ``page_reports``), which checks the rest.  The action's
+fields come read by the schema of the client message that carries it (``parse_action`` at the socket,
+``read_args`` for the server's callers): the handlers check only what depends on the session.  A misfit raises
 a refusal with a code and a sentence, and changes nothing; an accepted action's outcome is applied to ``state``
 before it is returned.
 

@@ -7,10 +7,9 @@ from typing import Any
 
 from ..kinds import Phase, RevealPolicy
 from ..protocol.messages import SheetIn, VoteIn
-from ..protocol.vocabulary import MAX_SHEET_LINES
 from . import audiences
 from .actions import Action, Message, Outcome, Tally, declare, declare_host
-from .checks import in_phase, require, seconds_given, trimmed_text, whole_number
+from .checks import in_phase, require
 from .state import LiveState, MarkRound, RevealIdentity, SaveSheet, SaveVote, SetTally
 
 
@@ -39,7 +38,7 @@ def _open_vote_fits(state: LiveState) -> None:
 
 @declare_host("open_vote", fits=_open_vote_fits)
 def _open_vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outcome:
-    seconds = seconds_given(action.args.get("seconds"), state.vote_seconds)
+    seconds = action.args.get("seconds") or state.vote_seconds
     outcome = Outcome(effects=[MarkRound(state.round, "vote_opened_at", now)])
     outcome.move(Phase.VOTING, state.round, state.position, now + timedelta(seconds=seconds) if seconds else None)
     outcome.announce = vote_count_messages
@@ -172,14 +171,7 @@ def _vote(state: LiveState, action: Action, now: datetime, tally: Tally) -> Outc
 def sheet_lines(args: dict[str, Any]) -> list[Any]:
     """A ``sheet`` message's lines: its ``lines``, or the one line of its top-level fields."""
     lines = args.get("lines")
-    if lines is None:
-        lines = [args]
-    require(
-        isinstance(lines, list) and 1 <= len(lines) <= MAX_SHEET_LINES,
-        "bad_field",
-        f"lines must be a list of 1 to {MAX_SHEET_LINES} sheet lines",
-    )
-    return lines
+    return [args] if lines is None else lines
 
 
 def sheet_line(
@@ -195,10 +187,8 @@ def sheet_line(
 ) -> SaveSheet:
     """A juror's sheet line about question ``question`` of round ``number`` (its question already checked)."""
     player = _named(state, number, line.get("alias"), where)
-    likeness = whole_number(line.get("human_likeness"), "human_likeness", 1, 5)
-    marked = line.get("looks_like_ai", False)
-    require(isinstance(marked, bool), "bad_field", "looks_like_ai must be true or false")
-    note = trimmed_text(line.get("note"), "note")
+    note = (line.get("note") or "").strip()
+    likeness, marked = line.get("human_likeness"), line.get("looks_like_ai", False)
     return SaveSheet(juror, question, player, line["alias"], note, likeness, marked, action.client_key or "", now)
 
 
@@ -215,7 +205,10 @@ def vote_effect(
     """A juror's vote in round ``number`` (its round already checked); ``others``: the players they have named
     in that round's slots so far."""
     args = action.args
-    slot = whole_number(args.get("slot", 1), "slot", 1, state.ai_votes_per_juror, optional=False)
+    slot = args.get("slot", 1)
+    require(
+        slot <= state.ai_votes_per_juror, "bad_field", f"slot must be from 1 to {state.ai_votes_per_juror} this session"
+    )
     alias = args.get("alias")
     player = None
     if alias is not None:
@@ -225,8 +218,7 @@ def vote_effect(
             "named_twice",
             f"you have already named {alias} in another slot",
         )
-    confidence = whole_number(args.get("confidence"), "confidence", 1, 5)
-    reason = trimmed_text(args.get("reason"), "reason")
+    confidence, reason = args.get("confidence"), (args.get("reason") or "").strip()
     return SaveVote(number, juror, slot, player, alias, confidence, reason, action.client_key or "", now)
 
 

@@ -21,7 +21,7 @@ from sqlalchemy import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..db import KeptDb, make_writer_engine
-from ..engine.actions import Action, Actor
+from ..engine.actions import Action, Actor, Refusal, read_args
 from ..protocol.messages import Auth
 from .claims import Claims
 from .connections import Connections
@@ -136,16 +136,25 @@ class Hub:
                 self._writer = None
         self.reader.kw["bind"].dispose()
 
-    def submit(self, who: Identity, name: str, args: dict[str, Any], client_key: str | None) -> dict[str, Any]:
-        """A connection's action (the Socket.IO handlers)."""
-        return self.act(who.session_id, who.actor, name, args, client_key)
+    def submit(self, who: Identity, name: str, fields: dict[str, Any], client_key: str | None) -> dict[str, Any]:
+        """A connection's action (the Socket.IO handlers), its fields read by its message's schema already."""
+        return self._through_writer(who.session_id, Action(who.actor, name, fields, client_key))
 
     def act(
         self, session_id: int, actor: Actor, name: str, args: dict[str, Any], client_key: str | None = None
     ) -> dict[str, Any]:
         """``actor``'s action on a VTT session through this process's writer; its reply once committed.  For the
-        HTTP views and the paper and import paths as for the sockets: every change goes through the engine."""
-        reply = self.writer.submit(session_id, Action(actor, name, args, client_key))
+        HTTP views and the paper and import paths: every change goes through the engine, its fields read by the
+        schema a client message of it would have (``read_args``)."""
+        try:
+            fields = read_args(name, args, client_key)
+        except Refusal as refusal:
+            return refusal.reply()
+        return self._through_writer(session_id, Action(actor, name, fields, client_key))
+
+    def _through_writer(self, session_id: int, action: Action) -> dict[str, Any]:
+        reply = self.writer.submit(session_id, action)
+        name = action.name
         person = reply.pop("disconnect", None) if reply.get("ok") else None
         if person is not None:  # removed, or given a new link: the old link's pages are closed
             self.disconnect_person(session_id, person["role"], person["id"], name)
