@@ -81,3 +81,17 @@ def test_a_reply_is_read_without_its_thinking_and_kept_trimmed():
     with pytest.raises(UnreadReply, match="longer than"):
         said_of("x" * (MAX_READ + 1))
     assert kept("a\x00b\ud800" + "c" * MAX_KEPT).startswith("a\\x00b\\ud800") and len(kept("c" * 9999)) == MAX_KEPT
+
+
+def test_the_commands_that_call_a_model_offer_their_settings_defaults():
+    """``vtt grade suggest`` and ``vtt jury ai`` share their model options (vtt.cli.tools.model_call_options); the
+    defaults they show are their settings' own."""
+    from vtt.cli.grade import grade_suggest
+    from vtt.cli.jury import jury_ai
+    from vtt.judge.suggest import JudgeSettings
+    from vtt.juries.ai import JurySettings
+
+    for command, settings in ((grade_suggest, JudgeSettings), (jury_ai, JurySettings)):
+        defaults = {param.name: param.default for param in command.params}
+        assert (defaults["concurrency"], defaults["timeout"]) == (settings.concurrency, settings.timeout)
+        assert defaults["temperature"] == settings.temperature and defaults["max_tokens"] == settings.max_tokens

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from .tools import MODEL_OPTIONS, ProgressBar, db_factory, fail, with_option
+from .tools import MODEL_OPTIONS, ProgressBar, db_factory, fail, model_call_options, session_or_fail, with_option
 
 
 @click.group()
@@ -16,27 +16,13 @@ def grade() -> None:
 
 @grade.command("suggest")
 @click.argument("code")
-@click.option(
-    "--judge",
-    "spec",
-    required=True,
-    envvar="VTT_JUDGE_URL",
-    show_envvar=True,
-    help="The URL (http:// or https://) of an OpenAI-compatible chat-completions endpoint (vLLM, Ollama, "
-    "llama.cpp, a local server); http:URL, the agents' spelling, works too.",
-)
-@click.option("--model", required=True, envvar="VTT_JUDGE_MODEL", show_envvar=True, help="The model it serves.")
+@model_call_options(concurrency=4, timeout=60.0)  # JudgeSettings' defaults
 @click.option(
     "--dimensions",
     default=None,
     help="Comma-separated, of verdict (correct/incorrect) and MovieCORE's accuracy, comprehensiveness, depth, "
     "evidence and coherence.  [default: all six]",
 )
-@click.option("--temperature", type=float, default=0.0, show_default=True)
-@click.option("--concurrency", type=click.IntRange(1, 32), default=4, show_default=True, help="Calls at once.")
-@click.option("--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True, help="Seconds per call.")
-@click.option("--max-tokens", type=click.IntRange(min=1), default=None, help="Cap on each reply's tokens.")
-@click.option("--api-key", envvar=["VTT_JUDGE_API_KEY", "OPENAI_API_KEY"], show_envvar=True, default=None)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the run's figures.")
 def grade_suggest(
     code: str,
@@ -57,7 +43,6 @@ def grade_suggest(
     """
     from ..judge.rubric import DIMENSIONS
     from ..judge.suggest import JudgeError, JudgeSettings, suggest
-    from ..results.session_rows import session_by_code
 
     try:
         settings = JudgeSettings.from_spec(
@@ -73,10 +58,7 @@ def grade_suggest(
         fail(with_option(error.message, MODEL_OPTIONS.get(error.setting)))
     factory = db_factory()
     with factory() as db:
-        session = session_by_code(db, code)
-        if session is None:
-            fail(f"no session with join code {code.strip().upper()!r} (`vtt session list` shows every session)")
-        session_id = session.id
+        session_id = session_or_fail(db, code).id
     with ProgressBar(f"{model}: {{total}} calls", as_json) as bar:
         try:
             summary = suggest(

@@ -7,7 +7,17 @@ from pathlib import Path
 
 import click
 
-from .tools import MODEL_OPTIONS, ProgressBar, cli_base_url, db_factory, fail, settings, with_option
+from .tools import (
+    MODEL_OPTIONS,
+    ProgressBar,
+    cli_base_url,
+    db_factory,
+    fail,
+    model_call_options,
+    session_or_fail,
+    settings,
+    with_option,
+)
 
 CUT_SHORT_HELP = (
     "Offer a round cut short too (begun, but stopped before its vote opened: the live jury never judged it); it is "
@@ -53,16 +63,7 @@ def _rounds(value: str | None) -> list[int] | None:
 
 @jury.command("ai")
 @click.argument("code")
-@click.option(
-    "--judge",
-    "spec",
-    required=True,
-    envvar="VTT_JUDGE_URL",
-    show_envvar=True,
-    help="The URL (http:// or https://) of an OpenAI-compatible chat-completions endpoint (vLLM, Ollama, "
-    "llama.cpp, a local server); http:URL, the agents' spelling, works too.",
-)
-@click.option("--model", required=True, envvar="VTT_JUDGE_MODEL", show_envvar=True, help="The model it serves.")
+@model_call_options(concurrency=2, timeout=120.0)  # JurySettings' defaults
 @click.option("--rounds", "rounds", default=None, help="Comma-separated rounds.  [default: every judgeable round]")
 @click.option("--cut-short", is_flag=True, help=CUT_SHORT_HELP)
 @click.option(
@@ -72,11 +73,6 @@ def _rounds(value: str | None) -> list[int] | None:
     show_default=True,
     help="Frames of each question's clip sent as images (a vision model); 0: the text only.",
 )
-@click.option("--temperature", type=float, default=0.0, show_default=True)
-@click.option("--concurrency", type=click.IntRange(1, 32), default=2, show_default=True, help="Calls at once.")
-@click.option("--timeout", type=click.FloatRange(min=1), default=120.0, show_default=True, help="Seconds per call.")
-@click.option("--max-tokens", type=click.IntRange(min=1), default=None, help="Cap on each reply's tokens.")
-@click.option("--api-key", envvar=["VTT_JUDGE_API_KEY", "OPENAI_API_KEY"], show_envvar=True, default=None)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the run's figures.")
 def jury_ai(
     code: str,
@@ -100,7 +96,6 @@ def jury_ai(
     provenance. A second run asks only the rounds not yet read with the same prompt; another model is another
     juror."""
     from ..juries.ai import JuryError, JurySettings, judge_session
-    from ..results.session_rows import session_by_code
 
     try:
         run_settings = JurySettings.from_spec(
@@ -119,10 +114,7 @@ def jury_ai(
     chosen = _rounds(rounds)
     factory = db_factory()
     with factory() as db:
-        session = session_by_code(db, code)
-        if session is None:
-            fail(f"no session with join code {code.strip().upper()!r} (`vtt session list` shows every session)")
-        session_id = session.id
+        session_id = session_or_fail(db, code).id
     with ProgressBar(f"{model}: {{total}} rounds to judge", as_json) as bar:
         try:
             summary = judge_session(
@@ -205,20 +197,16 @@ def displaced(
 ) -> None:
     """Make a displaced jury for the finished session CODE: N jurors with their links, or an open link (for a crowd
     platform: one juror per participant, found again by the platform's participant id or the browser)."""
-    from sqlalchemy import select
 
     from ..juries.displaced import JuryError, create_jurors, links_csv, open_link
     from ..juries.displaced_crowd import IdParams
-    from ..models import VttSession
 
     if (count is None) == (open_cap is None):
         raise click.UsageError("give either --jurors N or --open CAP")
     ids = IdParams(participant_param, study_param, session_param)
     base = cli_base_url(base_url)
     with db_factory()() as db:
-        vtt_session = db.scalar(select(VttSession).where(VttSession.join_code == code.strip().upper()))
-        if vtt_session is None:
-            fail(click.ClickException(f"no session has the code {code!r}"))
+        vtt_session = session_or_fail(db, code)
         try:
             if count is not None:
                 made = create_jurors(

@@ -10,19 +10,7 @@ from pathlib import Path
 
 import click
 
-from .tools import db_factory, fail, language_option, out_dir_option, settings, warn_missing_glyphs
-
-
-def _session_or_fail(db, code: str):
-    from ..results.session_rows import session_by_code
-
-    session = session_by_code(db, code)
-    if session is None:
-        fail(
-            f"no session with join code {code.strip().upper()!r} (`vtt report` and `vtt export` take the "
-            "session's join code)"
-        )
-    return session
+from .tools import db_factory, fail, language_option, out_dir_option, session_or_fail, settings, warn_missing_glyphs
 
 
 @click.command("report")
@@ -39,7 +27,7 @@ def report(code: str, out_dir: Path, title: str | None, language: str) -> None:
     from ..reports.session import NothingToReport, write_session_reports
 
     with db_factory()() as db:
-        session = _session_or_fail(db, code)
+        session = session_or_fail(db, code)
         try:
             reports = write_session_reports(db, session, out_dir, title, language=language)
         except NothingToReport as exc:
@@ -83,7 +71,7 @@ def export(code: str, out_dir: Path, recordings_dir: Path | None) -> None:
 
     folder = recordings_dir or Path(settings().flask_config()["RECORDINGS_DIR"])
     with db_factory()() as db:
-        session = _session_or_fail(db, code)
+        session = session_or_fail(db, code)
         tables = export_tables(db, session)
         copied = copy_all(db, folder, session.id, out_dir / "recordings")
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from .tools import db_factory, fail, settings
+from .tools import db_factory, fail, session_or_fail, settings
 
 SHORT_HASH = 12  # hex characters of the design hash in text output
 
@@ -233,17 +233,12 @@ def session_list() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the state, everyone's token and link).")
 def session_show(code: str, base_url: str | None, as_json: bool) -> None:
     """A session's state, design hash, players and jurors with their links (CODE: the join code)."""
-    from sqlalchemy import select
 
-    from ..models import VttSession
     from ..sessions.links import person_links
 
     base = _base_url(base_url)
-    wanted = code.strip().upper()
     with db_factory()() as db:
-        vtt = db.scalar(select(VttSession).where(VttSession.join_code == wanted))
-        if vtt is None:
-            fail(f"no session with join code {wanted!r} (`vtt session list` shows every session)")
+        vtt = session_or_fail(db, code)
         summary = _summary(vtt, person_links(vtt, base, settings().secret_key))
         state = {
             "phase": str(vtt.phase),
@@ -297,19 +292,15 @@ def session_delete_recordings(code: str, yes: bool) -> None:
     each take's row stays with its deletion time (recordings.csv says a take existed), and confirmed transcripts
     stay as answers. A running session is refused: finish it first.
     """
-    from sqlalchemy import select
 
     from ..db import transaction
-    from ..models import VttSession
     from ..recordings import RecordingProblem, delete_all
 
     config = settings().flask_config()
     folder = Path(config["RECORDINGS_DIR"])
     wanted = code.strip().upper()
     with transaction(db_factory()) as db:
-        vtt = db.scalar(select(VttSession).where(VttSession.join_code == wanted))
-        if vtt is None:
-            fail(f"no session with join code {wanted!r} (`vtt session list` shows every session)")
+        vtt = session_or_fail(db, code)
         if not yes:
             click.confirm(f"Delete every recording of {vtt.name} ({wanted})? This cannot be undone.", abort=True)
         try:

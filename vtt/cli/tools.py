@@ -44,9 +44,61 @@ def fail(error, consequence: str = "nothing was written", problems_out=None) -> 
     sys.exit(1)
 
 
+def session_or_fail(db, code: str):
+    """The session whose join code is ``code`` (any case, spaces around), else exit 1 saying so."""
+    from ..results.session_rows import session_by_code
+
+    session = session_by_code(db, code)
+    if session is None:
+        fail(f"no session with join code {code.strip().upper()!r} (`vtt session list` shows every session)")
+    return session
+
+
 def with_option(message: str, option: str | None) -> str:
     """A domain's message on the command line: after the option it concerns (the domain names no option)."""
     return f"{option}: {message}" if option else message
+
+
+def model_call_options(*, concurrency: int, timeout: float):
+    """The options of a command that calls a chat-completions model (``vtt grade suggest``, ``vtt jury ai``):
+    the endpoint, the model and how to call it (``concurrency`` and ``timeout``: its settings' defaults; a test
+    holds them equal)."""
+    options = [
+        click.option(
+            "--judge",
+            "spec",
+            required=True,
+            envvar="VTT_JUDGE_URL",
+            show_envvar=True,
+            help="The URL (http:// or https://) of an OpenAI-compatible chat-completions endpoint (vLLM, Ollama, "
+            "llama.cpp, a local server); http:URL, the agents' spelling, works too.",
+        ),
+        click.option("--model", required=True, envvar="VTT_JUDGE_MODEL", show_envvar=True, help="The model it serves."),
+        click.option("--temperature", type=float, default=0.0, show_default=True),
+        click.option(
+            "--concurrency",
+            type=click.IntRange(1, 32),
+            default=concurrency,
+            show_default=True,
+            help="Calls at once.",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=1),
+            default=timeout,
+            show_default=True,
+            help="Seconds per call.",
+        ),
+        click.option("--max-tokens", type=click.IntRange(min=1), default=None, help="Cap on each reply's tokens."),
+        click.option("--api-key", envvar=["VTT_JUDGE_API_KEY", "OPENAI_API_KEY"], show_envvar=True, default=None),
+    ]
+
+    def apply(command):
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return apply
 
 
 # The options of the commands that call a model (vtt jury ai, vtt grade suggest), by the setting a refusal names.
