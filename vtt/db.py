@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from .config import Settings
@@ -214,6 +215,22 @@ def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
     """A database session whose work is committed on success and rolled back whole on any error."""
     with factory() as db, db.begin():
         yield db
+
+
+def added_unless_taken(db: Session, row: object, taken: Callable[[], bool]) -> bool:
+    """Add ``row`` and flush it in a savepoint; False (nothing added) when a unique constraint refuses it because
+    another transaction took its name meanwhile (``taken()``, read again after the refusal).  Two creations of one
+    name at the same instant both find the name free (PostgreSQL reads what is committed); the second is then told
+    the name is taken, not given a server error.  Any other constraint's refusal is raised."""
+    try:
+        with db.begin_nested():
+            db.add(row)
+            db.flush()
+    except IntegrityError:
+        if taken():
+            return False
+        raise
+    return True
 
 
 def alembic_config(url: str):

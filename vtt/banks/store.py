@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, selectinload
 from analysis.composition import Composition
 from analysis.taxonomy import Module, TagSet
 
+from ..db import added_unless_taken
 from ..models import ClipKind, Event, Question, QuestionBank, QuestionTag, QuestionType
 from ..problems import InputError, Problem
 from .readers import ReadResult
@@ -26,14 +27,15 @@ def import_bank(
     owns the transaction: commit on success, roll back on error.  ``actor``: who imported it, as the
     ``bank.imported`` event records it (``cli`` for ``vtt questions import``, ``host`` for the console's upload).
     """
-    bank = db.scalar(select(QuestionBank).where(QuestionBank.name == bank_name))
+    bank, created = _bank_named(db, bank_name), False
     if bank is None:
         bank = QuestionBank(
             name=bank_name, description=description, source_format=result.format, source_file=result.path.name
         )
-        db.add(bank)
-        db.flush()
-    else:
+        created = added_unless_taken(db, bank, lambda: _bank_named(db, bank_name) is not None)
+        if not created:  # another import made it meanwhile: added to as any bank is
+            bank = _bank_named(db, bank_name)
+    if not created:
         existing = set(db.scalars(select(Question.qid).where(Question.bank_id == bank.id)))
         clashes = [r.qid for r in result.records if r.qid in existing]
         if clashes:
@@ -43,6 +45,10 @@ def import_bank(
     _insert_questions(db, bank, result.records)
     log_import(db, bank_name, result, actor)
     return bank
+
+
+def _bank_named(db: Session, name: str) -> QuestionBank | None:
+    return db.scalar(select(QuestionBank).where(QuestionBank.name == name))
 
 
 def _insert_questions(db: Session, bank: QuestionBank, records: list[QuestionRecord]) -> None:

@@ -22,6 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..banks import InputError, Problem, bank_by_name, bank_records, records_table
+from ..db import added_unless_taken
 from ..models import (
     DEFAULT_ANSWER_MODES,
     AnswerMode,
@@ -516,8 +517,9 @@ def create_session(db: Session, config: SessionConfig, *, actor: str = "host") -
     bank = bank_by_name(db, config.bank)
     if bank is None:
         raise InputError([Problem("session", None, "bank", f"no question bank named {config.bank!r}")])
-    if db.scalar(select(VttSession.id).where(VttSession.name == config.name)) is not None:
-        raise InputError([Problem("session", None, "name", f"a session named {config.name!r} exists already")])
+    name_taken = InputError([Problem("session", None, "name", f"a session named {config.name!r} exists already")])
+    if _named(db, config.name):
+        raise name_taken
     seed = config.seed if config.seed is not None else secrets.randbelow(MAX_SQL_INTEGER)
     placement = _place_questions(db, bank.id, bank_records(db, bank), config, seed)
     design = config.design or _design_of(config)
@@ -568,8 +570,9 @@ def create_session(db: Session, config: SessionConfig, *, actor: str = "host") -
         )
         for j in config.jurors
     ]
-    db.add(session)
-    db.flush()  # the rounds first: a question's (session, round) must name one of them
+    # the rounds first: a question's (session, round) must name one of them
+    if not added_unless_taken(db, session, lambda: _named(db, config.name)):
+        raise name_taken
     session.questions = [SessionQuestion(question_id=qid, round=r, position=pos) for qid, r, pos in placement]
     db.flush()
     db.add(
@@ -591,6 +594,10 @@ def create_session(db: Session, config: SessionConfig, *, actor: str = "host") -
         )
     )
     return session
+
+
+def _named(db: Session, name: str) -> bool:
+    return db.scalar(select(VttSession.id).where(VttSession.name == name)) is not None
 
 
 def _design_of(config: SessionConfig) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
+from ..db import added_unless_taken
 from ..models import Player, PlayerKind, Study, StudySession, Vote, VttSession
 from ..persistence.counted import live_votes
 from ..persistence.locks import write_lock
@@ -65,12 +66,17 @@ def create_study(db: Session, name: str, codes: list[str], description: str = ""
     name = name.strip()
     if not name or len(name) > MAX_STUDY_NAME:
         raise StudyProblem(f"a study's name is 1 to {MAX_STUDY_NAME} characters")
-    if db.scalar(select(Study.id).where(Study.name == name)) is not None:
-        raise StudyProblem(f"a study called {name!r} exists already (add sessions to it with `vtt study add`)")
+
+    def taken() -> bool:
+        return db.scalar(select(Study.id).where(Study.name == name)) is not None
+
+    name_taken = StudyProblem(f"a study called {name!r} exists already (add sessions to it instead)")
+    if taken():
+        raise name_taken
     study = Study(name=name, description=description.strip())
     study.members = [StudySession(session=session) for session in _sessions(db, codes)]
-    db.add(study)
-    db.flush()
+    if not added_unless_taken(db, study, taken):
+        raise name_taken
     return study
 
 
