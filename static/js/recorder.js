@@ -198,8 +198,12 @@ export class SpokenAnswer {
     this.render();
   }
 
+  // The stop: the page says "sending" at the tap, not when the browser's stop event comes (later on a busy phone).
   finish() {
-    if (this.recorder && this.recorder.state !== "inactive") this.recorder.stop();
+    if (!this.recorder || this.recorder.state === "inactive") return;
+    this.recorder.stop();
+    this.state = "sending";
+    this.render();
   }
 
   // Upload the take, again and again with the same id until the server answers (ok, or a refusal that is final).
