@@ -132,3 +132,24 @@ def test_a_juror_and_a_spoken_player_check_their_phones_and_the_host_sees_their_
     for line in lines:
         if line["audience"] in ("juror", "stage") and not line["event"].startswith("ack:"):
             assert "readiness" not in json.dumps(line["payload"]) and "microphone" not in json.dumps(line["payload"])
+
+
+def test_a_microphone_that_never_answers_is_said_and_the_check_goes_on(media_browser, database_url, db_factory):
+    """Found: the check waited for the browser's answer to the microphone's request for ever (a prompt left
+    open, a browser that never asks), the page saying "Say something now" and the host never told.  Now the page
+    says the microphone is not answering, and the check goes on without it: the host sees "Recording failed"."""
+    people = make_session(db_factory, rounds=1, per_round=1, jurors=1, players=PLAYERS)
+    with ServedApp({"DATABASE_URL": database_url}) as served:
+        mina = media_browser.new_page(viewport=PHONE)
+        mina.add_init_script("navigator.mediaDevices.getUserMedia = () => new Promise(() => {});")
+        mina.goto(f"{served.url}/play/{people.players['Mina']}")
+        mina.wait_for_selector("#check-device", timeout=WAIT_MS)
+        mina.click("#check-device")
+        mina.wait_for_selector("#check-heard", state="visible", timeout=WAIT_MS)
+        mina.click("#check-heard")
+        mina.wait_for_function(
+            "document.querySelector('.device-check').textContent.includes('The microphone is not answering')",
+            timeout=WAIT_MS,
+        )
+        mina.wait_for_selector("#check-result p", timeout=20_000)  # the check gives the microphone up at 12 s
+        assert "Recording failed" in mina.inner_text("#check-result")

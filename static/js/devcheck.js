@@ -10,9 +10,12 @@
 //    long-polling) and the round trip of those clock messages through the socket.
 // The stage plays the test clip only (`TestClip`): the host stands beside the projector.
 import { format, h } from "./client.js";
-import { recordingType } from "./recorder.js";
+import { MICROPHONE_WAIT_MS, recordingType } from "./recorder.js";
 
 const RECORD_MS = 2000;
+// A browser that never answers the microphone's request (a prompt left open, a browser that never asks): after
+// MICROPHONE_WAIT_MS the page says so, after this the check goes on without the microphone ("failed").
+export const MICROPHONE_GIVE_UP_MS = 12000;
 
 export function checkStrings() {
   const node = document.getElementById("vtt-devcheck-strings");
@@ -146,12 +149,13 @@ export class DeviceCheck {
     }
     let stream;
     try {
-      stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+      stream = await this.askMicrophone();
     } catch (error) {
       const name = error && error.name;
       return name === "NotAllowedError" || name === "SecurityError" ? "denied"
         : name === "NotFoundError" || name === "OverconstrainedError" ? "none" : "failed";
     }
+    if (stream === null) return "failed";
     try {
       const parts = [];
       const recorder = new MediaRecorder(stream, type ? { mimeType: type } : {});
@@ -177,6 +181,23 @@ export class DeviceCheck {
     } finally {
       stream.getTracks().forEach((track) => track.stop());
       this.heardBack = null;
+    }
+  }
+
+  // The microphone's stream, or null when the browser has not answered within MICROPHONE_GIVE_UP_MS (a stream
+  // that comes later is stopped at once: the check has moved on).
+  async askMicrophone() {
+    const asked = navigator.mediaDevices.getUserMedia({ audio: true });
+    const waiting = window.setTimeout(() => { this.step.textContent = this.W.microphone_waiting; }, MICROPHONE_WAIT_MS);
+    let giveUp;
+    const late = new Promise((resolve) => { giveUp = window.setTimeout(() => resolve(null), MICROPHONE_GIVE_UP_MS); });
+    try {
+      const stream = await Promise.race([asked, late]);
+      if (stream === null) asked.then((given) => given.getTracks().forEach((track) => track.stop()), () => {});
+      return stream;
+    } finally {
+      window.clearTimeout(waiting);
+      window.clearTimeout(giveUp);
     }
   }
 
