@@ -75,8 +75,8 @@ def _count_hub(hub: Hub) -> None:
     event but connect and disconnect is acknowledged through ``outbox.record_ack``."""
     act, record_ack, arrive, depart = hub.act, hub.outbox.record_ack, hub.arrive, hub.depart
 
-    def counted_act(session_id: int, actor, name: str, args: dict, client_key: str | None = None) -> dict:
-        reply = act(session_id, actor, name, args, client_key)
+    def counted_act(session_id: int, actor, name: str, args: dict, client_key: str | None = None, **how) -> dict:
+        reply = act(session_id, actor, name, args, client_key, **how)
         if reply.get("ok"):
             REACHED["action"].add(name)
         return reply

@@ -138,23 +138,28 @@ class Hub:
 
     def submit(self, who: Identity, name: str, fields: dict[str, Any], client_key: str | None) -> dict[str, Any]:
         """A connection's action (the Socket.IO handlers), its fields read by its message's schema already."""
-        return self._through_writer(who.session_id, Action(who.actor, name, fields, client_key))
+        return self.act(who.session_id, who.actor, name, fields, client_key, read=True)
 
     def act(
-        self, session_id: int, actor: Actor, name: str, args: dict[str, Any], client_key: str | None = None
+        self,
+        session_id: int,
+        actor: Actor,
+        name: str,
+        args: dict[str, Any],
+        client_key: str | None = None,
+        *,
+        read: bool = False,
     ) -> dict[str, Any]:
         """``actor``'s action on a VTT session through this process's writer; its reply once committed.  For the
-        HTTP views and the paper and import paths: every change goes through the engine, its fields read by the
-        schema a client message of it would have (``read_args``)."""
-        try:
-            fields = read_args(name, args, client_key)
-        except Refusal as refusal:
-            return refusal.reply()
-        return self._through_writer(session_id, Action(actor, name, fields, client_key))
-
-    def _through_writer(self, session_id: int, action: Action) -> dict[str, Any]:
-        reply = self.writer.submit(session_id, action)
-        name = action.name
+        sockets as for the HTTP views and the paper and import paths: every change goes through the engine, its
+        fields read once by the schema of the client message that carries it (``read``: by the socket already;
+        else here, ``read_args``)."""
+        if not read:
+            try:
+                args = read_args(name, args, client_key)
+            except Refusal as refusal:
+                return refusal.reply()
+        reply = self.writer.submit(session_id, Action(actor, name, args, client_key))
         person = reply.pop("disconnect", None) if reply.get("ok") else None
         if person is not None:  # removed, or given a new link: the old link's pages are closed
             self.disconnect_person(session_id, person["role"], person["id"], name)
