@@ -40,12 +40,17 @@ def readiness_of(host, person: str) -> str:
     return host.inner_text(f"#readiness li[data-person='{person}']")
 
 
+def start_check(page, heard: bool) -> None:
+    """The person's touch, the clip played to its end, and their answer to "Did you hear the tone?"."""
+    page.click("#check-device")
+    page.wait_for_selector("#check-heard", state="visible", timeout=WAIT_MS)
+    page.click("#check-heard" if heard else "#check-not-heard")
+
+
 def run_check(page, heard: bool, heard_self: bool | None = None) -> None:
     """The person's whole check, from the touch to the result on their page; ``heard_self``: a spoken player's
     answer to "Did you hear your own voice?" once the two seconds recorded play back."""
-    page.click("#check-device")
-    page.wait_for_selector("#check-heard", state="visible", timeout=WAIT_MS)  # the clip has played to its end
-    page.click("#check-heard" if heard else "#check-not-heard")
+    start_check(page, heard)
     if heard_self is not None:
         page.wait_for_selector("#check-heard-self", state="visible", timeout=WAIT_MS)
         assert page.locator(".check-playback").is_visible()
@@ -110,9 +115,7 @@ def test_a_juror_and_a_spoken_player_check_their_phones_and_the_host_sees_their_
         host.locator("#readiness-card").screenshot(path=str(shots / "device-check-host-readiness.png"))
 
         # the juror checks again and hears it this time: the host's line turns ready
-        juror.click("#check-device")
-        juror.wait_for_selector("#check-heard", state="visible", timeout=WAIT_MS)
-        juror.click("#check-heard")
+        start_check(juror, heard=True)
         host.wait_for_function(
             "document.querySelector(\"#readiness li[data-person='juror-J1']\").textContent.includes('ready')",
             timeout=WAIT_MS,
@@ -134,7 +137,9 @@ def test_a_juror_and_a_spoken_player_check_their_phones_and_the_host_sees_their_
             assert "readiness" not in json.dumps(line["payload"]) and "microphone" not in json.dumps(line["payload"])
 
 
-def test_a_microphone_that_never_answers_is_said_and_the_check_goes_on(media_browser, database_url, db_factory):
+def test_a_microphone_that_never_answers_is_said_and_the_check_goes_on(
+    media_browser, database_url, db_factory, tmp_path
+):
     """Found: the check waited for the browser's answer to the microphone's request for ever (a prompt left
     open, a browser that never asks), the page saying "Say something now" and the host never told.  Now the page
     says the microphone is not answering, and the check goes on without it: the host sees "Recording failed"."""
@@ -144,12 +149,12 @@ def test_a_microphone_that_never_answers_is_said_and_the_check_goes_on(media_bro
         mina.add_init_script("navigator.mediaDevices.getUserMedia = () => new Promise(() => {});")
         mina.goto(f"{served.url}/play/{people.players['Mina']}")
         mina.wait_for_selector("#check-device", timeout=WAIT_MS)
-        mina.click("#check-device")
-        mina.wait_for_selector("#check-heard", state="visible", timeout=WAIT_MS)
-        mina.click("#check-heard")
+        start_check(mina, heard=True)
         mina.wait_for_function(
             "document.querySelector('.device-check').textContent.includes('The microphone is not answering')",
             timeout=WAIT_MS,
         )
+        mina.screenshot(path=str(screenshot_dir(tmp_path) / "device-check-microphone-waiting-390.png"))
+        no_sideways_scroll(mina)
         mina.wait_for_selector("#check-result p", timeout=20_000)  # the check gives the microphone up at 12 s
         assert "Recording failed" in mina.inner_text("#check-result")
