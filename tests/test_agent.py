@@ -223,11 +223,15 @@ def test_two_agents_on_one_token_send_one_answer_per_question(served, db_factory
             await driver.start_round(1)
             question = await driver.ask()
             await driver.wait_agent_answer(question["id"])
-            # each process logs its answer once the server has acknowledged it: both have sent
+            # each process logs its answer once the server has acknowledged it, or, when the other's answer reached
+            # it first (the player's view shows it saved), that it sends none: both are done with the question
             await driver.until(
-                lambda: sum(twin.log().count("backend=python answer=") for twin in twins) == 2,
+                lambda: all(
+                    "backend=python answer=" in twin.log() or "already answered: not sent again" in twin.log()
+                    for twin in twins
+                ),
                 30,
-                "both processes to have their answer acknowledged",
+                "both processes to have their answer acknowledged, or to have seen it saved",
             )
             await driver.move("finish", force=True)  # acknowledged after anything the answers made the host hear
             assert len(driver.answers_of(question["id"], sitting.agent_id)) == 1
@@ -235,7 +239,11 @@ def test_two_agents_on_one_token_send_one_answer_per_question(served, db_factory
     drive_beside(host, *twins)
     assert len(answer_events(db_factory, sitting)) == 1
     logs = "".join(twin.log() for twin in twins)
-    assert logs.count("backend=python answer=") == 2 and "(already saved: a duplicate)" in logs, logs
+    # both sent and the second was told it was a duplicate, or the second saw the first's answer saved before its
+    # own was ready and sent none (the player's view is shared by the two processes of one token)
+    both_sent = logs.count("backend=python answer=") == 2 and "(already saved: a duplicate)" in logs
+    one_sent = logs.count("backend=python answer=") == 1 and "already answered: not sent again" in logs
+    assert both_sent or one_sent, logs
 
 
 def test_a_composite_routes_mcq_and_open_questions_to_different_backends(served, db_factory, tmp_path, module):
